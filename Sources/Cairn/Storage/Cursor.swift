@@ -1,0 +1,206 @@
+internal import CLMDB
+
+/// A position in one table, inside one transaction's closure.
+///
+/// Get one from ``StorageTransaction/withCursor(on:_:)``. Moves return `false` when there is no
+/// such entry; ``current`` borrows the entry's bytes from the store.
+///
+/// ```swift
+/// try txn.withCursor(on: table) { cursor in
+///     var more = try cursor.first()
+///     while more {
+///         print(Array(cursor.current.key))
+///         more = try cursor.next()
+///     }
+/// }
+/// ```
+package struct Cursor: ~Copyable {
+    private let pointer: OpaquePointer
+    private let table: Table
+    private let transaction: TransactionHandle
+    // The entry the last successful move landed on; pointers into the map.
+    private let position: UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>
+
+    init(pointer: OpaquePointer, table: Table, transaction: TransactionHandle) {
+        self.pointer = pointer
+        self.table = table
+        self.transaction = transaction
+        position = .allocate(capacity: 1)
+        position.initialize(to: (MDB_val(), MDB_val()))
+    }
+
+    deinit {
+        mdb_cursor_close(pointer)
+        position.deallocate()
+    }
+
+    /// The key and value at the cursor, borrowed from the store. Valid after a move returned
+    /// `true`, until the next move or write.
+    ///
+    /// ```swift
+    /// let (key, value) = cursor.current
+    /// ```
+    package var current: (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        (bytes(of: position.pointee.key), bytes(of: position.pointee.value))
+    }
+
+    /// Moves to the first entry. - Complexity: O(log *n*).
+    ///
+    /// ```swift
+    /// if try cursor.first() { … }
+    /// ```
+    package func first() throws(StorageError) -> Bool { try move(MDB_FIRST) }
+    /// Moves to the last entry (a duplicate table's last value of its last key). - Complexity: O(log *n*).
+    ///
+    /// ```swift
+    /// if try cursor.last() { … }
+    /// ```
+    package func last() throws(StorageError) -> Bool { try move(MDB_LAST) }
+    /// Moves to the next entry (the next duplicate, or the next key). - Complexity: amortised O(1).
+    ///
+    /// ```swift
+    /// while try cursor.next() { … }
+    /// ```
+    package func next() throws(StorageError) -> Bool { try move(MDB_NEXT) }
+    /// Moves to the previous entry. - Complexity: amortised O(1).
+    ///
+    /// ```swift
+    /// while try cursor.previous() { … }
+    /// ```
+    package func previous() throws(StorageError) -> Bool { try move(MDB_PREV) }
+    /// Moves to the first value of the next key, skipping the current key's other values.
+    ///
+    /// ```swift
+    /// while try cursor.nextKey() { distinctKeys += 1 }
+    /// ```
+    package func nextKey() throws(StorageError) -> Bool { try move(MDB_NEXT_NODUP) }
+    /// Moves to the last value of the previous key.
+    ///
+    /// ```swift
+    /// while try cursor.previousKey() { … }
+    /// ```
+    package func previousKey() throws(StorageError) -> Bool { try move(MDB_PREV_NODUP) }
+    /// Moves to the current key's next value; `false` after its last.
+    ///
+    /// ```swift
+    /// while try cursor.nextDuplicate() { … }
+    /// ```
+    package func nextDuplicate() throws(StorageError) -> Bool { try move(MDB_NEXT_DUP) }
+    /// Moves to the current key's previous value; `false` before its first.
+    ///
+    /// ```swift
+    /// while try cursor.previousDuplicate() { … }
+    /// ```
+    package func previousDuplicate() throws(StorageError) -> Bool { try move(MDB_PREV_DUP) }
+    /// Moves to the current key's first value.
+    ///
+    /// ```swift
+    /// _ = try cursor.firstDuplicate()
+    /// ```
+    package func firstDuplicate() throws(StorageError) -> Bool { try move(MDB_FIRST_DUP) }
+    /// Moves to the current key's last value.
+    ///
+    /// ```swift
+    /// _ = try cursor.lastDuplicate()
+    /// ```
+    package func lastDuplicate() throws(StorageError) -> Bool { try move(MDB_LAST_DUP) }
+
+    /// Moves to `key`'s first value; `false` if the key is absent. - Complexity: O(log *n*).
+    ///
+    /// ```swift
+    /// if try cursor.seek(exactly: key) { … }
+    /// ```
+    package func seek(exactly key: [UInt8]) throws(StorageError) -> Bool {
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
+            position.pointee.key = key
+            return try move(MDB_SET_KEY)
+        }
+    }
+
+    /// Moves to the first entry whose key is at least `key`. - Complexity: O(log *n*).
+    ///
+    /// ```swift
+    /// if try cursor.seek(atLeast: lowerBound) { … }
+    /// ```
+    package func seek(atLeast key: [UInt8]) throws(StorageError) -> Bool {
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
+            position.pointee.key = key
+            return try move(MDB_SET_RANGE)
+        }
+    }
+
+    /// Moves to the entry with exactly this key and value (a duplicate table). - Complexity: O(log *n*).
+    ///
+    /// ```swift
+    /// if try cursor.seek(key: owner, value: target) { … }
+    /// ```
+    package func seek(key: [UInt8], value: [UInt8]) throws(StorageError) -> Bool {
+        try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
+            position.pointee = (key, value)
+            return try move(MDB_GET_BOTH)
+        }
+    }
+
+    /// The number of values of the current key (a duplicate table).
+    ///
+    /// ```swift
+    /// let values = try cursor.duplicateCount()
+    /// ```
+    package func duplicateCount() throws(StorageError) -> Int {
+        var count = 0
+        _ = try transaction.run("Counting the values of a key in table '\(table)'", "mdb_cursor_count") {
+            mdb_cursor_count(pointer, &count)
+        }
+        return count
+    }
+
+    /// A page of fixed-size values of the current key (`MDB_GET_MULTIPLE`/`MDB_NEXT_MULTIPLE`).
+    func multiple(_ operation: MDB_cursor_op) throws(StorageError) -> UnsafeRawBufferPointer? {
+        try move(operation) ? bytes(of: position.pointee.value) : nil
+    }
+
+    /// Positions the cursor on the first entry of `range` in `direction`.
+    func position(at range: KeyRange, direction: ScanDirection) throws(StorageError) -> Bool {
+        let duplicates = table.flags.contains(.duplicateSort)
+        switch direction {
+        case .forward:
+            guard let lower = range.lower else { return try first() }
+            guard try seek(atLeast: lower.key) else { return false }
+            if !lower.isInclusive, compareCurrentKey(with: lower.key) == 0 {
+                return try duplicates ? nextKey() : next()
+            }
+            return true
+        case .backward:
+            guard let upper = range.upper else { return try last() }
+            guard try seek(atLeast: upper.key) else { return try last() }
+            if upper.isInclusive, compareCurrentKey(with: upper.key) == 0 {
+                return try duplicates ? lastDuplicate() : true
+            }
+            // The cursor is past the range: step back to the previous key's last value.
+            return try previous()
+        }
+    }
+
+    /// Whether `key` (just landed on) is still inside `range`, walking in `direction`.
+    func isWithin(_ range: KeyRange, key: UnsafeRawBufferPointer, direction: ScanDirection) throws(StorageError) -> Bool {
+        let bound = direction == .forward ? range.upper : range.lower
+        guard let bound else { return true }
+        let order = bound.key.withUnsafeBytes { boundKey in
+            withMDBValue(key) { key in withMDBValue(boundKey) { boundKey in
+                mdb_cmp(transaction.pointer, table.handle, &key, &boundKey)
+            } }
+        }
+        let beyond = direction == .forward ? order > 0 : order < 0
+        return !(beyond || (order == 0 && !bound.isInclusive))
+    }
+
+    private func compareCurrentKey(with key: [UInt8]) -> Int32 {
+        withMDBValue(key) { key in mdb_cmp(transaction.pointer, table.handle, &position.pointee.key, &key) }
+    }
+
+    private func move(_ operation: MDB_cursor_op) throws(StorageError) -> Bool {
+        try transaction.run("Moving a cursor in table '\(table)'", "mdb_cursor_get") {
+            mdb_cursor_get(pointer, &position.pointee.key, &position.pointee.value, operation)
+        }
+    }
+}

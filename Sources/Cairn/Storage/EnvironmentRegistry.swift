@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process-wide list of open environments: one per store directory.
+///
+/// LMDB must not have the same files open twice in one process: its lock file relies on POSIX
+/// record locks, which belong to the process, so a second open believes it is alone and resets
+/// the reader table, and closing either handle drops the locks of both. The registry hands out
+/// the environment already open for a directory, and closes an environment's files (under its
+/// lock) before the directory can be opened again.
+final class EnvironmentRegistry: @unchecked Sendable {
+    static let shared = EnvironmentRegistry()
+
+    private final class Entry {
+        weak var environment: LMDBEnvironment?
+        let state: EnvironmentState
+        init(environment: LMDBEnvironment) {
+            self.environment = environment
+            self.state = environment.state
+        }
+    }
+
+    /// Guards `entries` and every state's `isClosed`.
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+
+    /// The environment open for `path`, or a new one from `open`.
+    func environment(
+        for path: String, configuration: StorageConfiguration,
+        open: () throws(StorageError) -> LMDBEnvironment
+    ) throws(StorageError) -> LMDBEnvironment {
+        lock.lock()
+        defer { lock.unlock() }
+        if let entry = entries[path] {
+            if entry.state.processID != getpid() {
+                // Inherited across fork(): the child must not touch it (see EnvironmentState.close()).
+                entries[path] = nil
+            } else if let environment = entry.environment {
+                if environment.configuration.isReadOnly && !configuration.isReadOnly {
+                    throw StorageError(
+                        code: .readOnly,
+                        message: "This store is already open read-only in this process. Release that "
+                            + "instance before opening it for writing.",
+                        path: path)
+                }
+                return environment
+            } else {
+                // Its last reference is going away and its deinit waits for this lock: close the
+                // files now so the new open does not overlap them.
+                entry.state.close()
+                entries[path] = nil
+            }
+        }
+        let environment = try open()
+        entries[path] = Entry(environment: environment)
+        return environment
+    }
+
+    /// Closes `state` unless a newer open already did.
+    func release(_ state: EnvironmentState) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !state.isClosed { state.close() }
+        if let entry = entries[state.configuration.path], entry.state === state {
+            entries[state.configuration.path] = nil
+        }
+    }
+}

@@ -1,0 +1,430 @@
+import Foundation
+internal import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An open store: one LMDB environment, shared by everything in the process that uses its files.
+///
+/// There is one `LMDBEnvironment` per store directory per process: ``open(_:)`` and
+/// ``create(_:)`` return the instance already open for that directory, because opening LMDB's
+/// files twice in one process and closing one of them wipes the lock table other processes rely
+/// on. The environment closes when the last reference to it goes away.
+///
+/// ```swift
+/// let environment = try LMDBEnvironment.openOrCreate(StorageConfiguration(path: directory))
+/// let people = try environment.openTable("e/Person", create: true)!
+/// try environment.write { txn in try txn.put(record, for: key, in: people) }
+/// let stored = try environment.read { txn in try txn.get(key, in: people) }
+/// ```
+///
+/// ## LMDB limitations
+/// - One write transaction at a time across all processes; others wait for it.
+/// - Keys are 1 to 511 bytes; values of ``TableFlags/duplicateSort`` tables too.
+/// - A write's closure may run more than once: when the map is full, the transaction is aborted,
+///   the map doubles, and the whole closure runs again. Keep side effects out of it.
+/// - Do not call ``write(_:)`` inside another transaction's closure on the same thread.
+package final class LMDBEnvironment: @unchecked Sendable {
+    /// The configuration the environment was opened with.
+    package let configuration: StorageConfiguration
+    /// The store directory, absolute, with symbolic links resolved.
+    package let path: String
+    // Immutable after init; its own fields say what guards them.
+    let state: EnvironmentState
+
+    private init(configuration: StorageConfiguration, path: String, state: EnvironmentState) {
+        self.configuration = configuration
+        self.path = path
+        self.state = state
+    }
+
+    deinit {
+        EnvironmentRegistry.shared.release(state)
+    }
+
+    // MARK: Opening
+
+    /// Creates a new store at `configuration.path` and opens it.
+    ///
+    /// The directory is created `0700` and its files `0600`. The store appears atomically: it is
+    /// built in a temporary directory beside the target and renamed into place, so a crash never
+    /// leaves a half-created store behind.
+    ///
+    /// ```swift
+    /// let environment = try LMDBEnvironment.create(StorageConfiguration(path: "/tmp/New.cairn"))
+    /// ```
+    /// - Throws: ``StorageError`` `.alreadyExists` if a store or other entries are at the path.
+    package static func create(_ configuration: StorageConfiguration) throws(StorageError) -> LMDBEnvironment {
+        let target = configuration.path
+        if StoreFiles.exists(target) && !StoreFiles.isEmptyDirectory(target) {
+            throw StorageError(
+                code: .alreadyExists,
+                message: "Something already exists at this path. Open the store instead of creating it, "
+                    + "or choose another path.",
+                path: target)
+        }
+        guard !configuration.isReadOnly else {
+            throw StorageError(
+                code: .readOnly, message: "A store cannot be created read-only. Create it writable first.",
+                path: target)
+        }
+        let parent = StoreFiles.parent(of: target)
+        let scratch = parent + "/.cairn-creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try StoreFiles.makePrivateDirectory(scratch)
+        do throws(StorageError) {
+            var scratchConfiguration = configuration
+            scratchConfiguration.path = scratch
+            let environment = try EnvironmentState.openLMDB(
+                scratchConfiguration, mapSize: roundedMapSize(configuration.initialMapSize, pageSize: systemPageSize))
+            mdb_env_close(environment)
+            for file in [StoreFiles.dataFile(in: scratch), StoreFiles.lockFile(in: scratch)] {
+                try StoreFiles.setMode(StoreFiles.fileMode, of: file)
+            }
+            try StoreFiles.sync(StoreFiles.dataFile(in: scratch))
+            guard rename(scratch, target) == 0 else {
+                let code = errno
+                if code == EEXIST || code == ENOTEMPTY {
+                    throw StorageError(
+                        code: .alreadyExists,
+                        message: "Another store was created at this path at the same time. Open it instead.",
+                        path: target)
+                }
+                throw LMDBError(code).storageError(operation: "Moving the new store into place", path: target)
+            }
+            try StoreFiles.sync(parent)
+        } catch {
+            StoreFiles.removeDirectory(scratch)
+            throw error
+        }
+        return try open(configuration)
+    }
+
+    /// Opens the existing store at `configuration.path`.
+    ///
+    /// Before LMDB maps the data file, its size and both meta pages are checked with plain reads:
+    /// a zero-length, truncated or damaged file is refused with a typed error and never opened.
+    /// Stale reader slots of dead processes are cleared.
+    ///
+    /// ```swift
+    /// let environment = try LMDBEnvironment.open(StorageConfiguration(path: "/tmp/Library.cairn"))
+    /// ```
+    /// - Throws: ``StorageError`` `.notFound` when there is no store, `.damaged`, `.versionMismatch`.
+    package static func open(_ configuration: StorageConfiguration) throws(StorageError) -> LMDBEnvironment {
+        guard StoreFiles.isDirectory(configuration.path), let path = StoreFiles.canonical(configuration.path) else {
+            throw StorageError(
+                code: .notFound,
+                message: "There is no store directory at this path. Check the path, or create the store.",
+                path: configuration.path)
+        }
+        return try EnvironmentRegistry.shared.environment(for: path, configuration: configuration) {
+            () throws(StorageError) -> LMDBEnvironment in
+            let summary = try DataFileValidator(path: StoreFiles.dataFile(in: path)).validate()
+            let pageSize = max(summary.pageSize, systemPageSize)
+            let wanted = max(configuration.initialMapSize, Int(clamping: summary.mapSize), summary.fileSize)
+            let capped = min(wanted, max(configuration.maximumMapSize, summary.fileSize))
+            var resolved = configuration
+            resolved.path = path
+            let state = try EnvironmentState(
+                configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize))
+            return LMDBEnvironment(configuration: resolved, path: path, state: state)
+        }
+    }
+
+    /// Opens the store at `configuration.path`, creating it if there is none.
+    ///
+    /// A directory whose data file exists but is empty or damaged is refused, never recreated.
+    ///
+    /// ```swift
+    /// let environment = try LMDBEnvironment.openOrCreate(StorageConfiguration(path: path))
+    /// ```
+    package static func openOrCreate(_ configuration: StorageConfiguration) throws(StorageError) -> LMDBEnvironment {
+        if StoreFiles.exists(StoreFiles.dataFile(in: configuration.path)) || configuration.isReadOnly {
+            return try open(configuration)
+        }
+        do {
+            return try create(configuration)
+        } catch let error where error.code == .alreadyExists && StoreFiles.exists(StoreFiles.dataFile(in: configuration.path)) {
+            return try open(configuration)   // another thread or process created it first
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only snapshot of the store.
+    ///
+    /// Read transactions are pooled: one is reset after use and renewed for the next read,
+    /// rather than created again. Reads nested in another transaction's closure on the same
+    /// thread are allowed.
+    ///
+    /// ```swift
+    /// let rows = try environment.read { txn in try txn.count(of: authors) }
+    /// ```
+    /// - Throws: ``StorageError`` (`.usedAfterFork`, `.tooManyReaders`, …) or what `body` throws.
+    package func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        try checkProcess()
+        let nested = ThreadTransactionDepth.current > 0
+        var absorbedResize = false
+        while true {
+            state.gate.enterShared(nested: nested)
+            let handle: TransactionHandle
+            do throws(LMDBError) {
+                handle = try state.beginRead()
+            } catch LMDBError.mapResized where !nested && !absorbedResize {
+                state.gate.leaveShared()
+                try state.absorbResize()
+                absorbedResize = true
+                continue
+            } catch {
+                state.gate.leaveShared()
+                throw error.storageError(operation: "Beginning a read", path: path)
+            }
+            ThreadTransactionDepth.enter()
+            defer {
+                ThreadTransactionDepth.leave()
+                state.endRead(handle)
+                state.gate.leaveShared()
+            }
+            return try body(ReadTransaction(handle: handle))
+        }
+    }
+
+    /// Runs `body` in the store's write transaction and commits it, or aborts it if `body` throws.
+    ///
+    /// The transaction begins and commits on the calling thread; `body` is synchronous, so nothing
+    /// can suspend in between. When the map is full the transaction is aborted, the map doubles
+    /// (up to ``StorageConfiguration/maximumMapSize``) and `body` runs again from the start.
+    ///
+    /// ```swift
+    /// try environment.write { txn in
+    ///     try txn.put(record, for: key, in: authors)
+    /// }
+    /// ```
+    /// - Throws: What `body` throws (the first error; nothing is committed), or ``StorageError``:
+    ///   `.maximumSizeReached`, `.transactionTooLarge`, `.diskFull`, `.ioError`, `.readOnly`, …
+    /// - Precondition: not called inside another transaction's closure on the same thread.
+    package func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+        try checkProcess()
+        guard !configuration.isReadOnly else {
+            throw StorageError(
+                code: .readOnly,
+                message: "The store was opened read-only. Open it without the read-only option to write.",
+                path: path)
+        }
+        precondition(
+            ThreadTransactionDepth.current == 0,
+            "LMDBEnvironment.write(_:) was called inside another transaction's closure on the same thread; "
+                + "finish that transaction first")
+        state.writerLock.lock()
+        defer { state.writerLock.unlock() }
+        while true {
+            switch try attemptWrite(body) {
+            case .committed(let result): return result
+            case .mapFull: try state.grow()
+            case .mapResized: try state.absorbResize()
+            case .panicked: try state.reopen()
+            }
+        }
+    }
+
+    /// Runs `body` as a write transaction on the environment's writer thread.
+    ///
+    /// Use this from asynchronous code: the calling task suspends instead of blocking a thread of
+    /// the cooperative pool while other writers hold LMDB's writer lock.
+    ///
+    /// ```swift
+    /// try await environment.writeOnWriterThread { txn in try txn.put(record, for: key, in: authors) }
+    /// ```
+    /// - Throws: The same errors as ``write(_:)``.
+    package func writeOnWriterThread<R: Sendable>(
+        _ body: @escaping @Sendable (borrowing WriteTransaction) throws -> R
+    ) async throws -> R {
+        try checkProcess()
+        return try await withCheckedThrowingContinuation { continuation in
+            state.writerThread.submit {
+                continuation.resume(with: Result { try self.write(body) })
+            }
+        }
+    }
+
+    private enum WriteOutcome<R> {
+        case committed(R)
+        case mapFull, mapResized, panicked
+    }
+
+    /// One try at a write: begin, run `body`, commit. Says what to fix before trying again.
+    private func attemptWrite<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> WriteOutcome<R> {
+        state.gate.enterShared(nested: false)
+        defer { state.gate.leaveShared() }
+        var pointer: OpaquePointer?
+        let begin = mdb_txn_begin(state.environment, nil, 0, &pointer)
+        switch begin {
+        case MDB_SUCCESS: break
+        case MDB_MAP_RESIZED: return .mapResized
+        case MDB_PANIC: return .panicked
+        default: throw LMDBError(begin).storageError(operation: "Beginning a write", path: path)
+        }
+        let handle = TransactionHandle(pointer: pointer!, path: path)
+        let result: R
+        do {
+            ThreadTransactionDepth.enter()
+            defer { ThreadTransactionDepth.leave() }
+            result = try body(WriteTransaction(handle: handle))
+        } catch {
+            mdb_txn_abort(handle.pointer)
+            if handle.failure == .mapFull { return .mapFull }
+            throw error
+        }
+        if let failure = handle.failure {
+            // The closure caught a poisoning error and returned normally; LMDB cannot commit.
+            mdb_txn_abort(handle.pointer)
+            if failure == .mapFull { return .mapFull }
+            throw failure.storageError(operation: "Writing", path: path)
+        }
+        // mdb_txn_commit frees the transaction whether or not it succeeds.
+        let commit = mdb_txn_commit(handle.pointer)
+        switch commit {
+        case MDB_SUCCESS: return .committed(result)
+        case MDB_MAP_FULL: return .mapFull
+        case MDB_PANIC:
+            try state.reopen()
+            throw LMDBError(commit).storageError(operation: "Committing a write", path: path)
+        default: throw LMDBError(commit).storageError(operation: "Committing a write", path: path)
+        }
+    }
+
+    // MARK: Tables
+
+    /// The named table `name`, opened once and cached; `nil` if it does not exist and `create`
+    /// is `false`.
+    ///
+    /// Opening runs its own short transaction, so call it before, not inside, a transaction's
+    /// closure. Opening an existing table with other flags than it was created with is an error.
+    ///
+    /// ```swift
+    /// let index = try environment.openTable("i/Book/year", flags: [.duplicateSort, .duplicateFixed], create: true)!
+    /// ```
+    /// - Throws: ``StorageError`` (`.tooManyTables`, `.readOnly`, `.other` for mismatched flags).
+    package func openTable(_ name: String, flags: TableFlags = [], create: Bool = false) throws(StorageError) -> Table? {
+        try checkProcess()
+        precondition(
+            ThreadTransactionDepth.current == 0,
+            "LMDBEnvironment.openTable(_:flags:create:) was called inside a transaction's closure; open tables first")
+        if let table = state.cachedTable(name) {
+            guard table.flags == flags else { throw mismatchedFlags(table, flags) }
+            return table
+        }
+        if create && configuration.isReadOnly {
+            throw StorageError(
+                code: .readOnly,
+                message: "Table '\(name)' does not exist and the store is read-only. Open the store writable once to create it.",
+                path: path)
+        }
+        // Table handles are opened under the writer lock: LMDB allows one mdb_dbi_open at a time.
+        state.writerLock.lock()
+        defer { state.writerLock.unlock() }
+        if let table = state.cachedTable(name) { return table }
+        let table: Table?
+        do throws(LMDBError) {
+            table = try state.openTableInOwnTransaction(
+                name, flags: flags, create: create, readOnly: configuration.isReadOnly)
+        } catch LMDBError.incompatible {
+            throw StorageError(
+                code: .other,
+                message: "Table '\(name)' exists with other flags than \(flags.rawValue). Open it with the flags it was created with.",
+                path: path)
+        } catch {
+            throw error.storageError(operation: "Opening table '\(name)'", path: path)
+        }
+        return table
+    }
+
+    private func mismatchedFlags(_ table: Table, _ flags: TableFlags) -> StorageError {
+        StorageError(
+            code: .other,
+            message: "Table '\(table.name)' is open with flags \(table.flags.rawValue), not \(flags.rawValue). "
+                + "Open it with the flags it was created with.",
+            path: path)
+    }
+
+    /// The names of every named table in the store, in byte order.
+    ///
+    /// ```swift
+    /// for name in try environment.tableNames() { print(name) }
+    /// ```
+    /// - Complexity: O(*t*) in the number of tables.
+    package func tableNames() throws -> [String] {
+        try read { txn in
+            var names: [String] = []
+            try txn.scan(Table(name: "main", flags: [], handle: 1)) { key, _ in
+                names.append(String(decoding: key, as: UTF8.self))
+                return true
+            }
+            return names
+        }
+    }
+
+    // MARK: Information
+
+    /// The map and transaction state of the environment.
+    ///
+    /// ```swift
+    /// print(environment.info.mapSize)
+    /// ```
+    package var info: EnvironmentInfo {
+        state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
+        defer { state.gate.leaveShared() }
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        mdb_env_info(state.environment, &info)
+        mdb_env_stat(state.environment, &stat)
+        return EnvironmentInfo(
+            mapSize: info.me_mapsize, lastPage: info.me_last_pgno, lastTransactionID: info.me_last_txnid,
+            maximumReaders: Int(info.me_maxreaders), readersInUse: Int(info.me_numreaders),
+            pageSize: Int(stat.ms_psize))
+    }
+
+    /// Closes and reopens the LMDB environment, as Storage does after `MDB_PANIC`. Table
+    /// handles stay valid. For tests of that path.
+    func reopenForTesting() throws(StorageError) { try state.reopen() }
+
+    private func checkProcess() throws(StorageError) {
+        guard state.processID == getpid() else {
+            throw StorageError(
+                code: .usedAfterFork,
+                message: "This store was opened by process \(state.processID) before fork(); LMDB environments "
+                    + "must not be used in a child process. Open the store again in the child.",
+                path: path)
+        }
+    }
+
+    static let systemPageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    static func roundedMapSize(_ size: Int, pageSize: Int) -> Int {
+        let pages = max(size, 2 * pageSize).quotientAndRemainder(dividingBy: pageSize)
+        return (pages.quotient + (pages.remainder == 0 ? 0 : 1)) * pageSize
+    }
+}
+
+/// The map and transaction state of an environment (`mdb_env_info`).
+///
+/// ```swift
+/// let info = environment.info
+/// print(info.mapSize, info.lastTransactionID)
+/// ```
+package struct EnvironmentInfo: Sendable, Hashable {
+    /// The memory map's current size in bytes.
+    package var mapSize: Int
+    /// The number of the last page used in the data file.
+    package var lastPage: Int
+    /// The id of the last committed write transaction.
+    package var lastTransactionID: Int
+    /// The number of reader slots.
+    package var maximumReaders: Int
+    /// The number of reader slots used so far (including stale and pooled ones).
+    package var readersInUse: Int
+    /// The page size in bytes.
+    package var pageSize: Int
+}

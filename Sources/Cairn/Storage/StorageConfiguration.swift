@@ -1,0 +1,57 @@
+/// How a store's files are opened: where, how large, how durable.
+///
+/// ```swift
+/// var configuration = StorageConfiguration(path: "/var/lib/app/Library.cairn")
+/// configuration.maximumMapSize = 64 << 30
+/// let environment = try LMDBEnvironment.openOrCreate(configuration)
+/// ```
+package struct StorageConfiguration: Sendable, Hashable {
+    /// The store's directory. It holds `data.mdb` and `lock.mdb`.
+    package var path: String
+
+    /// The memory map's size when the store is created or opened, in bytes. The map grows by
+    /// doubling whenever a write needs more room, up to ``maximumMapSize``.
+    package var initialMapSize: Int = 1 << 20
+
+    /// The largest the map (and so the data file) may grow, in bytes. A write that needs more
+    /// fails with ``StorageError/Code/maximumSizeReached``.
+    package var maximumMapSize: Int = 1 << 40
+
+    /// The most named tables the store may hold.
+    package var maximumTables: Int = 1024
+
+    /// The most concurrent read transactions across all processes using the store.
+    package var maximumReaders: Int = 126
+
+    /// How a commit reaches the disk.
+    package var durability: Durability = .full
+
+    /// Whether the store is opened for reading only.
+    package var isReadOnly: Bool = false
+
+    /// Creates a configuration for the store directory at `path`, with durable defaults.
+    ///
+    /// ```swift
+    /// let configuration = StorageConfiguration(path: "/tmp/Library.cairn")
+    /// ```
+    package init(path: String) {
+        self.path = path
+    }
+}
+
+/// How a commit reaches the disk.
+///
+/// Nothing weaker than ``noMetaSync`` exists: LMDB's `MDB_NOSYNC`, `MDB_MAPASYNC` and
+/// `MDB_WRITEMAP` can lose or corrupt committed data, and a full disk under `MDB_WRITEMAP` kills
+/// the process.
+///
+/// ```swift
+/// configuration.durability = .noMetaSync
+/// ```
+package enum Durability: Sendable, Hashable {
+    /// Every commit is flushed to disk, data and meta page, before it returns.
+    case full
+    /// Data pages are flushed at commit, the meta page only at the next commit: a crash (of the
+    /// system, not the process) may undo the last transaction but never corrupts the store.
+    case noMetaSync
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The files of a store directory, and the file-system steps that keep them private and durable.
+///
+/// A store is a directory (mode `0700`) holding LMDB's `data.mdb` and `lock.mdb` (mode `0600`),
+/// whatever the process's umask: `umask` can only remove permission bits, so files are created
+/// `0600` and then set to `0600` explicitly, and the directory is `chmod`ed after `mkdir`.
+enum StoreFiles {
+    static let dataFileName = "data.mdb"
+    static let lockFileName = "lock.mdb"
+    static let directoryMode: mode_t = 0o700
+    static let fileMode: mode_t = 0o600
+
+    static func dataFile(in directory: String) -> String { directory + "/" + dataFileName }
+    static func lockFile(in directory: String) -> String { directory + "/" + lockFileName }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The absolute path with symbolic links resolved, for an existing path.
+    static func canonical(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func parent(of path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    static func makePrivateDirectory(_ path: String) throws(StorageError) {
+        guard mkdir(path, directoryMode) == 0 else {
+            throw LMDBError(errno).storageError(operation: "Creating the store directory", path: path)
+        }
+        try setMode(directoryMode, of: path)
+    }
+
+    static func setMode(_ mode: mode_t, of path: String) throws(StorageError) {
+        guard chmod(path, mode) == 0 else {
+            throw LMDBError(errno).storageError(operation: "Making the store's files private", path: path)
+        }
+    }
+
+    /// Flushes a file or directory (a directory flush makes a rename in it durable).
+    static func sync(_ path: String) throws(StorageError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw LMDBError(errno).storageError(operation: "Opening a file to flush it", path: path)
+        }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else {
+            throw LMDBError(errno).storageError(operation: "Flushing a file to disk", path: path)
+        }
+    }
+
+    /// Removes a directory and the files directly inside it (stores have no subdirectories).
+    static func removeDirectory(_ path: String) {
+        if let directory = opendir(path) {
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name != "." && name != ".." { unlink(path + "/" + name) }
+            }
+            closedir(directory)
+        }
+        rmdir(path)
+    }
+
+    /// Whether the directory exists and holds no entries.
+    static func isEmptyDirectory(_ path: String) -> Bool {
+        guard let directory = opendir(path) else { return false }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { return false }
+        }
+        return true
+    }
+}

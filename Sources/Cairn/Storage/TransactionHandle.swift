@@ -1,0 +1,73 @@
+internal import CLMDB
+
+/// The state behind one open LMDB transaction: its pointer and the first error that poisoned it.
+///
+/// LMDB marks a transaction as failed after errors such as `MDB_MAP_FULL`, and every later call
+/// in it then reports `MDB_BAD_TXN`, hiding the real cause. So the first poisoning error is
+/// remembered here, later calls throw it again without reaching LMDB, and the environment decides
+/// after the closure whether to grow the map and retry or to abort.
+///
+/// Not `Sendable`: it lives inside one transaction closure on one thread. Read handles are pooled
+/// by their environment and reused (reset and renewed) on whichever thread reads next, under the
+/// pool's lock.
+package final class TransactionHandle {
+    var pointer: OpaquePointer
+    var failure: LMDBError?
+    let path: String
+
+    init(pointer: OpaquePointer, path: String) {
+        self.pointer = pointer
+        self.path = path
+    }
+
+    /// Runs an `mdb_*` call through the funnel, remembering a poisoning error.
+    ///
+    /// - Returns: `false` for `MDB_NOTFOUND`.
+    /// Throws the error that poisoned this transaction, if any.
+    @inline(__always)
+    func checkUsable(_ operation: @autoclosure () -> String) throws(StorageError) {
+        if let failure { throw failure.storageError(operation: operation(), path: path) }
+    }
+
+    @inline(__always)
+    func run(_ operation: @autoclosure () -> String, _ call: StaticString, _ code: () -> Int32) throws(StorageError) -> Bool {
+        if let failure { throw failure.storageError(operation: operation(), path: path) }
+        do {
+            return try lmdbCheck(code(), call)
+        } catch {
+            if error.poisonsTransaction { failure = error }
+            throw error.storageError(operation: operation(), path: path)
+        }
+    }
+}
+
+/// Calls `body` with an `MDB_val` that borrows `bytes`.
+@inline(__always)
+func withMDBValue<R, E: Error>(_ bytes: UnsafeRawBufferPointer, _ body: (inout MDB_val) throws(E) -> R) throws(E) -> R {
+    // LMDB never writes through a key or data pointer given to it; empty buffers get a valid address.
+    var value = MDB_val(
+        mv_size: bytes.count,
+        mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? emptyBytes))
+    return try body(&value)
+}
+
+@inline(__always)
+func withMDBValue<R, E: Error>(_ bytes: [UInt8], _ body: (inout MDB_val) throws(E) -> R) throws(E) -> R {
+    // withUnsafeBytes rethrows untyped errors, so the typed error travels in a Result.
+    let result = bytes.withUnsafeBytes { buffer in Result { () throws(E) -> R in try withMDBValue(buffer, body) } }
+    return try result.get()
+}
+
+@inline(__always)
+func withMDBValues<R, E: Error>(_ first: [UInt8], _ second: [UInt8], _ body: (inout MDB_val, inout MDB_val) throws(E) -> R) throws(E) -> R {
+    try withMDBValue(first) { (a) throws(E) -> R in try withMDBValue(second) { (b) throws(E) -> R in try body(&a, &b) } }
+}
+
+/// The bytes an `MDB_val` points at, borrowed: valid until the transaction ends or writes.
+@inline(__always)
+func bytes(of value: MDB_val) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+}
+
+// Never written to and never freed, so sharing it across threads is safe.
+nonisolated(unsafe) private let emptyBytes = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))

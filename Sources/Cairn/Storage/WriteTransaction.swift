@@ -1,0 +1,89 @@
+internal import CLMDB
+
+/// The one write transaction of the store, valid inside one ``LMDBEnvironment/write(_:)`` closure.
+///
+/// Everything it writes commits together when the closure returns, or not at all if it throws.
+/// Its closure is synchronous, so it begins and commits on one thread with no suspension point in
+/// between, as LMDB requires. Reads in it see its own writes.
+///
+/// ```swift
+/// try environment.write { txn in
+///     try txn.put(record, for: rowKey, in: authors)
+///     try txn.delete(oldKey, in: nameIndex)
+/// }
+/// ```
+package struct WriteTransaction: StorageTransaction, ~Copyable {
+    /// The transaction's LMDB state.
+    package let handle: TransactionHandle
+
+    init(handle: TransactionHandle) { self.handle = handle }
+
+    /// Stores `value` for `key`.
+    ///
+    /// ```swift
+    /// let inserted = try txn.put(rowID, for: uniqueKey, in: uniques, options: .noOverwrite)
+    /// ```
+    /// - Parameters:
+    ///   - value: The bytes to store; in a ``TableFlags/duplicateSort`` table one more value of the key.
+    ///   - key: 1 to 511 bytes.
+    ///   - table: The table.
+    ///   - options: See ``PutOptions``.
+    /// - Returns: `false` when an option stopped the put (``PutOptions/noOverwrite``,
+    ///   ``PutOptions/noDuplicateData``, or an out-of-order ``PutOptions/append``), else `true`.
+    /// - Throws: ``StorageError`` (`.invalidSize` for an empty or too-long key).
+    /// - Complexity: O(log *n*); O(1) amortised with ``PutOptions/append``.
+    @discardableResult
+    package func put(_ value: [UInt8], for key: [UInt8], in table: Table, options: PutOptions = []) throws(StorageError) -> Bool {
+        try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
+            try handle.checkUsable("Writing to table '\(table)'")
+            let rc = mdb_put(handle.pointer, table.handle, &key, &value, options.rawValue)
+            // An option stopped the put; MDB_KEYEXIST does not poison the transaction.
+            if rc == MDB_KEYEXIST { return false }
+            return try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
+        }
+    }
+
+    /// Deletes `key` and all its values.
+    ///
+    /// ```swift
+    /// try txn.delete(rowKey, in: authors)
+    /// ```
+    /// - Returns: `false` if the key was absent.
+    /// - Complexity: O(log *n*) (plus the key's values in a duplicate table).
+    @discardableResult
+    package func delete(_ key: [UInt8], in table: Table) throws(StorageError) -> Bool {
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
+            try handle.run("Deleting from table '\(table)'", "mdb_del") {
+                mdb_del(handle.pointer, table.handle, &key, nil)
+            }
+        }
+    }
+
+    /// Deletes one value of `key` in a ``TableFlags/duplicateSort`` table.
+    ///
+    /// ```swift
+    /// try txn.delete(owner, value: target, in: edges)
+    /// ```
+    /// - Returns: `false` if the pair was absent.
+    /// - Complexity: O(log *n*).
+    @discardableResult
+    package func delete(_ key: [UInt8], value: [UInt8], in table: Table) throws(StorageError) -> Bool {
+        try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
+            try handle.run("Deleting from table '\(table)'", "mdb_del") {
+                mdb_del(handle.pointer, table.handle, &key, &value)
+            }
+        }
+    }
+
+    /// Deletes every entry of `table`; the table itself stays.
+    ///
+    /// ```swift
+    /// try txn.removeAll(from: scratch)
+    /// ```
+    /// - Complexity: O(*p*) in the table's pages.
+    package func removeAll(from table: Table) throws(StorageError) {
+        _ = try handle.run("Emptying table '\(table)'", "mdb_drop") {
+            mdb_drop(handle.pointer, table.handle, 0)
+        }
+    }
+}
