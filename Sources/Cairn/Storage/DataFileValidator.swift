@@ -95,10 +95,13 @@ struct DataFileValidator {
         }
 
         // One meta page is written per commit, alternating by transaction id parity, so the two
-        // ids are equal (a new or copied file) or differ by exactly one, each in its own slot.
+        // ids differ by exactly one, each in its own slot. Equal ids occur only when both meta
+        // pages say the same (a new file); LMDB would then pick meta page 0, so a damaged id that
+        // merely equals the other must not pass.
         let id0 = metas[0].uint64(at: Offset.transactionID), id1 = metas[1].uint64(at: Offset.transactionID)
+        let identical = metas[0].storage[Offset.magic..<Offset.end] == metas[1].storage[Offset.magic..<Offset.end]
         let consistent =
-            (id0 == id1) || (id0 % 2 == 0 && id1 % 2 == 1 && (id0 &+ 1 == id1 || id1 &+ 1 == id0))
+            (id0 == id1 && identical) || (id0 % 2 == 0 && id1 % 2 == 1 && (id0 &+ 1 == id1 || id1 &+ 1 == id0))
         guard consistent else {
             throw damaged("the meta pages' transaction ids (\(id0), \(id1)) do not follow each other, "
                           + "so LMDB could pick a stale snapshot. Restore the store from a backup.")

@@ -35,6 +35,8 @@ final class EnvironmentState: @unchecked Sendable {
     private let tableLock = NSLock()
     private var tables: [String: Table] = [:]
     private var tableOrder: [String] = []
+    /// The unnamed main table, whose keys are the names of the named tables.
+    private(set) var mainTable = Table(name: "", flags: [], handle: 1)
     /// Guarded by the registry's lock.
     var isClosed = false
 
@@ -62,6 +64,20 @@ final class EnvironmentState: @unchecked Sendable {
         maximumPooledReaders = max(1, min(16, configuration.maximumReaders / 4))
         var dead: Int32 = 0
         mdb_reader_check(environment, &dead)
+        do throws(LMDBError) {
+            // LMDB sets the main table's comparator only in mdb_dbi_open; until then a lookup in
+            // it (listing tables) calls a null function pointer.
+            mainTable = try openTableHandle(nil, flags: [], create: false, readOnly: true)!
+        } catch {
+            mdb_env_close(environment)
+            throw error.storageError(operation: "Reading the store's table catalogue", path: configuration.path)
+        }
+        do {
+            try CommitMarker.check(environment, mainTable: mainTable, path: configuration.path)
+        } catch {
+            mdb_env_close(environment)
+            throw error
+        }
         if !configuration.isReadOnly {
             for file in [StoreFiles.dataFile(in: configuration.path), StoreFiles.lockFile(in: configuration.path)] {
                 try StoreFiles.setMode(StoreFiles.fileMode, of: file)
@@ -183,6 +199,11 @@ final class EnvironmentState: @unchecked Sendable {
             drainReaderPool()
             mdb_env_close(environment)
             environment = try Self.openLMDB(configuration, mapSize: mapSize)
+            do throws(LMDBError) {
+                _ = try openTableHandle(nil, flags: [], create: false, readOnly: true)
+            } catch {
+                throw error.storageError(operation: "Reading the store's table catalogue", path: configuration.path)
+            }
             tableLock.lock()
             let order = tableOrder
             let known = tables
@@ -220,10 +241,17 @@ final class EnvironmentState: @unchecked Sendable {
         return table
     }
 
-    private func openTableHandle(_ name: String, flags: TableFlags, create: Bool, readOnly: Bool) throws(LMDBError) -> Table? {
+    private func openTableHandle(_ name: String?, flags: TableFlags, create: Bool, readOnly: Bool) throws(LMDBError) -> Table? {
         var pointer: OpaquePointer?
         var rc = mdb_txn_begin(environment, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &pointer)
         guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
+        // A table that does not exist yet is created by this transaction, which then commits a
+        // change and so records the commit marker like any write.
+        var creates = false
+        if create, let name {
+            var data = MDB_val()
+            creates = withMDBValue(Array(name.utf8)) { key in mdb_get(pointer, mainTable.handle, &key, &data) } == MDB_NOTFOUND
+        }
         var handle: MDB_dbi = 0
         rc = mdb_dbi_open(pointer, name, flags.rawValue | (create ? UInt32(MDB_CREATE) : 0), &handle)
         if rc != MDB_SUCCESS {
@@ -231,10 +259,19 @@ final class EnvironmentState: @unchecked Sendable {
             if rc == MDB_NOTFOUND { return nil }
             throw LMDBError(rc)
         }
+        if creates {
+            let transaction = TransactionHandle(pointer: pointer!, path: configuration.path)
+            do throws(StorageError) {
+                try CommitMarker.write(in: transaction, mainTable: mainTable)
+            } catch {
+                mdb_txn_abort(pointer)
+                throw transaction.failure ?? LMDBError(MDB_PANIC)
+            }
+        }
         // Committing (also for a read-only transaction) keeps the handle open for everyone.
         rc = mdb_txn_commit(pointer)
         guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
-        return Table(name: name, flags: flags, handle: handle)
+        return Table(name: name ?? "", flags: flags, handle: handle)
     }
 
     // MARK: Closing

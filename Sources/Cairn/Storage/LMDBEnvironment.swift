@@ -166,16 +166,16 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         try checkProcess()
         let nested = ThreadTransactionDepth.current > 0
-        var absorbedResize = false
+        var resizes = 0
         while true {
             state.gate.enterShared(nested: nested)
             let handle: TransactionHandle
             do throws(LMDBError) {
                 handle = try state.beginRead()
-            } catch LMDBError.mapResized where !nested && !absorbedResize {
+            } catch LMDBError.mapResized where !nested && resizes < Self.maximumResizeRetries {
                 state.gate.leaveShared()
                 try state.absorbResize()
-                absorbedResize = true
+                resizes += 1
                 continue
             } catch {
                 state.gate.leaveShared()
@@ -205,6 +205,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// - Throws: What `body` throws (the first error; nothing is committed), or ``StorageError``:
     ///   `.maximumSizeReached`, `.transactionTooLarge`, `.diskFull`, `.ioError`, `.readOnly`, …
     /// - Precondition: not called inside another transaction's closure on the same thread.
+    @discardableResult
     package func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
         try checkProcess()
         guard !configuration.isReadOnly else {
@@ -238,6 +239,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// try await environment.writeOnWriterThread { txn in try txn.put(record, for: key, in: authors) }
     /// ```
     /// - Throws: The same errors as ``write(_:)``.
+    @discardableResult
     package func writeOnWriterThread<R: Sendable>(
         _ body: @escaping @Sendable (borrowing WriteTransaction) throws -> R
     ) async throws -> R {
@@ -276,6 +278,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
             mdb_txn_abort(handle.pointer)
             if handle.failure == .mapFull { return .mapFull }
             throw error
+        }
+        if handle.failure == nil && handle.hasWrites {
+            do {
+                try CommitMarker.write(in: handle, mainTable: state.mainTable)
+            } catch {
+                if handle.failure != .mapFull { mdb_txn_abort(handle.pointer); throw error }
+            }
         }
         if let failure = handle.failure {
             // The closure caught a poisoning error and returned normally; LMDB cannot commit.
@@ -328,8 +337,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
         if let table = state.cachedTable(name) { return table }
         let table: Table?
         do throws(LMDBError) {
-            table = try state.openTableInOwnTransaction(
-                name, flags: flags, create: create, readOnly: configuration.isReadOnly)
+            table = try retryingMapChanges { () throws(LMDBError) in
+                try state.openTableInOwnTransaction(name, flags: flags, create: create, readOnly: configuration.isReadOnly)
+            }
         } catch LMDBError.incompatible {
             throw StorageError(
                 code: .other,
@@ -340,6 +350,27 @@ package final class LMDBEnvironment: @unchecked Sendable {
         }
         return table
     }
+
+    /// Runs `body`, which begins its own transaction and holds no gate when it returns, again
+    /// after a map change: when another process grew the map (`MDB_MAP_RESIZED`) its size is
+    /// adopted; when the map is full (`MDB_MAP_FULL`) it grows. Either may happen several times
+    /// in a row; growth doubles, so a bounded number of tries covers any realistic race.
+    func retryingMapChanges<R>(_ body: () throws(LMDBError) -> R) throws(LMDBError) -> R {
+        var tries = 0
+        while true {
+            do {
+                return try body()
+            } catch .mapResized where tries < Self.maximumResizeRetries {
+                tries += 1
+                do { try state.absorbResize() } catch { throw LMDBError.mapResized }
+            } catch .mapFull where tries < Self.maximumResizeRetries {
+                tries += 1
+                do { try state.grow() } catch { throw LMDBError.mapFull }
+            }
+        }
+    }
+
+    static let maximumResizeRetries = 64
 
     private func mismatchedFlags(_ table: Table, _ flags: TableFlags) -> StorageError {
         StorageError(
@@ -358,8 +389,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package func tableNames() throws -> [String] {
         try read { txn in
             var names: [String] = []
-            try txn.scan(Table(name: "main", flags: [], handle: 1)) { key, _ in
-                names.append(String(decoding: key, as: UTF8.self))
+            try txn.scan(state.mainTable) { key, _ in
+                // Keys starting with a zero byte are Cairn's own (CommitMarker), not tables.
+                if key.first != 0 { names.append(String(decoding: key, as: UTF8.self)) }
                 return true
             }
             return names

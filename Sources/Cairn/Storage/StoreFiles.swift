@@ -49,6 +49,20 @@ enum StoreFiles {
         try setMode(directoryMode, of: path)
     }
 
+    /// Creates a new file, mode `0600` whatever the umask, and returns its descriptor.
+    static func createPrivateFile(_ path: String) throws(StorageError) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        guard fd >= 0 else {
+            throw LMDBError(errno).storageError(operation: "Creating a file", path: path)
+        }
+        guard fchmod(fd, fileMode) == 0 else {
+            let code = errno
+            close(fd)
+            throw LMDBError(code).storageError(operation: "Making a file private", path: path)
+        }
+        return fd
+    }
+
     static func setMode(_ mode: mode_t, of path: String) throws(StorageError) {
         guard chmod(path, mode) == 0 else {
             throw LMDBError(errno).storageError(operation: "Making the store's files private", path: path)

@@ -13,6 +13,9 @@ internal import CLMDB
 package final class TransactionHandle {
     var pointer: OpaquePointer
     var failure: LMDBError?
+    /// Whether a write changed anything, so the commit marker must be written (see
+    /// ``CommitMarker``).
+    var hasWrites = false
     let path: String
 
     init(pointer: OpaquePointer, path: String) {

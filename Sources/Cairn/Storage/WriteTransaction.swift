@@ -39,7 +39,9 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
             let rc = mdb_put(handle.pointer, table.handle, &key, &value, options.rawValue)
             // An option stopped the put; MDB_KEYEXIST does not poison the transaction.
             if rc == MDB_KEYEXIST { return false }
-            return try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
+            _ = try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
+            handle.hasWrites = true
+            return true
         }
     }
 
@@ -53,9 +55,11 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     @discardableResult
     package func delete(_ key: [UInt8], in table: Table) throws(StorageError) -> Bool {
         try withMDBValue(key) { (key) throws(StorageError) -> Bool in
-            try handle.run("Deleting from table '\(table)'", "mdb_del") {
+            let deleted = try handle.run("Deleting from table '\(table)'", "mdb_del") {
                 mdb_del(handle.pointer, table.handle, &key, nil)
             }
+            if deleted { handle.hasWrites = true }
+            return deleted
         }
     }
 
@@ -69,9 +73,11 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     @discardableResult
     package func delete(_ key: [UInt8], value: [UInt8], in table: Table) throws(StorageError) -> Bool {
         try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
-            try handle.run("Deleting from table '\(table)'", "mdb_del") {
+            let deleted = try handle.run("Deleting from table '\(table)'", "mdb_del") {
                 mdb_del(handle.pointer, table.handle, &key, &value)
             }
+            if deleted { handle.hasWrites = true }
+            return deleted
         }
     }
 
@@ -85,5 +91,6 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
         _ = try handle.run("Emptying table '\(table)'", "mdb_drop") {
             mdb_drop(handle.pointer, table.handle, 0)
         }
+        handle.hasWrites = true
     }
 }

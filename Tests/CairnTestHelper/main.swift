@@ -1,0 +1,154 @@
+// A child process for Cairn's reliability tests. Each mode prints what it did on standard
+// output, one line at a time, flushed, so the test can kill it at any moment and know what was
+// acknowledged.
+//
+//   commit-loop <dir> <keys-per-transaction>   commit numbered transactions forever, "ack N" after each
+//   fill <dir> <file-size-limit-bytes>         like commit-loop under RLIMIT_FSIZE until the disk is "full"
+//   reader <dir> <seconds>                     check the count invariant in snapshots while others write
+//   fork-check <dir>                           use an environment in a fork()ed child
+//   create <dir> <umask-octal>                 create a store and a backup under the given umask
+import Cairn
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
+func fail(_ line: String) -> Never {
+    say("failed " + line)
+    exit(1)
+}
+
+/// Numbered transactions: transaction `n` writes `keys` entries `(n, i)` with value `n`, and sets
+/// `last` to `n`, all in one commit. A reader can then check that every transaction up to `last`
+/// is whole and nothing after it exists.
+enum NumberedTransactions {
+    static let lastKey = Array("last".utf8)
+
+    static func key(_ n: UInt64, _ i: UInt32) -> [UInt8] {
+        withUnsafeBytes(of: n.bigEndian) { Array($0) } + withUnsafeBytes(of: i.bigEndian) { Array($0) }
+    }
+
+    static func value(_ n: UInt64, padding: Int = 0) -> [UInt8] {
+        withUnsafeBytes(of: n.bigEndian) { Array($0) } + [UInt8](repeating: UInt8(truncatingIfNeeded: n), count: padding)
+    }
+
+    static func decode(_ bytes: some Collection<UInt8>) -> UInt64 {
+        bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+func openNumberedStore(_ directory: String) throws -> (LMDBEnvironment, Table) {
+    let environment = try LMDBEnvironment.openOrCreate(StorageConfiguration(path: directory))
+    let table = try environment.openTable("t", create: true)!
+    return (environment, table)
+}
+
+func commitLoop(_ directory: String, keys: UInt32, padding: Int, limit: UInt64 = .max) throws {
+    let (environment, table) = try openNumberedStore(directory)
+    var n = try environment.read { txn in
+        try txn.get(NumberedTransactions.lastKey, in: table).map(NumberedTransactions.decode) ?? 0
+    }
+    while n < limit {
+        n += 1
+        let current = n
+        try environment.write { txn in
+            for i in 0..<keys {
+                try txn.put(NumberedTransactions.value(current, padding: padding), for: NumberedTransactions.key(current, i), in: table)
+            }
+            try txn.put(NumberedTransactions.value(current), for: NumberedTransactions.lastKey, in: table)
+        }
+        say("ack \(current)")
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: CairnTestHelper MODE DIR …") }
+let mode = arguments[1]
+let directory = arguments[2]
+
+do {
+    switch mode {
+    case "commit-loop":
+        try commitLoop(directory, keys: UInt32(arguments[3])!, padding: 16)
+
+    case "fill":
+        // Create the store before the limit, so only commits meet it.
+        _ = try openNumberedStore(directory)
+        var limit = rlimit(rlim_cur: rlim_t(arguments[3])!, rlim_max: rlim_t(arguments[3])!)
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit") }
+        // Past the limit, write() fails with EFBIG instead of the process being killed.
+        signal(SIGXFSZ, SIG_IGN)
+        do {
+            try commitLoop(directory, keys: 8, padding: 2000)
+        } catch let error as StorageError {
+            say("error \(error.code) \(error.message)")
+            exit(0)
+        }
+
+    case "reader":
+        let (environment, _) = try openNumberedStore(directory)
+        let table = try environment.openTable("g", create: true)!
+        let deadline = Date().addingTimeInterval(Double(arguments[3])!)
+        var reads = 0
+        var largestMap = 0
+        while Date() < deadline {
+            let (entries, recorded) = try environment.read { txn in
+                (try txn.count(of: table), try txn.get(Array("count".utf8), in: table).map(NumberedTransactions.decode) ?? 0)
+            }
+            // Every snapshot is whole: the stored count equals the numbered entries in it.
+            guard entries == 0 || UInt64(entries - 1) == recorded else {
+                fail("snapshot with \(entries - 1) entries recorded \(recorded)")
+            }
+            reads += 1
+            largestMap = max(largestMap, environment.info.mapSize)
+        }
+        say("reads \(reads) map \(largestMap)")
+
+    case "fork-check":
+        let (environment, table) = try openNumberedStore(directory)
+        try environment.write { txn in try txn.put([1], for: [1], in: table) }
+        let child = fork()
+        if child == 0 {
+            do {
+                _ = try environment.read { txn in try txn.get([1], in: table) }
+                _exit(2)   // the inherited environment must be refused
+            } catch let error as StorageError where error.code == .usedAfterFork {
+                // Opening the store again in the child works.
+                do {
+                    let (reopened, table) = try openNumberedStore(directory)
+                    let value = try reopened.read { txn in try txn.get([1], in: table) }
+                    _exit(value == [1] && reopened !== environment ? 0 : 3)
+                } catch {
+                    _exit(4)
+                }
+            } catch {
+                _exit(5)
+            }
+        }
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
+        say("child \(status >> 8 & 0xFF)")
+        // The parent's environment is untouched by the child.
+        let value = try environment.read { txn in try txn.get([1], in: table) }
+        say(value == [1] ? "parent ok" : "parent broken")
+
+    case "create":
+        umask(mode_t(arguments[3], radix: 8)!)
+        let environment = try LMDBEnvironment.create(StorageConfiguration(path: directory))
+        let table = try environment.openTable("t", create: true)!
+        try environment.write { txn in try txn.put([1], for: [1], in: table) }
+        try environment.backup(to: directory + ".backup")
+        say("created")
+
+    default:
+        fail("unknown mode \(mode)")
+    }
+} catch {
+    fail("\(error)")
+}

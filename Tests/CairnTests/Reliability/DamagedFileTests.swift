@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+@testable import Cairn
+
+/// Damaged, truncated and empty data files are refused with typed errors before LMDB maps them,
+/// and the test process survives every case.
+@Suite struct DamagedFileTests {
+    typealias Offset = DataFileValidator.Offset
+
+    /// A closed store with several tables, deletions (so the free-page tree is in use) and a few
+    /// dozen commits, plus what it holds.
+    struct Template {
+        let directory = TemporaryDirectory("DamagedFileTemplate")
+        let bytes: [UInt8]
+        let contents: [String: [[UInt8]]]
+        let newestMeta: Int
+        let pagesNeeded: Int
+
+        init() throws {
+            let path = directory.child("store")
+            do {
+                let environment = try LMDBEnvironment.create(StorageConfiguration(path: path))
+                let plain = try environment.openTable("a", create: true)!
+                let duplicates = try environment.openTable("b", flags: .duplicateSort, create: true)!
+                for batch in 0..<20 {
+                    try environment.write { txn in
+                        for n in batch * 100..<(batch + 1) * 100 {
+                            try txn.put([UInt8](repeating: UInt8(n % 251), count: 60), for: key(n), in: plain)
+                            try txn.put(key(n), for: [UInt8(n % 13)], in: duplicates)
+                        }
+                    }
+                }
+                try environment.write { txn in for n in stride(from: 0, to: 2000, by: 3) { try txn.delete(key(n), in: plain) } }
+            }
+            // The environment is closed here: its last reference is gone.
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
+            contents = try Self.read(path)
+            let page = DataFileValidator.Bytes(storage: bytes)
+            let id0 = page.uint64(at: Offset.transactionID), id1 = page.uint64(at: 4096 + Offset.transactionID)
+            newestMeta = id1 > id0 ? 1 : 0
+            pagesNeeded = Int(page.uint64(at: newestMeta * 4096 + Offset.lastPage)) + 1
+        }
+
+        /// Every table's entries, as "key=value" byte strings, or an error.
+        static func read(_ path: String) throws -> [String: [[UInt8]]] {
+            let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
+            var contents: [String: [[UInt8]]] = [:]
+            for name in try environment.tableNames() {
+                let table = try environment.openTable(name, flags: try environment.storedFlags(of: name))!
+                try environment.read { txn in
+                    try txn.scan(table) { key, value in
+                        contents[name, default: []].append(Array(key) + [0x3D] + Array(value))
+                        return true
+                    }
+                }
+            }
+            return contents
+        }
+
+        /// Writes `damaged` as the data file of a new store directory and tries to open it.
+        func open(_ damaged: [UInt8], case label: String) -> Result<[String: [[UInt8]]], any Error> {
+            let path = directory.child("case-\(UUID().uuidString)")
+            try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            _ = FileManager.default.createFile(atPath: path + "/data.mdb", contents: Data(damaged))
+            return Result { try Self.read(path) }
+        }
+    }
+
+    static func summary(_ result: Result<[String: [[UInt8]]], any Error>) -> String {
+        switch result {
+        case .success(let contents): "opened with \(contents.values.map(\.count).reduce(0, +)) entries"
+        case .failure(let error): "\(error)"
+        }
+    }
+
+    static func isTypedRefusal(_ result: Result<[String: [[UInt8]]], any Error>) -> Bool {
+        guard case .failure(let error) = result, let storage = error as? StorageError else { return false }
+        return storage.code == .damaged || storage.code == .versionMismatch
+    }
+
+    @Test func emptyAndTruncatedFilesAreRefused() throws {
+        let template = try Template()
+        #expect(template.bytes.count >= template.pagesNeeded * 4096)
+        var lengths = [0, 1, 511, 512, 4095, 4096, 8191, 8192, template.pagesNeeded * 4096 - 1]
+        lengths += (1..<template.pagesNeeded).map { $0 * 4096 }.shuffled().prefix(30)
+        lengths += (0..<60).map { _ in Int.random(in: 1..<template.pagesNeeded * 4096) }
+        for length in lengths {
+            let result = template.open(Array(template.bytes.prefix(length)), case: "truncated to \(length)")
+            #expect(Self.isTypedRefusal(result), "truncated to \(length) bytes: \(Self.summary(result))")
+            if length == 0, case .failure(let error as StorageError) = result {
+                #expect(error.message.contains("empty"), "an empty file says so: \(error.message)")
+            }
+        }
+        #expect(lengths.count >= 99)
+    }
+
+    @Test func damagedMetaFieldsAreRefused() throws {
+        let template = try Template()
+        var cases: [(String, (inout [UInt8]) -> Void)] = []
+        func set<T: FixedWidthInteger>(_ value: T, at offset: Int) -> (inout [UInt8]) -> Void {
+            { bytes in withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) } }
+        }
+        let filePages = UInt64(template.bytes.count / 4096)
+        for meta in [0, 1] {
+            let base = meta * 4096
+            let name = "meta \(meta)"
+            cases += [
+                ("\(name) page number", set(UInt64(7), at: base + Offset.pageNumber)),
+                ("\(name) page flags", set(UInt16(0x02), at: base + Offset.flags)),
+                ("\(name) magic", set(UInt32(0xDEAD_BEEF), at: base + Offset.magic)),
+                ("\(name) version", set(UInt32(2), at: base + Offset.version)),
+                ("\(name) fixed address", set(UInt64(0x7000_0000), at: base + Offset.address)),
+                ("\(name) map size unaligned", set(UInt64(1 << 20 + 1), at: base + Offset.mapSize)),
+                ("\(name) map size too small", set(UInt64(8192), at: base + Offset.mapSize)),
+                ("\(name) page size 0", set(UInt32(0), at: base + Offset.freeDB)),
+                ("\(name) page size 3000", set(UInt32(3000), at: base + Offset.freeDB)),
+                ("\(name) page size 1 MiB", set(UInt32(1 << 20), at: base + Offset.freeDB)),
+                ("\(name) free tree flags", set(UInt16(0), at: base + Offset.freeDB + 4)),
+                ("\(name) main tree flags", set(UInt16(0x04), at: base + Offset.mainDB + 4)),
+                ("\(name) main root past the end", set(filePages + 5, at: base + Offset.mainDB + 40)),
+                ("\(name) main root on a meta page", set(UInt64(1), at: base + Offset.mainDB + 40)),
+                ("\(name) main depth 0", set(UInt16(0), at: base + Offset.mainDB + 6)),
+                ("\(name) main depth 40", set(UInt16(40), at: base + Offset.mainDB + 6)),
+                ("\(name) free root past the end", set(filePages + 9, at: base + Offset.freeDB + 40)),
+                ("\(name) last page past the end", set(filePages + 3, at: base + Offset.lastPage)),
+                ("\(name) last page 0", set(UInt64(0), at: base + Offset.lastPage)),
+                ("\(name) transaction id +2", { bytes in
+                    let id = DataFileValidator.Bytes(storage: bytes).uint64(at: base + Offset.transactionID)
+                    set(id + 2, at: base + Offset.transactionID)(&bytes)
+                }),
+                ("\(name) transaction id high bit", set(UInt64(1) << 40 | UInt64(meta), at: base + Offset.transactionID)),
+                ("\(name) older id equal to newer", { bytes in
+                    let other = (1 - meta) * 4096 + Offset.transactionID
+                    set(DataFileValidator.Bytes(storage: bytes).uint64(at: other), at: base + Offset.transactionID)(&bytes)
+                }),
+                ("\(name) trailing byte", set(UInt8(1), at: base + 300)),
+                ("\(name) last byte of page", set(UInt8(0x80), at: base + 4095)),
+            ]
+        }
+        // The newest meta page's roots must name real roots: another in-bounds page is damage.
+        let newest = template.newestMeta * 4096
+        let mainRoot = DataFileValidator.Bytes(storage: template.bytes).uint64(at: newest + Offset.mainDB + 40)
+        for other in [mainRoot - 1, mainRoot + 1, 2] where other >= 2 && other < filePages && other != mainRoot {
+            cases.append(("newest main root moved to page \(other)", set(other, at: newest + Offset.mainDB + 40)))
+        }
+        for (label, damage) in cases {
+            var bytes = template.bytes
+            damage(&bytes)
+            #expect(bytes != template.bytes, "\(label) changes the file")
+            let result = template.open(bytes, case: label)
+            #expect(Self.isTypedRefusal(result), "\(label): \(Self.summary(result))")
+        }
+        #expect(cases.count >= 48)
+    }
+
+    /// Random damage anywhere in the two meta pages: some bytes (a map size's high bits, a tree's
+    /// entry count) are not checkable, so such a store may open, but then every entry reads back
+    /// exactly; everything else is refused with a typed error. Never a crash.
+    @Test func randomMetaDamageIsRefusedOrHarmless() throws {
+        let template = try Template()
+        var refused = 0
+        let cases = 150
+        for _ in 0..<cases {
+            var bytes = template.bytes
+            let offset = Int.random(in: 0..<2 * 4096)
+            bytes[offset] ^= UInt8.random(in: 1...255)
+            let result = template.open(bytes, case: "byte \(offset)")
+            switch result {
+            case .success(let contents):
+                #expect(contents == template.contents, "byte \(offset) damaged: opened with other contents")
+            case .failure(let error):
+                #expect(error is StorageError, "byte \(offset): \(error)")
+                refused += 1
+            }
+        }
+        // Most meta bytes are checked (the structure, the zero tail); a few are not checkable.
+        #expect(refused >= cases * 8 / 10, "refused \(refused) of \(cases)")
+    }
+
+    @Test func anEmptyDataFileIsNeverTreatedAsANewStore() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.child("store")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: path + "/data.mdb", contents: Data())
+        #expect { try LMDBEnvironment.openOrCreate(StorageConfiguration(path: path)) } throws: {
+            ($0 as? StorageError)?.code == .damaged
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as! Int
+        #expect(size == 0, "the empty file was left as it was")
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import Cairn
+
+@Suite struct EnvironmentTests {
+    @Test func createAndOpenAreSeparatePaths() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.child("store")
+        #expect { try LMDBEnvironment.open(StorageConfiguration(path: path)) } throws: {
+            ($0 as? StorageError)?.code == .notFound
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "opening must not create a store")
+        let created = try LMDBEnvironment.create(StorageConfiguration(path: path))
+        #expect { try LMDBEnvironment.create(StorageConfiguration(path: path)) } throws: {
+            ($0 as? StorageError)?.code == .alreadyExists
+        }
+        let opened = try LMDBEnvironment.open(StorageConfiguration(path: path))
+        #expect(opened === created, "one environment per directory per process")
+        // No scratch directory is left behind by creation.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store"])
+    }
+
+    @Test func theRegistryClosesAndReopensTheSameDirectory() throws {
+        let directory = TemporaryDirectory()
+        let configuration = StorageConfiguration(path: directory.child("store"))
+        var first: LMDBEnvironment? = try LMDBEnvironment.create(configuration)
+        let table = try first!.openTable("t", create: true)!
+        try first!.write { txn in try txn.put([42], for: key(1), in: table) }
+        let firstID = ObjectIdentifier(first!)
+        first = nil
+        // The files were closed; opening again gives a fresh environment with the committed data.
+        let second = try LMDBEnvironment.open(configuration)
+        let reopenedTable = try second.openTable("t")!
+        #expect(try second.read { txn in try txn.get(key(1), in: reopenedTable) } == [42])
+        _ = firstID
+    }
+
+    @Test func readOnlyStoresRefuseWritesWithATypedError() throws {
+        let store = try TemporaryStore()
+        let table = try store.table()
+        try store.environment.write { txn in try txn.put([1], for: key(1), in: table) }
+        let copy = store.directory.child("copy")
+        try store.environment.backup(to: copy)
+        var configuration = StorageConfiguration(path: copy)
+        configuration.isReadOnly = true
+        let readOnly = try LMDBEnvironment.open(configuration)
+        let copyTable = try readOnly.openTable("t")!
+        #expect(try readOnly.read { txn in try txn.get(key(1), in: copyTable) } == [1])
+        #expect { try readOnly.write { _ in } } throws: { ($0 as? StorageError)?.code == .readOnly }
+        #expect { try readOnly.openTable("new", create: true) } throws: { ($0 as? StorageError)?.code == .readOnly }
+        #expect(try readOnly.openTable("missing") == nil)
+    }
+
+    @Test func tablesAreCachedListedAndCheckedForFlags() throws {
+        let store = try TemporaryStore()
+        let a = try store.table("a")
+        let b = try store.table("b", flags: [.duplicateSort, .duplicateFixed])
+        #expect(try store.table("a") == a)
+        #expect(try store.environment.openTable("missing") == nil)
+        #expect(try store.environment.tableNames() == ["a", "b"])
+        #expect { try store.environment.openTable("b", flags: []) } throws: { $0 is StorageError }
+        #expect(try store.environment.storedFlags(of: "b") == [.duplicateSort, .duplicateFixed])
+        _ = b
+    }
+
+    @Test func reopeningAfterAPanicKeepsTableHandlesAndData() throws {
+        let store = try TemporaryStore()
+        let tables = try (0..<5).map { try store.table("t\($0)") }
+        try store.environment.write { txn in
+            for (n, table) in tables.enumerated() { try txn.put([UInt8(n)], for: key(n), in: table) }
+        }
+        try store.environment.reopenForTesting()
+        try store.environment.write { txn in try txn.put([9], for: key(9), in: tables[4]) }
+        try store.environment.read { txn in
+            for (n, table) in tables.enumerated() { let value = try txn.get(key(n), in: table); #expect(value == [UInt8(n)]) }
+            #expect(try txn.get(key(9), in: tables[4]) == [9])
+        }
+    }
+
+    @Test func aBackupIsACompactedVerifiedCopy() throws {
+        let store = try TemporaryStore()
+        let table = try store.table()
+        let index = try store.table("i", flags: .duplicateSort)
+        try store.environment.write { txn in
+            for n in 0..<2000 {
+                try txn.put([UInt8](repeating: UInt8(n % 256), count: 100), for: key(n), in: table)
+                try txn.put(key(n), for: [UInt8(n % 7)], in: index)
+            }
+        }
+        try store.environment.write { txn in for n in 0..<1000 { try txn.delete(key(n), in: table) } }
+        let backup = store.directory.child("backup")
+        try store.environment.backup(to: backup)
+        let copy = try LMDBEnvironment.open(StorageConfiguration(path: backup))
+        let copiedTable = try copy.openTable("t")!
+        let copiedIndex = try copy.openTable("i", flags: .duplicateSort)!
+        try copy.read { txn throws in
+            #expect(try txn.count(of: copiedTable) == 1000)
+            #expect(try txn.count(of: copiedIndex) == 2000)
+            #expect(try txn.get(key(1500), in: copiedTable) == [UInt8](repeating: UInt8(1500 % 256), count: 100))
+        }
+        let original = try FileManager.default.attributesOfItem(atPath: store.path + "/data.mdb")[.size] as! Int
+        let compacted = try FileManager.default.attributesOfItem(atPath: backup + "/data.mdb")[.size] as! Int
+        #expect(compacted < original)
+        #expect { try store.environment.backup(to: backup) } throws: { ($0 as? StorageError)?.code == .alreadyExists }
+    }
+
+    @Test func anEnvironmentIsRefusedInAForkedChild() throws {
+        let directory = TemporaryDirectory()
+        let result = try HelperProcess.run(["fork-check", directory.child("store")])
+        #expect(result.status == 0, "\(result.output) \(result.errors)")
+        #expect(result.output.contains("child 0"), "the child must get usedAfterFork and be able to reopen")
+        #expect(result.output.contains("parent ok"))
+    }
+
+    @Test func filesArePrivateUnderUmaskZero() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.child("store")
+        let result = try HelperProcess.run(["create", store, "000"])
+        #expect(result.status == 0, "\(result.output) \(result.errors)")
+        func mode(_ path: String) throws -> Int {
+            try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! NSNumber).intValue
+        }
+        for directory in [store, store + ".backup"] {
+            #expect(try mode(directory) == 0o700, "\(directory)")
+            for file in ["data.mdb", "lock.mdb"] where FileManager.default.fileExists(atPath: directory + "/" + file) {
+                #expect(try mode(directory + "/" + file) == 0o600, "\(directory)/\(file)")
+            }
+        }
+        #expect(FileManager.default.fileExists(atPath: store + ".backup/lock.mdb"), "the backup was verified by opening it")
+    }
+}
