@@ -360,10 +360,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         while true {
             do {
                 return try body()
-            } catch .mapResized where tries < Self.maximumResizeRetries {
+            } catch LMDBError.mapResized where tries < Self.maximumResizeRetries {
                 tries += 1
                 do { try state.absorbResize() } catch { throw LMDBError.mapResized }
-            } catch .mapFull where tries < Self.maximumResizeRetries {
+            } catch LMDBError.mapFull where tries < Self.maximumResizeRetries {
                 tries += 1
                 do { try state.grow() } catch { throw LMDBError.mapFull }
             }

@@ -62,7 +62,7 @@ struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Whether this code poisons the write transaction it happened in: LMDB marks the transaction
     /// as failed, and every later call in it would report `MDB_BAD_TXN` instead of the real cause.
     var poisonsTransaction: Bool {
-        self != .notFound && self != .keyExists && self != .badValueSize && self != .incompatible
+        ![MDB_NOTFOUND, MDB_KEYEXIST, MDB_BAD_VALSIZE, MDB_INCOMPATIBLE].contains(rawValue)
     }
 
     /// This code as the public error, with a message that says how to fix it.
@@ -73,46 +73,48 @@ struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     private var classification: (StorageError.Code, String) {
-        switch self {
-        case .mapFull:
+        // Switch on the C code: a `.name` pattern here could also resolve to StorageError.Code's
+        // public `~=`, which matches nothing, because both types have members of the same name.
+        switch rawValue {
+        case MDB_MAP_FULL:
             return (.maximumSizeReached,
                     "the store reached its configured maximum size. Raise the maximum size or delete data.")
-        case .transactionFull:
+        case MDB_TXN_FULL:
             return (.transactionTooLarge,
                     "one write touched more pages than a transaction can hold. Write the data in smaller chunks.")
-        case .readersFull:
+        case MDB_READERS_FULL:
             return (.tooManyReaders,
                     "every reader slot is in use. Raise the maximum number of readers, or use fewer threads or processes at once.")
-        case .tablesFull:
+        case MDB_DBS_FULL:
             return (.tooManyTables,
                     "the store needs more named tables than it was configured for. Raise the maximum number of tables.")
-        case .versionMismatch:
+        case MDB_VERSION_MISMATCH:
             return (.versionMismatch,
                     "the file was written by an incompatible version of LMDB. Open it with the release that wrote it and export the data.")
-        case .invalid, .corrupted, .pageNotFound:
+        case MDB_INVALID, MDB_CORRUPTED, MDB_PAGE_NOTFOUND:
             return (.damaged,
                     "the store's data file is damaged or is not a store. Restore it from a backup.")
-        case .badValueSize:
+        case MDB_BAD_VALSIZE:
             return (.invalidSize,
                     "a key is empty or longer than 511 bytes, or a value is too large. Shorten the key or value.")
-        case .panic:
+        case MDB_PANIC:
             return (.ioError,
                     "the storage engine stopped after a fatal error and was reopened. Retry the operation; earlier commits are intact.")
-        case LMDBError(ENOSPC), LMDBError(EFBIG), LMDBError(EDQUOT):
+        case ENOSPC, EFBIG, EDQUOT:
             return (.diskFull,
                     "the disk or the file-size limit is full. Free some space and retry; earlier commits are intact.")
-        case LMDBError(EIO):
+        case EIO:
             return (.ioError,
                     "the operating system reported an input/output error. Check the disk and retry; earlier commits are intact.")
-        case LMDBError(EACCES), LMDBError(EPERM):
+        case EACCES, EPERM:
             return (.permissionDenied,
                     "the process may not access the store's files. Make them readable and writable by this user.")
-        case LMDBError(EROFS):
+        case EROFS:
             return (.readOnly,
                     "the store is on a read-only file system. Open it read-only or move it to a writable location.")
-        case LMDBError(ENOENT):
+        case ENOENT:
             return (.notFound, "a file of the store does not exist. Check the path.")
-        case LMDBError(ENOMEM):
+        case ENOMEM:
             return (.other,
                     "the process could not map the store into memory. Lower the maximum size or free address space.")
         default:
