@@ -118,7 +118,11 @@ package struct KeyRange: Sendable, Hashable {
 
     /// The smallest byte string greater than every string that starts with `prefix`, or `nil`
     /// when there is none (the prefix is empty or all `0xFF`).
-    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+    ///
+    /// ```swift
+    /// KeyRange.successor(of: [0x61, 0xFF])   // [0x62]
+    /// ```
+    package static func successor(of prefix: [UInt8]) -> [UInt8]? {
         var bytes = prefix
         while let last = bytes.last {
             if last < 0xFF {

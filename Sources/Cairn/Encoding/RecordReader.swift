@@ -1,0 +1,190 @@
+/// Parses one stored record and hands out its fields by tag.
+///
+/// The initializer verifies the checksum before looking at anything else, then walks the
+/// fields once, checking every length with overflow-safe arithmetic, and indexes them. It
+/// rejects tags that are not strictly ascending (so a duplicate tag is damage), unknown wire
+/// types, and bytes left between the last field and the checksum. Fields whose tags the caller
+/// never asks for are simply skipped, so records written by a newer schema stay readable.
+/// It never allocates more than its input holds.
+///
+/// ```swift
+/// let reader = try RecordReader(record)
+/// let name = try reader.read(String.self, tag: 1) ?? ""
+/// let nickname = try reader.read(String?.self, tag: 7)     // nil when absent
+/// ```
+package struct RecordReader: Sendable {
+    private struct Field: Sendable {
+        var tag: UInt32
+        var wireType: WireType
+        var start: Int
+        var end: Int
+        var scalar: UInt64
+    }
+
+    /// The record's bytes, checksum included.
+    ///
+    /// ```swift
+    /// let copy = reader.bytes
+    /// ```
+    package let bytes: [UInt8]
+    private let fields: [Field]
+
+    /// Parses a record held in an array, without copying it.
+    ///
+    /// ```swift
+    /// let reader = try RecordReader(record)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bytes: A record as ``RecordWriter/finished()`` produced it.
+    /// - Throws: ``StorageError`` with code `.damagedRecord` when the checksum does not match or
+    ///   the bytes are not a well-formed record, and `.versionMismatch` when the record has a
+    ///   valid checksum but a format byte this version does not know.
+    package init(_ bytes: [UInt8]) throws(StorageError) {
+        self.bytes = bytes
+        self.fields = try RecordReader.index(bytes)
+    }
+
+    /// Parses a record held in borrowed memory, copying it first.
+    ///
+    /// The copy lets the reader outlive the buffer (for example bytes borrowed from LMDB inside
+    /// a read transaction).
+    ///
+    /// ```swift
+    /// let reader = try value.withUnsafeBytes { try RecordReader(copying: $0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - buffer: A record as ``RecordWriter/finished()`` produced it.
+    /// - Throws: ``StorageError`` as ``init(_:)`` does.
+    package init(copying buffer: UnsafeRawBufferPointer) throws(StorageError) {
+        try self.init(Array(buffer))
+    }
+
+    /// The tags of the fields present, in ascending order.
+    ///
+    /// ```swift
+    /// let unknown = reader.tags.filter { !knownTags.contains($0) }
+    /// ```
+    package var tags: [UInt32] { fields.map(\.tag) }
+
+    /// Whether a field with this tag is present.
+    ///
+    /// ```swift
+    /// if !reader.contains(tag: 3) { useDefault() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tag: The field's stable number.
+    /// - Returns: `true` when the record carries that field.
+    package func contains(tag: UInt32) -> Bool {
+        fieldIndex(of: tag) != nil
+    }
+
+    /// Returns a field's payload, or `nil` when the record does not carry that tag.
+    ///
+    /// ```swift
+    /// if case .bytes(let raw)? = reader.payload(tag: 9) { blob = Data(raw) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tag: The field's stable number.
+    /// - Returns: The payload, with no copy of length-delimited bytes.
+    /// - Complexity: O(log *n*) in the number of fields.
+    package func payload(tag: UInt32) -> FieldPayload? {
+        guard let index = fieldIndex(of: tag) else { return nil }
+        let field = fields[index]
+        switch field.wireType {
+        case .varint: return .varint(field.scalar)
+        case .fixed32: return .fixed32(UInt32(truncatingIfNeeded: field.scalar))
+        case .fixed64: return .fixed64(field.scalar)
+        case .lengthDelimited: return .bytes(bytes[field.start..<field.end])
+        }
+    }
+
+    private func fieldIndex(of tag: UInt32) -> Int? {
+        var low = 0
+        var high = fields.count
+        while low < high {
+            let middle = (low + high) / 2
+            if fields[middle].tag < tag { low = middle + 1 } else { high = middle }
+        }
+        return low < fields.count && fields[low].tag == tag ? low : nil
+    }
+
+    private static func index(_ bytes: [UInt8]) throws(StorageError) -> [Field] {
+        guard bytes.count >= 5 else {
+            throw StorageError.damagedRecord("The record is \(bytes.count) bytes long, shorter than the 5-byte minimum.")
+        }
+        let end = bytes.count - 4
+        var stored: UInt32 = 0
+        for offset in 0..<4 { stored |= UInt32(bytes[end + offset]) << (8 * offset) }
+        var crc = CRC32C()
+        crc.update(bytes[0..<end])
+        guard crc.value == stored else {
+            throw StorageError.damagedRecord("The record's checksum does not match its contents.")
+        }
+        guard bytes[0] == RecordWriter.formatVersion else {
+            throw StorageError(
+                code: .versionMismatch,
+                message: "The record has format \(bytes[0]), but this version of Cairn reads format "
+                    + "\(RecordWriter.formatVersion) only. Open the store with the release that wrote it."
+            )
+        }
+        var fields: [Field] = []
+        var position = 1
+        var lastTag: UInt32 = 0
+        while position < end {
+            let fieldStart = position
+            guard let header = Varint.read(bytes, at: &position, end: end) else {
+                throw StorageError.damagedRecord("The field header at byte \(fieldStart) is cut off or overlong.")
+            }
+            let rawTag = header >> 3
+            guard rawTag >= 1, rawTag <= UInt64(RecordWriter.maximumTag) else {
+                throw StorageError.damagedRecord("The field at byte \(fieldStart) has the invalid tag \(rawTag).")
+            }
+            let tag = UInt32(rawTag)
+            guard let wireType = WireType(rawValue: UInt8(header & 7)) else {
+                throw StorageError.damagedRecord("The field \(tag) has the unknown wire type \(header & 7).")
+            }
+            guard tag > lastTag else {
+                throw StorageError.damagedRecord(
+                    tag == lastTag
+                        ? "The field \(tag) appears twice."
+                        : "The field \(tag) follows field \(lastTag); tags must ascend."
+                )
+            }
+            lastTag = tag
+            var field = Field(tag: tag, wireType: wireType, start: position, end: position, scalar: 0)
+            switch wireType {
+            case .varint:
+                guard let value = Varint.read(bytes, at: &position, end: end) else {
+                    throw StorageError.damagedRecord("The varint of field \(tag) is cut off or overlong.")
+                }
+                field.scalar = value
+            case .fixed32, .fixed64:
+                let width = wireType == .fixed32 ? 4 : 8
+                guard end - position >= width else {
+                    throw StorageError.damagedRecord("The field \(tag) needs \(width) bytes but \(end - position) remain.")
+                }
+                for offset in 0..<width { field.scalar |= UInt64(bytes[position + offset]) << (8 * offset) }
+                position += width
+            case .lengthDelimited:
+                guard let length = Varint.read(bytes, at: &position, end: end) else {
+                    throw StorageError.damagedRecord("The length of field \(tag) is cut off or overlong.")
+                }
+                // Compare in UInt64 before converting: a huge claimed length must not trap or wrap.
+                guard length <= UInt64(end - position) else {
+                    throw StorageError.damagedRecord(
+                        "The field \(tag) claims \(length) bytes but only \(end - position) remain."
+                    )
+                }
+                field.start = position
+                position += Int(length)
+            }
+            field.end = position
+            fields.append(field)
+        }
+        return fields
+    }
+}

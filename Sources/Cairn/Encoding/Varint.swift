@@ -1,0 +1,54 @@
+/// LEB128 variable-length integers and zigzag mapping, shared by records and the binary coder.
+///
+/// Decoding is strict: at most ten bytes, and the tenth may only carry the top bit of a
+/// `UInt64`, so an overlong or overflowing varint is damage rather than a silently wrapped value.
+enum Varint {
+    static let maximumLength = 10
+
+    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    static func encodedLength(_ value: UInt64) -> Int {
+        var value = value
+        var length = 1
+        while value >= 0x80 {
+            value >>= 7
+            length += 1
+        }
+        return length
+    }
+
+    /// Reads a varint at `index`, advancing it; `nil` when the bytes end early or overflow.
+    static func read(_ bytes: [UInt8], at index: inout Int, end: Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var position = index
+        while position < end {
+            let byte = bytes[position]
+            position += 1
+            if shift == 63 && byte > 1 { return nil }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                index = position
+                return result
+            }
+            shift += 7
+            if shift > 63 { return nil }
+        }
+        return nil
+    }
+
+    static func zigzag(_ value: Int64) -> UInt64 {
+        UInt64(bitPattern: (value << 1) ^ (value >> 63))
+    }
+
+    static func unzigzag(_ value: UInt64) -> Int64 {
+        Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
+    }
+}

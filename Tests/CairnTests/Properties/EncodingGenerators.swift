@@ -1,0 +1,50 @@
+import Foundation
+import PropertyBased
+
+@testable import Cairn
+
+/// ProfileGenerators shared by the Encoding property tests.
+enum EncodingGenerators {
+    static let specialDoubles: [Double] = [
+        0, -0.0, 1, -1, .infinity, -.infinity, .nan, -.nan, Double(bitPattern: 0x7FF0_0000_0000_0001),
+        .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+    ]
+
+    static let double = Gen<UInt64>.value(in: 0...UInt64.max).map { bits -> Double in
+        switch bits % 4 {
+        case 0: specialDoubles[Int((bits >> 2) % UInt64(specialDoubles.count))]
+        case 1: Double(Int64(truncatingIfNeeded: bits >> 2) % 1000) / 8
+        default: Double(bitPattern: bits)
+        }
+    }
+
+    static let float = Gen<UInt64>.value(in: 0...UInt64.max).map { bits -> Float in
+        switch bits % 4 {
+        case 0: Float(specialDoubles[Int((bits >> 2) % UInt64(specialDoubles.count))])
+        case 1: Float(Int64(truncatingIfNeeded: bits >> 2) % 1000) / 8
+        default: Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 7))
+        }
+    }
+
+    static let finiteDouble = Gen<Int64>.value(in: -1_000_000...1_000_000).map { Double($0) / 64 }
+
+    /// Mostly small code points (so shared prefixes and NULs are common), sometimes any scalar.
+    static let character = Gen<UInt32>.value(in: 0...0x10FFFF).map { raw -> Character in
+        let value = raw % 3 == 0 ? raw : raw % 4
+        return Character(Unicode.Scalar(value) ?? "\u{FFFD}")
+    }
+
+    static let string = character.string(of: 0...8)
+
+    static let bytes = Gen<UInt8>.value(in: 0...3).array(of: 0...6)
+
+    static let data = bytes.map { Data($0) }
+
+    static let uuid = Gen<UInt8>.value(in: 0...255).array(of: 16).map { UUID(uuidBytes: $0) }
+
+    static let date = double.map { Date(timeIntervalSinceReferenceDate: $0) }
+}
+
+extension UUID {
+    var byteArray: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
+}
