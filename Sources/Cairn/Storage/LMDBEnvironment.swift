@@ -72,7 +72,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
                 path: target)
         }
         let parent = StoreFiles.parent(of: target)
-        let scratch = parent + "/.cairn-creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        StoreFiles.removeAbandonedScratchDirectories(in: parent)
+        let scratch = parent + "/" + StoreFiles.scratchPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try StoreFiles.makePrivateDirectory(scratch)
         do throws(StorageError) {
             var scratchConfiguration = configuration

@@ -95,6 +95,28 @@ enum StoreFiles {
         rmdir(path)
     }
 
+    /// The prefix of the scratch directories new stores are built in (see `LMDBEnvironment.create`).
+    static let scratchPrefix = ".cairn-creating-"
+
+    /// Removes scratch directories in `parent` left by processes that died while creating a
+    /// store. A scratch directory is named `<prefix><pid>-<random>`; only those whose process no
+    /// longer exists are removed.
+    static func removeAbandonedScratchDirectories(in parent: String) {
+        guard let directory = opendir(parent) else { return }
+        var abandoned: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            guard name.hasPrefix(scratchPrefix),
+                  let pid = Int32(name.dropFirst(scratchPrefix.count).prefix { $0 != "-" })
+            else { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH { abandoned.append(parent + "/" + name) }
+        }
+        closedir(directory)
+        abandoned.forEach(removeDirectory)
+    }
+
     /// Whether the directory exists and holds no entries.
     static func isEmptyDirectory(_ path: String) -> Bool {
         guard let directory = opendir(path) else { return false }

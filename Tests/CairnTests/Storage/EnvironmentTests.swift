@@ -20,6 +20,21 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store"])
     }
 
+    @Test func creationCleansUpAfterProcessesThatDiedCreatingAStore() throws {
+        let directory = TemporaryDirectory()
+        // A process that no longer exists (a child that has exited) and a live one (this one).
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run()
+        child.waitUntilExit()
+        let dead = directory.child(".cairn-creating-\(child.processIdentifier)-1")
+        let live = directory.child(".cairn-creating-\(getpid())-2")
+        for path in [dead, live] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        _ = try LMDBEnvironment.create(StorageConfiguration(path: directory.child("store")))
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: live), "a live process's scratch directory is left alone")
+    }
+
     @Test func theRegistryClosesAndReopensTheSameDirectory() throws {
         let directory = TemporaryDirectory()
         let configuration = StorageConfiguration(path: directory.child("store"))

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Cairn
 
@@ -12,6 +13,9 @@ enum NumberedStore {
     /// Returns the last committed transaction number, after checking that every transaction up to
     /// it is whole and nothing after it exists.
     static func verify(_ path: String, keysPerTransaction: Int) throws -> UInt64 {
+        // A writer killed while creating the store leaves no store at all (creation is one
+        // rename), never a partial one.
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
         let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
         guard let table = try environment.openTable("t") else { return 0 }
         return try environment.read { txn in
