@@ -15,13 +15,11 @@ enum CommitMarker {
     static let key: [UInt8] = [0x00] + Array("cairn.commit".utf8)
 
     /// Stores the transaction's own id. Called just before commit.
-    static func write(in handle: TransactionHandle, mainTable: Table) throws(StorageError) {
-        let id = withUnsafeBytes(of: UInt64(mdb_txn_id(handle.pointer)).bigEndian) { Array($0) }
-        try withMDBValues(key, id) { (key, value) throws(StorageError) in
-            _ = try handle.run("Recording the commit", "mdb_put") {
-                mdb_put(handle.pointer, mainTable.handle, &key, &value, 0)
-            }
-        }
+    ///
+    /// - Returns: `mdb_put`'s return code.
+    static func write(in transaction: OpaquePointer, mainTable: Table) -> Int32 {
+        let id = withUnsafeBytes(of: UInt64(mdb_txn_id(transaction)).bigEndian) { Array($0) }
+        return withMDBValues(key, id) { key, value in mdb_put(transaction, mainTable.handle, &key, &value, 0) }
     }
 
     /// Checks the newest snapshot's marker against its id.
@@ -44,8 +42,10 @@ enum CommitMarker {
             throw StorageError(
                 code: .damaged,
                 message: "The store cannot be opened: its newest meta page names transaction \(id), but the "
-                    + "snapshot it leads to was committed as transaction \(stored). A meta page is damaged, and "
-                    + "opening would silently go back to an older state. Restore the store from a backup.",
+                    + "snapshot it leads to was committed as transaction \(stored). Either a meta page is damaged, "
+                    + "and opening would silently go back to an older state (restore the store from a backup), or "
+                    + "the store was last written by a program other than Cairn (open it with that program and "
+                    + "export the data).",
                 path: path)
         }
     }

@@ -135,10 +135,14 @@ package struct Cursor: ~Copyable {
     /// if try cursor.seek(key: owner, value: target) { … }
     /// ```
     package func seek(key: [UInt8], value: [UInt8]) throws(StorageError) -> Bool {
-        try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
+        let found = try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
             position.pointee = (key, value)
             return try move(MDB_GET_BOTH)
         }
+        // MDB_GET_BOTH leaves `current` pointing at the caller's bytes, which are gone now:
+        // point it into the store again.
+        guard found else { return false }
+        return try move(MDB_GET_CURRENT)
     }
 
     /// The number of values of the current key (a duplicate table).
@@ -199,8 +203,11 @@ package struct Cursor: ~Copyable {
     }
 
     private func move(_ operation: MDB_cursor_op) throws(StorageError) -> Bool {
-        try transaction.run("Moving a cursor in table '\(table)'", "mdb_cursor_get") {
+        let found = try transaction.run("Moving a cursor in table '\(table)'", "mdb_cursor_get") {
             mdb_cursor_get(pointer, &position.pointee.key, &position.pointee.value, operation)
         }
+        // A failed seek leaves the key pointing at the caller's bytes: never hand those out.
+        if !found { position.pointee = (MDB_val(), MDB_val()) }
+        return found
     }
 }

@@ -47,9 +47,26 @@ struct DataFileValidator {
 
     /// Validates the file at `path`.
     ///
+    /// Another process may commit while the file is read, so damage is reported only when two
+    /// passes in a row find the same fault.
+    ///
     /// - Throws: ``StorageError`` `.notFound` when there is no file, `.damaged` for a zero-length,
     ///   truncated or damaged file, `.versionMismatch` for another LMDB data version.
     func validate() throws(StorageError) -> Summary {
+        var previous: String?
+        var attempts = 0
+        while true {
+            do {
+                return try validateOnce()
+            } catch where error.code == .damaged && error.message != previous && attempts < 5 {
+                previous = error.message
+                attempts += 1
+                usleep(2000)
+            }
+        }
+    }
+
+    private func validateOnce() throws(StorageError) -> Summary {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -108,9 +125,20 @@ struct DataFileValidator {
         }
         let newest = id1 > id0 ? metas[1] : metas[0]
         let lastPage = newest.uint64(at: Offset.lastPage)
+        let pagesInFile = UInt64(fileSize / pageSize)
+        if lastPage >= pagesInFile {
+            // Short: safe only if nothing the trees reference lies past the end.
+            var walker = PageWalker(fd: fd, pageSize: pageSize, pagesInFile: pagesInFile, path: path)
+            try walker.walk(roots: [newest.uint64(at: Offset.freeDB + DBOffset.root),
+                                    newest.uint64(at: Offset.mainDB + DBOffset.root)])
+        }
         for database in [Offset.freeDB, Offset.mainDB] {
             let root = newest.uint64(at: database + DBOffset.root)
             guard root != Self.invalidPage else { continue }
+            guard root < pagesInFile else {
+                throw damaged("the root page \(root) of the newest meta page lies past the end of the file: it is truncated. "
+                              + "Restore it from a backup.")
+            }
             let rootPage = try read(fd: fd, offset: Int(root) * pageSize, count: Self.headerSize)
             let depth = Int(newest.uint16(at: database + DBOffset.depth))
             let flags = rootPage.uint16(at: Offset.flags)
@@ -157,13 +185,13 @@ struct DataFileValidator {
                           + "Restore the store from a backup.")
         }
         let lastPage = page.uint64(at: Offset.lastPage)
-        let pagesInFile = UInt64(fileSize / pageSize)
-        guard lastPage >= 1, lastPage < pagesInFile else {
-            throw damaged("\(name) says the file has \(lastPage &+ 1) pages but it holds \(pagesInFile): "
-                          + "the file is truncated or damaged. Restore it from a backup.")
+        // The file may legitimately end before the last page (pages allocated and freed in one
+        // transaction are never written); `validate` walks the trees when it does.
+        guard lastPage >= 1, lastPage < UInt64(Int.max / pageSize) else {
+            throw damaged("\(name) gives the impossible last page \(lastPage). Restore the store from a backup.")
         }
         let mapSize = page.uint64(at: Offset.mapSize)
-        guard mapSize % UInt64(pageSize) == 0, mapSize / UInt64(pageSize) > lastPage else {
+        guard mapSize / UInt64(pageSize) > lastPage else {
             throw damaged("\(name) gives a map size of \(mapSize) bytes, which does not hold its "
                           + "\(lastPage + 1) pages. Restore the store from a backup.")
         }
@@ -204,6 +232,11 @@ struct DataFileValidator {
     }
 
     private func read(fd: Int32, offset: Int, count: Int) throws(StorageError) -> Bytes {
+        try Self.read(fd: fd, offset: offset, count: count, path: path)
+    }
+
+    /// Reads `count` bytes at `offset`; a file that ends first is damage (truncation).
+    static func read(fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> Bytes {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
@@ -215,8 +248,11 @@ struct DataFileValidator {
                 throw LMDBError(errno).storageError(operation: "Reading the data file", path: path)
             }
             if n == 0 {
-                throw damaged("the data file ends at byte \(offset + done), inside a page it needs. "
-                              + "It is truncated; restore it from a backup.")
+                throw StorageError(
+                    code: .damaged,
+                    message: "The store cannot be opened: the data file ends at byte \(offset + done), inside a page it "
+                        + "needs. It is truncated; restore it from a backup.",
+                    path: path)
             }
             done += n
         }

@@ -29,36 +29,45 @@ final class EnvironmentRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
 
-    /// The environment open for `path`, or a new one from `open`.
+    /// The environment open for the directory with identity `key`, or a new one from `open`.
     func environment(
-        for path: String, configuration: StorageConfiguration,
+        for key: String, configuration: StorageConfiguration,
         open: () throws(StorageError) -> LMDBEnvironment
     ) throws(StorageError) -> LMDBEnvironment {
+        let (environment, existed) = try lookUpOrOpen(key, open: open)
+        // Checked outside the lock: if this is the last reference, releasing it runs deinit,
+        // which takes the lock.
+        if existed && environment.configuration.isReadOnly && !configuration.isReadOnly {
+            throw StorageError(
+                code: .readOnly,
+                message: "This store is already open read-only in this process. Release that "
+                    + "instance before opening it for writing.",
+                path: environment.path)
+        }
+        return environment
+    }
+
+    private func lookUpOrOpen(
+        _ key: String, open: () throws(StorageError) -> LMDBEnvironment
+    ) throws(StorageError) -> (LMDBEnvironment, existed: Bool) {
         lock.lock()
         defer { lock.unlock() }
-        if let entry = entries[path] {
+        if let entry = entries[key] {
             if entry.state.processID != getpid() {
                 // Inherited across fork(): the child must not touch it (see EnvironmentState.close()).
-                entries[path] = nil
+                entries[key] = nil
             } else if let environment = entry.environment {
-                if environment.configuration.isReadOnly && !configuration.isReadOnly {
-                    throw StorageError(
-                        code: .readOnly,
-                        message: "This store is already open read-only in this process. Release that "
-                            + "instance before opening it for writing.",
-                        path: path)
-                }
-                return environment
+                return (environment, true)
             } else {
                 // Its last reference is going away and its deinit waits for this lock: close the
                 // files now so the new open does not overlap them.
                 entry.state.close()
-                entries[path] = nil
+                entries[key] = nil
             }
         }
         let environment = try open()
-        entries[path] = Entry(environment: environment)
-        return environment
+        entries[key] = Entry(environment: environment)
+        return (environment, false)
     }
 
     /// Closes `state` unless a newer open already did.
@@ -66,8 +75,8 @@ final class EnvironmentRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if !state.isClosed { state.close() }
-        if let entry = entries[state.configuration.path], entry.state === state {
-            entries[state.configuration.path] = nil
+        if let entry = entries[state.registryKey], entry.state === state {
+            entries[state.registryKey] = nil
         }
     }
 }

@@ -13,14 +13,16 @@ import Darwin
 /// It outlives its ``LMDBEnvironment`` by a moment: the registry holds it so it can close the
 /// files before the same directory is opened again (see ``EnvironmentRegistry``).
 final class EnvironmentState: @unchecked Sendable {
-    /// The LMDB environment. Replaced only by ``reopen()`` under the gate's exclusive side; read
-    /// under its shared side (every transaction holds it).
-    private(set) var environment: OpaquePointer
+    /// The LMDB environment, or `nil` after a reopen failed (every use then throws). Replaced only
+    /// under the gate's exclusive side; read under its shared side (every transaction holds it).
+    private var liveEnvironment: OpaquePointer?
     /// The map size in bytes. Changed only under the gate's exclusive side.
     private(set) var mapSize: Int
     let configuration: StorageConfiguration
     let processID = getpid()
     let pageSize: Int
+    /// Identifies this environment in its ``Table`` handles, so a table of another store is caught.
+    let identifier = EnvironmentState.nextIdentifier()
 
     /// Shared by every transaction, exclusive for map changes.
     let gate = TransactionGate()
@@ -36,9 +38,11 @@ final class EnvironmentState: @unchecked Sendable {
     private var tables: [String: Table] = [:]
     private var tableOrder: [String] = []
     /// The unnamed main table, whose keys are the names of the named tables.
-    private(set) var mainTable = Table(name: "", flags: [], handle: 1)
+    private(set) var mainTable: Table
     /// Guarded by the registry's lock.
     var isClosed = false
+    /// The registry's key for this environment's directory (device and inode).
+    let registryKey: String
 
     private let writerThreadLock = NSLock()
     private var startedWriterThread: WriterThread?
@@ -53,36 +57,55 @@ final class EnvironmentState: @unchecked Sendable {
         return thread
     }
 
-    init(configuration: StorageConfiguration, mapSize: Int) throws(StorageError) {
+    private static let identifierLock = NSLock()
+    nonisolated(unsafe) private static var lastIdentifier: UInt64 = 0   // guarded by identifierLock
+
+    private static func nextIdentifier() -> UInt64 {
+        identifierLock.withLock {
+            lastIdentifier += 1
+            return lastIdentifier
+        }
+    }
+
+    init(configuration: StorageConfiguration, mapSize: Int, registryKey: String) throws(StorageError) {
         self.configuration = configuration
         self.mapSize = mapSize
-        self.environment = try Self.openLMDB(configuration, mapSize: mapSize)
+        self.registryKey = registryKey
+        let environment = try Self.openLMDB(configuration, mapSize: mapSize)
+        liveEnvironment = environment
         var stat = MDB_stat()
         mdb_env_stat(environment, &stat)
         pageSize = Int(stat.ms_psize)
         // Leave most reader slots to other threads and processes.
         maximumPooledReaders = max(1, min(16, configuration.maximumReaders / 4))
+        mainTable = Table(name: "", flags: [], handle: 1, environment: identifier)
         var dead: Int32 = 0
         mdb_reader_check(environment, &dead)
-        do throws(LMDBError) {
-            // LMDB sets the main table's comparator only in mdb_dbi_open; until then a lookup in
-            // it (listing tables) calls a null function pointer.
-            mainTable = try openTableHandle(nil, flags: [], create: false, readOnly: true)!
-        } catch {
-            mdb_env_close(environment)
-            throw error.storageError(operation: "Reading the store's table catalogue", path: configuration.path)
-        }
-        do {
+        do throws(StorageError) {
+            do throws(LMDBError) {
+                // LMDB sets the main table's comparator only in mdb_dbi_open; until then a lookup
+                // in it (listing tables) calls a null function pointer.
+                mainTable = try openTableHandle(nil, flags: [], create: false, readOnly: true)!
+            } catch {
+                throw error.storageError(operation: "Reading the store's table catalogue", path: configuration.path)
+            }
             try CommitMarker.check(environment, mainTable: mainTable, path: configuration.path)
         } catch {
+            // Never leave an open MDB_env behind: its POSIX locks would let a later open of the
+            // same files in this process believe it is alone.
             mdb_env_close(environment)
+            liveEnvironment = nil
             throw error
         }
-        if !configuration.isReadOnly {
-            for file in [StoreFiles.dataFile(in: configuration.path), StoreFiles.lockFile(in: configuration.path)] {
-                try StoreFiles.setMode(StoreFiles.fileMode, of: file)
-            }
-        }
+    }
+
+    /// The open `MDB_env`. The caller holds the gate.
+    ///
+    /// - Throws: `MDB_PANIC` when a reopen after a fatal error failed; the store must be opened
+    ///   again.
+    func environment() throws(LMDBError) -> OpaquePointer {
+        guard let liveEnvironment else { throw LMDBError.panic }
+        return liveEnvironment
     }
 
     /// Creates and opens an `MDB_env` for `configuration.path` with Cairn's fixed flags.
@@ -101,7 +124,8 @@ final class EnvironmentState: @unchecked Sendable {
         try check(mdb_env_set_maxdbs(environment, UInt32(configuration.maximumTables)), "Setting the table count")
         try check(mdb_env_set_mapsize(environment, mapSize), "Setting the map size")
         // MDB_NOTLS: read transactions are not tied to threads, so pooled ones can move between
-        // them. Never MDB_NOSYNC, MDB_MAPASYNC or MDB_WRITEMAP (ARCHITECTURE §3).
+        // them. Never MDB_NOSYNC, MDB_MAPASYNC or MDB_WRITEMAP (ARCHITECTURE §3). The files are
+        // created 0600, which a umask can only narrow.
         var flags = UInt32(MDB_NOTLS)
         if configuration.durability == .noMetaSync { flags |= UInt32(MDB_NOMETASYNC) }
         if configuration.isReadOnly { flags |= UInt32(MDB_RDONLY) }
@@ -113,6 +137,7 @@ final class EnvironmentState: @unchecked Sendable {
 
     /// A renewed pooled read transaction, or a new one. The caller holds the gate shared.
     func beginRead() throws(LMDBError) -> TransactionHandle {
+        let environment = try environment()
         poolLock.lock()
         let pooled = readerPool.popLast()
         poolLock.unlock()
@@ -129,7 +154,7 @@ final class EnvironmentState: @unchecked Sendable {
             rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &pointer)
         }
         guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
-        return TransactionHandle(pointer: pointer!, path: configuration.path)
+        return TransactionHandle(pointer: pointer!, path: configuration.path, environment: identifier)
     }
 
     /// Resets a read transaction and keeps it for the next read. The caller holds the gate shared.
@@ -162,7 +187,7 @@ final class EnvironmentState: @unchecked Sendable {
     /// Doubles the map, up to the configured maximum. The caller holds no transaction.
     func grow() throws(StorageError) {
         try gate.withExclusive { () throws(StorageError) in
-            let maximum = max(configuration.maximumMapSize, mapSize)
+            let maximum = LMDBEnvironment.roundedMapSize(max(configuration.maximumMapSize, mapSize), pageSize: pageSize)
             guard mapSize < maximum else {
                 throw StorageError(
                     code: .maximumSizeReached,
@@ -170,8 +195,8 @@ final class EnvironmentState: @unchecked Sendable {
                         + "Raise the maximum size or delete data.",
                     path: configuration.path)
             }
-            let target = LMDBEnvironment.roundedMapSize(min(mapSize.multipliedReportingOverflow(by: 2).partialValue, maximum), pageSize: pageSize)
-            try setMapSize(min(target, LMDBEnvironment.roundedMapSize(maximum, pageSize: pageSize)))
+            let doubled = mapSize > maximum / 2 ? maximum : mapSize * 2
+            try setMapSize(min(LMDBEnvironment.roundedMapSize(doubled, pageSize: pageSize), maximum))
         }
     }
 
@@ -183,40 +208,44 @@ final class EnvironmentState: @unchecked Sendable {
     /// Sets the map size (0 adopts the size recorded in the file) and records the result.
     /// The caller holds the gate exclusively, so no transaction of this process is active.
     private func setMapSize(_ size: Int) throws(StorageError) {
-        let rc = mdb_env_set_mapsize(environment, size)
-        guard rc == MDB_SUCCESS else {
-            throw LMDBError(rc).storageError(operation: "Growing the map", path: configuration.path)
+        do throws(LMDBError) {
+            let environment = try environment()
+            let rc = mdb_env_set_mapsize(environment, size)
+            guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
+            var info = MDB_envinfo()
+            mdb_env_info(environment, &info)
+            mapSize = info.me_mapsize
+        } catch {
+            throw error.storageError(operation: "Resizing the map", path: configuration.path)
         }
-        var info = MDB_envinfo()
-        mdb_env_info(environment, &info)
-        mapSize = info.me_mapsize
     }
 
     /// Closes and reopens the environment after `MDB_PANIC`, reopening every table in its
-    /// original order so that existing ``Table`` handles keep their numbers.
+    /// original order so that existing ``Table`` handles keep their numbers. If that fails, the
+    /// environment stays closed and every later use throws; the store must be opened again.
+    /// The caller holds no transaction.
     func reopen() throws(StorageError) {
         try gate.withExclusive { () throws(StorageError) in
             drainReaderPool()
-            mdb_env_close(environment)
-            environment = try Self.openLMDB(configuration, mapSize: mapSize)
-            do throws(LMDBError) {
-                _ = try openTableHandle(nil, flags: [], create: false, readOnly: true)
-            } catch {
-                throw error.storageError(operation: "Reading the store's table catalogue", path: configuration.path)
-            }
+            if let liveEnvironment { mdb_env_close(liveEnvironment) }
+            liveEnvironment = nil
+            let environment = try Self.openLMDB(configuration, mapSize: mapSize)
+            liveEnvironment = environment
             tableLock.lock()
             let order = tableOrder
             let known = tables
             tableLock.unlock()
-            for name in order {
-                let table = known[name]!
-                let reopened: Table?
-                do throws(LMDBError) {
-                    reopened = try openTableHandle(name, flags: table.flags, create: false, readOnly: configuration.isReadOnly)
-                } catch {
-                    throw error.storageError(operation: "Reopening table '\(name)'", path: configuration.path)
+            do throws(LMDBError) {
+                _ = try openTableHandle(nil, flags: [], create: false, readOnly: true)
+                for name in order {
+                    let table = known[name]!
+                    let reopened = try openTableHandle(name, flags: table.flags, create: false, readOnly: true)
+                    precondition(reopened?.handle == table.handle, "table '\(name)' changed its handle when the store was reopened")
                 }
-                precondition(reopened?.handle == table.handle, "table '\(name)' changed its handle when the store was reopened")
+            } catch {
+                mdb_env_close(environment)
+                liveEnvironment = nil
+                throw error.storageError(operation: "Reopening the store after a fatal error", path: configuration.path)
             }
         }
     }
@@ -229,7 +258,8 @@ final class EnvironmentState: @unchecked Sendable {
         return tables[name]
     }
 
-    /// Opens a table in a transaction of its own and caches it. The caller holds the writer lock.
+    /// Opens a table in a transaction of its own and caches it. The caller holds the writer lock
+    /// and no transaction.
     func openTableInOwnTransaction(_ name: String, flags: TableFlags, create: Bool, readOnly: Bool) throws(LMDBError) -> Table? {
         gate.enterShared(nested: false)
         defer { gate.leaveShared() }
@@ -241,37 +271,39 @@ final class EnvironmentState: @unchecked Sendable {
         return table
     }
 
+    /// Opens (or creates) a named table, or the main table for `nil`, in a transaction of its own.
+    ///
+    /// - Throws: `MDB_INCOMPATIBLE` when the table exists with other flags: LMDB 0.9 itself
+    ///   ignores the requested flags of an existing table, so they are compared here.
     private func openTableHandle(_ name: String?, flags: TableFlags, create: Bool, readOnly: Bool) throws(LMDBError) -> Table? {
         var pointer: OpaquePointer?
-        var rc = mdb_txn_begin(environment, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &pointer)
-        guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
+        var rc = mdb_txn_begin(try environment(), nil, readOnly ? UInt32(MDB_RDONLY) : 0, &pointer)
+        guard rc == MDB_SUCCESS, let transaction = pointer else { throw LMDBError(rc) }
         // A table that does not exist yet is created by this transaction, which then commits a
         // change and so records the commit marker like any write.
         var creates = false
         if create, let name {
             var data = MDB_val()
-            creates = withMDBValue(Array(name.utf8)) { key in mdb_get(pointer, mainTable.handle, &key, &data) } == MDB_NOTFOUND
+            creates = withMDBValue(Array(name.utf8)) { key in mdb_get(transaction, mainTable.handle, &key, &data) } == MDB_NOTFOUND
         }
         var handle: MDB_dbi = 0
-        rc = mdb_dbi_open(pointer, name, flags.rawValue | (create ? UInt32(MDB_CREATE) : 0), &handle)
-        if rc != MDB_SUCCESS {
-            mdb_txn_abort(pointer)
+        rc = mdb_dbi_open(transaction, name, flags.rawValue | (create ? UInt32(MDB_CREATE) : 0), &handle)
+        if rc == MDB_SUCCESS && name != nil {
+            var stored: UInt32 = 0
+            rc = mdb_dbi_flags(transaction, handle, &stored)
+            if rc == MDB_SUCCESS && stored & TableFlags.persistent != flags.rawValue { rc = MDB_INCOMPATIBLE }
+        }
+        if rc == MDB_SUCCESS && creates { rc = CommitMarker.write(in: transaction, mainTable: mainTable) }
+        guard rc == MDB_SUCCESS else {
+            // Aborting also closes a handle opened in this transaction.
+            mdb_txn_abort(transaction)
             if rc == MDB_NOTFOUND { return nil }
             throw LMDBError(rc)
         }
-        if creates {
-            let transaction = TransactionHandle(pointer: pointer!, path: configuration.path)
-            do throws(StorageError) {
-                try CommitMarker.write(in: transaction, mainTable: mainTable)
-            } catch {
-                mdb_txn_abort(pointer)
-                throw transaction.failure ?? LMDBError(MDB_PANIC)
-            }
-        }
         // Committing (also for a read-only transaction) keeps the handle open for everyone.
-        rc = mdb_txn_commit(pointer)
+        rc = mdb_txn_commit(transaction)
         guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
-        return Table(name: name ?? "", flags: flags, handle: handle)
+        return Table(name: name ?? "", flags: flags, handle: handle, environment: identifier)
     }
 
     // MARK: Closing
@@ -286,8 +318,9 @@ final class EnvironmentState: @unchecked Sendable {
         writerThreadLock.unlock()
         // In a child process after fork() the environment belongs to the parent: closing it here
         // would clear the parent's reader slots. Leave it alone.
-        guard processID == getpid() else { return }
+        guard processID == getpid(), let liveEnvironment else { return }
         drainReaderPool()
-        mdb_env_close(environment)
+        mdb_env_close(liveEnvironment)
+        self.liveEnvironment = nil
     }
 }

@@ -23,6 +23,9 @@ extension LMDBEnvironment {
     ///   copy does not verify.
     /// - Complexity: O(*n*) in the store's size.
     package func backup(to destination: String) throws {
+        precondition(
+            ThreadTransactionDepth.current == 0,
+            "LMDBEnvironment.backup(to:) was called inside a transaction's closure; finish the transaction first")
         guard !StoreFiles.exists(destination) else {
             throw StorageError(
                 code: .alreadyExists,
@@ -42,7 +45,7 @@ extension LMDBEnvironment {
                     state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
                     defer { state.gate.leaveShared() }
                     guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw LMDBError(errno) }
-                    let rc = mdb_env_copyfd2(state.environment, fd, UInt32(MDB_CP_COMPACT))
+                    let rc = mdb_env_copyfd2(try state.environment(), fd, UInt32(MDB_CP_COMPACT))
                     guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
                 }
             } catch {
@@ -59,6 +62,7 @@ extension LMDBEnvironment {
                 throw LMDBError(errno).storageError(operation: "Moving the backup into place", path: data)
             }
             try StoreFiles.sync(destination)
+            try StoreFiles.sync(StoreFiles.parent(of: destination))
             try Self.verifyCopy(at: destination, configuration: configuration)
         } catch {
             StoreFiles.removeDirectory(destination)
@@ -106,7 +110,9 @@ extension LMDBEnvironment {
             let record = try txn.get(Array(name.utf8), in: state.mainTable)
             guard let record, record.count >= 6 else {
                 throw StorageError(
-                    code: .damaged, message: "Table '\(name)' has no valid record in the store's catalogue.",
+                    code: .damaged,
+                    message: "Table '\(name)' has no valid record in the store's catalogue: the store is damaged. "
+                        + "Restore it from a backup.",
                     path: path)
             }
             let flags = UInt32(record[4]) | UInt32(record[5]) << 8

@@ -85,6 +85,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
                 try StoreFiles.setMode(StoreFiles.fileMode, of: file)
             }
             try StoreFiles.sync(StoreFiles.dataFile(in: scratch))
+            try StoreFiles.sync(scratch)
             guard rename(scratch, target) == 0 else {
                 let code = errno
                 if code == EEXIST || code == ENOTEMPTY {
@@ -114,13 +115,15 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// ```
     /// - Throws: ``StorageError`` `.notFound` when there is no store, `.damaged`, `.versionMismatch`.
     package static func open(_ configuration: StorageConfiguration) throws(StorageError) -> LMDBEnvironment {
-        guard StoreFiles.isDirectory(configuration.path), let path = StoreFiles.canonical(configuration.path) else {
+        guard StoreFiles.isDirectory(configuration.path), let path = StoreFiles.canonical(configuration.path),
+              let registryKey = StoreFiles.identity(of: path)
+        else {
             throw StorageError(
                 code: .notFound,
                 message: "There is no store directory at this path. Check the path, or create the store.",
                 path: configuration.path)
         }
-        return try EnvironmentRegistry.shared.environment(for: path, configuration: configuration) {
+        return try EnvironmentRegistry.shared.environment(for: registryKey, configuration: configuration) {
             () throws(StorageError) -> LMDBEnvironment in
             let summary = try DataFileValidator(path: StoreFiles.dataFile(in: path)).validate()
             let pageSize = max(summary.pageSize, systemPageSize)
@@ -129,7 +132,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             var resolved = configuration
             resolved.path = path
             let state = try EnvironmentState(
-                configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize))
+                configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize), registryKey: registryKey)
             return LMDBEnvironment(configuration: resolved, path: path, state: state)
         }
     }
@@ -167,20 +170,30 @@ package final class LMDBEnvironment: @unchecked Sendable {
     package func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         try checkProcess()
         let nested = ThreadTransactionDepth.current > 0
-        var resizes = 0
+        var retries = 0
         while true {
             state.gate.enterShared(nested: nested)
             let handle: TransactionHandle
             do throws(LMDBError) {
                 handle = try state.beginRead()
-            } catch LMDBError.mapResized where !nested && resizes < Self.maximumResizeRetries {
-                state.gate.leaveShared()
-                try state.absorbResize()
-                resizes += 1
-                continue
             } catch {
                 state.gate.leaveShared()
-                throw error.storageError(operation: "Beginning a read", path: path)
+                guard error == .mapResized || error == .panic, retries < Self.maximumResizeRetries else {
+                    throw error.storageError(operation: "Beginning a read", path: path)
+                }
+                guard !nested else {
+                    // Adopting the new map would wait for this thread's own open transaction.
+                    throw StorageError(
+                        code: .other,
+                        message: "Beginning a read nested inside another transaction's closure failed: the store "
+                            + (error == .panic ? "stopped after a fatal error" : "grew in another process")
+                            + " and cannot be remapped while this thread holds a transaction. Finish the outer "
+                            + "transaction and read again.",
+                        path: path, cause: error)
+                }
+                retries += 1
+                if error == .panic { try state.reopen() } else { try state.absorbResize() }
+                continue
             }
             ThreadTransactionDepth.enter()
             defer {
@@ -226,7 +239,12 @@ package final class LMDBEnvironment: @unchecked Sendable {
             case .committed(let result): return result
             case .mapFull: try state.grow()
             case .mapResized: try state.absorbResize()
-            case .panicked: try state.reopen()
+            case .panickedBeforeBegin: try state.reopen()
+            case .panickedAtCommit(let error):
+                // Whether the commit reached the disk is unknown: reopen, and let the caller
+                // decide (a failed save keeps its changes and can be retried).
+                try state.reopen()
+                throw error
             }
         }
     }
@@ -254,7 +272,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     private enum WriteOutcome<R> {
         case committed(R)
-        case mapFull, mapResized, panicked
+        case mapFull, mapResized, panickedBeforeBegin
+        case panickedAtCommit(StorageError)
     }
 
     /// One try at a write: begin, run `body`, commit. Says what to fix before trying again.
@@ -262,14 +281,19 @@ package final class LMDBEnvironment: @unchecked Sendable {
         state.gate.enterShared(nested: false)
         defer { state.gate.leaveShared() }
         var pointer: OpaquePointer?
-        let begin = mdb_txn_begin(state.environment, nil, 0, &pointer)
+        let begin: Int32
+        do throws(LMDBError) {
+            begin = mdb_txn_begin(try state.environment(), nil, 0, &pointer)
+        } catch {
+            throw error.storageError(operation: "Beginning a write", path: path)
+        }
         switch begin {
         case MDB_SUCCESS: break
         case MDB_MAP_RESIZED: return .mapResized
-        case MDB_PANIC: return .panicked
+        case MDB_PANIC: return .panickedBeforeBegin
         default: throw LMDBError(begin).storageError(operation: "Beginning a write", path: path)
         }
-        let handle = TransactionHandle(pointer: pointer!, path: path)
+        let handle = TransactionHandle(pointer: pointer!, path: path, environment: state.identifier)
         let result: R
         do {
             ThreadTransactionDepth.enter()
@@ -281,10 +305,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
             throw error
         }
         if handle.failure == nil && handle.hasWrites {
-            do {
-                try CommitMarker.write(in: handle, mainTable: state.mainTable)
-            } catch {
-                if handle.failure != .mapFull { mdb_txn_abort(handle.pointer); throw error }
+            _ = try? handle.run("Recording the commit", "mdb_put") {
+                CommitMarker.write(in: handle.pointer, mainTable: state.mainTable)
             }
         }
         if let failure = handle.failure {
@@ -299,8 +321,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
         case MDB_SUCCESS: return .committed(result)
         case MDB_MAP_FULL: return .mapFull
         case MDB_PANIC:
-            try state.reopen()
-            throw LMDBError(commit).storageError(operation: "Committing a write", path: path)
+            return .panickedAtCommit(LMDBError(commit).storageError(operation: "Committing a write", path: path))
         default: throw LMDBError(commit).storageError(operation: "Committing a write", path: path)
         }
     }
@@ -335,7 +356,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         // Table handles are opened under the writer lock: LMDB allows one mdb_dbi_open at a time.
         state.writerLock.lock()
         defer { state.writerLock.unlock() }
-        if let table = state.cachedTable(name) { return table }
+        if let table = state.cachedTable(name) {
+            guard table.flags == flags else { throw mismatchedFlags(table, flags) }
+            return table
+        }
         let table: Table?
         do throws(LMDBError) {
             table = try retryingMapChanges { () throws(LMDBError) in
@@ -344,7 +368,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
         } catch LMDBError.incompatible {
             throw StorageError(
                 code: .other,
-                message: "Table '\(name)' exists with other flags than \(flags.rawValue). Open it with the flags it was created with.",
+                message: "Table '\(name)' exists with other flags than \(flags.rawValue) (see TableFlags). "
+                    + "Open it with the flags it was created with.",
                 path: path)
         } catch {
             throw error.storageError(operation: "Opening table '\(name)'", path: path)
@@ -367,6 +392,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
             } catch LMDBError.mapFull where tries < Self.maximumResizeRetries {
                 tries += 1
                 do { try state.grow() } catch { throw LMDBError.mapFull }
+            } catch LMDBError.panic where tries < Self.maximumResizeRetries {
+                tries += 1
+                do { try state.reopen() } catch { throw LMDBError.panic }
             }
         }
     }
@@ -411,8 +439,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         defer { state.gate.leaveShared() }
         var info = MDB_envinfo()
         var stat = MDB_stat()
-        mdb_env_info(state.environment, &info)
-        mdb_env_stat(state.environment, &stat)
+        if let environment = try? state.environment() {
+            mdb_env_info(environment, &info)
+            mdb_env_stat(environment, &stat)
+        }
         return EnvironmentInfo(
             mapSize: info.me_mapsize, lastPage: info.me_last_pgno, lastTransactionID: info.me_last_txnid,
             maximumReaders: Int(info.me_maxreaders), readersInUse: Int(info.me_numreaders),

@@ -42,6 +42,7 @@ extension StorageTransaction where Self: ~Copyable {
 
     /// The stored bytes for `key`, borrowed: only for use before the transaction writes or ends.
     func lookup(_ key: [UInt8], in table: Table) throws(StorageError) -> UnsafeRawBufferPointer? {
+        handle.check(table)
         var data = MDB_val()
         let found = try withMDBValue(key) { (keyValue) throws(StorageError) -> Bool in
             try handle.run("Reading from table '\(table)'", "mdb_get") {
@@ -169,6 +170,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```
     /// - Complexity: O(1).
     package func statistics(of table: Table) throws(StorageError) -> TableStatistics {
+        handle.check(table)
         var stat = MDB_stat()
         _ = try handle.run("Reading the statistics of table '\(table)'", "mdb_stat") {
             mdb_stat(handle.pointer, table.handle, &stat)
@@ -184,6 +186,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// let lastKey = try txn.withCursor(on: table) { cursor in try cursor.last() ? Array(cursor.current.key) : nil }
     /// ```
     package func withCursor<R>(on table: Table, _ body: (borrowing Cursor) throws -> R) throws -> R {
+        handle.check(table)
         var pointer: OpaquePointer?
         _ = try handle.run("Opening a cursor on table '\(table)'", "mdb_cursor_open") {
             mdb_cursor_open(handle.pointer, table.handle, &pointer)
@@ -198,6 +201,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// let order = txn.compare([1], [2], in: table)   // < 0
     /// ```
     package func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, in table: Table) -> Int32 {
-        withMDBValue(a) { a in withMDBValue(b) { b in mdb_cmp(handle.pointer, table.handle, &a, &b) } }
+        handle.check(table)
+        return withMDBValue(a) { a in withMDBValue(b) { b in mdb_cmp(handle.pointer, table.handle, &a, &b) } }
     }
 }

@@ -35,6 +35,15 @@ enum StoreFiles {
         return String(cString: resolved)
     }
 
+    /// The file system's identity of a path (device and inode), or `nil` if it does not exist:
+    /// two paths reach the same files exactly when their identities are equal, whatever links or
+    /// mounts lead to them.
+    static func identity(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_dev):\(info.st_ino)"
+    }
+
     static func parent(of path: String) -> String {
         var trimmed = path
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }

@@ -14,6 +14,8 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     package let flags: TableFlags
     /// LMDB's handle (`MDB_dbi`). Only Storage reads it.
     let handle: UInt32
+    /// The environment the handle belongs to: a handle number means nothing in another store.
+    let environment: UInt64
 
     /// The table's name.
     ///
@@ -41,6 +43,9 @@ package struct TableFlags: OptionSet, Sendable, Hashable {
     package static let integerKey = TableFlags(rawValue: 0x08)
     /// With ``duplicateSort``: values are native integers compared numerically (`MDB_INTEGERDUP`).
     package static let integerDuplicates = TableFlags(rawValue: 0x20)
+
+    /// The flags LMDB stores with a table (`MDB_REVERSEKEY` … `MDB_REVERSEDUP`).
+    static let persistent: UInt32 = 0x7E
 }
 
 /// How a put treats an existing key.

@@ -24,12 +24,14 @@ final class TransactionGate: @unchecked Sendable {
     private var exclusive = false
     private var exclusiveWaiting = 0
 
-    /// Enters shared. `nested` is true when this thread already holds the gate shared.
+    /// Enters shared. `nested` is true when this thread already holds a gate shared.
     func enterShared(nested: Bool) {
         condition.lock()
-        if !nested {
-            while exclusive || exclusiveWaiting > 0 { condition.wait() }
-        }
+        // A nested entry (this thread holds some gate shared) may pass a waiting exclusive entry,
+        // which could be waiting for this thread; it must never pass an active one, which is
+        // remapping or reopening right now. An active exclusive holder waits for nobody, so this
+        // cannot deadlock.
+        while exclusive || (!nested && exclusiveWaiting > 0) { condition.wait() }
         shared += 1
         condition.unlock()
     }

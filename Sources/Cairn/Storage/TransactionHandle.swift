@@ -13,14 +13,29 @@ internal import CLMDB
 package final class TransactionHandle {
     var pointer: OpaquePointer
     var failure: LMDBError?
-    /// Whether a write changed anything, so the commit marker must be written (see
-    /// ``CommitMarker``).
-    var hasWrites = false
-    let path: String
+    /// Whether a write may have changed anything, so the commit marker must be written (see
+    /// ``CommitMarker``). Set before each mutating call, not after its success: LMDB can dirty
+    /// pages even when a put reports `MDB_KEYEXIST` (`MDB_NODUPDATA` on an existing pair), and
+    /// such a transaction still commits a new snapshot.
+    private(set) var hasWrites = false
 
-    init(pointer: OpaquePointer, path: String) {
+    func markWriting() { hasWrites = true }
+    let path: String
+    /// The environment's identifier (``EnvironmentState/identifier``).
+    let environment: UInt64
+
+    init(pointer: OpaquePointer, path: String, environment: UInt64) {
         self.pointer = pointer
         self.path = path
+        self.environment = environment
+    }
+
+    /// Stops on a table handle from another store: its number would silently name some other
+    /// table here.
+    @inline(__always)
+    func check(_ table: Table) {
+        precondition(table.environment == environment,
+                     "table '\(table)' belongs to another store than this transaction's (\(path))")
     }
 
     /// Runs an `mdb_*` call through the funnel, remembering a poisoning error.

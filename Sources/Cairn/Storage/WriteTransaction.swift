@@ -34,13 +34,14 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// - Complexity: O(log *n*); O(1) amortised with ``PutOptions/append``.
     @discardableResult
     package func put(_ value: [UInt8], for key: [UInt8], in table: Table, options: PutOptions = []) throws(StorageError) -> Bool {
-        try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
+        handle.check(table)
+        return try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
             try handle.checkUsable("Writing to table '\(table)'")
+            handle.markWriting()
             let rc = mdb_put(handle.pointer, table.handle, &key, &value, options.rawValue)
             // An option stopped the put; MDB_KEYEXIST does not poison the transaction.
             if rc == MDB_KEYEXIST { return false }
             _ = try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
-            handle.hasWrites = true
             return true
         }
     }
@@ -54,12 +55,12 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// - Complexity: O(log *n*) (plus the key's values in a duplicate table).
     @discardableResult
     package func delete(_ key: [UInt8], in table: Table) throws(StorageError) -> Bool {
-        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
-            let deleted = try handle.run("Deleting from table '\(table)'", "mdb_del") {
+        handle.check(table)
+        return try withMDBValue(key) { (key) throws(StorageError) -> Bool in
+            handle.markWriting()
+            return try handle.run("Deleting from table '\(table)'", "mdb_del") {
                 mdb_del(handle.pointer, table.handle, &key, nil)
             }
-            if deleted { handle.hasWrites = true }
-            return deleted
         }
     }
 
@@ -72,12 +73,12 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// - Complexity: O(log *n*).
     @discardableResult
     package func delete(_ key: [UInt8], value: [UInt8], in table: Table) throws(StorageError) -> Bool {
-        try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
-            let deleted = try handle.run("Deleting from table '\(table)'", "mdb_del") {
+        handle.check(table)
+        return try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
+            handle.markWriting()
+            return try handle.run("Deleting from table '\(table)'", "mdb_del") {
                 mdb_del(handle.pointer, table.handle, &key, &value)
             }
-            if deleted { handle.hasWrites = true }
-            return deleted
         }
     }
 
@@ -88,9 +89,10 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// ```
     /// - Complexity: O(*p*) in the table's pages.
     package func removeAll(from table: Table) throws(StorageError) {
+        handle.check(table)
+        handle.markWriting()
         _ = try handle.run("Emptying table '\(table)'", "mdb_drop") {
             mdb_drop(handle.pointer, table.handle, 0)
         }
-        handle.hasWrites = true
     }
 }

@@ -111,7 +111,6 @@ import Testing
                 ("\(name) magic", set(UInt32(0xDEAD_BEEF), at: base + Offset.magic)),
                 ("\(name) version", set(UInt32(2), at: base + Offset.version)),
                 ("\(name) fixed address", set(UInt64(0x7000_0000), at: base + Offset.address)),
-                ("\(name) map size unaligned", set(UInt64(1 << 20 + 1), at: base + Offset.mapSize)),
                 ("\(name) map size too small", set(UInt64(8192), at: base + Offset.mapSize)),
                 ("\(name) page size 0", set(UInt32(0), at: base + Offset.freeDB)),
                 ("\(name) page size 3000", set(UInt32(3000), at: base + Offset.freeDB)),
@@ -123,7 +122,6 @@ import Testing
                 ("\(name) main depth 0", set(UInt16(0), at: base + Offset.mainDB + 6)),
                 ("\(name) main depth 40", set(UInt16(40), at: base + Offset.mainDB + 6)),
                 ("\(name) free root past the end", set(filePages + 9, at: base + Offset.freeDB + 40)),
-                ("\(name) last page past the end", set(filePages + 3, at: base + Offset.lastPage)),
                 ("\(name) last page 0", set(UInt64(0), at: base + Offset.lastPage)),
                 ("\(name) transaction id +2", { bytes in
                     let id = DataFileValidator.Bytes(storage: bytes).uint64(at: base + Offset.transactionID)
@@ -138,6 +136,8 @@ import Testing
                 ("\(name) last byte of page", set(UInt8(0x80), at: base + 4095)),
             ]
         }
+        // A map size that is no page multiple, or a last page past the end of the file, is not
+        // damage: LMDB writes both (see StorageReviewRegressionTests).
         // The newest meta page's roots must name real roots: another in-bounds page is damage.
         let newest = template.newestMeta * 4096
         let mainRoot = DataFileValidator.Bytes(storage: template.bytes).uint64(at: newest + Offset.mainDB + 40)
@@ -151,7 +151,7 @@ import Testing
             let result = template.open(bytes, case: label)
             #expect(Self.isTypedRefusal(result), "\(label): \(Self.summary(result))")
         }
-        #expect(cases.count >= 48)
+        #expect(cases.count >= 44)
     }
 
     /// Random damage anywhere in the two meta pages: some bytes (a map size's high bits, a tree's
