@@ -35,7 +35,8 @@ enum NumberedTransactions {
     }
 
     static func value(_ n: UInt64, padding: Int = 0) -> [UInt8] {
-        withUnsafeBytes(of: n.bigEndian) { Array($0) } + [UInt8](repeating: UInt8(truncatingIfNeeded: n), count: padding)
+        withUnsafeBytes(of: n.bigEndian) { Array($0) }
+            + [UInt8](repeating: UInt8(truncatingIfNeeded: n), count: padding)
     }
 
     static func decode(_ bytes: some Collection<UInt8>) -> UInt64 {
@@ -59,7 +60,9 @@ func commitLoop(_ directory: String, keys: UInt32, padding: Int, limit: UInt64 =
         let current = n
         try environment.write { txn in
             for i in 0..<keys {
-                try txn.put(NumberedTransactions.value(current, padding: padding), for: NumberedTransactions.key(current, i), in: table)
+                try txn.put(
+                    NumberedTransactions.value(current, padding: padding), for: NumberedTransactions.key(current, i),
+                    in: table)
             }
             try txn.put(NumberedTransactions.value(current), for: NumberedTransactions.lastKey, in: table)
         }
@@ -99,7 +102,10 @@ do {
         var largestMap = 0
         while Date() < deadline {
             let (entries, recorded) = try environment.read { txn in
-                (try txn.count(of: table), try txn.get(Array("count".utf8), in: table).map(NumberedTransactions.decode) ?? 0)
+                (
+                    try txn.count(of: table),
+                    try txn.get(Array("count".utf8), in: table).map(NumberedTransactions.decode) ?? 0
+                )
             }
             // Every snapshot is whole: the stored count equals the numbered entries in it.
             guard entries == 0 || UInt64(entries - 1) == recorded else {
@@ -117,7 +123,7 @@ do {
         if child == 0 {
             do {
                 _ = try environment.read { txn in try txn.get([1], in: table) }
-                _exit(2)   // the inherited environment must be refused
+                _exit(2)  // the inherited environment must be refused
             } catch let error as StorageError where error.code == .usedAfterFork {
                 // Opening the store again in the child works.
                 do {

@@ -36,7 +36,8 @@ package struct BinaryDecoder: Sendable {
         var scanner = BinaryFormat.Scanner(bytes: bytes, position: 0, end: bytes.count, codingPath: [])
         let version = try scanner.readByte()
         guard version == BinaryFormat.version else {
-            throw scanner.corrupted("The binary value has format \(version); this version reads format \(BinaryFormat.version).")
+            throw scanner.corrupted(
+                "The binary value has format \(version); this version reads format \(BinaryFormat.version).")
         }
         let start = scanner.position
         let end = try scanner.skipValue()

@@ -16,7 +16,8 @@ extension BinaryDecoderImplementation {
             // Every entry takes at least two bytes (key length, value tag): check the claimed
             // count against the bytes before reserving anything for it.
             guard count <= UInt64(scanner.end - scanner.position) / 2 else {
-                throw scanner.corrupted("A keyed container claims \(count) entries in \(scanner.end - scanner.position) bytes.")
+                throw scanner.corrupted(
+                    "A keyed container claims \(count) entries in \(scanner.end - scanner.position) bytes.")
             }
             var entries: [Entry] = []
             entries.reserveCapacity(Int(count))
@@ -37,7 +38,8 @@ extension BinaryDecoderImplementation {
                 entries.append(Entry(key: key, value: valueStart..<valueEnd))
             }
             guard scanner.position == scanner.end else {
-                throw scanner.corrupted("A keyed container has \(scanner.end - scanner.position) bytes after its last entry.")
+                throw scanner.corrupted(
+                    "A keyed container has \(scanner.end - scanner.position) bytes after its last entry.")
             }
             self.entries = entries
         }
@@ -72,7 +74,8 @@ extension BinaryDecoderImplementation {
                     .init(codingPath: codingPath, debugDescription: "No value for key \"\(key.stringValue)\".")
                 )
             }
-            return BinaryDecoderImplementation(bytes: decoder.bytes, range: entries[index].value, codingPath: codingPath + [key])
+            return BinaryDecoderImplementation(
+                bytes: decoder.bytes, range: entries[index].value, codingPath: codingPath + [key])
         }
 
         func decodeNil(forKey key: Key) throws -> Bool { try child(key).decodeNil() }
@@ -93,7 +96,8 @@ extension BinaryDecoderImplementation {
 
         func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
             let child = try child(key)
-            return try BinaryDecoderImplementation.decode(type, bytes: child.bytes, range: child.range, codingPath: child.codingPath)
+            return try BinaryDecoderImplementation.decode(
+                type, bytes: child.bytes, range: child.range, codingPath: child.codingPath)
         }
 
         func nestedContainer<NestedKey: CodingKey>(
@@ -113,9 +117,11 @@ extension BinaryDecoderImplementation {
                 // Keys of this type cannot name "super"; look the entry up by its bytes instead.
                 let found = entries.first { decoder.bytes[$0.key].elementsEqual("super".utf8) }
                 guard let found else {
-                    throw DecodingError.keyNotFound(superKey, .init(codingPath: codingPath, debugDescription: "No super value."))
+                    throw DecodingError.keyNotFound(
+                        superKey, .init(codingPath: codingPath, debugDescription: "No super value."))
                 }
-                return BinaryDecoderImplementation(bytes: decoder.bytes, range: found.value, codingPath: codingPath + [superKey])
+                return BinaryDecoderImplementation(
+                    bytes: decoder.bytes, range: found.value, codingPath: codingPath + [superKey])
             }
             return try child(key)
         }
@@ -140,7 +146,8 @@ extension BinaryDecoderImplementation {
             var scanner = try decoder.contents(expecting: .unkeyed, as: [Any].self)
             let count = try scanner.readVarint()
             guard count <= UInt64(scanner.end - scanner.position) else {
-                throw scanner.corrupted("An unkeyed container claims \(count) values in \(scanner.end - scanner.position) bytes.")
+                throw scanner.corrupted(
+                    "An unkeyed container claims \(count) values in \(scanner.end - scanner.position) bytes.")
             }
             position = scanner.position
             end = scanner.end
@@ -149,7 +156,8 @@ extension BinaryDecoderImplementation {
             // reported once, here, whatever the caller decodes.
             for _ in 0..<total { _ = try scanner.skipValue() }
             guard scanner.position == scanner.end else {
-                throw scanner.corrupted("An unkeyed container has \(scanner.end - scanner.position) bytes after its last value.")
+                throw scanner.corrupted(
+                    "An unkeyed container has \(scanner.end - scanner.position) bytes after its last value.")
             }
         }
 
@@ -161,9 +169,11 @@ extension BinaryDecoderImplementation {
                     .init(codingPath: codingPath + [key], debugDescription: "The unkeyed container is at its end.")
                 )
             }
-            var scanner = BinaryFormat.Scanner(bytes: decoder.bytes, position: position, end: end, codingPath: codingPath)
+            var scanner = BinaryFormat.Scanner(
+                bytes: decoder.bytes, position: position, end: end, codingPath: codingPath)
             let next = try scanner.skipValue()
-            let child = BinaryDecoderImplementation(bytes: decoder.bytes, range: position..<next, codingPath: codingPath + [key])
+            let child = BinaryDecoderImplementation(
+                bytes: decoder.bytes, range: position..<next, codingPath: codingPath + [key])
             return (child, next)
         }
 
@@ -200,7 +210,8 @@ extension BinaryDecoderImplementation {
 
         mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
             try decodeNext {
-                try BinaryDecoderImplementation.decode(type, bytes: $0.bytes, range: $0.range, codingPath: $0.codingPath)
+                try BinaryDecoderImplementation.decode(
+                    type, bytes: $0.bytes, range: $0.range, codingPath: $0.codingPath)
             }
         }
 
@@ -240,7 +251,8 @@ extension BinaryDecoderImplementation {
         func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type) }
 
         func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-            try BinaryDecoderImplementation.decode(type, bytes: decoder.bytes, range: decoder.range, codingPath: codingPath)
+            try BinaryDecoderImplementation.decode(
+                type, bytes: decoder.bytes, range: decoder.range, codingPath: codingPath)
         }
     }
 }

@@ -18,7 +18,9 @@ struct BinaryDecoderImplementation: Decoder {
     ) throws -> Value {
         guard codingPath.count <= BinaryFormat.maximumDepth else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: codingPath, debugDescription: "Values nest more than \(BinaryFormat.maximumDepth) levels deep.")
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "Values nest more than \(BinaryFormat.maximumDepth) levels deep.")
             )
         }
         let decoder = BinaryDecoderImplementation(bytes: bytes, range: range, codingPath: codingPath)
@@ -42,7 +44,9 @@ struct BinaryDecoderImplementation: Decoder {
     func mismatch(_ type: Any.Type) -> DecodingError {
         DecodingError.typeMismatch(
             type,
-            .init(codingPath: codingPath, debugDescription: "Expected \(type) but found a value tagged \(String(describing: tag)).")
+            .init(
+                codingPath: codingPath,
+                debugDescription: "Expected \(type) but found a value tagged \(String(describing: tag)).")
         )
     }
 
@@ -56,7 +60,8 @@ struct BinaryDecoderImplementation: Decoder {
                 : mismatch(type)
         }
         let length = try scanner.readLength()
-        return BinaryFormat.Scanner(bytes: bytes, position: scanner.position, end: scanner.position + length, codingPath: codingPath)
+        return BinaryFormat.Scanner(
+            bytes: bytes, position: scanner.position, end: scanner.position + length, codingPath: codingPath)
     }
 
     func rawBytes() throws -> ArraySlice<UInt8> {

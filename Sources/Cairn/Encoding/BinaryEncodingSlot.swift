@@ -54,7 +54,9 @@ final class BinaryEncodingSlot {
         guard codingPath.count <= BinaryFormat.maximumDepth else {
             throw EncodingError.invalidValue(
                 value,
-                .init(codingPath: codingPath, debugDescription: "Values nest more than \(BinaryFormat.maximumDepth) levels deep.")
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "Values nest more than \(BinaryFormat.maximumDepth) levels deep.")
             )
         }
         // Data and UUID would otherwise encode byte by byte (Data) or as a 36-character string.

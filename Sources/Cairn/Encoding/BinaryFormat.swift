@@ -65,7 +65,9 @@ enum BinaryFormat {
         }
 
         mutating func readFixed(width: Int) throws(DecodingError) -> UInt64 {
-            guard end - position >= width else { throw corrupted("A \(width)-byte number is cut off at byte \(position).") }
+            guard end - position >= width else {
+                throw corrupted("A \(width)-byte number is cut off at byte \(position).")
+            }
             var value: UInt64 = 0
             for offset in 0..<width { value |= UInt64(bytes[position + offset]) << (8 * offset) }
             position += width
@@ -85,7 +87,9 @@ enum BinaryFormat {
         }
 
         private func readLength(fixed width: Int) throws(DecodingError) -> Int {
-            guard end - position >= width else { throw corrupted("A \(width)-byte number is cut off at byte \(position).") }
+            guard end - position >= width else {
+                throw corrupted("A \(width)-byte number is cut off at byte \(position).")
+            }
             return width
         }
     }

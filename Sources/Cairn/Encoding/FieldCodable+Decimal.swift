@@ -80,7 +80,8 @@ extension Decimal: FieldCodable {
         if flags == Decimal.negativeFlag && significand.isZero {
             throw StorageError.damagedRecord("A Decimal field holds a negative zero, which Decimal cannot represent.")
         }
-        self = Decimal(sign: flags == Decimal.negativeFlag ? .minus : .plus, exponent: Int(exponent), significand: significand)
+        self = Decimal(
+            sign: flags == Decimal.negativeFlag ? .minus : .plus, exponent: Int(exponent), significand: significand)
     }
 
     private static let negativeFlag: UInt8 = 0x01

@@ -140,7 +140,9 @@ extension UUID: FieldCodable {
     ///   is not 16 bytes.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .bytes(let raw) = fieldPayload else { throw fieldPayload.mismatch(UUID.self) }
-        guard raw.count == 16 else { throw StorageError.damagedRecord("A UUID field holds \(raw.count) bytes, not 16.") }
+        guard raw.count == 16 else {
+            throw StorageError.damagedRecord("A UUID field holds \(raw.count) bytes, not 16.")
+        }
         self = UUID(uuidBytes: raw)
     }
 }

@@ -164,7 +164,8 @@ extension Bool: KeyComponent {
         switch try reader.readRawByte() {
         case 0x00: return false
         case 0x01: return true
-        case let byte: throw StorageError.damagedKey("A Bool in the key has the invalid byte 0x\(String(byte, radix: 16)).")
+        case let byte:
+            throw StorageError.damagedKey("A Bool in the key has the invalid byte 0x\(String(byte, radix: 16)).")
         }
     }
 }

@@ -37,7 +37,8 @@ extension Optional: KeyComponent where Wrapped: KeyComponent {
         case 0x00: return nil
         case 0x01: return try Wrapped.readKey(from: &reader)
         case let byte:
-            throw StorageError.damagedKey("An optional in the key has the invalid presence byte 0x\(String(byte, radix: 16)).")
+            throw StorageError.damagedKey(
+                "An optional in the key has the invalid presence byte 0x\(String(byte, radix: 16)).")
         }
     }
 }

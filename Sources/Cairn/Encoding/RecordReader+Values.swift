@@ -142,7 +142,9 @@ extension RecordReader {
         try read(Value.self, tag: tag)
     }
 
-    private static func convert<Value: RawRepresentable>(_ raw: Value.RawValue, to type: Value.Type) throws(StorageError)
+    private static func convert<Value: RawRepresentable>(
+        _ raw: Value.RawValue, to type: Value.Type
+    ) throws(StorageError)
         -> Value
     {
         guard let value = Value(rawValue: raw) else {

@@ -114,7 +114,8 @@ package struct RecordReader: Sendable {
 
     private static func index(_ bytes: [UInt8]) throws(StorageError) -> [Field] {
         guard bytes.count >= 5 else {
-            throw StorageError.damagedRecord("The record is \(bytes.count) bytes long, shorter than the 5-byte minimum.")
+            throw StorageError.damagedRecord(
+                "The record is \(bytes.count) bytes long, shorter than the 5-byte minimum.")
         }
         let end = bytes.count - 4
         var stored: UInt32 = 0
@@ -165,7 +166,8 @@ package struct RecordReader: Sendable {
             case .fixed32, .fixed64:
                 let width = wireType == .fixed32 ? 4 : 8
                 guard end - position >= width else {
-                    throw StorageError.damagedRecord("The field \(tag) needs \(width) bytes but \(end - position) remain.")
+                    throw StorageError.damagedRecord(
+                        "The field \(tag) needs \(width) bytes but \(end - position) remain.")
                 }
                 for offset in 0..<width { field.scalar |= UInt64(bytes[position + offset]) << (8 * offset) }
                 position += width

@@ -36,7 +36,7 @@ enum CommitMarker {
         guard id > 1 else { return }
         var data = MDB_val()
         let found = withMDBValue(key) { key in mdb_get(transaction, mainTable.handle, &key, &data) }
-        guard found == MDB_SUCCESS, data.mv_size == 8 else { return }   // not written by Cairn
+        guard found == MDB_SUCCESS, data.mv_size == 8 else { return }  // not written by Cairn
         let stored = UInt64(bigEndian: data.mv_data.loadUnaligned(as: UInt64.self))
         guard stored == id else {
             throw StorageError(

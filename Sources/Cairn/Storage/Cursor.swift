@@ -186,13 +186,16 @@ package struct Cursor: ~Copyable {
     }
 
     /// Whether `key` (just landed on) is still inside `range`, walking in `direction`.
-    func isWithin(_ range: KeyRange, key: UnsafeRawBufferPointer, direction: ScanDirection) throws(StorageError) -> Bool {
+    func isWithin(_ range: KeyRange, key: UnsafeRawBufferPointer, direction: ScanDirection) throws(StorageError) -> Bool
+    {
         let bound = direction == .forward ? range.upper : range.lower
         guard let bound else { return true }
         let order = bound.key.withUnsafeBytes { boundKey in
-            withMDBValue(key) { key in withMDBValue(boundKey) { boundKey in
-                mdb_cmp(transaction.pointer, table.handle, &key, &boundKey)
-            } }
+            withMDBValue(key) { key in
+                withMDBValue(boundKey) { boundKey in
+                    mdb_cmp(transaction.pointer, table.handle, &key, &boundKey)
+                }
+            }
         }
         let beyond = direction == .forward ? order > 0 : order < 0
         return !(beyond || (order == 0 && !bound.isInclusive))

@@ -58,7 +58,7 @@ struct DataFileValidator {
         while true {
             do {
                 return try validateOnce()
-            } catch where error.code == .damaged && error.message != previous && attempts < 5 {
+            } catch  where error.code == .damaged && error.message != previous && attempts < 5 {
                 previous = error.message
                 attempts += 1
                 usleep(2000)
@@ -85,25 +85,29 @@ struct DataFileValidator {
         }
         let fileSize = Int(info.st_size)
         guard fileSize > 0 else {
-            throw damaged("the data file is empty (0 bytes). An empty file is never treated as a new store: "
-                          + "if it was being created, delete the store directory and create it again; "
-                          + "otherwise restore it from a backup.")
+            throw damaged(
+                "the data file is empty (0 bytes). An empty file is never treated as a new store: "
+                    + "if it was being created, delete the store directory and create it again; "
+                    + "otherwise restore it from a backup.")
         }
         guard fileSize >= 2 * 512 else {
-            throw damaged("the data file is \(fileSize) bytes, too short to hold LMDB's two meta pages. "
-                          + "It is truncated or not a store; restore it from a backup.")
+            throw damaged(
+                "the data file is \(fileSize) bytes, too short to hold LMDB's two meta pages. "
+                    + "It is truncated or not a store; restore it from a backup.")
         }
 
         // The first meta page tells the page size; read the minimum first, then whole pages.
         let first = try read(fd: fd, offset: 0, count: min(fileSize, 4096))
         let pageSize = Int(first.uint32(at: Offset.freeDB + DBOffset.pad))
         guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
-            throw damaged("meta page 0 gives a page size of \(pageSize), which is not a power of two "
-                          + "between 512 and 65536. Restore the store from a backup.")
+            throw damaged(
+                "meta page 0 gives a page size of \(pageSize), which is not a power of two "
+                    + "between 512 and 65536. Restore the store from a backup.")
         }
         guard fileSize >= 2 * pageSize else {
-            throw damaged("the data file is \(fileSize) bytes, shorter than its two \(pageSize)-byte meta pages. "
-                          + "It is truncated; restore it from a backup.")
+            throw damaged(
+                "the data file is \(fileSize) bytes, shorter than its two \(pageSize)-byte meta pages. "
+                    + "It is truncated; restore it from a backup.")
         }
         let metas = try [0, 1].map { (index: Int) throws(StorageError) -> Bytes in
             let page = try read(fd: fd, offset: index * pageSize, count: pageSize)
@@ -120,8 +124,9 @@ struct DataFileValidator {
         let consistent =
             (id0 == id1 && identical) || (id0 % 2 == 0 && id1 % 2 == 1 && (id0 &+ 1 == id1 || id1 &+ 1 == id0))
         guard consistent else {
-            throw damaged("the meta pages' transaction ids (\(id0), \(id1)) do not follow each other, "
-                          + "so LMDB could pick a stale snapshot. Restore the store from a backup.")
+            throw damaged(
+                "the meta pages' transaction ids (\(id0), \(id1)) do not follow each other, "
+                    + "so LMDB could pick a stale snapshot. Restore the store from a backup.")
         }
         let newest = id1 > id0 ? metas[1] : metas[0]
         let lastPage = newest.uint64(at: Offset.lastPage)
@@ -129,23 +134,27 @@ struct DataFileValidator {
         if lastPage >= pagesInFile {
             // Short: safe only if nothing the trees reference lies past the end.
             var walker = PageWalker(fd: fd, pageSize: pageSize, pagesInFile: pagesInFile, path: path)
-            try walker.walk(roots: [newest.uint64(at: Offset.freeDB + DBOffset.root),
-                                    newest.uint64(at: Offset.mainDB + DBOffset.root)])
+            try walker.walk(roots: [
+                newest.uint64(at: Offset.freeDB + DBOffset.root),
+                newest.uint64(at: Offset.mainDB + DBOffset.root),
+            ])
         }
         for database in [Offset.freeDB, Offset.mainDB] {
             let root = newest.uint64(at: database + DBOffset.root)
             guard root != Self.invalidPage else { continue }
             guard root < pagesInFile else {
-                throw damaged("the root page \(root) of the newest meta page lies past the end of the file: it is truncated. "
-                              + "Restore it from a backup.")
+                throw damaged(
+                    "the root page \(root) of the newest meta page lies past the end of the file: it is truncated. "
+                        + "Restore it from a backup.")
             }
             let rootPage = try read(fd: fd, offset: Int(root) * pageSize, count: Self.headerSize)
             let depth = Int(newest.uint16(at: database + DBOffset.depth))
             let flags = rootPage.uint16(at: Offset.flags)
             let expected = depth == 1 ? Self.leafFlag : Self.branchFlag
             guard rootPage.uint64(at: Offset.pageNumber) == root, flags & 0x07 == expected else {
-                throw damaged("the root page \(root) named by the newest meta page is not a "
-                              + "\(depth == 1 ? "leaf" : "branch") page of this tree. Restore the store from a backup.")
+                throw damaged(
+                    "the root page \(root) named by the newest meta page is not a "
+                        + "\(depth == 1 ? "leaf" : "branch") page of this tree. Restore the store from a backup.")
             }
         }
         return Summary(
@@ -156,8 +165,9 @@ struct DataFileValidator {
     private func checkMetaPage(_ page: Bytes, index: Int, pageSize: Int, fileSize: Int) throws(StorageError) {
         let name = "meta page \(index)"
         guard page.uint32(at: Offset.magic) == Self.magic else {
-            throw damaged("\(name) lacks LMDB's magic number: the file is damaged or is not a store. "
-                          + "Restore it from a backup.")
+            throw damaged(
+                "\(name) lacks LMDB's magic number: the file is damaged or is not a store. "
+                    + "Restore it from a backup.")
         }
         guard page.uint32(at: Offset.version) == Self.dataVersion else {
             throw StorageError(
@@ -167,9 +177,9 @@ struct DataFileValidator {
                 path: path)
         }
         guard page.uint64(at: Offset.pageNumber) == UInt64(index),
-              page.uint16(at: Offset.pad) == 0,
-              page.uint16(at: Offset.flags) == Self.metaFlag,
-              page.uint16(at: Offset.lower) == 0, page.uint16(at: Offset.upper) == 0
+            page.uint16(at: Offset.pad) == 0,
+            page.uint16(at: Offset.flags) == Self.metaFlag,
+            page.uint16(at: Offset.lower) == 0, page.uint16(at: Offset.upper) == 0
         else {
             throw damaged("\(name)'s page header is damaged. Restore the store from a backup.")
         }
@@ -181,8 +191,9 @@ struct DataFileValidator {
         }
         // Everything after the meta structure is zero in every page LMDB writes.
         for offset in Offset.end..<pageSize where page[offset] != 0 {
-            throw damaged("\(name) has non-zero bytes after its meta data (at byte \(offset)). "
-                          + "Restore the store from a backup.")
+            throw damaged(
+                "\(name) has non-zero bytes after its meta data (at byte \(offset)). "
+                    + "Restore the store from a backup.")
         }
         let lastPage = page.uint64(at: Offset.lastPage)
         // The file may legitimately end before the last page (pages allocated and freed in one
@@ -192,13 +203,14 @@ struct DataFileValidator {
         }
         let mapSize = page.uint64(at: Offset.mapSize)
         guard mapSize / UInt64(pageSize) > lastPage else {
-            throw damaged("\(name) gives a map size of \(mapSize) bytes, which does not hold its "
-                          + "\(lastPage + 1) pages. Restore the store from a backup.")
+            throw damaged(
+                "\(name) gives a map size of \(mapSize) bytes, which does not hold its "
+                    + "\(lastPage + 1) pages. Restore the store from a backup.")
         }
         // LMDB persists MDB_INTEGERKEY on the free-page tree and no flags on the main tree.
         guard page.uint16(at: Offset.freeDB + DBOffset.flags) == 0x08,
-              page.uint32(at: Offset.mainDB + DBOffset.pad) == 0,
-              page.uint16(at: Offset.mainDB + DBOffset.flags) == 0
+            page.uint32(at: Offset.mainDB + DBOffset.pad) == 0,
+            page.uint16(at: Offset.mainDB + DBOffset.flags) == 0
         else {
             throw damaged("\(name)'s tree flags are damaged. Restore the store from a backup.")
         }
@@ -217,17 +229,19 @@ struct DataFileValidator {
         let tree = base == Offset.freeDB ? "free-page tree" : "main tree"
         if root == Self.invalidPage {
             guard depth == 0, branch == 0, leaf == 0, overflow == 0, entries == 0 else {
-                throw damaged("\(name) describes an empty \(tree) with pages or entries. Restore the store from a backup.")
+                throw damaged(
+                    "\(name) describes an empty \(tree) with pages or entries. Restore the store from a backup.")
             }
             return
         }
         // LMDB's cursors hold at most 32 levels; pages 0 and 1 are the meta pages.
         let (pages, overflowed) = branch.addingReportingOverflow(leaf)
         guard root >= 2, root <= lastPage, depth >= 1, depth <= 32, leaf >= 1,
-              (depth == 1) == (branch == 0), !overflowed, pages <= lastPage, overflow <= lastPage
+            (depth == 1) == (branch == 0), !overflowed, pages <= lastPage, overflow <= lastPage
         else {
-            throw damaged("\(name)'s \(tree) (root \(root), depth \(depth)) does not fit in the file's "
-                          + "\(lastPage + 1) pages. Restore the store from a backup.")
+            throw damaged(
+                "\(name)'s \(tree) (root \(root), depth \(depth)) does not fit in the file's "
+                    + "\(lastPage + 1) pages. Restore the store from a backup.")
         }
     }
 
@@ -250,7 +264,8 @@ struct DataFileValidator {
             if n == 0 {
                 throw StorageError(
                     code: .damaged,
-                    message: "The store cannot be opened: the data file ends at byte \(offset + done), inside a page it "
+                    message:
+                        "The store cannot be opened: the data file ends at byte \(offset + done), inside a page it "
                         + "needs. It is truncated; restore it from a backup.",
                     path: path)
             }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CLMDB
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -58,7 +58,7 @@ final class EnvironmentState: @unchecked Sendable {
     }
 
     private static let identifierLock = NSLock()
-    nonisolated(unsafe) private static var lastIdentifier: UInt64 = 0   // guarded by identifierLock
+    nonisolated(unsafe) private static var lastIdentifier: UInt64 = 0  // guarded by identifierLock
 
     private static func nextIdentifier() -> UInt64 {
         identifierLock.withLock {
@@ -143,7 +143,7 @@ final class EnvironmentState: @unchecked Sendable {
         poolLock.unlock()
         if let pooled {
             if mdb_txn_renew(pooled.pointer) == MDB_SUCCESS { return pooled }
-            mdb_txn_abort(pooled.pointer)   // fall through to a fresh begin, which reports why
+            mdb_txn_abort(pooled.pointer)  // fall through to a fresh begin, which reports why
         }
         var pointer: OpaquePointer?
         var rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &pointer)
@@ -240,7 +240,9 @@ final class EnvironmentState: @unchecked Sendable {
                 for name in order {
                     let table = known[name]!
                     let reopened = try openTableHandle(name, flags: table.flags, create: false, readOnly: true)
-                    precondition(reopened?.handle == table.handle, "table '\(name)' changed its handle when the store was reopened")
+                    precondition(
+                        reopened?.handle == table.handle,
+                        "table '\(name)' changed its handle when the store was reopened")
                 }
             } catch {
                 mdb_env_close(environment)
@@ -260,10 +262,14 @@ final class EnvironmentState: @unchecked Sendable {
 
     /// Opens a table in a transaction of its own and caches it. The caller holds the writer lock
     /// and no transaction.
-    func openTableInOwnTransaction(_ name: String, flags: TableFlags, create: Bool, readOnly: Bool) throws(LMDBError) -> Table? {
+    func openTableInOwnTransaction(
+        _ name: String, flags: TableFlags, create: Bool, readOnly: Bool
+    ) throws(LMDBError) -> Table? {
         gate.enterShared(nested: false)
         defer { gate.leaveShared() }
-        guard let table = try openTableHandle(name, flags: flags, create: create, readOnly: readOnly) else { return nil }
+        guard let table = try openTableHandle(name, flags: flags, create: create, readOnly: readOnly) else {
+            return nil
+        }
         tableLock.lock()
         tables[name] = table
         tableOrder.append(name)
@@ -275,7 +281,9 @@ final class EnvironmentState: @unchecked Sendable {
     ///
     /// - Throws: `MDB_INCOMPATIBLE` when the table exists with other flags: LMDB 0.9 itself
     ///   ignores the requested flags of an existing table, so they are compared here.
-    private func openTableHandle(_ name: String?, flags: TableFlags, create: Bool, readOnly: Bool) throws(LMDBError) -> Table? {
+    private func openTableHandle(
+        _ name: String?, flags: TableFlags, create: Bool, readOnly: Bool
+    ) throws(LMDBError) -> Table? {
         var pointer: OpaquePointer?
         var rc = mdb_txn_begin(try environment(), nil, readOnly ? UInt32(MDB_RDONLY) : 0, &pointer)
         guard rc == MDB_SUCCESS, let transaction = pointer else { throw LMDBError(rc) }
@@ -284,7 +292,9 @@ final class EnvironmentState: @unchecked Sendable {
         var creates = false
         if create, let name {
             var data = MDB_val()
-            creates = withMDBValue(Array(name.utf8)) { key in mdb_get(transaction, mainTable.handle, &key, &data) } == MDB_NOTFOUND
+            creates =
+                withMDBValue(Array(name.utf8)) { key in mdb_get(transaction, mainTable.handle, &key, &data) }
+                == MDB_NOTFOUND
         }
         var handle: MDB_dbi = 0
         rc = mdb_dbi_open(transaction, name, flags.rawValue | (create ? UInt32(MDB_CREATE) : 0), &handle)

@@ -116,8 +116,10 @@ extension LMDBEnvironment {
                     path: path)
             }
             let flags = UInt32(record[4]) | UInt32(record[5]) << 8
-            return TableFlags(rawValue: flags & (TableFlags.duplicateSort.rawValue | TableFlags.duplicateFixed.rawValue
-                                                 | TableFlags.integerKey.rawValue | TableFlags.integerDuplicates.rawValue))
+            return TableFlags(
+                rawValue: flags
+                    & (TableFlags.duplicateSort.rawValue | TableFlags.duplicateFixed.rawValue
+                        | TableFlags.integerKey.rawValue | TableFlags.integerDuplicates.rawValue))
         }
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 internal import CLMDB
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -29,8 +29,16 @@ import Darwin
 /// - Do not call ``write(_:)`` inside another transaction's closure on the same thread.
 package final class LMDBEnvironment: @unchecked Sendable {
     /// The configuration the environment was opened with.
+    ///
+    /// ```swift
+    /// print(environment.configuration.maximumMapSize)
+    /// ```
     package let configuration: StorageConfiguration
     /// The store directory, absolute, with symbolic links resolved.
+    ///
+    /// ```swift
+    /// print(environment.path)   // "/var/lib/app/Library.cairn"
+    /// ```
     package let path: String
     // Immutable after init; its own fields say what guards them.
     let state: EnvironmentState
@@ -116,7 +124,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// - Throws: ``StorageError`` `.notFound` when there is no store, `.damaged`, `.versionMismatch`.
     package static func open(_ configuration: StorageConfiguration) throws(StorageError) -> LMDBEnvironment {
         guard StoreFiles.isDirectory(configuration.path), let path = StoreFiles.canonical(configuration.path),
-              let registryKey = StoreFiles.identity(of: path)
+            let registryKey = StoreFiles.identity(of: path)
         else {
             throw StorageError(
                 code: .notFound,
@@ -150,8 +158,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
         }
         do {
             return try create(configuration)
-        } catch let error where error.code == .alreadyExists && StoreFiles.exists(StoreFiles.dataFile(in: configuration.path)) {
-            return try open(configuration)   // another thread or process created it first
+        } catch let error
+            where error.code == .alreadyExists && StoreFiles.exists(StoreFiles.dataFile(in: configuration.path))
+        {
+            return try open(configuration)  // another thread or process created it first
         }
     }
 
@@ -338,7 +348,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// let index = try environment.openTable("i/Book/year", flags: [.duplicateSort, .duplicateFixed], create: true)!
     /// ```
     /// - Throws: ``StorageError`` (`.tooManyTables`, `.readOnly`, `.other` for mismatched flags).
-    package func openTable(_ name: String, flags: TableFlags = [], create: Bool = false) throws(StorageError) -> Table? {
+    package func openTable(_ name: String, flags: TableFlags = [], create: Bool = false) throws(StorageError) -> Table?
+    {
         try checkProcess()
         precondition(
             ThreadTransactionDepth.current == 0,
@@ -350,7 +361,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
         if create && configuration.isReadOnly {
             throw StorageError(
                 code: .readOnly,
-                message: "Table '\(name)' does not exist and the store is read-only. Open the store writable once to create it.",
+                message:
+                    "Table '\(name)' does not exist and the store is read-only. Open the store writable once to create it.",
                 path: path)
         }
         // Table handles are opened under the writer lock: LMDB allows one mdb_dbi_open at a time.
@@ -363,7 +375,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
         let table: Table?
         do throws(LMDBError) {
             table = try retryingMapChanges { () throws(LMDBError) in
-                try state.openTableInOwnTransaction(name, flags: flags, create: create, readOnly: configuration.isReadOnly)
+                try state.openTableInOwnTransaction(
+                    name, flags: flags, create: create, readOnly: configuration.isReadOnly)
             }
         } catch LMDBError.incompatible {
             throw StorageError(
@@ -479,15 +492,39 @@ package final class LMDBEnvironment: @unchecked Sendable {
 /// ```
 package struct EnvironmentInfo: Sendable, Hashable {
     /// The memory map's current size in bytes.
+    ///
+    /// ```swift
+    /// print(environment.info.mapSize)
+    /// ```
     package var mapSize: Int
     /// The number of the last page used in the data file.
+    ///
+    /// ```swift
+    /// print(environment.info.lastPage)
+    /// ```
     package var lastPage: Int
     /// The id of the last committed write transaction.
+    ///
+    /// ```swift
+    /// let before = environment.info.lastTransactionID
+    /// ```
     package var lastTransactionID: Int
     /// The number of reader slots.
+    ///
+    /// ```swift
+    /// print(environment.info.maximumReaders)   // 126
+    /// ```
     package var maximumReaders: Int
     /// The number of reader slots used so far (including stale and pooled ones).
+    ///
+    /// ```swift
+    /// print(environment.info.readersInUse)
+    /// ```
     package var readersInUse: Int
     /// The page size in bytes.
+    ///
+    /// ```swift
+    /// print(environment.info.pageSize)   // 4096
+    /// ```
     package var pageSize: Int
 }

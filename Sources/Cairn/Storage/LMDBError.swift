@@ -1,9 +1,10 @@
+internal import CLMDB
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-internal import CLMDB
 
 /// A return code from an `mdb_*` call, inside Storage only.
 ///
@@ -77,46 +78,72 @@ struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         // public `~=`, which matches nothing, because both types have members of the same name.
         switch rawValue {
         case MDB_MAP_FULL:
-            return (.maximumSizeReached,
-                    "the store reached its configured maximum size. Raise the maximum size or delete data.")
+            return (
+                .maximumSizeReached,
+                "the store reached its configured maximum size. Raise the maximum size or delete data."
+            )
         case MDB_TXN_FULL:
-            return (.transactionTooLarge,
-                    "one write touched more pages than a transaction can hold. Write the data in smaller chunks.")
+            return (
+                .transactionTooLarge,
+                "one write touched more pages than a transaction can hold. Write the data in smaller chunks."
+            )
         case MDB_READERS_FULL:
-            return (.tooManyReaders,
-                    "every reader slot is in use. Raise the maximum number of readers, or use fewer threads or processes at once.")
+            return (
+                .tooManyReaders,
+                "every reader slot is in use. Raise the maximum number of readers, or use fewer threads or processes at once."
+            )
         case MDB_DBS_FULL:
-            return (.tooManyTables,
-                    "the store needs more named tables than it was configured for. Raise the maximum number of tables.")
+            return (
+                .tooManyTables,
+                "the store needs more named tables than it was configured for. Raise the maximum number of tables."
+            )
         case MDB_VERSION_MISMATCH:
-            return (.versionMismatch,
-                    "the file was written by an incompatible version of LMDB. Open it with the release that wrote it and export the data.")
+            return (
+                .versionMismatch,
+                "the file was written by an incompatible version of LMDB. Open it with the release that wrote it and export the data."
+            )
         case MDB_INVALID, MDB_CORRUPTED, MDB_PAGE_NOTFOUND:
-            return (.damaged,
-                    "the store's data file is damaged or is not a store. Restore it from a backup.")
+            return (
+                .damaged,
+                "the store's data file is damaged or is not a store. Restore it from a backup."
+            )
         case MDB_BAD_VALSIZE:
-            return (.invalidSize,
-                    "a key is empty or longer than 511 bytes, or a value is too large. Shorten the key or value.")
+            return (
+                .invalidSize,
+                "a key is empty or longer than 511 bytes, or a value is too large. Shorten the key or value."
+            )
         case MDB_PANIC:
-            return (.ioError,
-                    "the storage engine stopped after a fatal error and was reopened. Retry the operation; earlier commits are intact.")
+            return (
+                .ioError,
+                "the storage engine stopped after a fatal error and was reopened. Retry the operation; earlier commits are intact."
+            )
         case ENOSPC, EFBIG, EDQUOT:
-            return (.diskFull,
-                    "the disk or the file-size limit is full. Free some space and retry; earlier commits are intact.")
+            return (
+                .diskFull,
+                "the disk or the file-size limit is full. Free some space and retry; earlier commits are intact."
+            )
         case EIO:
-            return (.ioError,
-                    "the operating system reported an input/output error. Check the disk and retry; earlier commits are intact.")
+            return (
+                .ioError,
+                "the operating system reported an input/output error. Check the disk and retry; earlier commits are intact."
+            )
         case EACCES, EPERM:
-            return (.permissionDenied,
-                    "the process may not access the store's files. Make them readable and writable by this user.")
+            return (
+                .permissionDenied,
+                "the process may not access the store's files. Make them readable and writable by this user."
+            )
         case EROFS:
-            return (.readOnly,
-                    "the store is on a read-only file system. Open it read-only or move it to a writable location.")
+            return (
+                .readOnly,
+                "the store is on a read-only file system. Open it read-only or move it to a writable location."
+            )
         case ENOENT:
             return (.notFound, "a file of the store does not exist. Check the path.")
         case ENOMEM:
-            return (.other,
-                    "the process could not map the store into memory. Lower the maximum size or free address space.")
+            return (
+                .other,
+                "the process could not map the store into memory. Lower the maximum size or free address space."
+            )
         default:
             return (.other, "\(description). Report this with the message if it persists.")
         }

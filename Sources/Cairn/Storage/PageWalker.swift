@@ -49,11 +49,12 @@ struct PageWalker {
             let flags = page.uint16(at: DataFileValidator.Offset.flags)
             if flags & Self.branch != 0 {
                 try forEachNode(of: page, number: pageNumber) { (node) throws(StorageError) in
-                    pending.append(UInt64(page.uint16(at: node)) | UInt64(page.uint16(at: node + 2)) << 16
-                                   | UInt64(page.uint16(at: node + 4)) << 32)
+                    pending.append(
+                        UInt64(page.uint16(at: node)) | UInt64(page.uint16(at: node + 2)) << 16
+                            | UInt64(page.uint16(at: node + 4)) << 32)
                 }
             } else if flags & Self.leaf2 != 0 {
-                continue   // fixed-size duplicates: keys only, no references
+                continue  // fixed-size duplicates: keys only, no references
             } else if flags & Self.leaf != 0 {
                 try forEachNode(of: page, number: pageNumber) { (node) throws(StorageError) in
                     let nodeFlags = page.uint16(at: node + 4)
@@ -114,8 +115,9 @@ struct PageWalker {
 
     private mutating func read(_ pageNumber: UInt64) throws(StorageError) -> DataFileValidator.Bytes {
         guard pageNumber >= 2, pageNumber < pagesInFile else {
-            throw damaged("the trees reference page \(pageNumber), but the file holds pages 0…\(pagesInFile &- 1): "
-                          + "it is truncated")
+            throw damaged(
+                "the trees reference page \(pageNumber), but the file holds pages 0…\(pagesInFile &- 1): "
+                    + "it is truncated")
         }
         guard visited.insert(pageNumber).inserted else {
             throw damaged("page \(pageNumber) is referenced twice")

@@ -8,6 +8,10 @@
 /// ```
 package struct ReadTransaction: StorageTransaction, ~Copyable {
     /// The transaction's LMDB state.
+    ///
+    /// ```swift
+    /// try environment.read { txn in _ = txn.handle }
+    /// ```
     package let handle: TransactionHandle
 
     init(handle: TransactionHandle) { self.handle = handle }

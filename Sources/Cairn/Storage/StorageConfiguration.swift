@@ -7,26 +7,54 @@
 /// ```
 package struct StorageConfiguration: Sendable, Hashable {
     /// The store's directory. It holds `data.mdb` and `lock.mdb`.
+    ///
+    /// ```swift
+    /// configuration.path = "/var/lib/app/Library.cairn"
+    /// ```
     package var path: String
 
     /// The memory map's size when the store is created or opened, in bytes. The map grows by
     /// doubling whenever a write needs more room, up to ``maximumMapSize``.
+    ///
+    /// ```swift
+    /// configuration.initialMapSize = 64 << 20
+    /// ```
     package var initialMapSize: Int = 1 << 20
 
     /// The largest the map (and so the data file) may grow, in bytes. A write that needs more
     /// fails with ``StorageError/Code/maximumSizeReached``.
+    ///
+    /// ```swift
+    /// configuration.maximumMapSize = 8 << 30
+    /// ```
     package var maximumMapSize: Int = 1 << 40
 
     /// The most named tables the store may hold.
+    ///
+    /// ```swift
+    /// configuration.maximumTables = 4096
+    /// ```
     package var maximumTables: Int = 1024
 
     /// The most concurrent read transactions across all processes using the store.
+    ///
+    /// ```swift
+    /// configuration.maximumReaders = 512
+    /// ```
     package var maximumReaders: Int = 126
 
     /// How a commit reaches the disk.
+    ///
+    /// ```swift
+    /// configuration.durability = .noMetaSync
+    /// ```
     package var durability: Durability = .full
 
     /// Whether the store is opened for reading only.
+    ///
+    /// ```swift
+    /// configuration.isReadOnly = true
+    /// ```
     package var isReadOnly: Bool = false
 
     /// Creates a configuration for the store directory at `path`, with durable defaults.

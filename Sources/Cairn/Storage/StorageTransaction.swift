@@ -129,8 +129,9 @@ extension StorageTransaction where Self: ~Copyable {
     package func forEachBatchOfFixedDuplicates(
         of key: [UInt8], in table: Table, _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        precondition(table.flags.contains(.duplicateFixed),
-                     "forEachBatchOfFixedDuplicates(of:in:) needs a .duplicateFixed table; '\(table)' is not")
+        precondition(
+            table.flags.contains(.duplicateFixed),
+            "forEachBatchOfFixedDuplicates(of:in:) needs a .duplicateFixed table; '\(table)' is not")
         try withCursor(on: table) { cursor in
             guard try cursor.seek(exactly: key) else { return }
             var batch = try cursor.multiple(MDB_GET_MULTIPLE)

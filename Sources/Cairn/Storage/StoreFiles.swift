@@ -118,7 +118,7 @@ enum StoreFiles {
                 String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
             }
             guard name.hasPrefix(scratchPrefix),
-                  let pid = Int32(name.dropFirst(scratchPrefix.count).prefix { $0 != "-" })
+                let pid = Int32(name.dropFirst(scratchPrefix.count).prefix { $0 != "-" })
             else { continue }
             if kill(pid, 0) == -1 && errno == ESRCH { abandoned.append(parent + "/" + name) }
         }

@@ -9,8 +9,16 @@
 /// ```
 package struct Table: Sendable, Hashable, CustomStringConvertible {
     /// The table's name, such as `e/Author`.
+    ///
+    /// ```swift
+    /// print(table.name)   // "e/Author"
+    /// ```
     package let name: String
     /// The flags the table was created with.
+    ///
+    /// ```swift
+    /// if table.flags.contains(.duplicateSort) { … }
+    /// ```
     package let flags: TableFlags
     /// LMDB's handle (`MDB_dbi`). Only Storage reads it.
     let handle: UInt32
@@ -31,17 +39,43 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
 /// let index = try environment.openTable("i/Book/year", flags: [.duplicateSort, .duplicateFixed], create: true)
 /// ```
 package struct TableFlags: OptionSet, Sendable, Hashable {
+    /// The flags as LMDB's `MDB_*` bits.
+    ///
+    /// ```swift
+    /// let bits = TableFlags.duplicateSort.rawValue   // 0x04
+    /// ```
     package let rawValue: UInt32
+    /// Creates flags from LMDB's `MDB_*` bits.
+    ///
+    /// ```swift
+    /// let flags = TableFlags(rawValue: 0x04)   // .duplicateSort
+    /// ```
     package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Several values per key, kept sorted (`MDB_DUPSORT`). Values are at most 511 bytes.
+    ///
+    /// ```swift
+    /// let edges = try environment.openTable("r/Author/books", flags: .duplicateSort, create: true)
+    /// ```
     package static let duplicateSort = TableFlags(rawValue: 0x04)
     /// With ``duplicateSort``: all values of a key have the same size (`MDB_DUPFIXED`), which
     /// allows bulk reads of a key's values.
+    ///
+    /// ```swift
+    /// let index = try environment.openTable("i/Book/year", flags: [.duplicateSort, .duplicateFixed], create: true)
+    /// ```
     package static let duplicateFixed = TableFlags(rawValue: 0x10)
     /// Keys are native `UInt32`/`UInt64` integers compared numerically (`MDB_INTEGERKEY`).
+    ///
+    /// ```swift
+    /// let counters = try environment.openTable("counters", flags: .integerKey, create: true)
+    /// ```
     package static let integerKey = TableFlags(rawValue: 0x08)
     /// With ``duplicateSort``: values are native integers compared numerically (`MDB_INTEGERDUP`).
+    ///
+    /// ```swift
+    /// let ids = try environment.openTable("ids", flags: [.duplicateSort, .duplicateFixed, .integerDuplicates], create: true)
+    /// ```
     package static let integerDuplicates = TableFlags(rawValue: 0x20)
 
     /// The flags LMDB stores with a table (`MDB_REVERSEKEY` … `MDB_REVERSEDUP`).
@@ -54,19 +88,45 @@ package struct TableFlags: OptionSet, Sendable, Hashable {
 /// let inserted = try txn.put(record, for: key, in: table, options: .noOverwrite)
 /// ```
 package struct PutOptions: OptionSet, Sendable, Hashable {
+    /// The options as LMDB's `MDB_*` bits.
+    ///
+    /// ```swift
+    /// let bits = PutOptions.noOverwrite.rawValue   // 0x10
+    /// ```
     package let rawValue: UInt32
+    /// Creates options from LMDB's `MDB_*` bits.
+    ///
+    /// ```swift
+    /// let options = PutOptions(rawValue: 0x10)   // .noOverwrite
+    /// ```
     package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Do nothing if the key exists (`MDB_NOOVERWRITE`); `put` returns `false`.
+    ///
+    /// ```swift
+    /// let inserted = try txn.put(rowID, for: uniqueKey, in: uniques, options: .noOverwrite)
+    /// ```
     package static let noOverwrite = PutOptions(rawValue: 0x10)
     /// In a ``TableFlags/duplicateSort`` table, do nothing if the key/value pair exists
     /// (`MDB_NODUPDATA`); `put` returns `false`.
+    ///
+    /// ```swift
+    /// let added = try txn.put(target, for: owner, in: edges, options: .noDuplicateData)
+    /// ```
     package static let noDuplicateData = PutOptions(rawValue: 0x20)
     /// The key is greater than every key in the table (`MDB_APPEND`): a fast path for sequential
     /// keys. If it is not, `put` returns `false` and writes nothing.
+    ///
+    /// ```swift
+    /// try txn.put(record, for: nextRowKey, in: rows, options: .append)
+    /// ```
     package static let append = PutOptions(rawValue: 0x20000)
     /// The value is greater than every value of its key (`MDB_APPENDDUP`). If it is not, `put`
     /// returns `false` and writes nothing.
+    ///
+    /// ```swift
+    /// try txn.put(nextRowID, for: indexKey, in: index, options: .appendDuplicate)
+    /// ```
     package static let appendDuplicate = PutOptions(rawValue: 0x40000)
 }
 
@@ -78,6 +138,10 @@ package struct PutOptions: OptionSet, Sendable, Hashable {
 /// ```
 package struct KeyRange: Sendable, Hashable {
     /// One end of a range.
+    ///
+    /// ```swift
+    /// let range = KeyRange(from: .inclusive([1]), to: .exclusive([2]))
+    /// ```
     package enum Bound: Sendable, Hashable {
         case inclusive([UInt8])
         case exclusive([UInt8])
@@ -95,8 +159,16 @@ package struct KeyRange: Sendable, Hashable {
     }
 
     /// The smallest keys of the range, or `nil` for no lower limit.
+    ///
+    /// ```swift
+    /// range.lower = .exclusive(lastSeenKey)
+    /// ```
     package var lower: Bound?
     /// The largest keys of the range, or `nil` for no upper limit.
+    ///
+    /// ```swift
+    /// range.upper = .inclusive(maximumKey)
+    /// ```
     package var upper: Bound?
 
     /// Creates a range from its two ends.
@@ -110,6 +182,10 @@ package struct KeyRange: Sendable, Hashable {
     }
 
     /// Every key of the table.
+    ///
+    /// ```swift
+    /// try txn.scan(table, .all) { _, _ in true }
+    /// ```
     package static let all = KeyRange()
 
     /// The keys that start with `prefix`, in a table ordered by bytes (not ``TableFlags/integerKey``).
@@ -158,15 +234,39 @@ package enum ScanDirection: Sendable, Hashable {
 /// ```
 package struct TableStatistics: Sendable, Hashable {
     /// The number of entries (key/value pairs; each duplicate counts).
+    ///
+    /// ```swift
+    /// print(try txn.statistics(of: table).entries)
+    /// ```
     package var entries: Int
     /// The height of the B-tree.
+    ///
+    /// ```swift
+    /// print(try txn.statistics(of: table).depth)
+    /// ```
     package var depth: Int
     /// The number of internal pages.
+    ///
+    /// ```swift
+    /// print(try txn.statistics(of: table).branchPages)
+    /// ```
     package var branchPages: Int
     /// The number of leaf pages.
+    ///
+    /// ```swift
+    /// print(try txn.statistics(of: table).leafPages)
+    /// ```
     package var leafPages: Int
     /// The number of overflow pages, which hold large values.
+    ///
+    /// ```swift
+    /// print(try txn.statistics(of: table).overflowPages)
+    /// ```
     package var overflowPages: Int
     /// The size of a page in bytes.
+    ///
+    /// ```swift
+    /// print(try txn.statistics(of: table).pageSize)   // 4096
+    /// ```
     package var pageSize: Int
 }

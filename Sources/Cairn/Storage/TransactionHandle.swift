@@ -10,6 +10,10 @@ internal import CLMDB
 /// Not `Sendable`: it lives inside one transaction closure on one thread. Read handles are pooled
 /// by their environment and reused (reset and renewed) on whichever thread reads next, under the
 /// pool's lock.
+///
+/// ```swift
+/// try environment.read { txn in _ = txn.handle }   // only Storage looks inside
+/// ```
 package final class TransactionHandle {
     var pointer: OpaquePointer
     var failure: LMDBError?
@@ -34,8 +38,9 @@ package final class TransactionHandle {
     /// table here.
     @inline(__always)
     func check(_ table: Table) {
-        precondition(table.environment == environment,
-                     "table '\(table)' belongs to another store than this transaction's (\(path))")
+        precondition(
+            table.environment == environment,
+            "table '\(table)' belongs to another store than this transaction's (\(path))")
     }
 
     /// Runs an `mdb_*` call through the funnel, remembering a poisoning error.
@@ -48,7 +53,9 @@ package final class TransactionHandle {
     }
 
     @inline(__always)
-    func run(_ operation: @autoclosure () -> String, _ call: StaticString, _ code: () -> Int32) throws(StorageError) -> Bool {
+    func run(
+        _ operation: @autoclosure () -> String, _ call: StaticString, _ code: () -> Int32
+    ) throws(StorageError) -> Bool {
         if let failure { throw failure.storageError(operation: operation(), path: path) }
         do {
             return try lmdbCheck(code(), call)
@@ -77,8 +84,11 @@ func withMDBValue<R, E: Error>(_ bytes: [UInt8], _ body: (inout MDB_val) throws(
 }
 
 @inline(__always)
-func withMDBValues<R, E: Error>(_ first: [UInt8], _ second: [UInt8], _ body: (inout MDB_val, inout MDB_val) throws(E) -> R) throws(E) -> R {
-    try withMDBValue(first) { (a) throws(E) -> R in try withMDBValue(second) { (b) throws(E) -> R in try body(&a, &b) } }
+func withMDBValues<R, E: Error>(
+    _ first: [UInt8], _ second: [UInt8], _ body: (inout MDB_val, inout MDB_val) throws(E) -> R
+) throws(E) -> R {
+    try withMDBValue(first) { (a) throws(E) -> R in try withMDBValue(second) { (b) throws(E) -> R in try body(&a, &b) }
+    }
 }
 
 /// The bytes an `MDB_val` points at, borrowed: valid until the transaction ends or writes.
@@ -88,4 +98,5 @@ func bytes(of value: MDB_val) -> UnsafeRawBufferPointer {
 }
 
 // Never written to and never freed, so sharing it across threads is safe.
-nonisolated(unsafe) private let emptyBytes = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))
+nonisolated(unsafe) private let emptyBytes = UnsafeRawPointer(
+    UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))

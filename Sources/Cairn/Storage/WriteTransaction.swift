@@ -14,6 +14,10 @@ internal import CLMDB
 /// ```
 package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// The transaction's LMDB state.
+    ///
+    /// ```swift
+    /// try environment.write { txn in _ = txn.handle }
+    /// ```
     package let handle: TransactionHandle
 
     init(handle: TransactionHandle) { self.handle = handle }
@@ -33,7 +37,9 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// - Throws: ``StorageError`` (`.invalidSize` for an empty or too-long key).
     /// - Complexity: O(log *n*); O(1) amortised with ``PutOptions/append``.
     @discardableResult
-    package func put(_ value: [UInt8], for key: [UInt8], in table: Table, options: PutOptions = []) throws(StorageError) -> Bool {
+    package func put(
+        _ value: [UInt8], for key: [UInt8], in table: Table, options: PutOptions = []
+    ) throws(StorageError) -> Bool {
         handle.check(table)
         return try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
             try handle.checkUsable("Writing to table '\(table)'")

@@ -90,7 +90,8 @@ import Testing
         let id = UUID()
         let date = Date(timeIntervalSinceReferenceDate: 12345.5)
         var reader = KeyReader(KeyBuilder.key("Ada", 1815 as Int, id, date, UInt8?.none))
-        let (name, year, uuid, when, missing) = try reader.decode(String.self, Int.self, UUID.self, Date.self, UInt8?.self)
+        let (name, year, uuid, when, missing) = try reader.decode(
+            String.self, Int.self, UUID.self, Date.self, UInt8?.self)
         #expect(name == "Ada" && year == 1815 && uuid == id && when == date && missing == nil)
 
         var extra = KeyReader(KeyBuilder.key(1 as Int16, 2 as Int16))

@@ -69,7 +69,8 @@ private let randomBytes = Gen<UInt8>.value(in: 0...255).array(of: 0...48)
         let profile = try! BinaryEncoder().encode(
             StoredProfile(
                 name: "n", scores: [1, -2], ratings: ["a": [1.5]], byNumber: [3: "c"], nickname: nil,
-                shapes: [.labeled("l", nil), .rectangle(width: 2, height: 3)], maybe: [nil, 4], tags: [5], blob: Data([6]),
+                shapes: [.labeled("l", nil), .rectangle(width: 2, height: 3)], maybe: [nil, 4], tags: [5],
+                blob: Data([6]),
                 id: UUID(), when: Date(timeIntervalSinceReferenceDate: 7), link: URL(string: "https://e.com"),
                 price: 8, status: .active, nested: [[9]]
             )

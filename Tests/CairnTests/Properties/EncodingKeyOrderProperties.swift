@@ -62,16 +62,36 @@ private func checkPair<Value: KeyComponent>(
 
 @Suite struct EncodingKeyOrderProperties {
     @Test func integersOrderLikeTheirValues() async {
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.int64(), Gen.int64()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.int32(), Gen.int32()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.int16(), Gen.int16()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.int8(), Gen.int8()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.int(), Gen.int()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint64(), Gen.uint64()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint32(), Gen.uint32()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint16(), Gen.uint16()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint8(), Gen.uint8()) { try checkPair($0, $1, by: order) }
-        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint(), Gen.uint()) { try checkPair($0, $1, by: order) }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.int64(), Gen.int64()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.int32(), Gen.int32()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.int16(), Gen.int16()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.int8(), Gen.int8()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.int(), Gen.int()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint64(), Gen.uint64()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint32(), Gen.uint32()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint16(), Gen.uint16()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint8(), Gen.uint8()) {
+            try checkPair($0, $1, by: order)
+        }
+        await propertyCheck(count: PropertyScale.count(300), input: Gen.uint(), Gen.uint()) {
+            try checkPair($0, $1, by: order)
+        }
         await propertyCheck(count: PropertyScale.count(50), input: Gen.bool, Gen.bool) { a, b throws in
             try checkPair(a, b) { order($0 ? 1 : 0, $1 ? 1 : 0) }
         }
@@ -84,10 +104,13 @@ private func checkPair<Value: KeyComponent>(
     }
 
     @Test func floatingPointOrdersLikeItsCanonicalValue() async {
-        await propertyCheck(count: PropertyScale.count(500), input: EncodingGenerators.double, EncodingGenerators.double) {
+        await propertyCheck(
+            count: PropertyScale.count(500), input: EncodingGenerators.double, EncodingGenerators.double
+        ) {
             try checkPair($0, $1, by: floatOrder)
         }
-        await propertyCheck(count: PropertyScale.count(500), input: EncodingGenerators.float, EncodingGenerators.float) {
+        await propertyCheck(count: PropertyScale.count(500), input: EncodingGenerators.float, EncodingGenerators.float)
+        {
             try checkPair($0, $1, by: floatOrder)
         }
         await propertyCheck(count: PropertyScale.count(300), input: EncodingGenerators.date, EncodingGenerators.date) {
@@ -96,7 +119,9 @@ private func checkPair<Value: KeyComponent>(
     }
 
     @Test func stringsOrderByUTF8Bytes() async {
-        await propertyCheck(count: PropertyScale.count(500), input: EncodingGenerators.string, EncodingGenerators.string) {
+        await propertyCheck(
+            count: PropertyScale.count(500), input: EncodingGenerators.string, EncodingGenerators.string
+        ) {
             try checkPair($0, $1) { bytesOrder($0.utf8, $1.utf8) }
         }
     }

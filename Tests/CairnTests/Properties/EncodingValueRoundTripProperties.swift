@@ -34,21 +34,25 @@ private enum ProfileGenerators {
         var rng = SystemRandomNumberGenerator()
         switch kind {
         case 0: return .circle(radius: Double(Int.random(in: -99...99, using: &rng)) / 4)
-        case 1: return .rectangle(width: .random(in: .min ... .max, using: &rng), height: .random(in: -5...5, using: &rng))
+        case 1:
+            return .rectangle(width: .random(in: .min ... .max, using: &rng), height: .random(in: -5...5, using: &rng))
         case 2: return .labeled(String(repeating: "x", count: .random(in: 0...3, using: &rng)), Bool.random() ? nil : 7)
         default: return .none
         }
     }
 
     static let decimal = zip(Gen.int64(), Gen.int8(in: -30...30)).map { significand, exponent in
-        Decimal(sign: significand < 0 ? .minus : .plus, exponent: Int(exponent), significand: Decimal(significand.magnitude))
+        Decimal(
+            sign: significand < 0 ? .minus : .plus, exponent: Int(exponent), significand: Decimal(significand.magnitude)
+        )
     }
 
     static let profile = zip(
         zip(
             EncodingGenerators.string,
             Gen.int().array(of: 0...5),
-            zip(EncodingGenerators.string, EncodingGenerators.finiteDouble.array(of: 0...3)).dictionary(ofAtMost: 0...3),
+            zip(EncodingGenerators.string, EncodingGenerators.finiteDouble.array(of: 0...3)).dictionary(
+                ofAtMost: 0...3),
             zip(Gen.int(in: -9...9), EncodingGenerators.string).dictionary(ofAtMost: 0...3),
             EncodingGenerators.string.optional(),
             shape.array(of: 0...4),
@@ -90,17 +94,21 @@ private func roundTripCodable<Value: Codable>(_ value: Value) throws -> Value? {
 
 @Suite struct EncodingValueRoundTripProperties {
     @Test func integersRoundTrip() async {
-        await propertyCheck(count: PropertyScale.count(200), input: Gen.int(), Gen.int8(), Gen.int16()) { a, b, c throws in
+        await propertyCheck(count: PropertyScale.count(200), input: Gen.int(), Gen.int8(), Gen.int16()) {
+            a, b, c throws in
             #expect(try roundTrip(a) == a)
             #expect(try roundTrip(b) == b)
             #expect(try roundTrip(c) == c)
         }
-        await propertyCheck(count: PropertyScale.count(200), input: Gen.int32(), Gen.int64(), Gen.uint()) { a, b, c throws in
+        await propertyCheck(count: PropertyScale.count(200), input: Gen.int32(), Gen.int64(), Gen.uint()) {
+            a, b, c throws in
             #expect(try roundTrip(a) == a)
             #expect(try roundTrip(b) == b)
             #expect(try roundTrip(c) == c)
         }
-        await propertyCheck(count: PropertyScale.count(200), input: Gen.uint8(), Gen.uint16(), Gen.uint32(), Gen.uint64()) { a, b, c, d throws in
+        await propertyCheck(
+            count: PropertyScale.count(200), input: Gen.uint8(), Gen.uint16(), Gen.uint32(), Gen.uint64()
+        ) { a, b, c, d throws in
             #expect(try roundTrip(a) == a)
             #expect(try roundTrip(b) == b)
             #expect(try roundTrip(c) == c)
@@ -109,7 +117,9 @@ private func roundTripCodable<Value: Codable>(_ value: Value) throws -> Value? {
     }
 
     @Test func scalarsRoundTripBitForBit() async {
-        await propertyCheck(count: PropertyScale.count(300), input: EncodingGenerators.double, EncodingGenerators.float, Gen.bool) {
+        await propertyCheck(
+            count: PropertyScale.count(300), input: EncodingGenerators.double, EncodingGenerators.float, Gen.bool
+        ) {
             double, float, bool throws in
             #expect(try roundTrip(double)?.bitPattern == double.bitPattern)
             #expect(try roundTrip(float)?.bitPattern == float.bitPattern)
@@ -124,14 +134,18 @@ private func roundTripCodable<Value: Codable>(_ value: Value) throws -> Value? {
     }
 
     @Test func foundationValuesRoundTrip() async {
-        await propertyCheck(count: PropertyScale.count(300), input: EncodingGenerators.string, EncodingGenerators.data, EncodingGenerators.uuid) {
+        await propertyCheck(
+            count: PropertyScale.count(300), input: EncodingGenerators.string, EncodingGenerators.data,
+            EncodingGenerators.uuid
+        ) {
             string, data, uuid throws in
             #expect(try roundTrip(string) == string)
             #expect(try roundTrip(data) == data)
             #expect(try roundTrip(uuid) == uuid)
         }
         let path = Gen.letterOrNumber.string(of: 1...10)
-        await propertyCheck(count: PropertyScale.count(200), input: path, ProfileGenerators.decimal) { path, decimal throws in
+        await propertyCheck(count: PropertyScale.count(200), input: path, ProfileGenerators.decimal) {
+            path, decimal throws in
             let url = URL(string: "https://example.com/\(path)?q=\(path)")!
             #expect(try roundTrip(url) == url)
             #expect(try roundTrip(decimal) == decimal)
@@ -139,7 +153,9 @@ private func roundTripCodable<Value: Codable>(_ value: Value) throws -> Value? {
     }
 
     @Test func optionalsAndRawValuesRoundTrip() async {
-        await propertyCheck(count: PropertyScale.count(200), input: EncodingGenerators.string.optional(), Gen.bool.optional()) {
+        await propertyCheck(
+            count: PropertyScale.count(200), input: EncodingGenerators.string.optional(), Gen.bool.optional()
+        ) {
             string, flag throws in
             var writer = RecordWriter()
             writer.write(string, tag: 1)
@@ -164,7 +180,8 @@ private func roundTripCodable<Value: Codable>(_ value: Value) throws -> Value? {
 
     @Test func codableCollectionsRoundTrip() async {
         let shapes = ProfileGenerators.shape.array(of: 0...6)
-        await propertyCheck(count: PropertyScale.count(200), input: shapes, Gen.int().optional().array(of: 0...5)) { shapes, ints throws in
+        await propertyCheck(count: PropertyScale.count(200), input: shapes, Gen.int().optional().array(of: 0...5)) {
+            shapes, ints throws in
             #expect(try roundTripCodable(shapes) == shapes)
             #expect(try roundTripCodable(ints) == ints)
             #expect(try roundTripCodable(Set(ints.compactMap { $0 })) == Set(ints.compactMap { $0 }))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 /// Regressions found by reviewing the storage layer. Each test names the bug, the symptom and the fix.
@@ -16,9 +17,11 @@ import Testing
             let edges = try environment.openTable("r/A/b", flags: .duplicateSort, create: true)!
             try environment.write { txn in try txn.put(key(2), for: key(1), in: edges) }
             try environment.write { txn in try txn.put(key(3), for: key(1), in: edges) }
-            let inserted = try environment.write { txn in try txn.put(key(2), for: key(1), in: edges, options: .noDuplicateData) }
+            let inserted = try environment.write { txn in
+                try txn.put(key(2), for: key(1), in: edges, options: .noDuplicateData)
+            }
             #expect(!inserted)
-            try environment.write { txn in try txn.delete(key(9), in: edges) }   // absent: changes nothing
+            try environment.write { txn in try txn.delete(key(9), in: edges) }  // absent: changes nothing
         }
         let reopened = try LMDBEnvironment.open(configuration)
         let edges = try reopened.openTable("r/A/b", flags: .duplicateSort)!
@@ -33,14 +36,17 @@ import Testing
             let table = try environment.openTable("t", create: true)!
             for batch in 0..<5 {
                 try environment.write { txn in
-                    for n in batch * 300..<(batch + 1) * 300 { try txn.put([UInt8](repeating: 7, count: 40), for: key(n), in: table) }
+                    for n in batch * 300..<(batch + 1) * 300 {
+                        try txn.put([UInt8](repeating: 7, count: 40), for: key(n), in: table)
+                    }
                 }
             }
         }
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
         let meta = DataFileValidator.Bytes(storage: bytes)
-        let newest = meta.uint64(at: 4096 + DataFileValidator.Offset.transactionID)
-            > meta.uint64(at: DataFileValidator.Offset.transactionID) ? 4096 : 0
+        let newest =
+            meta.uint64(at: 4096 + DataFileValidator.Offset.transactionID)
+                > meta.uint64(at: DataFileValidator.Offset.transactionID) ? 4096 : 0
         return (path, bytes, newest)
     }
 
@@ -111,7 +117,11 @@ import Testing
         let inside = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let entered = Flag()
-        Foundation.Thread { gate.withExclusive { inside.signal(); release.wait() } }.start()
+        Foundation.Thread {
+            gate.withExclusive {
+                inside.signal(); release.wait()
+            }
+        }.start()
         inside.wait()
         let nested = Foundation.Thread {
             gate.enterShared(nested: true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 #if canImport(Glibc)
@@ -32,7 +33,9 @@ import Glibc
             let acknowledged = NumberedStore.acknowledged((firstAck.map { $0 + "\n" } ?? "") + result.output)
             let last = try NumberedStore.verify(path, keysPerTransaction: 10)
             if let highest = acknowledged.max() {
-                #expect(highest <= last, "round \(round): transaction \(highest) was acknowledged but the store ends at \(last)")
+                #expect(
+                    highest <= last,
+                    "round \(round): transaction \(highest) was acknowledged but the store ends at \(last)")
             }
             #expect(last >= lastCommitted, "round \(round): the store went back from \(lastCommitted) to \(last)")
             lastCommitted = last

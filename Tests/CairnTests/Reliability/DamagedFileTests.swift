@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 /// Damaged, truncated and empty data files are refused with typed errors before LMDB maps them,
@@ -30,7 +31,9 @@ import Testing
                         }
                     }
                 }
-                try environment.write { txn in for n in stride(from: 0, to: 2000, by: 3) { try txn.delete(key(n), in: plain) } }
+                try environment.write { txn in
+                    for n in stride(from: 0, to: 2000, by: 3) { try txn.delete(key(n), in: plain) }
+                }
             }
             // The environment is closed here: its last reference is gone.
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
@@ -99,7 +102,11 @@ import Testing
         let template = try Template()
         var cases: [(String, (inout [UInt8]) -> Void)] = []
         func set<T: FixedWidthInteger>(_ value: T, at offset: Int) -> (inout [UInt8]) -> Void {
-            { bytes in withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) } }
+            { bytes in
+                withUnsafeBytes(of: value.littleEndian) {
+                    bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0)
+                }
+            }
         }
         let filePages = UInt64(template.bytes.count / 4096)
         for meta in [0, 1] {
@@ -123,15 +130,25 @@ import Testing
                 ("\(name) main depth 40", set(UInt16(40), at: base + Offset.mainDB + 6)),
                 ("\(name) free root past the end", set(filePages + 9, at: base + Offset.freeDB + 40)),
                 ("\(name) last page 0", set(UInt64(0), at: base + Offset.lastPage)),
-                ("\(name) transaction id +2", { bytes in
-                    let id = DataFileValidator.Bytes(storage: bytes).uint64(at: base + Offset.transactionID)
-                    set(id + 2, at: base + Offset.transactionID)(&bytes)
-                }),
-                ("\(name) transaction id high bit", set(UInt64(1) << 40 | UInt64(meta), at: base + Offset.transactionID)),
-                ("\(name) older id equal to newer", { bytes in
-                    let other = (1 - meta) * 4096 + Offset.transactionID
-                    set(DataFileValidator.Bytes(storage: bytes).uint64(at: other), at: base + Offset.transactionID)(&bytes)
-                }),
+                (
+                    "\(name) transaction id +2",
+                    { bytes in
+                        let id = DataFileValidator.Bytes(storage: bytes).uint64(at: base + Offset.transactionID)
+                        set(id + 2, at: base + Offset.transactionID)(&bytes)
+                    }
+                ),
+                (
+                    "\(name) transaction id high bit",
+                    set(UInt64(1) << 40 | UInt64(meta), at: base + Offset.transactionID)
+                ),
+                (
+                    "\(name) older id equal to newer",
+                    { bytes in
+                        let other = (1 - meta) * 4096 + Offset.transactionID
+                        set(DataFileValidator.Bytes(storage: bytes).uint64(at: other), at: base + Offset.transactionID)(
+                            &bytes)
+                    }
+                ),
                 ("\(name) trailing byte", set(UInt8(1), at: base + 300)),
                 ("\(name) last byte of page", set(UInt8(0x80), at: base + 4095)),
             ]

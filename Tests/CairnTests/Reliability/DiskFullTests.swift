@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 /// A writer under a file-size limit (`RLIMIT_FSIZE`, what `ulimit -f` sets) runs out of room.

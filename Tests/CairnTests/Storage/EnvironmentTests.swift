@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 @Suite struct EnvironmentTests {
@@ -29,7 +30,9 @@ import Testing
         child.waitUntilExit()
         let dead = directory.child(".cairn-creating-\(child.processIdentifier)-1")
         let live = directory.child(".cairn-creating-\(getpid())-2")
-        for path in [dead, live] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        for path in [dead, live] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
         _ = try LMDBEnvironment.create(StorageConfiguration(path: directory.child("store")))
         #expect(!FileManager.default.fileExists(atPath: dead))
         #expect(FileManager.default.fileExists(atPath: live), "a live process's scratch directory is left alone")
@@ -87,7 +90,9 @@ import Testing
         try store.environment.reopenForTesting()
         try store.environment.write { txn in try txn.put([9], for: key(9), in: tables[4]) }
         try store.environment.read { txn in
-            for (n, table) in tables.enumerated() { let value = try txn.get(key(n), in: table); #expect(value == [UInt8(n)]) }
+            for (n, table) in tables.enumerated() {
+                let value = try txn.get(key(n), in: table); #expect(value == [UInt8(n)])
+            }
             #expect(try txn.get(key(9), in: tables[4]) == [9])
         }
     }
@@ -141,6 +146,7 @@ import Testing
                 #expect(try mode(directory + "/" + file) == 0o600, "\(directory)/\(file)")
             }
         }
-        #expect(FileManager.default.fileExists(atPath: store + ".backup/lock.mdb"), "the backup was verified by opening it")
+        #expect(
+            FileManager.default.fileExists(atPath: store + ".backup/lock.mdb"), "the backup was verified by opening it")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 @Suite struct MapGrowthTests {
@@ -74,7 +75,8 @@ import Testing
             let start = count
             try store.environment.write { txn in
                 for n in start + 1...start + 2000 { try txn.put(padding, for: key(Int(n)), in: table) }
-                try txn.put(withUnsafeBytes(of: (start + 2000).bigEndian) { Array($0) }, for: Array("count".utf8), in: table)
+                try txn.put(
+                    withUnsafeBytes(of: (start + 2000).bigEndian) { Array($0) }, for: Array("count".utf8), in: table)
             }
             count = start + 2000
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Cairn
 
 /// Range and prefix scans, in both directions, checked against a sorted array of the same entries.
@@ -16,16 +17,18 @@ import Testing
     static func reference(_ entries: [Entry], _ range: KeyRange, _ direction: ScanDirection) -> [Entry] {
         func below(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }
         let inside = entries.filter { entry in
-            let lowerOK = switch range.lower {
-            case nil: true
-            case .inclusive(let bound): !below(entry.key, bound)
-            case .exclusive(let bound): below(bound, entry.key)
-            }
-            let upperOK = switch range.upper {
-            case nil: true
-            case .inclusive(let bound): !below(bound, entry.key)
-            case .exclusive(let bound): below(entry.key, bound)
-            }
+            let lowerOK =
+                switch range.lower {
+                case nil: true
+                case .inclusive(let bound): !below(entry.key, bound)
+                case .exclusive(let bound): below(bound, entry.key)
+                }
+            let upperOK =
+                switch range.upper {
+                case nil: true
+                case .inclusive(let bound): !below(bound, entry.key)
+                case .exclusive(let bound): below(entry.key, bound)
+                }
             return lowerOK && upperOK
         }
         return direction == .forward ? inside : inside.reversed()
@@ -103,7 +106,9 @@ import Testing
     @Test func cursorsWalkBothWaysAndSeek() throws {
         let store = try TemporaryStore()
         let table = try store.table()
-        try store.environment.write { txn throws in for n in stride(from: 0, to: 50, by: 5) { try txn.put([], for: key(n), in: table) } }
+        try store.environment.write { txn throws in
+            for n in stride(from: 0, to: 50, by: 5) { try txn.put([], for: key(n), in: table) }
+        }
         try store.environment.read { txn throws in
             try txn.withCursor(on: table) { cursor throws in
                 #expect(try cursor.last() && number(cursor.current.key) == 45)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 @Suite struct StorageConcurrencyTests {
@@ -23,7 +24,9 @@ import Testing
                 while !stop.isSet {
                     let sum = try! environment.read { txn in
                         var sum = 0
-                        try txn.scan(table) { _, value in sum += number(value); return true }
+                        try txn.scan(table) { _, value in
+                            sum += number(value); return true
+                        }
                         return sum
                     }
                     if sum != total { torn += 1 }
@@ -107,7 +110,7 @@ import Testing
 /// A flag set once, read from many threads.
 final class Flag: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = false   // guarded by lock
+    private var value = false  // guarded by lock
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
 }
@@ -115,7 +118,7 @@ final class Flag: @unchecked Sendable {
 /// A thread whose closure's result can be awaited with `join()`.
 final class TestThread<Result: Sendable>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var result: Result?   // written before `done` is signalled, read after
+    private var result: Result?  // written before `done` is signalled, read after
 
     static func detached(_ body: @escaping @Sendable () -> Result) -> TestThread<Result> {
         let thread = TestThread<Result>()

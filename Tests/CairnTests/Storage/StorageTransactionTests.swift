@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+
 @testable import Cairn
 
 @Suite struct StorageTransactionTests {
@@ -46,7 +48,7 @@ import Testing
         try store.environment.write { txn throws in
             #expect(try txn.delete(key(3), in: table))
             #expect(try !txn.delete(key(3), in: table))
-            #expect(try txn.get(key(3), in: table) == nil)   // a write sees its own writes
+            #expect(try txn.get(key(3), in: table) == nil)  // a write sees its own writes
         }
         try store.environment.read { txn throws in
             #expect(try txn.count(of: table) == 9)
@@ -66,7 +68,9 @@ import Testing
         }
         try store.environment.read { txn throws in
             var values: [Int] = []
-            try txn.forEachDuplicate(of: [0xAA], in: table) { values.append(number($0)); return true }
+            try txn.forEachDuplicate(of: [0xAA], in: table) {
+                values.append(number($0)); return true
+            }
             #expect(values == [1, 3, 5, 7, 9])
             #expect(try txn.duplicateCount(of: [0xAA], in: table) == 5)
             #expect(try txn.duplicateCount(of: [0xCC], in: table) == 0)
@@ -79,8 +83,10 @@ import Testing
         }
         try store.environment.read { txn throws in
             var values: [Int] = []
-            try txn.forEachDuplicate(of: [0xAA], in: table) { values.append(number($0)); return values.count < 2 }
-            #expect(values == [1, 3])   // the closure stopped the walk
+            try txn.forEachDuplicate(of: [0xAA], in: table) {
+                values.append(number($0)); return values.count < 2
+            }
+            #expect(values == [1, 3])  // the closure stopped the walk
             #expect(try txn.duplicateCount(of: [0xAA], in: table) == 4)
         }
     }
@@ -105,7 +111,7 @@ import Testing
                 return true
             }
             #expect(values == Array(0..<count))
-            #expect(batches > 1 && batches < count / 100)   // whole pages at a time, not one value per call
+            #expect(batches > 1 && batches < count / 100)  // whole pages at a time, not one value per call
         }
     }
 
@@ -148,7 +154,9 @@ import Testing
         try store.environment.write { txn throws in try txn.put([1], for: key(1), in: table) }
         try store.environment.read { txn throws in
             // Another thread commits while this snapshot is open; the snapshot does not change.
-            let thread = Thread { _ = try! store.environment.write { txn throws in try txn.put([2], for: key(1), in: table) } }
+            let thread = Thread {
+                _ = try! store.environment.write { txn throws in try txn.put([2], for: key(1), in: table) }
+            }
             thread.start()
             while !thread.isFinished { usleep(1000) }
             #expect(try txn.get(key(1), in: table) == [1])
@@ -156,5 +164,3 @@ import Testing
         try store.environment.read { txn throws in #expect(try txn.get(key(1), in: table) == [2]) }
     }
 }
-
-import Foundation

@@ -14,13 +14,15 @@ final class HelperProcess {
         // Test bundles and executables share the build products directory.
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while directory.pathExtension == "xctest" || directory.lastPathComponent == "Contents"
-            || directory.lastPathComponent == "MacOS" {
+            || directory.lastPathComponent == "MacOS"
+        {
             directory.deleteLastPathComponent()
         }
         let candidate = directory.appendingPathComponent("CairnTestHelper")
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         // swift-testing's runner on Linux: /proc/self/exe is the test binary.
-        let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+        let exe = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
         return exe.deletingLastPathComponent().appendingPathComponent("CairnTestHelper")
     }
 

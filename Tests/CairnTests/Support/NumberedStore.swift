@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Cairn
 
 /// Checks a store written by the helper's numbered transactions (see `CairnTestHelper`):
