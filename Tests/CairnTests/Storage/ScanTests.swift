@@ -44,7 +44,7 @@ import Testing
 
     @Test(arguments: [TableFlags(), .duplicateSort])
     func rangeScansMatchASortedReference(flags: TableFlags) throws {
-        var random = SystemRandomNumberGenerator()
+        var random = SeededGenerator()
         let store = try TemporaryStore()
         let table = try store.table("s", flags: flags)
         var stored: [[UInt8]: Set<[UInt8]>] = [:]
@@ -68,7 +68,7 @@ import Testing
                         seen.append(Entry(key: Array(key), value: Array(value)))
                         return true
                     }
-                    #expect(seen == Self.reference(entries, range, direction), "\(range) \(direction)")
+                    #expect(seen == Self.reference(entries, range, direction), "seed \(random.seed): \(range) \(direction)")
                 }
             }
             for _ in 0..<100 {
@@ -78,7 +78,7 @@ import Testing
                     seen.append(Entry(key: Array(key), value: Array(value)))
                     return true
                 }
-                #expect(seen == entries.filter { $0.key.starts(with: prefix) }.reversed(), "prefix \(prefix)")
+                #expect(seen == entries.filter { $0.key.starts(with: prefix) }.reversed(), "seed \(random.seed): prefix \(prefix)")
             }
         }
     }
