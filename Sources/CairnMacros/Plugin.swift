@@ -1,0 +1,8 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+/// The compiler plugin that provides Cairn's macros.
+@main
+struct CairnMacrosPlugin: CompilerPlugin {
+    let providingMacros: [any Macro.Type] = []
+}
