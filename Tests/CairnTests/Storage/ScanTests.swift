@@ -68,7 +68,8 @@ import Testing
                         seen.append(Entry(key: Array(key), value: Array(value)))
                         return true
                     }
-                    #expect(seen == Self.reference(entries, range, direction), "seed \(random.seed): \(range) \(direction)")
+                    #expect(
+                        seen == Self.reference(entries, range, direction), "seed \(random.seed): \(range) \(direction)")
                 }
             }
             for _ in 0..<100 {
@@ -78,7 +79,9 @@ import Testing
                     seen.append(Entry(key: Array(key), value: Array(value)))
                     return true
                 }
-                #expect(seen == entries.filter { $0.key.starts(with: prefix) }.reversed(), "seed \(random.seed): prefix \(prefix)")
+                #expect(
+                    seen == entries.filter { $0.key.starts(with: prefix) }.reversed(),
+                    "seed \(random.seed): prefix \(prefix)")
             }
         }
     }

@@ -1,0 +1,176 @@
+extension Schema {
+    /// One model class as the schema sees it: its attributes, relationships, uniqueness
+    /// constraints and indexes.
+    ///
+    /// ```swift
+    /// let book = schema.entity(for: Book.self)!
+    /// print(book.name, book.attributes.count, book.uniquenessConstraints)   // Book 5 [["isbn"]]
+    /// ```
+    public final class Entity: Hashable, CustomStringConvertible {
+        /// The entity's name: the model class's name.
+        ///
+        /// ```swift
+        /// entity.name   // "Book"
+        /// ```
+        public let name: String
+        /// Every property, persisted and transient, in declaration order.
+        ///
+        /// ```swift
+        /// entity.properties.map(\.name)
+        /// ```
+        public let properties: [any SchemaProperty]
+        /// The attributes, transient ones included.
+        ///
+        /// ```swift
+        /// entity.attributes.count
+        /// ```
+        public let attributes: Set<Attribute>
+        /// The relationships.
+        ///
+        /// ```swift
+        /// entity.relationships.map(\.destination)
+        /// ```
+        public let relationships: Set<Relationship>
+        /// The attributes by name.
+        ///
+        /// ```swift
+        /// entity.attributesByName["isbn"]?.isUnique
+        /// ```
+        public let attributesByName: [String: Attribute]
+        /// The relationships by name.
+        ///
+        /// ```swift
+        /// entity.relationshipsByName["chapters"]?.deleteRule
+        /// ```
+        public let relationshipsByName: [String: Relationship]
+        /// The persisted properties (not transient), in declaration order.
+        ///
+        /// ```swift
+        /// entity.storedProperties.count
+        /// ```
+        public let storedProperties: [any SchemaProperty]
+        /// The uniqueness constraints: each the names of attributes whose combined values are
+        /// unique. Includes a one-attribute constraint for each `@Attribute(.unique)`.
+        ///
+        /// ```swift
+        /// entity.uniquenessConstraints   // [["isbn"], ["title", "year"]]
+        /// ```
+        public let uniquenessConstraints: [[String]]
+        /// The indexes declared with `#Index`: each the names of its attributes, in order.
+        ///
+        /// ```swift
+        /// entity.indices   // [["year"], ["title", "year"]]
+        /// ```
+        public let indices: [[String]]
+        /// The model class.
+        let modelType: any PersistentModel.Type
+        /// Problems found while reading the model's metadata, reported by ``Schema/validate()``.
+        let problems: [SchemaError]
+
+        init(_ type: any PersistentModel.Type) {
+            modelType = type
+            name = Schema.entityName(of: type)
+            var properties: [any SchemaProperty] = []
+            var problems: [SchemaError] = []
+            for metadata in type.schemaMetadata {
+                switch metadata.kind {
+                case .attribute(let attribute, let valueType, let isOptional):
+                    properties.append(
+                        Attribute(
+                            name: metadata.name, originalName: attribute?.originalName,
+                            options: attribute?.options ?? [],
+                            valueType: valueType, defaultValue: metadata.defaultValue,
+                            hashModifier: attribute?.hashModifier,
+                            isOptional: isOptional, isTransient: false, keyPath: metadata.keyPath,
+                            index: metadata.index,
+                            storage: metadata.storage))
+                case .transient(let valueType, let isOptional):
+                    properties.append(
+                        Attribute(
+                            name: metadata.name, originalName: nil, options: [], valueType: valueType,
+                            defaultValue: nil,
+                            hashModifier: nil, isOptional: isOptional, isTransient: true, keyPath: metadata.keyPath,
+                            index: nil, storage: nil))
+                case .relationship(
+                    let relationship, let destination, let isToMany, let isOptional, let valueType,
+                    let explicitAttribute):
+                    if let explicitAttribute, !explicitAttribute.options.isEmpty {
+                        problems.append(
+                            SchemaError(
+                                code: .invalidProperty, entity: name, property: metadata.name,
+                                message: "\(name).\(metadata.name) is a relationship but has @Attribute options "
+                                    + "(\(explicitAttribute.options.map(\.description).joined(separator: ", "))). "
+                                    + "Use @Relationship for a relationship's options."))
+                    }
+                    var relationshipMetadata = relationship ?? RelationshipMetadata()
+                    if relationship == nil, let originalName = explicitAttribute?.originalName {
+                        relationshipMetadata.originalName = originalName
+                    }
+                    properties.append(
+                        Relationship(
+                            name: metadata.name, metadata: relationshipMetadata, destinationType: destination,
+                            isToMany: isToMany, isOptional: isOptional, valueType: valueType, keyPath: metadata.keyPath,
+                            index: metadata.index!, storage: metadata.storage!))
+                }
+            }
+            self.properties = properties
+            let attributes = properties.compactMap { $0 as? Attribute }
+            let relationships = properties.compactMap { $0 as? Relationship }
+            self.attributes = Set(attributes)
+            self.relationships = Set(relationships)
+            attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            relationshipsByName = Dictionary(
+                relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            storedProperties = properties.filter { !$0.isTransient }
+
+            let entityName = name
+            func names(of keyPaths: [[AnyKeyPath]], macro: String) -> [[String]] {
+                keyPaths.compactMap { group in
+                    let resolved = group.map { keyPath -> String? in
+                        guard let attribute = attributes.first(where: { $0.keyPath == keyPath }), !attribute.isTransient
+                        else {
+                            problems.append(
+                                SchemaError(
+                                    code: .invalidConstraint, entity: entityName, property: nil,
+                                    message:
+                                        "A \(macro) of \(entityName) names \(keyPath), which is not a stored attribute "
+                                        + "of \(entityName). Name stored attributes only: not relationships, transient or "
+                                        + "computed properties."))
+                            return nil
+                        }
+                        return attribute.name
+                    }
+                    return resolved.contains(nil) || resolved.isEmpty ? nil : resolved.map { $0! }
+                }
+            }
+            let declared = names(of: type._$uniquenessConstraints, macro: "#Unique constraint")
+            let fromOptions = attributes.filter { $0.isUnique }.map { [$0.name] }
+            uniquenessConstraints = fromOptions + declared.filter { !fromOptions.contains($0) }
+            indices = names(of: type._$indices, macro: "#Index")
+            self.problems = problems
+        }
+
+        /// Entities are equal when they describe the same model class.
+        ///
+        /// ```swift
+        /// schema.entities.contains(entity)
+        /// ```
+        public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs.modelType == rhs.modelType }
+
+        /// Hashes the model class.
+        ///
+        /// ```swift
+        /// var seen: Set<Schema.Entity> = []
+        /// ```
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(modelType)) }
+
+        /// The entity's name and properties.
+        ///
+        /// ```swift
+        /// print(entity)
+        /// ```
+        public var description: String {
+            "\(name) { " + properties.map(\.description).joined(separator: "; ") + " }"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+extension Schema.Attribute {
+    /// How an attribute behaves, as given to ``Attribute(_:originalName:hashModifier:)``.
+    ///
+    /// ```swift
+    /// @Attribute(.unique, .spotlight) var email: String
+    /// ```
+    public struct Option: Hashable, Sendable, CustomStringConvertible {
+        /// The option's name.
+        ///
+        /// ```swift
+        /// Schema.Attribute.Option.unique.description   // "unique"
+        /// ```
+        public let description: String
+
+        private init(_ name: String) { description = name }
+
+        /// The attribute's value is unique among the entity's instances; inserting a duplicate
+        /// updates the stored instance instead (an upsert).
+        ///
+        /// ```swift
+        /// @Attribute(.unique) var isbn: String
+        /// ```
+        public static let unique = Option("unique")
+        /// Large values are stored apart from the record and loaded only when read.
+        ///
+        /// ```swift
+        /// @Attribute(.externalStorage) var photo: Data
+        /// ```
+        public static let externalStorage = Option("externalStorage")
+        /// The value is kept in the store but not tracked for changes.
+        ///
+        /// ```swift
+        /// @Attribute(.ephemeral) var lastViewed: Date?
+        /// ```
+        public static let ephemeral = Option("ephemeral")
+        /// The value stays readable in history after the model is deleted.
+        ///
+        /// ```swift
+        /// @Attribute(.preserveValueOnDeletion) var name: String
+        /// ```
+        public static let preserveValueOnDeletion = Option("preserveValueOnDeletion")
+        /// Accepted for SwiftData compatibility; has no effect (there is no Spotlight off Apple platforms).
+        ///
+        /// ```swift
+        /// @Attribute(.spotlight) var title: String
+        /// ```
+        public static let spotlight = Option("spotlight")
+        /// Accepted for SwiftData compatibility; has no effect (Cairn does not sync with CloudKit).
+        ///
+        /// ```swift
+        /// @Attribute(.allowsCloudEncryption) var secret: String
+        /// ```
+        public static let allowsCloudEncryption = Option("allowsCloudEncryption")
+    }
+}
+
+extension Schema.Relationship {
+    /// How a relationship behaves, as given to ``Relationship(_:deleteRule:minimumModelCount:maximumModelCount:originalName:inverse:hashModifier:)``.
+    ///
+    /// ```swift
+    /// @Relationship(.unique) var passport: Passport?
+    /// ```
+    public struct Option: Hashable, Sendable, CustomStringConvertible {
+        /// The option's name.
+        ///
+        /// ```swift
+        /// Schema.Relationship.Option.unique.description   // "unique"
+        /// ```
+        public let description: String
+
+        private init(_ name: String) { description = name }
+
+        /// No two models relate to the same target through this relationship.
+        ///
+        /// ```swift
+        /// @Relationship(.unique) var passport: Passport?
+        /// ```
+        public static let unique = Option("unique")
+    }
+
+    /// What deleting a model does to the models its relationship points at.
+    ///
+    /// ```swift
+    /// @Relationship(deleteRule: .cascade) var chapters: [Chapter] = []
+    /// ```
+    public enum DeleteRule: String, Codable, Hashable, Sendable, CaseIterable {
+        /// The related models are cleared of their reference to the deleted one (the default).
+        case nullify
+        /// The related models are deleted too, and so on through their own cascade rules.
+        case cascade
+        /// The delete fails while any related model exists; the save throws and writes nothing.
+        case deny
+        /// Nothing happens to the related models; their references dangle until you fix them.
+        case noAction
+    }
+}

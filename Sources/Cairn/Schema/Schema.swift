@@ -1,0 +1,243 @@
+/// The models a store holds: one ``Entity`` per model class, with its attributes, relationships,
+/// constraints and indexes.
+///
+/// Create it from your model types, as in SwiftData. Relationship inverses are paired when it is
+/// created: an explicit `inverse:` on either side, or, when there is exactly one candidate, the
+/// relationship of the other model that points back. ``validate()`` reports anything that would
+/// make the schema unusable; a container validates its schema when it opens.
+///
+/// ```swift
+/// let schema = Schema([Author.self, Book.self, Chapter.self])
+/// try schema.validate()
+/// for entity in schema.entities { print(entity.name) }
+/// ```
+public final class Schema: Hashable, CustomStringConvertible {
+    /// The entities, in the order their types were given.
+    ///
+    /// ```swift
+    /// schema.entities.map(\.name)   // ["Author", "Book", "Chapter"]
+    /// ```
+    public let entities: [Entity]
+    /// The entities by name.
+    ///
+    /// ```swift
+    /// schema.entitiesByName["Book"]?.attributes.count
+    /// ```
+    public let entitiesByName: [String: Entity]
+    /// The schema's version.
+    ///
+    /// ```swift
+    /// schema.version   // 1.0.0
+    /// ```
+    public let version: Version
+    /// Problems found while pairing relationships, reported by ``validate()``.
+    private let problems: [SchemaError]
+
+    /// Creates a schema from model types.
+    ///
+    /// ```swift
+    /// let schema = Schema([Author.self, Book.self])
+    /// ```
+    /// - Parameters:
+    ///   - types: The model classes. Every class a relationship points at must be among them.
+    ///   - version: The schema's version.
+    public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+        self.version = version
+        var entities: [Entity] = []
+        var problems: [SchemaError] = []
+        for type in types where !entities.contains(where: { $0.modelType == type }) {
+            let entity = Entity(type)
+            if entities.contains(where: { $0.name == entity.name }) {
+                problems.append(
+                    SchemaError(
+                        code: .duplicateEntity, entity: entity.name, property: nil,
+                        message:
+                            "Two model classes are named \(entity.name). Rename one of them: entity names are class "
+                            + "names and must be unique in a schema."))
+                continue
+            }
+            entities.append(entity)
+        }
+        self.entities = entities
+        entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        problems += entities.flatMap(\.problems)
+        problems += Self.pairInverses(entities, byName: entitiesByName)
+        self.problems = problems
+    }
+
+    /// Creates a schema from model types.
+    ///
+    /// ```swift
+    /// let schema = Schema(Author.self, Book.self)
+    /// ```
+    public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
+        self.init(types, version: version)
+    }
+
+    /// Creates a schema from a versioned schema's models and version.
+    ///
+    /// ```swift
+    /// let schema = Schema(versionedSchema: LibrarySchemaV2.self)
+    /// ```
+    public convenience init(versionedSchema: any VersionedSchema.Type) {
+        self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
+    }
+
+    /// The entity of a model class, or `nil` if the class is not in the schema.
+    ///
+    /// ```swift
+    /// let book = schema.entity(for: Book.self)
+    /// ```
+    public func entity<Model: PersistentModel>(for type: Model.Type) -> Entity? {
+        entities.first { $0.modelType == type }
+    }
+
+    /// Checks that the schema can be used to open a store.
+    ///
+    /// It checks that every relationship points at a model in the schema, that inverses name
+    /// each other and point back, that uniqueness constraints and indexes name stored attributes,
+    /// that model counts are consistent, and that entity names are unique.
+    ///
+    /// ```swift
+    /// do {
+    ///     try Schema([Book.self]).validate()
+    /// } catch let error as SchemaError {
+    ///     print(error.message)   // "Book.author points at Author, which is not in the schema. …"
+    /// }
+    /// ```
+    /// - Throws: ``SchemaError`` for the first problem found; its message says how to fix it.
+    public func validate() throws(SchemaError) {
+        if let problem = problems.first { throw problem }
+    }
+
+    /// Schemas are equal when they hold the same model classes and version.
+    ///
+    /// ```swift
+    /// Schema([Book.self]) == Schema([Book.self])   // true
+    /// ```
+    public static func == (lhs: Schema, rhs: Schema) -> Bool {
+        lhs.version == rhs.version && lhs.entities == rhs.entities
+    }
+
+    /// Hashes the version and the entities.
+    ///
+    /// ```swift
+    /// let schemas: Set<Schema> = [schema]
+    /// ```
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(entities)
+    }
+
+    /// The version and every entity.
+    ///
+    /// ```swift
+    /// print(schema)
+    /// ```
+    public var description: String {
+        "Schema \(version)\n" + entities.map { "  \($0)" }.joined(separator: "\n")
+    }
+
+    /// The entity name of a model class: its unqualified type name, as in SwiftData.
+    static func entityName(of type: any PersistentModel.Type) -> String {
+        String(describing: type)
+    }
+
+    /// Pairs each relationship with its inverse and reports inconsistencies.
+    private static func pairInverses(_ entities: [Entity], byName: [String: Entity]) -> [SchemaError] {
+        var problems: [SchemaError] = []
+        for entity in entities {
+            for relationship in entity.relationships.sorted(by: { $0.index < $1.index }) {
+                let label = "\(entity.name).\(relationship.name)"
+                guard let destination = entities.first(where: { $0.modelType == relationship.destinationType }) else {
+                    problems.append(
+                        SchemaError(
+                            code: .missingEntity, entity: entity.name, property: relationship.name,
+                            message: "\(label) points at \(relationship.destination), which is not in the schema. "
+                                + "Add \(relationship.destination).self to the schema's model types."))
+                    continue
+                }
+                if relationship.minimumModelCount ?? 0 < 0 || relationship.maximumModelCount ?? 0 < 0
+                    || (relationship.maximumModelCount.map { max in (relationship.minimumModelCount ?? 0) > max }
+                        ?? false)
+                {
+                    problems.append(
+                        SchemaError(
+                            code: .invalidProperty, entity: entity.name, property: relationship.name,
+                            message: "\(label) has minimumModelCount \(relationship.minimumModelCount ?? 0) and "
+                                + "maximumModelCount \(relationship.maximumModelCount ?? 0). Use counts of 0 or more, with "
+                                + "the minimum at most the maximum (0 means no limit)."))
+                }
+                if let inverseKeyPath = relationship.inverseKeyPath {
+                    guard let inverse = destination.relationships.first(where: { $0.keyPath == inverseKeyPath }),
+                        inverse.destinationType == entity.modelType
+                    else {
+                        problems.append(
+                            SchemaError(
+                                code: .invalidInverse, entity: entity.name, property: relationship.name,
+                                message:
+                                    "\(label) names \(inverseKeyPath) as its inverse, but that is not a relationship "
+                                    + "of \(destination.name) pointing back at \(entity.name). Name a relationship of "
+                                    + "\(destination.name) whose type is \(entity.name), \(entity.name)? or [\(entity.name)]."
+                            ))
+                        continue
+                    }
+                    if let other = inverse.inverseKeyPath, other != relationship.keyPath {
+                        problems.append(
+                            SchemaError(
+                                code: .inverseMismatch, entity: entity.name, property: relationship.name,
+                                message: "\(label) names \(destination.name).\(inverse.name) as its inverse, but "
+                                    + "\(destination.name).\(inverse.name) names \(other) as its own. Make the two "
+                                    + "relationships name each other, or give the inverse on one side only."))
+                        continue
+                    }
+                    if let claimed = inverse.inverseName, claimed != relationship.name {
+                        problems.append(
+                            SchemaError(
+                                code: .inverseMismatch, entity: entity.name, property: relationship.name,
+                                message:
+                                    "\(label) and \(entity.name).\(claimed) both name \(destination.name).\(inverse.name) "
+                                    + "as their inverse. A relationship has one inverse: give each its own relationship "
+                                    + "on \(destination.name)."))
+                        continue
+                    }
+                    if inverse === relationship {
+                        problems.append(
+                            SchemaError(
+                                code: .invalidInverse, entity: entity.name, property: relationship.name,
+                                message:
+                                    "\(label) names itself as its inverse. Name the other side of the relationship, "
+                                    + "or remove the inverse."))
+                        continue
+                    }
+                    relationship.inverseName = inverse.name
+                    inverse.inverseName = relationship.name
+                }
+            }
+        }
+        // Inference: a relationship without an explicit inverse pairs with the only relationship
+        // of its destination that points back and is not paired yet.
+        for entity in entities {
+            for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
+            where relationship.inverseName == nil && relationship.inverseKeyPath == nil {
+                guard let destination = byName[relationship.destination],
+                    destination.modelType == relationship.destinationType
+                else { continue }
+                let candidates = destination.relationships.filter {
+                    $0 !== relationship && $0.destinationType == entity.modelType && $0.inverseName == nil
+                        && $0.inverseKeyPath == nil
+                }
+                // The candidate must see this relationship as its only candidate too.
+                guard candidates.count == 1, let candidate = candidates.first else { continue }
+                let reverse = entity.relationships.filter {
+                    $0 !== candidate && $0.destinationType == destination.modelType && $0.inverseName == nil
+                        && $0.inverseKeyPath == nil
+                }
+                guard reverse.count == 1, reverse.first === relationship else { continue }
+                relationship.inverseName = candidate.name
+                candidate.inverseName = relationship.name
+            }
+        }
+        return problems
+    }
+}

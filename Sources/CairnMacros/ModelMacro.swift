@@ -1,0 +1,264 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Model`: makes a class persistent and observable.
+///
+/// It marks each persisted property with `@_PersistedProperty(i)`, adds the observation registrar,
+/// the model state, the fault initialiser and the schema metadata, and conforms the class to
+/// `PersistentModel` and `Observable`. Docs/Macros.md gives the exact generated code.
+public enum ModelMacro {
+    /// The names `@Model` recognises for the freestanding macros whose key paths it checks.
+    private static let keyPathMacroNames: Set<String> = ["Unique", "Index"]
+}
+
+extension ModelMacro: MemberAttributeMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else { return [] }
+        switch ModelMember(DeclSyntax(member)) {
+        case .persisted(let property):
+            // The compiler hands over `member` and `declaration` as separate trees, so the member is
+            // found by name, which is unique among a class's properties.
+            let persisted = ModelMember.classify(classDecl.memberBlock.members).compactMap(\.persistedProperty)
+            guard let index = persisted.firstIndex(where: { $0.name == property.name }),
+                member.as(VariableDeclSyntax.self)?.attributes.attribute(named: "_PersistedProperty") == nil
+            else { return [] }
+            return ["@_PersistedProperty(\(raw: index))"]
+        case .rejected(_, let diagnostic):
+            context.diagnose(diagnostic)
+            return []
+        case .transient, .untouched:
+            return []
+        }
+    }
+}
+
+extension ModelMacro: MemberMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            context.diagnose(notAClassDiagnostic(declaration))
+            return []
+        }
+        let className = classDecl.name.trimmedDescription
+        let access = GeneratedAccessLevel.modifier(for: classDecl.modifiers)
+        let members = ModelMember.classify(classDecl.memberBlock.members)
+        let persisted = members.compactMap(\.persistedProperty)
+        diagnoseKeyPaths(in: classDecl, members: members, in: context)
+
+        let faultInitialisation = persisted.map { "self._$\($0.name) = Cairn._PersistedValue()\n" }.joined()
+        var metadata: [String] = []
+        var index = 0
+        for member in members {
+            switch member {
+            case .persisted(let property):
+                metadata.append(persistedMetadata(property, index: index, className: className))
+                index += 1
+            case .transient(let names):
+                metadata += names.map {
+                    "Cairn.Schema.PropertyMetadata(transient: \"\($0)\", keyPath: \\\(className).\($0))"
+                }
+            case .rejected, .untouched:
+                continue
+            }
+        }
+        let metadataList = metadata.isEmpty ? "[]" : "[\n\(metadata.map { "\($0),\n" }.joined())]"
+
+        return [
+            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            "\(raw: access)var _$modelState = Cairn._ModelState()",
+            """
+            \(raw: access)required init(_$modelState: Cairn._ModelState) {
+            \(raw: faultInitialisation)self._$modelState = _$modelState
+            }
+            """,
+            """
+            \(raw: access)static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+            \(raw: metadataList)
+            }
+            """,
+        ]
+    }
+
+    /// One `PropertyMetadata` entry for a persisted property.
+    private static func persistedMetadata(
+        _ property: ModelMember.PersistedProperty,
+        index: Int,
+        className: String
+    ) -> String {
+        var arguments = [
+            "name: \"\(property.name)\"",
+            "keyPath: \\\(className).\(property.identifier.text)",
+            "storage: \\\(className)._$\(property.name)",
+            "index: \(index)",
+        ]
+        if let initialValue = property.initialValue {
+            arguments.append("defaultValue: \(initialValue.trimmedDescription)")
+        }
+        if let relationship = property.relationship {
+            arguments.append("relationship: \(relationshipMetadata(relationship))")
+        } else if let attribute = property.attribute {
+            arguments.append("attribute: \(attributeMetadata(attribute))")
+        } else {
+            arguments.append("attribute: nil")
+        }
+        return "Cairn.Schema.PropertyMetadata(\(arguments.joined(separator: ", ")))"
+    }
+
+    /// `AttributeMetadata` from `@Attribute(options..., originalName:, hashModifier:)`.
+    private static func attributeMetadata(_ attribute: AttributeSyntax) -> String {
+        let arguments = MarkerArguments(attribute)
+        return """
+            Cairn.Schema.AttributeMetadata(options: \(arguments.options), \
+            originalName: \(arguments["originalName"] ?? "nil"), \
+            hashModifier: \(arguments["hashModifier"] ?? "nil"))
+            """
+    }
+
+    /// `RelationshipMetadata` from `@Relationship(…)`, with the declaration's defaults for omitted
+    /// arguments.
+    private static func relationshipMetadata(_ relationship: AttributeSyntax) -> String {
+        let arguments = MarkerArguments(relationship)
+        return """
+            Cairn.Schema.RelationshipMetadata(options: \(arguments.options), \
+            deleteRule: \(arguments["deleteRule"] ?? ".nullify"), \
+            minimumModelCount: \(arguments["minimumModelCount"] ?? "0"), \
+            maximumModelCount: \(arguments["maximumModelCount"] ?? "0"), \
+            originalName: \(arguments["originalName"] ?? "nil"), \
+            inverse: \(arguments["inverse"] ?? "nil"), \
+            hashModifier: \(arguments["hashModifier"] ?? "nil"))
+            """
+    }
+
+    /// `'@Model' cannot be applied to …`, with a fix-it for a struct.
+    private static func notAClassDiagnostic(_ declaration: some DeclGroupSyntax) -> Diagnostic {
+        if let extensionDecl = declaration.as(ExtensionDeclSyntax.self) {
+            return Diagnostic(
+                node: extensionDecl.extensionKeyword,
+                message: ModelMacroDiagnostic.onExtension(name: extensionDecl.extendedType.trimmedDescription)
+            )
+        }
+        let keyword: TokenSyntax
+        let name: String
+        if let structDecl = declaration.as(StructDeclSyntax.self) {
+            let replacement = TokenSyntax.identifier(
+                "final class",
+                leadingTrivia: structDecl.structKeyword.leadingTrivia,
+                trailingTrivia: structDecl.structKeyword.trailingTrivia
+            )
+            return Diagnostic(
+                node: structDecl.structKeyword,
+                message: ModelMacroDiagnostic.notAClass(keyword: "struct", name: structDecl.name.text),
+                fixIt: .replace(
+                    message: MacroExpansionFixItMessage("Replace 'struct' with 'final class'"),
+                    oldNode: structDecl.structKeyword,
+                    newNode: replacement
+                )
+            )
+        } else if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+            (keyword, name) = (enumDecl.enumKeyword, enumDecl.name.text)
+        } else if let actorDecl = declaration.as(ActorDeclSyntax.self) {
+            (keyword, name) = (actorDecl.actorKeyword, actorDecl.name.text)
+        } else if let protocolDecl = declaration.as(ProtocolDeclSyntax.self) {
+            (keyword, name) = (protocolDecl.protocolKeyword, protocolDecl.name.text)
+        } else {
+            (keyword, name) = (declaration.introducer, "")
+        }
+        return Diagnostic(
+            node: keyword,
+            message: ModelMacroDiagnostic.notAClass(keyword: keyword.text, name: name)
+        )
+    }
+
+    /// Checks that every key path of a `#Unique` or `#Index` in the class body is `\.name` (or
+    /// `\Class.name`) of a persisted attribute.
+    private static func diagnoseKeyPaths(
+        in classDecl: ClassDeclSyntax,
+        members: [ModelMember],
+        in context: some MacroExpansionContext
+    ) {
+        let className = classDecl.name.trimmedDescription
+        // A rejected property already has its own diagnostic; do not add a second one for it.
+        let attributeNames = Set(
+            members.flatMap { member -> [String] in
+                switch member {
+                case .persisted(let property): property.relationship == nil ? [property.name] : []
+                case .rejected(let name, _): [name]
+                case .transient, .untouched: []
+                }
+            }
+        )
+        for item in classDecl.memberBlock.members {
+            guard let expansion = item.decl.as(MacroExpansionDeclSyntax.self),
+                keyPathMacroNames.contains(expansion.macroName.text)
+            else { continue }
+            let macro = "#\(expansion.macroName.text)"
+            for argument in expansion.arguments {
+                let keyPaths =
+                    argument.expression.as(ArrayExprSyntax.self)?.elements.map(\.expression)
+                    ?? [argument.expression]
+                for keyPath in keyPaths
+                where !namesAttribute(keyPath, of: className, attributeNames: attributeNames) {
+                    context.diagnose(
+                        Diagnostic(
+                            node: keyPath,
+                            message: ModelMacroDiagnostic.keyPathNotAnAttribute(
+                                macro: macro, keyPath: keyPath.trimmedDescription, model: className)
+                        )
+                    )
+                }
+            }
+        }
+    }
+
+    /// Whether `expression` is `\.name` or `\Class.name` with `name` among `attributeNames`.
+    private static func namesAttribute(
+        _ expression: ExprSyntax,
+        of className: String,
+        attributeNames: Set<String>
+    ) -> Bool {
+        guard let keyPath = expression.as(KeyPathExprSyntax.self),
+            keyPath.root.map({ $0.trimmedDescription == className }) ?? true,
+            keyPath.components.count == 1,
+            let property = keyPath.components.first?.component.as(KeyPathPropertyComponentSyntax.self),
+            property.declName.argumentNames == nil, property.genericArgumentClause == nil
+        else { return false }
+        let baseName = property.declName.baseName
+        return attributeNames.contains(baseName.identifier?.name ?? baseName.text)
+    }
+}
+
+extension ModelMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        // The compiler lists only the protocols the class does not already conform to.
+        let missing = Set(protocols.map { $0.as(MemberTypeSyntax.self)?.name.text ?? $0.trimmedDescription })
+        let availability = declaration.attributes.filter {
+            guard case .attribute(let attribute) = $0 else { return false }
+            return attribute.attributeName.trimmedDescription == "available"
+        }
+        let prefix = availability.map { $0.trimmedDescription + "\n" }.joined()
+        return [("PersistentModel", "Cairn.PersistentModel"), ("Observable", "Observation.Observable")]
+            .filter { missing.contains($0.0) }
+            .map { _, qualified in
+                DeclSyntax("\(raw: prefix)extension \(type.trimmed): \(raw: qualified) {}")
+                    .cast(ExtensionDeclSyntax.self)
+            }
+    }
+}

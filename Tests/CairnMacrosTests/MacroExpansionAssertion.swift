@@ -1,0 +1,64 @@
+import CairnMacros
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// Cairn's macros by the names the tests' sources use, as the compiler would see them.
+enum CairnMacroSpecs {
+    /// Every macro; `@Model` gets the conformances its declaration lists.
+    static var all: [String: MacroSpec] {
+        [
+            "Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel", "Observable"]),
+            "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
+            "Attribute": MacroSpec(type: AttributeMacro.self),
+            "Relationship": MacroSpec(type: RelationshipMacro.self),
+            "Transient": MacroSpec(type: TransientMacro.self),
+            "Unique": MacroSpec(type: UniqueMacro.self),
+            "Index": MacroSpec(type: IndexMacro.self),
+        ]
+    }
+
+    /// Every macro but `_PersistedProperty`, so an expansion shows the `@_PersistedProperty(i)`
+    /// attributes `@Model` adds instead of their accessors.
+    static var withoutPersistedProperty: [String: MacroSpec] {
+        all.filter { $0.key != "_PersistedProperty" }
+    }
+}
+
+/// `assertMacroExpansion` for Swift Testing: failures are recorded as issues at the caller.
+func assertExpansion(
+    _ source: String,
+    expandedSource: String,
+    diagnostics: [DiagnosticSpec] = [],
+    macros: [String: MacroSpec] = CairnMacroSpecs.all,
+    applyFixIts: [String]? = nil,
+    fixedSource: String? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+) {
+    assertMacroExpansion(
+        source,
+        expandedSource: expandedSource,
+        diagnostics: diagnostics,
+        macroSpecs: macros,
+        applyFixIts: applyFixIts,
+        fixedSource: fixedSource,
+        failureHandler: { failure in
+            Issue.record(
+                Comment(rawValue: failure.message),
+                sourceLocation: Testing.SourceLocation(
+                    fileID: failure.location.fileID,
+                    filePath: failure.location.filePath,
+                    line: failure.location.line,
+                    column: failure.location.column
+                )
+            )
+        },
+        fileID: fileID,
+        filePath: filePath,
+        line: line,
+        column: column
+    )
+}

@@ -1,0 +1,488 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@Suite struct ModelMacroDiagnosticTests {
+    /// The end of every `#Unique`/`#Index` key path message.
+    private let advice = #"use '\.name' with a persisted property that is not a relationship"#
+
+    @Test func structIsReplacedWithFinalClass() {
+        assertExpansion(
+            """
+            @Model
+            public struct Book {
+                var title: String
+            }
+            """,
+            expandedSource: """
+                public struct Book {
+                    var title: String
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' cannot be applied to struct type 'Book'; models are classes",
+                    line: 2, column: 8, fixIts: [FixItSpec(message: "Replace 'struct' with 'final class'")]
+                )
+            ],
+            applyFixIts: ["Replace 'struct' with 'final class'"],
+            fixedSource: """
+                @Model
+                public final class Book {
+                    var title: String
+                }
+                """
+        )
+    }
+
+    @Test(arguments: ["enum", "actor", "protocol"])
+    func otherTypesAreRejected(keyword: String) {
+        assertExpansion(
+            """
+            @Model
+            \(keyword) Book {
+            }
+            """,
+            expandedSource: """
+                \(keyword) Book {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' cannot be applied to \(keyword) type 'Book'; models are classes",
+                    line: 2, column: 1
+                )
+            ]
+        )
+    }
+
+    @Test func extensionIsRejected() {
+        assertExpansion(
+            """
+            @Model
+            extension Book {
+            }
+            """,
+            expandedSource: """
+                extension Book {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' cannot be applied to an extension of 'Book'; attach it to the class declaration",
+                    line: 2, column: 1
+                )
+            ]
+        )
+    }
+
+    @Test func missingTypeAnnotationInsertsPlaceholder() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                var pages = 0
+            }
+            """,
+            expandedSource: """
+                final class Book {
+                    var pages = 0
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' needs the type of stored property 'pages'; add a type annotation",
+                    line: 3, column: 9, fixIts: [FixItSpec(message: "Insert ': <#Type#>'")]
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty,
+            applyFixIts: ["Insert ': <#Type#>'"],
+            fixedSource: """
+                @Model
+                final class Book {
+                    var pages: <#Type#> = 0
+                }
+                """
+        )
+    }
+
+    @Test(arguments: [
+        "(Int) -> Void", "@Sendable () -> Void", "(Int, Int)", "Any", "AnyObject", "any Sendable",
+        "some Sendable", "Int.Type", "[Any]", "((Int) -> Void)?",
+    ])
+    func unsupportedTypeIsMarkedTransient(type: String) {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                var value: \(type)
+            }
+            """,
+            expandedSource: """
+                final class Book {
+                    var value: \(type)
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "'@Model' cannot store property 'value' of type '\(type)'; use a Codable type or mark it '@Transient'",
+                    line: 3, column: 16, fixIts: [FixItSpec(message: "Insert '@Transient'")]
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty,
+            applyFixIts: ["Insert '@Transient'"],
+            fixedSource: """
+                @Model
+                final class Book {
+                    @Transient var value: \(type)
+                }
+                """
+        )
+    }
+
+    @Test func letIsReplacedWithVar() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                let isbn: String
+            }
+            """,
+            expandedSource: """
+                final class Book {
+                    let isbn: String
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' stores only 'var' properties; 'isbn' is a 'let'",
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Replace 'let' with 'var'")]
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty,
+            applyFixIts: ["Replace 'let' with 'var'"],
+            fixedSource: """
+                @Model
+                final class Book {
+                    var isbn: String
+                }
+                """
+        )
+    }
+
+    @Test func lazyPropertyIsMarkedTransient() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                lazy var summary: String = "…"
+            }
+            """,
+            expandedSource: """
+                final class Book {
+                    lazy var summary: String = "…"
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' cannot persist lazy property 'summary'; mark it '@Transient'",
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Insert '@Transient'")]
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty,
+            applyFixIts: ["Insert '@Transient'"],
+            fixedSource: """
+                @Model
+                final class Book {
+                    @Transient lazy var summary: String = "…"
+                }
+                """
+        )
+    }
+
+    @Test func observedPropertyIsMarkedTransient() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                var title: String = "" {
+                    didSet { print(title) }
+                }
+            }
+            """,
+            expandedSource: """
+                final class Book {
+                    var title: String = "" {
+                        didSet { print(title) }
+                    }
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: """
+                        '@Model' cannot persist observed property 'title'; \
+                        mark it '@Transient' or move the 'willSet'/'didSet' code elsewhere
+                        """,
+                    line: 3, column: 9, fixIts: [FixItSpec(message: "Insert '@Transient'")]
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty,
+            applyFixIts: ["Insert '@Transient'"],
+            fixedSource: """
+                @Model
+                final class Book {
+                    @Transient var title: String = "" {
+                        didSet { print(title) }
+                    }
+                }
+                """
+        )
+    }
+
+    @Test func severalPropertiesInOneDeclarationAreRejected() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                var first: String = "", last: String = ""
+            }
+            """,
+            expandedSource: """
+                final class Book {
+                    var first: String = "", last: String = ""
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "'@Model' cannot persist 'first, last' declared together; declare each property with its own 'var'",
+                    line: 3, column: 9
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func uniqueKeyPathMustNameAnAttribute() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Book {
+                var isbn: String
+                @Transient var nickname: String = ""
+                #Unique<Book>([\.isbn], [\.nickname])
+            }
+            """#,
+            expandedSource: #"""
+                final class Book {
+                    @_PersistedProperty(0)
+                    var isbn: String
+                    var nickname: String = ""
+                    static var _$uniquenessConstraints: [[AnyKeyPath]] {
+                        [[\Book.isbn], [\Book.nickname]]
+                    }
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$isbn = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "isbn", keyPath: \Book.isbn, storage: \Book._$isbn, index: 0, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(transient: "nickname", keyPath: \Book.nickname),
+                        ]
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"'#Unique' key path '\.nickname' does not name a stored attribute of 'Book'; \#(advice)"#,
+                    line: 5, column: 30
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func indexKeyPathMustNameAnAttribute() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Book {
+                var title: String
+                @Relationship var author: Author?
+                #Index<Book>([\Book.title], [\.author], [\.title.count], [\Author.name])
+            }
+            """#,
+            expandedSource: #"""
+                final class Book {
+                    @_PersistedProperty(0)
+                    var title: String
+                    @_PersistedProperty(1) var author: Author?
+                    static var _$indices: [[AnyKeyPath]] {
+                        [[\Book.title], [\Book.author], [\Book.title.count], [\Author.name]]
+                    }
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$title = Cairn._PersistedValue()
+                        self._$author = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "title", keyPath: \Book.title, storage: \Book._$title, index: 0, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "author", keyPath: \Book.author, storage: \Book._$author, index: 1, relationship: Cairn.Schema.RelationshipMetadata(options: [], deleteRule: .nullify, minimumModelCount: 0, maximumModelCount: 0, originalName: nil, inverse: nil, hashModifier: nil)),
+                        ]
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: #"'#Index' key path '\.author' does not name a stored attribute of 'Book'; \#(advice)"#,
+                    line: 5, column: 34
+                ),
+                DiagnosticSpec(
+                    message:
+                        #"'#Index' key path '\.title.count' does not name a stored attribute of 'Book'; \#(advice)"#,
+                    line: 5, column: 46
+                ),
+                DiagnosticSpec(
+                    message:
+                        #"'#Index' key path '\Author.name' does not name a stored attribute of 'Book'; \#(advice)"#,
+                    line: 5, column: 63
+                ),
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+}

@@ -1,0 +1,591 @@
+import CairnMacros
+import SwiftSyntaxMacroExpansion
+import Testing
+
+// The test harness drops a property's initial value once accessors replace it; the compiler keeps
+// it and passes it to `init(initialValue)`. The metadata's `defaultValue:` shows it either way.
+
+@Suite struct ModelMacroTests {
+    @Test func persistsStoredPropertiesInDeclarationOrder() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Book {
+                @Attribute(.unique) var isbn: String
+                var title: String = "Untitled"
+                @Transient var cache: [String: Int] = [:]
+                @Relationship(deleteRule: .cascade, inverse: \Chapter.book) var chapters: [Chapter] = []
+            }
+            """#,
+            expandedSource: #"""
+                final class Book {
+                    var isbn: String {
+                        @storageRestrictions(initializes: _$isbn)
+                        init(initialValue) {
+                            _$isbn = Cairn._PersistedValue(initialValue)
+                        }
+                        get {
+                            _$observationRegistrar.access(self, keyPath: \.isbn)
+                            if !_$isbn.isLoaded {
+                                _$fulfill(0)
+                            }
+                            return _$isbn.value
+                        }
+                        set {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \.isbn) {
+                                let oldValue = _$isbn.loadedValue
+                                _$isbn = Cairn._PersistedValue(newValue)
+                                _$didSet(0, from: oldValue, to: newValue)
+                            }
+                        }
+                    }
+
+                    private var _$isbn: Cairn._PersistedValue<String>
+                    var title: String {
+                        @storageRestrictions(initializes: _$title)
+                        init(initialValue) {
+                            _$title = Cairn._PersistedValue(initialValue)
+                        }
+                        get {
+                            _$observationRegistrar.access(self, keyPath: \.title)
+                            if !_$title.isLoaded {
+                                _$fulfill(1)
+                            }
+                            return _$title.value
+                        }
+                        set {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \.title) {
+                                let oldValue = _$title.loadedValue
+                                _$title = Cairn._PersistedValue(newValue)
+                                _$didSet(1, from: oldValue, to: newValue)
+                            }
+                        }
+                    }
+
+                    private var _$title: Cairn._PersistedValue<String>
+                    var cache: [String: Int] = [:]
+                    var chapters: [Chapter] {
+                        @storageRestrictions(initializes: _$chapters)
+                        init(initialValue) {
+                            _$chapters = Cairn._PersistedValue(initialValue)
+                        }
+                        get {
+                            _$observationRegistrar.access(self, keyPath: \.chapters)
+                            if !_$chapters.isLoaded {
+                                _$fulfill(2)
+                            }
+                            return _$chapters.value
+                        }
+                        set {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \.chapters) {
+                                let oldValue = _$chapters.loadedValue
+                                _$chapters = Cairn._PersistedValue(newValue)
+                                _$didSet(2, from: oldValue, to: newValue)
+                            }
+                        }
+                    }
+
+                    private var _$chapters: Cairn._PersistedValue<[Chapter]>
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$isbn = Cairn._PersistedValue()
+                        self._$title = Cairn._PersistedValue()
+                        self._$chapters = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "isbn", keyPath: \Book.isbn, storage: \Book._$isbn, index: 0, attribute: Cairn.Schema.AttributeMetadata(options: [.unique], originalName: nil, hashModifier: nil)),
+                            Cairn.Schema.PropertyMetadata(name: "title", keyPath: \Book.title, storage: \Book._$title, index: 1, defaultValue: "Untitled", attribute: nil),
+                            Cairn.Schema.PropertyMetadata(transient: "cache", keyPath: \Book.cache),
+                            Cairn.Schema.PropertyMetadata(name: "chapters", keyPath: \Book.chapters, storage: \Book._$chapters, index: 2, defaultValue: [], relationship: Cairn.Schema.RelationshipMetadata(options: [], deleteRule: .cascade, minimumModelCount: 0, maximumModelCount: 0, originalName: nil, inverse: \Chapter.book, hashModifier: nil)),
+                        ]
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """#
+        )
+    }
+
+    @Test func everyAttributeTypeIsPersisted() {
+        assertExpansion(
+            #"""
+            enum Status: String, Codable {
+                case draft, published
+            }
+            struct Address: Codable {
+                var street: String
+            }
+            @Model
+            final class Specimen {
+                var flag: Bool
+                var int: Int
+                var int8: Int8
+                var int16: Int16
+                var int32: Int32
+                var int64: Int64
+                var uint: UInt
+                var uint8: UInt8
+                var uint16: UInt16
+                var uint32: UInt32
+                var uint64: UInt64
+                var float: Float
+                var double: Double
+                var decimal: Decimal
+                var string: String
+                var date: Date
+                var data: Data
+                var uuid: UUID
+                var url: URL
+                var nickname: String?
+                var rating: Double? = nil
+                var status: Status = .draft
+                var address: Address = Address(street: "")
+                var tags: [String] = []
+                var counts: [String: Int] = [:]
+            }
+            """#,
+            expandedSource: #"""
+                enum Status: String, Codable {
+                    case draft, published
+                }
+                struct Address: Codable {
+                    var street: String
+                }
+                final class Specimen {
+                    @_PersistedProperty(0)
+                    var flag: Bool
+                    @_PersistedProperty(1)
+                    var int: Int
+                    @_PersistedProperty(2)
+                    var int8: Int8
+                    @_PersistedProperty(3)
+                    var int16: Int16
+                    @_PersistedProperty(4)
+                    var int32: Int32
+                    @_PersistedProperty(5)
+                    var int64: Int64
+                    @_PersistedProperty(6)
+                    var uint: UInt
+                    @_PersistedProperty(7)
+                    var uint8: UInt8
+                    @_PersistedProperty(8)
+                    var uint16: UInt16
+                    @_PersistedProperty(9)
+                    var uint32: UInt32
+                    @_PersistedProperty(10)
+                    var uint64: UInt64
+                    @_PersistedProperty(11)
+                    var float: Float
+                    @_PersistedProperty(12)
+                    var double: Double
+                    @_PersistedProperty(13)
+                    var decimal: Decimal
+                    @_PersistedProperty(14)
+                    var string: String
+                    @_PersistedProperty(15)
+                    var date: Date
+                    @_PersistedProperty(16)
+                    var data: Data
+                    @_PersistedProperty(17)
+                    var uuid: UUID
+                    @_PersistedProperty(18)
+                    var url: URL
+                    @_PersistedProperty(19)
+                    var nickname: String?
+                    @_PersistedProperty(20)
+                    var rating: Double? = nil
+                    @_PersistedProperty(21)
+                    var status: Status = .draft
+                    @_PersistedProperty(22)
+                    var address: Address = Address(street: "")
+                    @_PersistedProperty(23)
+                    var tags: [String] = []
+                    @_PersistedProperty(24)
+                    var counts: [String: Int] = [:]
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$flag = Cairn._PersistedValue()
+                        self._$int = Cairn._PersistedValue()
+                        self._$int8 = Cairn._PersistedValue()
+                        self._$int16 = Cairn._PersistedValue()
+                        self._$int32 = Cairn._PersistedValue()
+                        self._$int64 = Cairn._PersistedValue()
+                        self._$uint = Cairn._PersistedValue()
+                        self._$uint8 = Cairn._PersistedValue()
+                        self._$uint16 = Cairn._PersistedValue()
+                        self._$uint32 = Cairn._PersistedValue()
+                        self._$uint64 = Cairn._PersistedValue()
+                        self._$float = Cairn._PersistedValue()
+                        self._$double = Cairn._PersistedValue()
+                        self._$decimal = Cairn._PersistedValue()
+                        self._$string = Cairn._PersistedValue()
+                        self._$date = Cairn._PersistedValue()
+                        self._$data = Cairn._PersistedValue()
+                        self._$uuid = Cairn._PersistedValue()
+                        self._$url = Cairn._PersistedValue()
+                        self._$nickname = Cairn._PersistedValue()
+                        self._$rating = Cairn._PersistedValue()
+                        self._$status = Cairn._PersistedValue()
+                        self._$address = Cairn._PersistedValue()
+                        self._$tags = Cairn._PersistedValue()
+                        self._$counts = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "flag", keyPath: \Specimen.flag, storage: \Specimen._$flag, index: 0, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "int", keyPath: \Specimen.int, storage: \Specimen._$int, index: 1, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "int8", keyPath: \Specimen.int8, storage: \Specimen._$int8, index: 2, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "int16", keyPath: \Specimen.int16, storage: \Specimen._$int16, index: 3, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "int32", keyPath: \Specimen.int32, storage: \Specimen._$int32, index: 4, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "int64", keyPath: \Specimen.int64, storage: \Specimen._$int64, index: 5, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "uint", keyPath: \Specimen.uint, storage: \Specimen._$uint, index: 6, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "uint8", keyPath: \Specimen.uint8, storage: \Specimen._$uint8, index: 7, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "uint16", keyPath: \Specimen.uint16, storage: \Specimen._$uint16, index: 8, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "uint32", keyPath: \Specimen.uint32, storage: \Specimen._$uint32, index: 9, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "uint64", keyPath: \Specimen.uint64, storage: \Specimen._$uint64, index: 10, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "float", keyPath: \Specimen.float, storage: \Specimen._$float, index: 11, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "double", keyPath: \Specimen.double, storage: \Specimen._$double, index: 12, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "decimal", keyPath: \Specimen.decimal, storage: \Specimen._$decimal, index: 13, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "string", keyPath: \Specimen.string, storage: \Specimen._$string, index: 14, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "date", keyPath: \Specimen.date, storage: \Specimen._$date, index: 15, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "data", keyPath: \Specimen.data, storage: \Specimen._$data, index: 16, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "uuid", keyPath: \Specimen.uuid, storage: \Specimen._$uuid, index: 17, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "url", keyPath: \Specimen.url, storage: \Specimen._$url, index: 18, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "nickname", keyPath: \Specimen.nickname, storage: \Specimen._$nickname, index: 19, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "rating", keyPath: \Specimen.rating, storage: \Specimen._$rating, index: 20, defaultValue: nil, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "status", keyPath: \Specimen.status, storage: \Specimen._$status, index: 21, defaultValue: .draft, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "address", keyPath: \Specimen.address, storage: \Specimen._$address, index: 22, defaultValue: Address(street: ""), attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "tags", keyPath: \Specimen.tags, storage: \Specimen._$tags, index: 23, defaultValue: [], attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "counts", keyPath: \Specimen.counts, storage: \Specimen._$counts, index: 24, defaultValue: [:], attribute: nil),
+                        ]
+                    }
+                }
+
+                extension Specimen: Cairn.PersistentModel {
+                }
+
+                extension Specimen: Observation.Observable {
+                }
+                """#,
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func userInitializerIsKept() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Reader {
+                var name: String
+                var joined: Date = .now
+
+                init(name: String) {
+                    self.name = name
+                }
+            }
+            """#,
+            expandedSource: #"""
+                final class Reader {
+                    @_PersistedProperty(0)
+                    var name: String
+                    @_PersistedProperty(1)
+                    var joined: Date = .now
+
+                    init(name: String) {
+                        self.name = name
+                    }
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$name = Cairn._PersistedValue()
+                        self._$joined = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "name", keyPath: \Reader.name, storage: \Reader._$name, index: 0, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "joined", keyPath: \Reader.joined, storage: \Reader._$joined, index: 1, defaultValue: .now, attribute: nil),
+                        ]
+                    }
+                }
+
+                extension Reader: Cairn.PersistentModel {
+                }
+
+                extension Reader: Observation.Observable {
+                }
+                """#,
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func publicModelGetsPublicMembers() {
+        assertExpansion(
+            #"""
+            @Model
+            public final class Shelf {
+                public var label: String = ""
+                #Unique<Shelf>([\.label])
+                #Index<Shelf>([\.label])
+            }
+            """#,
+            expandedSource: #"""
+                public final class Shelf {
+                    @_PersistedProperty(0)
+                    public var label: String = ""
+                    public static var _$uniquenessConstraints: [[AnyKeyPath]] {
+                        [[\Shelf.label]]
+                    }
+                    public static var _$indices: [[AnyKeyPath]] {
+                        [[\Shelf.label]]
+                    }
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    public var _$modelState = Cairn._ModelState()
+
+                    public required init(_$modelState: Cairn._ModelState) {
+                        self._$label = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    public static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "label", keyPath: \Shelf.label, storage: \Shelf._$label, index: 0, defaultValue: "", attribute: nil),
+                        ]
+                    }
+                }
+
+                extension Shelf: Cairn.PersistentModel {
+                }
+
+                extension Shelf: Observation.Observable {
+                }
+                """#,
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func packageModelGetsPackageMembers() {
+        assertExpansion(
+            #"""
+            @Model
+            package final class Shelf {
+                var label: String = ""
+            }
+            """#,
+            expandedSource: #"""
+                package final class Shelf {
+                    @_PersistedProperty(0)
+                    var label: String = ""
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    package var _$modelState = Cairn._ModelState()
+
+                    package required init(_$modelState: Cairn._ModelState) {
+                        self._$label = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    package static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "label", keyPath: \Shelf.label, storage: \Shelf._$label, index: 0, defaultValue: "", attribute: nil),
+                        ]
+                    }
+                }
+
+                extension Shelf: Cairn.PersistentModel {
+                }
+
+                extension Shelf: Observation.Observable {
+                }
+                """#,
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func leavesNonStoredMembersUntouched() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Note {
+                static var count = 0
+                class var kind: String { "note" }
+                var text: String
+                var length: Int { text.count }
+                var shouted: String {
+                    get { text.uppercased() }
+                    set { text = newValue.lowercased() }
+                }
+                func clear() {
+                    text = ""
+                }
+                enum Style {
+                    case plain
+                }
+            }
+            """#,
+            expandedSource: #"""
+                final class Note {
+                    static var count = 0
+                    class var kind: String { "note" }
+                    @_PersistedProperty(0)
+                    var text: String
+                    var length: Int { text.count }
+                    var shouted: String {
+                        get { text.uppercased() }
+                        set { text = newValue.lowercased() }
+                    }
+                    func clear() {
+                        text = ""
+                    }
+                    enum Style {
+                        case plain
+                    }
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$text = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "text", keyPath: \Note.text, storage: \Note._$text, index: 0, attribute: nil),
+                        ]
+                    }
+                }
+
+                extension Note: Cairn.PersistentModel {
+                }
+
+                extension Note: Observation.Observable {
+                }
+                """#,
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func emptyModelHasEmptyMetadata() {
+        assertExpansion(
+            """
+            @Model
+            final class Marker {}
+            """,
+            expandedSource: """
+                final class Marker {
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Marker: Cairn.PersistentModel {
+                }
+
+                extension Marker: Observation.Observable {
+                }
+                """
+        )
+    }
+
+    @Test func availabilityCarriesOverToConformances() {
+        assertExpansion(
+            """
+            @available(macOS 15, *)
+            @Model
+            final class Marker {}
+            """,
+            expandedSource: """
+                @available(macOS 15, *)
+                final class Marker {
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                @available(macOS 15, *)
+                extension Marker: Cairn.PersistentModel {
+                }
+
+                @available(macOS 15, *)
+                extension Marker: Observation.Observable {
+                }
+                """
+        )
+    }
+
+    @Test func conformancesTheClassAlreadyHasAreNotRepeated() {
+        var macros = CairnMacroSpecs.all
+        // The compiler lists only the conformances the class lacks; here it already is `Observable`.
+        macros["Model"] = MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel"])
+        assertExpansion(
+            """
+            @Model
+            final class Marker: Observable {}
+            """,
+            expandedSource: """
+                final class Marker: Observable {
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+                }
+
+                extension Marker: Cairn.PersistentModel {
+                }
+                """,
+            macros: macros
+        )
+    }
+}

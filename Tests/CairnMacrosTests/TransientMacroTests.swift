@@ -1,0 +1,109 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@Suite struct TransientMacroTests {
+    @Test func storedAndComputedTransientsStayOrdinary() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                var title: String
+                @Transient var isSelected: Bool = false
+                @Transient var cachedCover: Data?
+                @Transient var shortTitle: String { String(title.prefix(10)) }
+                var pages: Int = 0
+            }
+            """,
+            expandedSource: #"""
+                final class Book {
+                    @_PersistedProperty(0)
+                    var title: String
+                    var isSelected: Bool = false
+                    var cachedCover: Data?
+                    var shortTitle: String { String(title.prefix(10)) }
+                    @_PersistedProperty(1)
+                    var pages: Int = 0
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$title = Cairn._PersistedValue()
+                        self._$pages = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "title", keyPath: \Book.title, storage: \Book._$title, index: 0, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(transient: "isSelected", keyPath: \Book.isSelected),
+                            Cairn.Schema.PropertyMetadata(transient: "cachedCover", keyPath: \Book.cachedCover),
+                            Cairn.Schema.PropertyMetadata(name: "pages", keyPath: \Book.pages, storage: \Book._$pages, index: 1, defaultValue: 0, attribute: nil),
+                        ]
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """#,
+            macros: CairnMacroSpecs.withoutPersistedProperty
+        )
+    }
+
+    @Test func storedTransientNeedsAnInitialValue() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                @Transient var isSelected: Bool
+            }
+            """,
+            expandedSource: #"""
+                final class Book {
+                    var isSelected: Bool
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    var _$modelState = Cairn._ModelState()
+
+                    required init(_$modelState: Cairn._ModelState) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(transient: "isSelected", keyPath: \Book.isSelected),
+                        ]
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: """
+                        '@Transient' property 'isSelected' needs an initial value; \
+                        models loaded from the store are created without running your 'init'
+                        """,
+                    line: 3, column: 20, fixIts: [FixItSpec(message: "Insert ' = <#value#>'")]
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty,
+            applyFixIts: ["Insert ' = <#value#>'"],
+            fixedSource: """
+                @Model
+                final class Book {
+                    @Transient var isSelected: Bool = <#value#>
+                }
+                """
+        )
+    }
+}
