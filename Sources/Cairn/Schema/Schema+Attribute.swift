@@ -5,7 +5,8 @@ extension Schema {
     /// let isbn = schema.entity(for: Book.self)!.attributesByName["isbn"]!
     /// print(isbn.isUnique, isbn.valueType)   // true String
     /// ```
-    public final class Attribute: SchemaProperty {
+    // @unchecked Sendable: immutable once created.
+    public final class Attribute: SchemaProperty, @unchecked Sendable {
         /// The attribute's name.
         ///
         /// ```swift

@@ -6,7 +6,8 @@ extension Schema {
     /// let book = schema.entity(for: Book.self)!
     /// print(book.name, book.attributes.count, book.uniquenessConstraints)   // Book 5 [["isbn"]]
     /// ```
-    public final class Entity: Hashable, CustomStringConvertible {
+    // @unchecked Sendable: immutable once its Schema's init returns.
+    public final class Entity: Hashable, CustomStringConvertible, @unchecked Sendable {
         /// The entity's name: the model class's name.
         ///
         /// ```swift

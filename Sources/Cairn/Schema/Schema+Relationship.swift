@@ -5,7 +5,8 @@ extension Schema {
     /// let chapters = schema.entity(for: Book.self)!.relationshipsByName["chapters"]!
     /// print(chapters.destination, chapters.inverseName ?? "-", chapters.deleteRule)   // Chapter book cascade
     /// ```
-    public final class Relationship: SchemaProperty {
+    // @unchecked Sendable: `inverseName` is set only while its Schema's init runs.
+    public final class Relationship: SchemaProperty, @unchecked Sendable {
         /// The relationship's name.
         ///
         /// ```swift

@@ -11,7 +11,9 @@
 /// try schema.validate()
 /// for entity in schema.entities { print(entity.name) }
 /// ```
-public final class Schema: Hashable, CustomStringConvertible {
+// @unchecked Sendable: a schema and its entities, attributes and relationships never change after
+// `init` returns (inverse names are paired inside it), so sharing them across threads is safe.
+public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// The entities, in the order their types were given.
     ///
     /// ```swift

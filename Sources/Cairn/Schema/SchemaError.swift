@@ -59,6 +59,12 @@ public struct SchemaError: Error, Sendable, CustomStringConvertible {
         /// catch SchemaError.Code.duplicateEntity { … }
         /// ```
         public static let duplicateEntity = Code("duplicateEntity")
+        /// The store was written with a schema this one cannot read (an attribute changed type).
+        ///
+        /// ```swift
+        /// catch SchemaError.Code.incompatibleStore { … }
+        /// ```
+        public static let incompatibleStore = Code("incompatibleStore")
         /// A property's options or counts are inconsistent.
         ///
         /// ```swift

@@ -6,7 +6,7 @@
 ///     static var models: [any PersistentModel.Type] { [Book.self, Author.self] }
 /// }
 /// ```
-public protocol VersionedSchema {
+public protocol VersionedSchema: SendableMetatype {
     /// The version these models make up.
     ///
     /// ```swift
@@ -31,7 +31,7 @@ public protocol VersionedSchema {
 ///     }
 /// }
 /// ```
-public protocol SchemaMigrationPlan {
+public protocol SchemaMigrationPlan: SendableMetatype {
     /// Every version, oldest first.
     ///
     /// ```swift

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The store your models live in: its schema and its files, shared by every context that works
+/// with them. Create one per store and keep it for the life of your program, as in SwiftData.
+///
+/// Opening a container validates the schema (a ``SchemaError`` says what to fix), opens the
+/// store or creates it, and checks that the store can hold the schema: every attribute keeps a
+/// stable place in the stored records across runs, renames with `originalName:` included.
+///
+/// ```swift
+/// let container = try ModelContainer(
+///     for: Author.self, Book.self,
+///     configurations: ModelConfiguration(url: URL(fileURLWithPath: "/var/lib/app/Library.store")))
+/// ```
+///
+/// A container is `Sendable`: share it between tasks and actors freely.
+public final class ModelContainer: Sendable {
+    /// The models the container stores.
+    ///
+    /// ```swift
+    /// container.schema.entities.map(\.name)
+    /// ```
+    public let schema: Schema
+    /// The configurations the container was opened with.
+    ///
+    /// ```swift
+    /// container.configurations.first?.url
+    /// ```
+    public let configurations: [ModelConfiguration]
+    /// The migration plan the container was opened with.
+    let migrationPlan: (any SchemaMigrationPlan.Type)?
+    let store: Store
+
+    /// Opens a container for the given model types.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Book.self, Author.self)
+    /// ```
+    /// - Parameters:
+    ///   - forTypes: The model classes to store. Every class a relationship points at must be among them.
+    ///   - migrationPlan: How to move the store between schema versions.
+    ///   - configurations: Where and how to store the models; one default configuration when empty.
+    /// - Throws: ``SchemaError`` when the schema is invalid or the store holds an incompatible one;
+    ///   ``StorageError`` when the store cannot be opened.
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Opens a container for a schema.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Schema([Book.self]), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    /// ```
+    /// - Throws: ``SchemaError`` or ``StorageError``, as the other initialiser does.
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Opens a container for a schema with a list of configurations.
+    ///
+    /// Cairn keeps all of a container's models in one store, so at most one configuration may be
+    /// given; its `schema`, if set, must be the container's.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: schema, configurations: [ModelConfiguration("Library")])
+    /// ```
+    /// - Throws: ``SchemaError`` or ``StorageError``.
+    public init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration]
+    ) throws {
+        try givenSchema.validate()
+        guard configurations.count <= 1 else {
+            throw StorageError(
+                code: .other,
+                message: "A container takes at most one configuration: Cairn keeps all of a container's models "
+                    + "in one store. Open one container per store.")
+        }
+        let configuration = configurations.first ?? ModelConfiguration()
+        if let configured = configuration.schema, configured != givenSchema {
+            try configured.validate()
+        }
+        schema = configuration.schema ?? givenSchema
+        self.configurations = [configuration]
+        self.migrationPlan = migrationPlan
+        store = try Store(schema: schema, configuration: configuration)
+    }
+
+    /// The identifier of the container's store, part of every ``PersistentIdentifier`` it hands out.
+    ///
+    /// ```swift
+    /// print(container.storeIdentifier)
+    /// ```
+    public var storeIdentifier: String { store.identifier }
+
+    /// Deletes every model in the store; the schema stays.
+    ///
+    /// ```swift
+    /// try container.erase()
+    /// ```
+    /// - Throws: ``StorageError`` when the store cannot be written.
+    public func erase() throws {
+        try store.erase()
+    }
+}

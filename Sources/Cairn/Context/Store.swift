@@ -1,0 +1,179 @@
+import Foundation
+
+/// A container's open store: the LMDB environment, the `meta` table with the stored schema, and
+/// each entity's tables.
+///
+/// `@unchecked Sendable`: everything is set in `init` and never changes; the environment is
+/// itself `Sendable`.
+final class Store: @unchecked Sendable {
+    /// One entity's place in the store.
+    struct EntityTables {
+        let entity: Schema.Entity
+        /// `e/<Entity>`: row id (u64 big-endian) → record.
+        let records: Table
+        /// Each persisted attribute's record-field tag, by attribute name.
+        let tags: [String: UInt32]
+    }
+
+    /// The store's identifier (a UUID written when the store was created).
+    let identifier: String
+    let meta: Table
+    let entities: [String: EntityTables]
+    let isReadOnly: Bool
+    /// Released first in `deinit`, so the environment closes before a temporary directory goes.
+    private var openEnvironment: LMDBEnvironment?
+    /// The private directory of an in-memory store, removed with the store.
+    private let temporaryDirectory: String?
+
+    static let formatKey = Array("format".utf8)
+    static let storeKey = Array("store".utf8)
+    static let formatVersion: UInt8 = 1
+
+    var environment: LMDBEnvironment { openEnvironment! }
+
+    init(schema: Schema, configuration: ModelConfiguration) throws {
+        var storage: StorageConfiguration
+        let environment: LMDBEnvironment
+        if configuration.isStoredInMemoryOnly {
+            let directory = FileManager.default.temporaryDirectory.path + "/cairn-memory-\(UUID().uuidString)"
+            storage = Self.storageConfiguration(path: directory, configuration)
+            environment = try LMDBEnvironment.create(storage)
+            temporaryDirectory = directory
+        } else {
+            storage = Self.storageConfiguration(path: configuration.url.path, configuration)
+            storage.isReadOnly = !configuration.allowsSave
+            if configuration.allowsSave {
+                try FileManager.default.createDirectory(
+                    at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            environment = try LMDBEnvironment.openOrCreate(storage)
+            temporaryDirectory = nil
+        }
+        openEnvironment = environment
+        isReadOnly = storage.isReadOnly
+
+        if isReadOnly {
+            guard let meta = try environment.openTable("meta"),
+                let identifier = try environment.read({ txn in try txn.get(Self.storeKey, in: meta) })
+            else {
+                throw StorageError(
+                    code: .notFound,
+                    message: "The store has never been opened for writing, so it holds no models and cannot be "
+                        + "opened read-only. Open it once with allowsSave: true.",
+                    path: configuration.url.path)
+            }
+            self.meta = meta
+            self.identifier = UUID(uuid: Self.uuidBytes(identifier)).uuidString
+        } else {
+            meta = try environment.openTable("meta", create: true)!
+            identifier = try Self.initialize(environment: environment, meta: meta)
+        }
+        entities = try Self.openEntities(schema, environment: environment, meta: meta, readOnly: isReadOnly)
+    }
+
+    deinit {
+        openEnvironment = nil
+        if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
+    }
+
+    private static func storageConfiguration(path: String, _ configuration: ModelConfiguration) -> StorageConfiguration
+    {
+        var storage = StorageConfiguration(path: path)
+        storage.maximumMapSize = configuration.maximumSize
+        storage.durability = configuration.durability == .full ? .full : .noMetaSync
+        return storage
+    }
+
+    /// Writes the format version and a new store identifier into a new store; reads them from
+    /// an existing one.
+    private static func initialize(environment: LMDBEnvironment, meta: Table) throws -> String {
+        try environment.write { txn in
+            if let format = try txn.get(formatKey, in: meta) {
+                guard format == [formatVersion] else {
+                    throw StorageError(
+                        code: .versionMismatch,
+                        message: "The store has format \(format.first.map(String.init) ?? "?"), but this version of "
+                            + "Cairn reads format \(formatVersion). Open it with the release that wrote it.")
+                }
+            } else {
+                try txn.put([formatVersion], for: formatKey, in: meta)
+            }
+            if let stored = try txn.get(storeKey, in: meta) {
+                return UUID(uuid: uuidBytes(stored)).uuidString
+            }
+            let identifier = UUID()
+            try txn.put(withUnsafeBytes(of: identifier.uuid) { Array($0) }, for: storeKey, in: meta)
+            return identifier.uuidString
+        }
+    }
+
+    /// Reconciles each entity with its stored description, saving what changed, and opens its
+    /// tables.
+    private static func openEntities(
+        _ schema: Schema, environment: LMDBEnvironment, meta: Table, readOnly: Bool
+    ) throws -> [String: EntityTables] {
+        var result: [String: EntityTables] = [:]
+        var changed: [(key: [UInt8], value: [UInt8])] = []
+        for entity in schema.entities {
+            let key = StoredEntity.metaKey(for: entity.name)
+            let storedBytes = try environment.read { txn in try txn.get(key, in: meta) }
+            var stored =
+                try storedBytes.map { bytes in
+                    do {
+                        return try BinaryDecoder().decode(StoredEntity.self, from: bytes)
+                    } catch {
+                        throw StorageError(
+                            code: .damagedRecord,
+                            message:
+                                "The stored description of entity \(entity.name) cannot be read. Restore the store "
+                                + "from a backup.",
+                            cause: error)
+                    }
+                } ?? StoredEntity(name: entity.name)
+            let before = stored
+            let tags = try stored.reconcile(with: entity)
+            if stored != before || storedBytes == nil {
+                guard !readOnly else {
+                    throw StorageError(
+                        code: .readOnly,
+                        message: "The store's description of \(entity.name) differs from the schema, and the store "
+                            + "is read-only. Open it once with allowsSave: true to record the schema.")
+                }
+                changed.append((key, try BinaryEncoder().encode(stored)))
+            }
+            let records = try environment.openTable("e/\(entity.name)", create: !readOnly)
+            guard let records else {
+                throw StorageError(
+                    code: .readOnly,
+                    message: "The store has no table for \(entity.name) and is read-only. Open it once with "
+                        + "allowsSave: true.")
+            }
+            result[entity.name] = EntityTables(entity: entity, records: records, tags: tags)
+        }
+        if !changed.isEmpty {
+            try environment.write { txn in
+                for (key, value) in changed { try txn.put(value, for: key, in: meta) }
+            }
+        }
+        return result
+    }
+
+    /// Deletes every record of every entity.
+    func erase() throws {
+        guard !isReadOnly else {
+            throw StorageError(
+                code: .readOnly, message: "The store was opened with allowsSave: false. Open it writable to erase it.")
+        }
+        try environment.write { txn in
+            for tables in entities.values { try txn.removeAll(from: tables.records) }
+        }
+    }
+
+    private static func uuidBytes(_ bytes: [UInt8]) -> uuid_t {
+        precondition(bytes.count == 16, "a store identifier is 16 bytes")
+        return (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        )
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// What a store remembers about each entity between runs: the stable tag of every attribute's
+/// record field, and its relationships.
+///
+/// Records carry attributes by tag (see `Docs/Design.md`, "Records"), so a tag must mean the same
+/// attribute forever. A new attribute gets the entity's next tag; a renamed one
+/// (`@Attribute(originalName:)`) keeps its old tag; a removed one's tag is never given out again.
+/// The stored type of an attribute must stay the same (optionality may change), or opening fails
+/// with a ``SchemaError`` that says what to do.
+///
+/// Stored in the `meta` table under `entity:<Name>`, encoded with the binary coder.
+struct StoredEntity: Codable, Equatable {
+    struct StoredAttribute: Codable, Equatable {
+        var name: String
+        var tag: UInt32
+        /// The attribute's type without optionality, as `String(reflecting:)` prints it.
+        var type: String
+    }
+
+    struct StoredRelationship: Codable, Equatable {
+        var name: String
+        var destination: String
+        var isToMany: Bool
+    }
+
+    var name: String
+    var attributes: [StoredAttribute]
+    var relationships: [StoredRelationship]
+    /// The next tag to give out; tags start at 1 and are never reused.
+    var nextTag: UInt32
+
+    init(name: String) {
+        self.name = name
+        attributes = []
+        relationships = []
+        nextTag = 1
+    }
+
+    static func metaKey(for entityName: String) -> [UInt8] { Array("entity:\(entityName)".utf8) }
+
+    /// Brings the stored entity up to date with `entity`, returning the tag of each persisted
+    /// attribute by name.
+    ///
+    /// - Throws: ``SchemaError`` `.incompatibleStore` when an attribute's stored type differs.
+    mutating func reconcile(with entity: Schema.Entity) throws(SchemaError) -> [String: UInt32] {
+        var tags: [String: UInt32] = [:]
+        var current: [StoredAttribute] = []
+        for case let attribute as Schema.Attribute in entity.storedProperties {
+            let type = Self.typeName(attribute.valueType)
+            let stored =
+                attributes.first { $0.name == attribute.name }
+                ?? attributes.first { $0.name == attribute.originalName && attribute.originalName != attribute.name }
+            if let stored {
+                guard stored.type == type else {
+                    throw SchemaError(
+                        code: .incompatibleStore, entity: entity.name, property: attribute.name,
+                        message:
+                            "\(entity.name).\(attribute.name) is stored as \(stored.type) but declared as \(type). "
+                            + "Declare it as \(stored.type) again, or give the new property another name (its stored "
+                            + "values stay behind under the old one).")
+                }
+                tags[attribute.name] = stored.tag
+                current.append(StoredAttribute(name: attribute.name, tag: stored.tag, type: type))
+            } else {
+                tags[attribute.name] = nextTag
+                current.append(StoredAttribute(name: attribute.name, tag: nextTag, type: type))
+                nextTag += 1
+            }
+        }
+        // Attributes no longer declared keep their entries, so their tags are never reused and
+        // declaring them again (under the same name) finds their values.
+        let kept = attributes.filter { old in
+            !current.contains { $0.tag == old.tag } && !current.contains { $0.name == old.name }
+        }
+        attributes = current + kept
+        relationships = entity.relationships.sorted { $0.index < $1.index }.map {
+            StoredRelationship(name: $0.name, destination: $0.destination, isToMany: !$0.isToOneRelationship)
+        }
+        return tags
+    }
+
+    /// A type's name without optionality, so `String` and `String?` store alike.
+    static func typeName(_ type: any Any.Type) -> String {
+        var name = String(reflecting: type)
+        while name.hasPrefix("Swift.Optional<"), name.hasSuffix(">") {
+            name = String(name.dropFirst("Swift.Optional<".count).dropLast())
+        }
+        return name
+    }
+}
