@@ -13,6 +13,20 @@ final class Store: @unchecked Sendable {
         let records: Table
         /// Each persisted attribute's record-field tag, by attribute name.
         let tags: [String: UInt32]
+        /// The persisted attributes in ascending tag order, the order records are written in.
+        let encodingOrder: [(tag: UInt32, access: AttributeAccess)]
+
+        init(entity: Schema.Entity, records: Table, tags: [String: UInt32]) {
+            self.entity = entity
+            self.records = records
+            self.tags = tags
+            encodingOrder = entity.storedProperties.compactMap { property -> (UInt32, AttributeAccess)? in
+                guard let attribute = property as? Schema.Attribute, let access = attribute.access,
+                    let tag = tags[attribute.name]
+                else { return nil }
+                return (tag, access)
+            }.sorted { $0.0 < $1.0 }
+        }
     }
 
     /// The store's identifier (a UUID written when the store was created).
@@ -130,8 +144,16 @@ final class Store: @unchecked Sendable {
                             cause: error)
                     }
                 } ?? StoredEntity(name: entity.name)
+            let records = try environment.openTable("e/\(entity.name)", create: !readOnly)
+            guard let records else {
+                throw StorageError(
+                    code: .readOnly,
+                    message: "The store has no table for \(entity.name) and is read-only. Open it once with "
+                        + "allowsSave: true.")
+            }
+            let hasRows = try environment.read { txn in try txn.count(of: records) } > 0
             let before = stored
-            let tags = try stored.reconcile(with: entity)
+            let tags = try stored.reconcile(with: entity, hasRows: hasRows)
             if stored != before || storedBytes == nil {
                 guard !readOnly else {
                     throw StorageError(
@@ -140,13 +162,6 @@ final class Store: @unchecked Sendable {
                             + "is read-only. Open it once with allowsSave: true to record the schema.")
                 }
                 changed.append((key, try BinaryEncoder().encode(stored)))
-            }
-            let records = try environment.openTable("e/\(entity.name)", create: !readOnly)
-            guard let records else {
-                throw StorageError(
-                    code: .readOnly,
-                    message: "The store has no table for \(entity.name) and is read-only. Open it once with "
-                        + "allowsSave: true.")
             }
             result[entity.name] = EntityTables(entity: entity, records: records, tags: tags)
         }

@@ -16,6 +16,9 @@ struct StoredEntity: Codable, Equatable {
         var tag: UInt32
         /// The attribute's type without optionality, as `String(reflecting:)` prints it.
         var type: String
+        /// Whether rows stored before the attribute existed may lack it; such an attribute must
+        /// stay optional or keep a default value.
+        var mayBeAbsent: Bool
     }
 
     struct StoredRelationship: Codable, Equatable {
@@ -40,10 +43,12 @@ struct StoredEntity: Codable, Equatable {
     static func metaKey(for entityName: String) -> [UInt8] { Array("entity:\(entityName)".utf8) }
 
     /// Brings the stored entity up to date with `entity`, returning the tag of each persisted
-    /// attribute by name.
+    /// attribute by name. `hasRows` says whether the entity has stored rows already, which an
+    /// attribute added now will be missing from.
     ///
-    /// - Throws: ``SchemaError`` `.incompatibleStore` when an attribute's stored type differs.
-    mutating func reconcile(with entity: Schema.Entity) throws(SchemaError) -> [String: UInt32] {
+    /// - Throws: ``SchemaError`` `.incompatibleStore` when an attribute's stored type differs, or
+    ///   when a required attribute without a default value may be missing from stored rows.
+    mutating func reconcile(with entity: Schema.Entity, hasRows: Bool) throws(SchemaError) -> [String: UInt32] {
         var tags: [String: UInt32] = [:]
         var current: [StoredAttribute] = []
         for case let attribute as Schema.Attribute in entity.storedProperties {
@@ -61,11 +66,18 @@ struct StoredEntity: Codable, Equatable {
                             + "values stay behind under the old one).")
                 }
                 tags[attribute.name] = stored.tag
-                current.append(StoredAttribute(name: attribute.name, tag: stored.tag, type: type))
+                current.append(
+                    StoredAttribute(name: attribute.name, tag: stored.tag, type: type, mayBeAbsent: stored.mayBeAbsent))
             } else {
                 tags[attribute.name] = nextTag
-                current.append(StoredAttribute(name: attribute.name, tag: nextTag, type: type))
+                current.append(StoredAttribute(name: attribute.name, tag: nextTag, type: type, mayBeAbsent: hasRows))
                 nextTag += 1
+            }
+            if current.last!.mayBeAbsent && !attribute.isOptional && attribute.defaultValue == nil {
+                throw SchemaError(
+                    code: .incompatibleStore, entity: entity.name, property: attribute.name,
+                    message: "\(entity.name).\(attribute.name) did not exist when some \(entity.name)s were stored, so "
+                        + "they have no value for it. To read them, give it a default value or make it optional.")
             }
         }
         // Attributes no longer declared keep their entries, so their tags are never reused and

@@ -110,8 +110,46 @@ extension PersistentModel {
     /// _$didSet(1, from: oldValue, to: newValue)   // generated code
     /// ```
     public func _$didSet<Value>(_ index: Int, from oldValue: Value?, to newValue: Value) {
-        _$modelState.markChanged(index)
+        _$markChanged(index)
     }
+
+    /// Marks the property at `index` changed, telling the context about the model's first change.
+    private func _$markChanged(_ index: Int) {
+        let wasUnchanged = !_$modelState.hasChanges
+        _$modelState.markChanged(index)
+        if wasUnchanged { _$modelState.loader?.modelDidChange(self) }
+    }
+
+    /// The model's identity: temporary until its first save, then permanent.
+    ///
+    /// ```swift
+    /// context.insert(book)
+    /// try context.save()
+    /// let id = book.persistentModelID   // pass it to another context or actor
+    /// ```
+    /// - Precondition: the model was inserted into or fetched from a context.
+    public var persistentModelID: PersistentIdentifier {
+        guard let id = _$modelState.persistentIdentifier else {
+            preconditionFailure("\(Self.self).persistentModelID was read before the model was inserted into a context")
+        }
+        return id
+    }
+
+    /// The context the model belongs to, if any.
+    ///
+    /// ```swift
+    /// book.modelContext === context   // true after context.insert(book)
+    /// ```
+    public var modelContext: ModelContext? { _$modelState.loader as? ModelContext }
+
+    /// Whether the model was deleted and the deletion saved.
+    ///
+    /// ```swift
+    /// context.delete(book)
+    /// try context.save()
+    /// book.isDeleted   // true
+    /// ```
+    public var isDeleted: Bool { _$modelState.isDeleted }
 
     /// Records that the to-one relationship at `index` changed.
     ///
@@ -119,7 +157,7 @@ extension PersistentModel {
     /// _$didSet(3, from: oldAuthor, to: newAuthor)   // generated code
     /// ```
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target??, to newValue: Target?) {
-        _$modelState.markChanged(index)
+        _$markChanged(index)
         _$modelState.loader?.relationshipDidChange(
             self, index, from: oldValue.flatMap { $0 }.map { [$0] } ?? [],
             to: newValue.map { [$0] } ?? [])
@@ -131,7 +169,7 @@ extension PersistentModel {
     /// _$didSet(3, from: oldOwner, to: newOwner)   // generated code
     /// ```
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target?, to newValue: Target) {
-        _$modelState.markChanged(index)
+        _$markChanged(index)
         _$modelState.loader?.relationshipDidChange(self, index, from: oldValue.map { [$0] } ?? [], to: [newValue])
     }
 
@@ -141,7 +179,7 @@ extension PersistentModel {
     /// _$didSet(4, from: oldBooks, to: newBooks)   // generated code
     /// ```
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: [Target]?, to newValue: [Target]) {
-        _$modelState.markChanged(index)
+        _$markChanged(index)
         _$modelState.loader?.relationshipDidChange(self, index, from: oldValue ?? [], to: newValue)
     }
 }

@@ -65,6 +65,9 @@ extension Schema {
         let index: Int?
         /// The generated storage's key path; `nil` when transient.
         let storage: AnyKeyPath?
+        /// How the model layer reads and loads the value; `nil` when transient, or when the type
+        /// cannot be stored (``Schema/validate()`` reports that).
+        let access: AttributeAccess?
 
         /// Always `true`.
         ///
@@ -88,8 +91,9 @@ extension Schema {
         init(
             name: String, originalName: String?, options: [Option], valueType: any Any.Type, defaultValue: Any?,
             hashModifier: String?, isOptional: Bool, isTransient: Bool, keyPath: AnyKeyPath, index: Int?,
-            storage: AnyKeyPath?
+            storage: AnyKeyPath?, access: AttributeAccess?
         ) {
+            self.access = access
             self.name = name
             self.originalName = originalName ?? name
             self.options = options

@@ -84,14 +84,22 @@ extension Schema {
                             hashModifier: attribute?.hashModifier,
                             isOptional: isOptional, isTransient: false, keyPath: metadata.keyPath,
                             index: metadata.index,
-                            storage: metadata.storage))
+                            storage: metadata.storage, access: metadata.attributeAccess))
+                    if metadata.attributeAccess == nil {
+                        problems.append(
+                            SchemaError(
+                                code: .invalidProperty, entity: name, property: metadata.name,
+                                message: "\(name).\(metadata.name) has type \(valueType), which cannot be stored. Make "
+                                    + "the type Codable (or RawRepresentable with a Codable raw value), or mark the "
+                                    + "property @Transient."))
+                    }
                 case .transient(let valueType, let isOptional):
                     properties.append(
                         Attribute(
                             name: metadata.name, originalName: nil, options: [], valueType: valueType,
                             defaultValue: nil,
                             hashModifier: nil, isOptional: isOptional, isTransient: true, keyPath: metadata.keyPath,
-                            index: nil, storage: nil))
+                            index: nil, storage: nil, access: nil))
                 case .relationship(
                     let relationship, let destination, let isToMany, let isOptional, let valueType,
                     let explicitAttribute):

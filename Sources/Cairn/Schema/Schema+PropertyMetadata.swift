@@ -35,6 +35,9 @@ extension Schema {
         /// The property's position among the persisted properties; `nil` for transient ones.
         let index: Int?
         let kind: Kind
+        /// How to read and load an attribute's value; `nil` for relationships, transient
+        /// properties, and attributes whose type cannot be stored.
+        private(set) var attributeAccess: AttributeAccess?
 
         enum Kind {
             case attribute(AttributeMetadata?, valueType: any Any.Type, isOptional: Bool)
@@ -79,6 +82,7 @@ extension Schema {
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
                 .attribute(attribute, valueType: Value.self, isOptional: Value.self is any _OptionalType.Type))
+            attributeAccess = .make(storage, name: name, defaultValue: defaultValue)
         }
 
         /// Describes an attribute stored by its raw value. Called by generated code.
@@ -94,6 +98,7 @@ extension Schema {
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
                 .attribute(attribute, valueType: Value.self, isOptional: false))
+            attributeAccess = .make(storage, name: name, defaultValue: defaultValue)
         }
 
         /// Describes an attribute that is both `RawRepresentable` and `Codable` (most enums);
@@ -110,6 +115,7 @@ extension Schema {
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
                 .attribute(attribute, valueType: Value.self, isOptional: false))
+            attributeAccess = .make(storage, name: name, defaultValue: defaultValue)
         }
 
         // MARK: Relationships without @Relationship
@@ -235,6 +241,7 @@ extension Schema {
             self.storage = nil
             self.index = nil
             self.kind = .transient(valueType: Value.self, isOptional: Value.self is any _OptionalType.Type)
+            self.attributeAccess = nil
         }
 
         private init(
@@ -247,6 +254,7 @@ extension Schema {
             self.index = index
             self.defaultValue = defaultValue
             self.kind = kind
+            self.attributeAccess = nil
         }
     }
 

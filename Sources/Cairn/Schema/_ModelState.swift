@@ -8,9 +8,16 @@ public struct _ModelState {
     /// Changed properties by index: bits 0…63 inline, the rest in `moreChanged`.
     private var changed: UInt64 = 0
     private var moreChanged: [UInt64] = []
-    /// Loads faulted properties and keeps relationships consistent; set by the context that owns
-    /// the model (none for a model that was only created).
+    /// Loads faulted properties and keeps relationships consistent: the context that owns the
+    /// model (none for a model that was only created). Strong, so a model obtained through a
+    /// context that is then dropped can still load its values. A context holds only its changed
+    /// models strongly, so the two keep each other alive only until those changes are saved or
+    /// rolled back.
     var loader: (any _ModelLoader)?
+    /// The model's identity in its context; `nil` until it is inserted or fetched.
+    var persistentIdentifier: PersistentIdentifier?
+    /// Whether the model was deleted and the deletion saved.
+    var isDeleted = false
 
     /// A state with no changes, belonging to no context.
     ///
@@ -79,6 +86,14 @@ public protocol _ModelLoader: AnyObject {
     /// loader.fulfill(book, 2)
     /// ```
     func fulfill(_ model: any PersistentModel, _ index: Int)
+
+    /// Called when a model without changes gets its first one, so the context keeps it until it is
+    /// saved or rolled back.
+    ///
+    /// ```swift
+    /// loader.modelDidChange(book)
+    /// ```
+    func modelDidChange(_ model: any PersistentModel)
 
     /// Called after the relationship at `index` of `model` changed from `oldTargets` to `newTargets`.
     ///

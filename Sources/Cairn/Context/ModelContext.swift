@@ -1,0 +1,325 @@
+import Foundation
+
+/// A unit of work over a container's store: insert, change and delete models, then save them all
+/// at once, as in SwiftData.
+///
+/// A context keeps one instance per stored model (its identity map). It holds models with unsaved
+/// changes strongly and the others weakly, so working through many models in batches does not
+/// keep them all alive. Models load their values lazily: a model obtained by identifier is a fault
+/// until a property is read.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// let book = Book(isbn: "978-0", title: "Walden")
+/// context.insert(book)
+/// try context.save()                      // one transaction: all of it or none of it
+/// let id = book.persistentModelID         // permanent now
+/// ```
+///
+/// A context is not `Sendable`: use it on the thread or actor that created it, and pass
+/// ``PersistentIdentifier``s, not models, between them.
+public final class ModelContext: _ModelLoader {
+    /// The container whose store the context works on.
+    ///
+    /// ```swift
+    /// context.container.schema
+    /// ```
+    public let container: ModelContainer
+
+    /// Whether the context saves by itself after changes. Off unless you turn it on.
+    ///
+    /// ```swift
+    /// context.autosaveEnabled = false
+    /// ```
+    public var autosaveEnabled = false
+
+    /// One entry of the identity map.
+    private final class Registration {
+        weak var model: AnyObject?
+        /// Set while the model has unsaved changes (inserted, changed or deleted).
+        var pinned: (any PersistentModel)?
+
+        init(_ model: any PersistentModel, pinned: Bool) {
+            self.model = model
+            self.pinned = pinned ? model : nil
+        }
+
+        var live: (any PersistentModel)? { pinned ?? model as? any PersistentModel }
+    }
+
+    private var registrations: [PersistentIdentifier: Registration] = [:]
+    private var registrationsAtLastSweep = 0
+    /// Inserted, not yet saved models, in insertion order.
+    private var insertedIDs: [PersistentIdentifier] = []
+    /// Saved models with unsaved changes.
+    private var changedIDs: Set<PersistentIdentifier> = []
+    /// Saved models deleted but not yet saved, in deletion order.
+    private var deletedIDs: [PersistentIdentifier] = []
+
+    /// Creates a context for `container`.
+    ///
+    /// ```swift
+    /// let context = ModelContext(container)
+    /// ```
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    private var store: Store { container.store }
+
+    // MARK: Changes
+
+    /// Whether the context has inserted, changed or deleted models that are not saved.
+    ///
+    /// ```swift
+    /// if context.hasChanges { try context.save() }
+    /// ```
+    public var hasChanges: Bool { !insertedIDs.isEmpty || !changedIDs.isEmpty || !deletedIDs.isEmpty }
+
+    /// The inserted models not yet saved, in insertion order.
+    ///
+    /// ```swift
+    /// context.insertedModelsArray.count
+    /// ```
+    public var insertedModelsArray: [any PersistentModel] { insertedIDs.compactMap { registrations[$0]?.live } }
+
+    /// The saved models with unsaved changes.
+    ///
+    /// ```swift
+    /// context.changedModelsArray.count
+    /// ```
+    public var changedModelsArray: [any PersistentModel] { changedIDs.sorted().compactMap { registrations[$0]?.live } }
+
+    /// The models deleted but not yet saved.
+    ///
+    /// ```swift
+    /// context.deletedModelsArray.count
+    /// ```
+    public var deletedModelsArray: [any PersistentModel] { deletedIDs.compactMap { registrations[$0]?.live } }
+
+    /// Adds a new model to the context; the next ``save()`` stores it.
+    ///
+    /// Inserting a model the context already has does nothing (or cancels its pending deletion).
+    ///
+    /// ```swift
+    /// context.insert(Book(isbn: "978-0", title: "Walden"))
+    /// ```
+    /// - Precondition: the model's class is in the container's schema, and the model belongs to no
+    ///   other context.
+    public func insert<Model: PersistentModel>(_ model: Model) {
+        if let loader = model._$modelState.loader {
+            precondition(loader === self, "ModelContext.insert(_:): this \(Model.self) belongs to another context")
+            if let id = model._$modelState.persistentIdentifier, let index = deletedIDs.firstIndex(of: id) {
+                deletedIDs.remove(at: index)
+                if !changedIDs.contains(id) { registrations[id]?.pinned = nil }
+            }
+            return
+        }
+        let entityName = Schema.entityName(of: Model.self)
+        precondition(
+            store.entities[entityName] != nil,
+            "ModelContext.insert(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
+        let id = PersistentIdentifier.temporary(entityName: entityName)
+        model._$modelState.persistentIdentifier = id
+        model._$modelState.loader = self
+        registrations[id] = Registration(model, pinned: true)
+        insertedIDs.append(id)
+    }
+
+    /// Marks a model for deletion; the next ``save()`` removes it from the store. Deleting an
+    /// inserted model that was never saved simply drops it.
+    ///
+    /// ```swift
+    /// context.delete(book)
+    /// try context.save()
+    /// ```
+    /// - Precondition: the model belongs to this context, or to none.
+    public func delete<Model: PersistentModel>(_ model: Model) {
+        guard let loader = model._$modelState.loader else { return }
+        precondition(loader === self, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
+        guard let id = model._$modelState.persistentIdentifier else { return }
+        if id.isTemporary {
+            insertedIDs.removeAll { $0 == id }
+            registrations[id] = nil
+            detach(model)
+            return
+        }
+        guard !deletedIDs.contains(id) else { return }
+        deletedIDs.append(id)
+        registrations[id]?.pinned = model
+    }
+
+    /// Discards every unsaved change: inserted models leave the context, deleted ones stay, and
+    /// changed ones reload their stored values when next read.
+    ///
+    /// ```swift
+    /// book.title = "Draft"
+    /// context.rollback()
+    /// book.title   // the saved title again
+    /// ```
+    public func rollback() {
+        for id in insertedIDs {
+            if let model = registrations[id]?.live { detach(model) }
+            registrations[id] = nil
+        }
+        for id in changedIDs {
+            guard let model = registrations[id]?.live else { continue }
+            for case let attribute as Schema.Attribute in entity(of: id).storedProperties {
+                attribute.access?.unload(model)
+            }
+            model._$modelState.clearChanges()
+        }
+        for id in changedIDs.union(deletedIDs) { registrations[id]?.pinned = nil }
+        insertedIDs.removeAll()
+        changedIDs.removeAll()
+        deletedIDs.removeAll()
+    }
+
+    // MARK: Identity
+
+    /// The model with this identifier if the context has it in memory, else `nil`.
+    ///
+    /// ```swift
+    /// let book: Book? = context.registeredModel(for: id)
+    /// ```
+    /// - Complexity: O(1).
+    public func registeredModel<Model: PersistentModel>(for persistentModelID: PersistentIdentifier) -> Model? {
+        registrations[persistentModelID]?.live as? Model
+    }
+
+    /// The model with this identifier: the registered instance, or a new fault that loads its
+    /// values when first read.
+    ///
+    /// ```swift
+    /// let book = context.model(for: id) as! Book
+    /// ```
+    /// - Precondition: the identifier belongs to this container's store and schema.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        if let registered = registrations[persistentModelID]?.live { return registered }
+        guard let tables = store.entities[persistentModelID.entityName],
+            persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier
+        else {
+            preconditionFailure(
+                "ModelContext.model(for:): \(persistentModelID) is not a saved model of this container's store")
+        }
+        var state = _ModelState()
+        state.persistentIdentifier = persistentModelID
+        let model = tables.entity.modelType.init(_$modelState: state)
+        model._$modelState.loader = self
+        register(model, id: persistentModelID)
+        return model
+    }
+
+    private func register(_ model: any PersistentModel, id: PersistentIdentifier) {
+        registrations[id] = Registration(model, pinned: false)
+        // Drop entries of models that went away, once the map has doubled since the last sweep.
+        if registrations.count > 1024 && registrations.count > 2 * registrationsAtLastSweep {
+            registrations = registrations.filter { $0.value.live != nil }
+            registrationsAtLastSweep = registrations.count
+        }
+    }
+
+    private func detach(_ model: any PersistentModel) {
+        model._$modelState.loader = nil
+        model._$modelState.persistentIdentifier = nil
+        model._$modelState.clearChanges()
+    }
+
+    func entity(of id: PersistentIdentifier) -> Schema.Entity {
+        store.entities[id.entityName]!.entity
+    }
+
+    // MARK: _ModelLoader
+
+    /// Loads a fault's stored values. Called by generated getters through `_$fulfill(_:)`.
+    ///
+    /// ```swift
+    /// context.fulfill(book, 2)   // generated code calls this; not for direct use
+    /// ```
+    public func fulfill(_ model: any PersistentModel, _ index: Int) {
+        guard let id = model._$modelState.persistentIdentifier, let rowID = id.rowID,
+            let tables = store.entities[id.entityName]
+        else {
+            preconditionFailure(
+                "\(type(of: model)) property #\(index) was read before it was loaded, and the model is not saved")
+        }
+        do {
+            try load(model, rowID: rowID, tables: tables)
+        } catch {
+            preconditionFailure("Loading \(id) failed: \(error)")
+        }
+    }
+
+    /// Loads every unloaded attribute of `model` from its stored record.
+    func load(_ model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables) throws {
+        let reader = try store.environment.read { txn in
+            try txn.withValue(for: Self.rowKey(rowID), in: tables.records) { bytes in
+                try RecordReader(copying: bytes)
+            }
+        }
+        guard let reader else {
+            throw StorageError(
+                code: .notFound,
+                message: "\(tables.entity.name)/\(rowID) is no longer in the store: it was deleted. Fetch it again.")
+        }
+        for case let attribute as Schema.Attribute in tables.entity.storedProperties {
+            try attribute.access?.decode(model, tables.tags[attribute.name]!, reader)
+        }
+    }
+
+    /// Keeps a model with its first change until it is saved or rolled back.
+    ///
+    /// ```swift
+    /// context.modelDidChange(book)   // generated setters call this; not for direct use
+    /// ```
+    public func modelDidChange(_ model: any PersistentModel) {
+        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary else { return }
+        changedIDs.insert(id)
+        registrations[id]?.pinned = model
+    }
+
+    /// Called by generated setters after a relationship changed.
+    ///
+    /// ```swift
+    /// context.relationshipDidChange(book, 3, from: [], to: [author])   // not for direct use
+    /// ```
+    public func relationshipDidChange(
+        _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel],
+        to newTargets: [any PersistentModel]
+    ) {
+        // Relationships are kept only in memory until saving them arrives; see save().
+    }
+
+    /// Makes a successful save visible: new models get permanent identifiers, and every model
+    /// loses its pending changes. Runs only after the transaction committed.
+    func didSave(inserted: [any PersistentModel], rowIDs: [UInt64], changed: [any PersistentModel]) {
+        for (model, rowID) in zip(inserted, rowIDs) {
+            let temporary = model.persistentModelID
+            let id = PersistentIdentifier(
+                entityName: temporary.entityName, storeIdentifier: store.identifier, rowID: rowID)
+            model._$modelState.persistentIdentifier = id
+            model._$modelState.clearChanges()
+            registrations[temporary] = nil
+            registrations[id] = Registration(model, pinned: false)
+        }
+        for model in changed {
+            model._$modelState.clearChanges()
+            registrations[model.persistentModelID]?.pinned = nil
+        }
+        for id in deletedIDs {
+            if let model = registrations[id]?.live {
+                model._$modelState.isDeleted = true
+                model._$modelState.clearChanges()
+                model._$modelState.loader = nil
+            }
+            registrations[id] = nil
+        }
+        insertedIDs.removeAll()
+        changedIDs.removeAll()
+        deletedIDs.removeAll()
+    }
+
+    static func rowKey(_ rowID: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: rowID.bigEndian) { Array($0) }
+    }
+}

@@ -1,0 +1,46 @@
+/// How the model layer reads, writes, loads and unloads one attribute of a model without knowing
+/// its type: closures built where the type is known (``Schema/PropertyMetadata``'s generic
+/// initialisers), over the generated storage (`_$name`) and the attribute's ``AttributeCodec``.
+///
+/// `@unchecked Sendable`: the closures capture only immutable values (key paths, the codec, the
+/// default value) and are shared read-only; they touch a model only on the thread that owns it.
+struct AttributeAccess: @unchecked Sendable {
+    /// Whether the attribute of the model is loaded.
+    let isLoaded: (AnyObject) -> Bool
+    /// Writes the loaded value of the model's attribute into a record field.
+    let encode: (AnyObject, UInt32, inout RecordWriter) throws(StorageError) -> Void
+    /// Loads the attribute from a record, unless it is loaded already. An absent field takes the
+    /// property's default value; without one, it is damage.
+    let decode: (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void
+    /// Forgets the loaded value, so the next read loads it from the store.
+    let unload: (AnyObject) -> Void
+
+    /// Access to `storage` of `Model`, or `nil` when `Value` cannot be stored.
+    static func make<Model: PersistentModel, Value>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String, defaultValue: Value?
+    ) -> AttributeAccess? {
+        guard let codec = AttributeCodec<Value>.resolve(Value.self) else { return nil }
+        let entity = Schema.entityName(of: Model.self)
+        return AttributeAccess(
+            isLoaded: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage].isLoaded },
+            encode: { (model, tag, writer) throws(StorageError) in
+                try codec.encode(unsafeDowncast(model, to: Model.self)[keyPath: storage].value, tag: tag, into: &writer)
+            },
+            decode: { (model, tag, reader) throws(StorageError) in
+                let model = unsafeDowncast(model, to: Model.self)
+                guard !model[keyPath: storage].isLoaded else { return }
+                if let value = try codec.decode(tag: tag, from: reader) {
+                    model[keyPath: storage] = _PersistedValue(value)
+                } else if let defaultValue {
+                    model[keyPath: storage] = _PersistedValue(defaultValue)
+                } else {
+                    throw StorageError(
+                        code: .damagedRecord,
+                        message: "A stored \(entity) has no value for \(name), which has no default value. Give "
+                            + "\(entity).\(name) a default value or make it optional, so records written before it "
+                            + "existed can be read.")
+                }
+            },
+            unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() })
+    }
+}
