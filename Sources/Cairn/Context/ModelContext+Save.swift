@@ -45,16 +45,39 @@ extension ModelContext {
             }
             updateRecords.append((tables.records, Self.rowKey(id.rowID!), try record(of: model)))
         }
-        let deleteKeys = deletedModelsArray.map { model in
-            (store.entities[model.persistentModelID.entityName]!.records, Self.rowKey(model.persistentModelID.rowID!))
+        let deleteKeys = try deletedModelsArray.map { model in
+            let tables = store.entities[model.persistentModelID.entityName]!
+            if let relationship = tables.entity.relationships.first {
+                throw StorageError(
+                    code: .unsupportedValue,
+                    message:
+                        "\(tables.entity.name) has relationships (\(relationship.name)), and this version of Cairn "
+                        + "cannot apply delete rules yet, so it does not delete such models. Clear the relationships "
+                        + "you want to keep consistent, or keep the model for now.")
+            }
+            return (tables.records, Self.rowKey(model.persistentModelID.rowID!))
+        }
+        // The relationships to write: every one of an inserted model, and the changed ones of a
+        // changed model. Each is rewritten whole, in its order.
+        var edgeWrites: [(table: Table, owner: any PersistentModel, targets: [any PersistentModel])] = []
+        for model in inserted + changed {
+            let tables = store.entities[model.persistentModelID.entityName]!
+            let isNew = model.persistentModelID.isTemporary
+            for relationship in tables.entity.relationships
+            where isNew || model._$modelState.isChanged(relationship.index) {
+                let targets = relationship.access.targets(model)
+                guard !(isNew && targets.isEmpty) else { continue }
+                edgeWrites.append((tables.edges[relationship.name]!, model, targets))
+            }
         }
 
         let rowIDs: [UInt64] = try store.environment.write { txn in
             // This closure may run again after the map grows, so it only reads its inputs.
             var next: [String: UInt64] = [:]
             var assigned: [UInt64] = []
+            var assignedByModel: [ObjectIdentifier: UInt64] = [:]
             assigned.reserveCapacity(insertRecords.count)
-            for (entity, record) in insertRecords {
+            for ((entity, record), model) in zip(insertRecords, inserted) {
                 let counterKey = Self.rowCounterKey(entity)
                 var rowID = try next[entity] ?? txn.get(counterKey, in: store.meta).map(Self.number) ?? 1
                 let tables = store.entities[entity]!
@@ -65,6 +88,7 @@ extension ModelContext {
                             + "Restore the store from a backup.")
                 }
                 assigned.append(rowID)
+                assignedByModel[ObjectIdentifier(model)] = rowID
                 rowID += 1
                 next[entity] = rowID
             }
@@ -73,6 +97,26 @@ extension ModelContext {
             }
             for (table, key, record) in updateRecords { try txn.put(record, for: key, in: table) }
             for (table, key) in deleteKeys { try txn.delete(key, in: table) }
+            func rowID(of model: any PersistentModel) throws -> UInt64 {
+                if let rowID = model._$modelState.persistentIdentifier?.rowID
+                    ?? assignedByModel[ObjectIdentifier(model)]
+                {
+                    return rowID
+                }
+                throw StorageError(
+                    code: .unsupportedValue,
+                    message: "A relationship points at a \(type(of: model)) that is not saved and was not inserted "
+                        + "(it was deleted before it was ever saved). Remove it from the relationship, or insert it again."
+                )
+            }
+            for (table, owner, targets) in edgeWrites {
+                let ownerKey = Self.rowKey(try rowID(of: owner))
+                try txn.delete(ownerKey, in: table)
+                for (rank, target) in targets.enumerated() {
+                    let edge = Self.rowKey(UInt64(rank)) + Self.rowKey(try rowID(of: target))
+                    try txn.put(edge, for: ownerKey, in: table, options: .appendDuplicate)
+                }
+            }
             return assigned
         }
         didSave(inserted: inserted, rowIDs: rowIDs, changed: changed)
@@ -81,13 +125,6 @@ extension ModelContext {
     /// The record of a model's attributes, fields in ascending tag order.
     private func record(of model: any PersistentModel) throws -> [UInt8] {
         let tables = container.store.entities[model.persistentModelID.entityName]!
-        if let relationship = tables.entity.relationships.first {
-            throw StorageError(
-                code: .unsupportedValue,
-                message: "\(tables.entity.name) has relationships (\(relationship.name)), and this version of Cairn "
-                    + "cannot save relationships yet. Save models without relationships, or keep relationships in "
-                    + "attributes (for example identifiers) for now.")
-        }
         var writer = RecordWriter()
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)

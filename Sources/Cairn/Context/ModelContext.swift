@@ -55,6 +55,9 @@ public final class ModelContext: _ModelLoader {
     private var changedIDs: Set<PersistentIdentifier> = []
     /// Saved models deleted but not yet saved, in deletion order.
     private var deletedIDs: [PersistentIdentifier] = []
+    /// Set while the context updates inverse relationships, whose setters must not start
+    /// another round of updates.
+    private var maintainingInverses = false
 
     /// Creates a context for `container`.
     ///
@@ -124,6 +127,11 @@ public final class ModelContext: _ModelLoader {
         model._$modelState.loader = self
         registrations[id] = Registration(model, pinned: true)
         insertedIDs.append(id)
+        // The models it relates to join too, and their inverses point back, as in SwiftData.
+        for relationship in store.entities[entityName]!.entity.relationships where relationship.access.isLoaded(model) {
+            let targets = relationship.access.targets(model)
+            if !targets.isEmpty { relationshipDidChange(model, relationship.index, from: [], to: targets) }
+        }
     }
 
     /// Marks a model for deletion; the next ``save()`` removes it from the store. Deleting an
@@ -164,8 +172,9 @@ public final class ModelContext: _ModelLoader {
         }
         for id in changedIDs {
             guard let model = registrations[id]?.live else { continue }
-            for case let attribute as Schema.Attribute in entity(of: id).storedProperties {
-                attribute.access?.unload(model)
+            for property in entity(of: id).storedProperties {
+                (property as? Schema.Attribute)?.access?.unload(model)
+                (property as? Schema.Relationship)?.access.unload(model)
             }
             model._$modelState.clearChanges()
         }
@@ -244,10 +253,35 @@ public final class ModelContext: _ModelLoader {
                 "\(type(of: model)) property #\(index) was read before it was loaded, and the model is not saved")
         }
         do {
-            try load(model, rowID: rowID, tables: tables)
+            if let relationship = tables.relationshipsByIndex[index] {
+                try loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
+            } else {
+                try load(model, rowID: rowID, tables: tables)
+            }
         } catch {
             preconditionFailure("Loading \(id) failed: \(error)")
         }
+    }
+
+    /// Loads a relationship's targets, in their stored order, as registered models or faults.
+    func loadRelationship(
+        _ relationship: Schema.Relationship, of owner: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
+    ) throws {
+        let table = tables.edges[relationship.name]!
+        let targetRows: [UInt64] = try store.environment.read { txn in
+            var rows: [UInt64] = []
+            try txn.forEachDuplicate(of: Self.rowKey(rowID), in: table) { value in
+                rows.append(UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                return true
+            }
+            return rows
+        }
+        let targets = targetRows.map { row in
+            model(
+                for: PersistentIdentifier(
+                    entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row))
+        }
+        relationship.access.load(owner, targets)
     }
 
     /// Loads every unloaded attribute of `model` from its stored record.
@@ -287,7 +321,54 @@ public final class ModelContext: _ModelLoader {
         _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel],
         to newTargets: [any PersistentModel]
     ) {
-        // Relationships are kept only in memory until saving them arrives; see save().
+        guard !maintainingInverses else { return }
+        guard model._$modelState.loader != nil else {
+            // A model outside any context was related to one of this context's: it joins, and
+            // inserting it relates everything it points at.
+            insert(model)
+            return
+        }
+        guard let id = model._$modelState.persistentIdentifier,
+            let relationship = store.entities[id.entityName]?.relationshipsByIndex[index]
+        else { return }
+        // Models a relationship reaches join the context, as in SwiftData.
+        for target in newTargets {
+            if target._$modelState.loader == nil { insert(target) }
+            precondition(
+                target._$modelState.loader === self,
+                "\(id.entityName).\(relationship.name) was set to a \(relationship.destination) of another context")
+        }
+        guard let inverseName = relationship.inverseName,
+            let inverse = store.entities[relationship.destination]?.entity.relationshipsByName[inverseName]
+        else { return }
+        maintainingInverses = true
+        defer { maintainingInverses = false }
+        let old = Set(oldTargets.map { ObjectIdentifier($0) })
+        let new = Set(newTargets.map { ObjectIdentifier($0) })
+        for target in oldTargets where !new.contains(ObjectIdentifier(target)) {
+            let current = loadedTargets(inverse, of: target)
+            if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
+        }
+        for target in newTargets where !old.contains(ObjectIdentifier(target)) {
+            let current = loadedTargets(inverse, of: target)
+            guard !current.contains(where: { $0 === model }) else { continue }
+            if inverse.isToOneRelationship {
+                // The target leaves its previous partner, whose side loses it.
+                if let previous = current.first {
+                    let previousTargets = loadedTargets(relationship, of: previous)
+                    relationship.access.set(previous, previousTargets.filter { $0 !== target })
+                }
+                inverse.access.set(target, [model])
+            } else {
+                inverse.access.set(target, current + [model])
+            }
+        }
+    }
+
+    /// A relationship's targets, loading them first if needed.
+    func loadedTargets(_ relationship: Schema.Relationship, of model: any PersistentModel) -> [any PersistentModel] {
+        if !relationship.access.isLoaded(model) { fulfill(model, relationship.index) }
+        return relationship.access.targets(model)
     }
 
     /// Makes a successful save visible: new models get permanent identifiers, and every model

@@ -15,11 +15,17 @@ final class Store: @unchecked Sendable {
         let tags: [String: UInt32]
         /// The persisted attributes in ascending tag order, the order records are written in.
         let encodingOrder: [(tag: UInt32, access: AttributeAccess)]
+        /// `r/<Entity>/<relationship>` by relationship name: owner row id → rank and target row id.
+        let edges: [String: Table]
+        /// The relationships by property index.
+        let relationshipsByIndex: [Int: Schema.Relationship]
 
-        init(entity: Schema.Entity, records: Table, tags: [String: UInt32]) {
+        init(entity: Schema.Entity, records: Table, tags: [String: UInt32], edges: [String: Table]) {
             self.entity = entity
             self.records = records
             self.tags = tags
+            self.edges = edges
+            relationshipsByIndex = Dictionary(uniqueKeysWithValues: entity.relationships.map { ($0.index, $0) })
             encodingOrder = entity.storedProperties.compactMap { property -> (UInt32, AttributeAccess)? in
                 guard let attribute = property as? Schema.Attribute, let access = attribute.access,
                     let tag = tags[attribute.name]
@@ -42,6 +48,8 @@ final class Store: @unchecked Sendable {
     static let formatKey = Array("format".utf8)
     static let storeKey = Array("store".utf8)
     static let formatVersion: UInt8 = 1
+    /// An edge value is 16 bytes, rank then target row id, so duplicates sort by rank.
+    static let edgeFlags: TableFlags = [.duplicateSort, .duplicateFixed]
 
     var environment: LMDBEnvironment { openEnvironment! }
 
@@ -163,7 +171,19 @@ final class Store: @unchecked Sendable {
                 }
                 changed.append((key, try BinaryEncoder().encode(stored)))
             }
-            result[entity.name] = EntityTables(entity: entity, records: records, tags: tags)
+            var edges: [String: Table] = [:]
+            for relationship in entity.relationships {
+                let name = "r/\(entity.name)/\(relationship.name)"
+                guard let table = try environment.openTable(name, flags: Store.edgeFlags, create: !readOnly) else {
+                    throw StorageError(
+                        code: .readOnly,
+                        message:
+                            "The store has no table for \(entity.name).\(relationship.name) and is read-only. Open "
+                            + "it once with allowsSave: true.")
+                }
+                edges[relationship.name] = table
+            }
+            result[entity.name] = EntityTables(entity: entity, records: records, tags: tags, edges: edges)
         }
         if !changed.isEmpty {
             try environment.write { txn in
@@ -180,7 +200,10 @@ final class Store: @unchecked Sendable {
                 code: .readOnly, message: "The store was opened with allowsSave: false. Open it writable to erase it.")
         }
         try environment.write { txn in
-            for tables in entities.values { try txn.removeAll(from: tables.records) }
+            for tables in entities.values {
+                try txn.removeAll(from: tables.records)
+                for table in tables.edges.values { try txn.removeAll(from: table) }
+            }
         }
     }
 

@@ -119,7 +119,7 @@ extension Schema {
                         Relationship(
                             name: metadata.name, metadata: relationshipMetadata, destinationType: destination,
                             isToMany: isToMany, isOptional: isOptional, valueType: valueType, keyPath: metadata.keyPath,
-                            index: metadata.index!, storage: metadata.storage!))
+                            index: metadata.index!, storage: metadata.storage!, access: metadata.relationshipAccess!))
                 }
             }
             self.properties = properties

@@ -38,6 +38,8 @@ extension Schema {
         /// How to read and load an attribute's value; `nil` for relationships, transient
         /// properties, and attributes whose type cannot be stored.
         private(set) var attributeAccess: AttributeAccess?
+        /// How to read, set and load a relationship; `nil` for attributes and transient properties.
+        private(set) var relationshipAccess: RelationshipAccess?
 
         enum Kind {
             case attribute(AttributeMetadata?, valueType: any Any.Type, isOptional: Bool)
@@ -135,6 +137,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: false, isOptional: true,
                     valueType: Target?.self, explicitAttribute: attribute))
+            relationshipAccess = .toOne(keyPath, storage)
         }
 
         /// Describes a non-optional to-one relationship without `@Relationship`. Called by generated code.
@@ -152,6 +155,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: false, isOptional: false,
                     valueType: Target.self, explicitAttribute: attribute))
+            relationshipAccess = .toOneRequired(keyPath, storage, name: name)
         }
 
         /// Describes a to-many relationship without `@Relationship`. Called by generated code.
@@ -169,6 +173,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: true, isOptional: false,
                     valueType: [Target].self, explicitAttribute: attribute))
+            relationshipAccess = .toMany(keyPath, storage)
         }
 
         // MARK: Relationships with @Relationship
@@ -189,6 +194,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: false, isOptional: true,
                     valueType: Target?.self, explicitAttribute: nil))
+            relationshipAccess = .toOne(keyPath, storage)
         }
 
         /// Describes a non-optional to-one relationship with `@Relationship`. Called by generated code.
@@ -207,6 +213,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: false, isOptional: false,
                     valueType: Target.self, explicitAttribute: nil))
+            relationshipAccess = .toOneRequired(keyPath, storage, name: name)
         }
 
         /// Describes a to-many relationship with `@Relationship`. Called by generated code.
@@ -225,6 +232,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: true, isOptional: false,
                     valueType: [Target].self, explicitAttribute: nil))
+            relationshipAccess = .toMany(keyPath, storage)
         }
 
         // MARK: Transient properties
@@ -242,6 +250,7 @@ extension Schema {
             self.index = nil
             self.kind = .transient(valueType: Value.self, isOptional: Value.self is any _OptionalType.Type)
             self.attributeAccess = nil
+            self.relationshipAccess = nil
         }
 
         private init(
@@ -255,6 +264,7 @@ extension Schema {
             self.defaultValue = defaultValue
             self.kind = kind
             self.attributeAccess = nil
+            self.relationshipAccess = nil
         }
     }
 

@@ -98,6 +98,8 @@ extension Schema {
         let index: Int
         /// The generated storage's key path.
         let storage: AnyKeyPath
+        /// How the model layer reads, sets and loads the targets.
+        let access: RelationshipAccess
 
         /// Always `false`.
         ///
@@ -127,8 +129,9 @@ extension Schema {
         init(
             name: String, metadata: RelationshipMetadata, destinationType: any PersistentModel.Type,
             isToMany: Bool, isOptional: Bool, valueType: any Any.Type, keyPath: AnyKeyPath, index: Int,
-            storage: AnyKeyPath
+            storage: AnyKeyPath, access: RelationshipAccess
         ) {
+            self.access = access
             self.name = name
             self.originalName = metadata.originalName ?? name
             self.options = metadata.options

@@ -258,16 +258,4 @@ enum SpecimensV3 {
         #expect { try context.save() } throws: { ($0 as? StorageError)?.code == .readOnly }
         #expect(context.hasChanges)
     }
-
-    @Test func modelsWithRelationshipsAreRefusedUntilRelationshipsCanBeSaved() throws {
-        let container = try ModelContainer(
-            for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self,
-            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = ModelContext(container)
-        context.insert(LibraryChapter(title: "One", number: 1))
-        #expect { try context.save() } throws: {
-            ($0 as? StorageError)?.code == .unsupportedValue && "\($0)".contains("cannot save relationships yet")
-        }
-        #expect(context.hasChanges)
-    }
 }

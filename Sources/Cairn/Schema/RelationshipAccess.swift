@@ -1,0 +1,80 @@
+/// How the model layer reads, sets, loads and unloads one relationship of a model without knowing
+/// its types: closures built where they are known (``Schema/PropertyMetadata``'s generic
+/// initialisers), over the property's setter and its generated storage.
+///
+/// Targets travel as arrays whatever the relationship's shape: none or one for a to-one.
+///
+/// `@unchecked Sendable`: the closures capture only key paths, and touch a model only on the
+/// thread that owns it.
+struct RelationshipAccess: @unchecked Sendable {
+    /// Whether the relationship of the model is loaded.
+    let isLoaded: (AnyObject) -> Bool
+    /// The loaded targets.
+    let targets: (AnyObject) -> [any PersistentModel]
+    /// Sets the targets through the property's setter, so observers see it and the change is
+    /// recorded (and, through the context, the inverse follows).
+    let set: (AnyObject, [any PersistentModel]) -> Void
+    /// Sets the targets loaded from the store, without recording a change.
+    let load: (AnyObject, [any PersistentModel]) -> Void
+    /// Forgets the loaded targets, so the next read loads them from the store.
+    let unload: (AnyObject) -> Void
+
+    static func toMany<Model: PersistentModel, Target: PersistentModel>(
+        _ keyPath: ReferenceWritableKeyPath<Model, [Target]>,
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]>>
+    ) -> RelationshipAccess {
+        RelationshipAccess(
+            isLoaded: { unsafeDowncast($0, to: Model.self)[keyPath: storage].isLoaded },
+            targets: { unsafeDowncast($0, to: Model.self)[keyPath: storage].value },
+            set: { model, targets in
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.map { $0 as! Target }
+            },
+            load: { model, targets in
+                unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue(targets.map { $0 as! Target })
+            },
+            unload: { unsafeDowncast($0, to: Model.self)[keyPath: storage] = _PersistedValue() })
+    }
+
+    static func toOne<Model: PersistentModel, Target: PersistentModel>(
+        _ keyPath: ReferenceWritableKeyPath<Model, Target?>,
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target?>>
+    ) -> RelationshipAccess {
+        RelationshipAccess(
+            isLoaded: { unsafeDowncast($0, to: Model.self)[keyPath: storage].isLoaded },
+            targets: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage].value.map { [$0] } ?? [] },
+            set: { model, targets in
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.first.map { $0 as! Target }
+            },
+            load: { model, targets in
+                unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue(
+                    targets.first.map { $0 as! Target })
+            },
+            unload: { unsafeDowncast($0, to: Model.self)[keyPath: storage] = _PersistedValue() })
+    }
+
+    static func toOneRequired<Model: PersistentModel, Target: PersistentModel>(
+        _ keyPath: ReferenceWritableKeyPath<Model, Target>,
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target>>,
+        name: String
+    ) -> RelationshipAccess {
+        RelationshipAccess(
+            isLoaded: { unsafeDowncast($0, to: Model.self)[keyPath: storage].isLoaded },
+            targets: { [unsafeDowncast($0, to: Model.self)[keyPath: storage].value] },
+            set: { model, targets in
+                guard let target = targets.first else {
+                    preconditionFailure(
+                        "\(Model.self).\(name) is not optional and cannot be cleared; delete the model or make the relationship optional"
+                    )
+                }
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = target as! Target
+            },
+            load: { model, targets in
+                guard let target = targets.first else {
+                    preconditionFailure(
+                        "A stored \(Model.self) has no \(name), which is not optional; make the relationship optional")
+                }
+                unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue(target as! Target)
+            },
+            unload: { unsafeDowncast($0, to: Model.self)[keyPath: storage] = _PersistedValue() })
+    }
+}

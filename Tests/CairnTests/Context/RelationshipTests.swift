@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+@Suite struct RelationshipTests {
+    func library(_ directory: TemporaryDirectory) throws -> ModelContainer {
+        try ModelContainer(
+            for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
+            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Library.store"))))
+    }
+
+    @Test func settingEitherSideUpdatesTheOtherWithoutDuplicates() throws {
+        let context = ModelContext(try library(TemporaryDirectory()))
+        let thoreau = LibraryAuthor(firstName: "Henry", lastName: "Thoreau", email: "ht@example.org")
+        let emerson = LibraryAuthor(firstName: "Ralph", lastName: "Emerson", email: "re@example.org")
+        let walden = LibraryBook(isbn: "1", title: "Walden")
+        let nature = LibraryBook(isbn: "2", title: "Nature")
+        context.insert(thoreau)
+        context.insert(emerson)
+        walden.author = thoreau
+        #expect(thoreau.books.map(\.title) == ["Walden"], "the to-many side follows the to-one side")
+        #expect(walden.modelContext === context, "a related model joins the context")
+        thoreau.books.append(nature)
+        #expect(nature.author === thoreau, "the to-one side follows the to-many side")
+        nature.author = thoreau
+        thoreau.books = thoreau.books
+        #expect(thoreau.books.count == 2, "setting both sides adds no duplicate")
+        nature.author = emerson
+        #expect(thoreau.books.map(\.title) == ["Walden"] && emerson.books.map(\.title) == ["Nature"])
+        thoreau.books = []
+        #expect(walden.author == nil)
+    }
+
+    @Test func aGraphReopensIdentically() throws {
+        let directory = TemporaryDirectory()
+        let (authorID, bookIDs): (PersistentIdentifier, [PersistentIdentifier])
+        do {
+            let context = ModelContext(try library(directory))
+            let author = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "ja@example.org")
+            let books = ["Emma", "Persuasion", "Sanditon"].enumerated().map { LibraryBook(isbn: "\($0)", title: $1) }
+            author.books = books
+            books[0].chapters = (1...3).map { LibraryChapter(title: "Chapter \($0)", number: $0) }
+            context.insert(author)
+            try context.save()
+            authorID = author.persistentModelID
+            bookIDs = books.map(\.persistentModelID)
+            #expect(!context.hasChanges && books.allSatisfy { !$0.persistentModelID.isTemporary })
+        }
+        let context = ModelContext(try library(directory))
+        let author = try #require(context.model(for: authorID) as? LibraryAuthor)
+        #expect(author.books.map(\.title) == ["Emma", "Persuasion", "Sanditon"])
+        #expect(author.books.map(\.persistentModelID) == bookIDs)
+        #expect(author.books.allSatisfy { $0.author === author }, "both directions were stored")
+        let emma = author.books[0]
+        #expect(emma.chapters.map(\.number) == [1, 2, 3] && emma.chapters.allSatisfy { $0.book === emma })
+        #expect(author.books[1].chapters.isEmpty && !context.hasChanges)
+    }
+
+    @Test func aThousandMemberToManyKeepsItsOrderThroughMovesRemovalsAndReopen() throws {
+        let directory = TemporaryDirectory()
+        var expected: [String] = []
+        let categoryID: PersistentIdentifier
+        do {
+            let context = ModelContext(try library(directory))
+            let root = LibraryCategory(name: "root")
+            context.insert(root)
+            root.children = (0..<1000).map { LibraryCategory(name: "c\($0)") }
+            try context.save()
+            var children = root.children
+            children.reverse()
+            children.swapAt(0, 500)
+            children.remove(at: 10)
+            children.removeLast(5)
+            children.insert(children.remove(at: 700), at: 3)
+            root.children = children
+            expected = children.map(\.name)
+            try context.save()
+            categoryID = root.persistentModelID
+        }
+        let context = ModelContext(try library(directory))
+        let root = try #require(context.model(for: categoryID) as? LibraryCategory)
+        #expect(root.children.count == 994)
+        #expect(root.children.map(\.name) == expected)
+        #expect(root.children.allSatisfy { $0.parent === root })
+    }
+
+    @Test func manyToManyAndSelfReferentialRelationshipsRoundTrip() throws {
+        let directory = TemporaryDirectory()
+        let (awardID, parentID): (PersistentIdentifier, PersistentIdentifier)
+        do {
+            let context = ModelContext(try library(directory))
+            let award = LibraryAward(name: "Prize")
+            let a = LibraryAuthor(firstName: "A", lastName: "One", email: "a@x")
+            let b = LibraryAuthor(firstName: "B", lastName: "Two", email: "b@x")
+            context.insert(award)
+            award.winners = [a, b]
+            #expect(a.awards.map(\.name) == ["Prize"] && b.awards.count == 1)
+            let parent = LibraryCategory(name: "parent")
+            let child = LibraryCategory(name: "child")
+            context.insert(parent)
+            child.parent = parent
+            #expect(parent.children.map(\.name) == ["child"])
+            try context.save()
+            (awardID, parentID) = (award.persistentModelID, parent.persistentModelID)
+        }
+        let context = ModelContext(try library(directory))
+        let award = try #require(context.model(for: awardID) as? LibraryAward)
+        #expect(award.winners.map(\.firstName) == ["A", "B"])
+        #expect(award.winners.allSatisfy { $0.awards.contains { $0 === award } })
+        let parent = try #require(context.model(for: parentID) as? LibraryCategory)
+        #expect(parent.children.map(\.name) == ["child"] && parent.children[0].parent === parent)
+    }
+
+    @Test func rollbackRestoresRelationships() throws {
+        let context = ModelContext(try library(TemporaryDirectory()))
+        let author = LibraryAuthor(firstName: "Mary", lastName: "Shelley", email: "ms@example.org")
+        let book = LibraryBook(isbn: "9", title: "Frankenstein")
+        author.books = [book]
+        context.insert(author)
+        try context.save()
+        let stray = LibraryBook(isbn: "10", title: "The Last Man")
+        author.books.append(stray)
+        book.author = nil
+        #expect(author.books.map(\.title) == ["The Last Man"])
+        context.rollback()
+        #expect(author.books.map(\.title) == ["Frankenstein"] && book.author === author)
+        #expect(stray.modelContext == nil)
+    }
+
+    @Test func deletingAModelWithRelationshipsIsRefusedUntilDeleteRulesArrive() throws {
+        let directory = TemporaryDirectory()
+        let context = ModelContext(try library(directory))
+        let author = LibraryAuthor(firstName: "Ann", lastName: "Radcliffe", email: "ar@example.org")
+        context.insert(author)
+        try context.save()
+        context.delete(author)
+        #expect { try context.save() } throws: { ($0 as? StorageError)?.message.contains("delete rules") == true }
+        #expect(context.hasChanges && !author.isDeleted)
+    }
+}
