@@ -4,17 +4,21 @@ extension ModelContext {
     /// Writes every inserted, changed and deleted model to the store in one transaction: all of it
     /// lands or none of it.
     ///
-    /// Every record is encoded before the transaction begins; new models get their row ids, and
-    /// so their permanent identifiers, inside it. If the save fails, nothing is written and the
-    /// context keeps all its changes, so you can fix the problem and save again.
+    /// Deletes follow the delete rules first: `.cascade` deletes the related models too,
+    /// `.nullify` removes the deleted model from their inverse, `.deny` refuses the save while
+    /// related models remain, `.noAction` leaves them as they are. Relationship counts are checked.
+    /// Every record and edge is prepared before the transaction begins; new models get their row
+    /// ids, and so their permanent identifiers, inside it. If the save fails, nothing is written
+    /// and the context keeps all its changes, so you can fix the problem and save again.
     ///
     /// ```swift
     /// context.insert(book)
     /// author.name = "Thoreau"
+    /// context.delete(oldEdition)
     /// try context.save()
     /// ```
-    /// - Throws: ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`,
-    ///   `.unsupportedValue` for a value that cannot be encoded, …).
+    /// - Throws: ``SaveError`` when a delete is denied or a relationship count is out of range;
+    ///   ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …).
     public func save() throws {
         guard hasChanges else { return }
         let store = container.store
@@ -23,12 +27,12 @@ extension ModelContext {
                 code: .readOnly,
                 message: "The container was opened with allowsSave: false. Open it with allowsSave: true to save.")
         }
-        let inserted = insertedModelsArray
-        let deleted = Set(deletedModelsArray.map { ObjectIdentifier($0) })
-        let changed = changedModelsArray.filter { !deleted.contains(ObjectIdentifier($0)) }
-
         // Everything is prepared before the transaction: no encoding, and no reads of the store
-        // through faults, may happen inside it.
+        // through faults, may happen inside it. Nothing in memory changes until it commits.
+        let plan = try planDeletes()
+        let inserted = insertedModelsArray.filter { !plan.isDeleted($0) }
+        let changed = changedModelsArray.filter { !plan.isDeleted($0) }
+
         var insertRecords: [(entity: String, record: [UInt8])] = []
         for model in inserted {
             insertRecords.append((model.persistentModelID.entityName, try record(of: model)))
@@ -45,31 +49,29 @@ extension ModelContext {
             }
             updateRecords.append((tables.records, Self.rowKey(id.rowID!), try record(of: model)))
         }
-        let deleteKeys = try deletedModelsArray.map { model in
-            let tables = store.entities[model.persistentModelID.entityName]!
-            if let relationship = tables.entity.relationships.first {
-                throw StorageError(
-                    code: .unsupportedValue,
-                    message:
-                        "\(tables.entity.name) has relationships (\(relationship.name)), and this version of Cairn "
-                        + "cannot apply delete rules yet, so it does not delete such models. Clear the relationships "
-                        + "you want to keep consistent, or keep the model for now.")
-            }
-            return (tables.records, Self.rowKey(model.persistentModelID.rowID!))
-        }
-        // The relationships to write: every one of an inserted model, and the changed ones of a
-        // changed model. Each is rewritten whole, in its order.
+        // The relationships to write: every one of an inserted model, the changed ones of a
+        // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
+        // order, without the deleted models.
         var edgeWrites: [(table: Table, owner: any PersistentModel, targets: [any PersistentModel])] = []
+        var finalTargets:
+            [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
         for model in inserted + changed {
             let tables = store.entities[model.persistentModelID.entityName]!
             let isNew = model.persistentModelID.isTemporary
             for relationship in tables.entity.relationships
             where isNew || model._$modelState.isChanged(relationship.index) {
-                let targets = relationship.access.targets(model)
+                let targets = relationship.access.targets(model).filter { !plan.isDeleted($0) }
+                finalTargets.append((model, relationship, targets))
                 guard !(isNew && targets.isEmpty) else { continue }
                 edgeWrites.append((tables.edges[relationship.name]!, model, targets))
             }
         }
+        for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
+            let table = store.entities[owner.persistentModelID.entityName]!.edges[relationship.name]!
+            edgeWrites.append((table, owner, targets))
+            finalTargets.append((owner, relationship, targets))
+        }
+        try checkCounts(finalTargets)
 
         let rowIDs: [UInt64] = try store.environment.write { txn in
             // This closure may run again after the map grows, so it only reads its inputs.
@@ -96,7 +98,12 @@ extension ModelContext {
                 try txn.put(Self.rowKey(rowID), for: Self.rowCounterKey(entity), in: store.meta)
             }
             for (table, key, record) in updateRecords { try txn.put(record, for: key, in: table) }
-            for (table, key) in deleteKeys { try txn.delete(key, in: table) }
+            for model in plan.deletedSaved {
+                let tables = store.entities[model.persistentModelID.entityName]!
+                let key = Self.rowKey(model.persistentModelID.rowID!)
+                try txn.delete(key, in: tables.records)
+                for table in tables.edges.values { try txn.delete(key, in: table) }
+            }
             func rowID(of model: any PersistentModel) throws -> UInt64 {
                 if let rowID = model._$modelState.persistentIdentifier?.rowID
                     ?? assignedByModel[ObjectIdentifier(model)]
@@ -119,7 +126,101 @@ extension ModelContext {
             }
             return assigned
         }
-        didSave(inserted: inserted, rowIDs: rowIDs, changed: changed)
+        didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan)
+    }
+
+    /// What the pending deletes amount to once the delete rules are applied.
+    struct DeletePlan {
+        /// Every model to delete: the ones deleted and those cascaded to.
+        var deleted: [any PersistentModel] = []
+        var deletedObjects: Set<ObjectIdentifier> = []
+        /// Inverse relationships that lose deleted models, with the targets that remain.
+        var nullified:
+            [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
+
+        func isDeleted(_ model: any PersistentModel) -> Bool { deletedObjects.contains(ObjectIdentifier(model)) }
+
+        /// The deleted models that have rows in the store.
+        var deletedSaved: [any PersistentModel] { deleted.filter { !$0.persistentModelID.isTemporary } }
+    }
+
+    /// Expands the pending deletes through cascade rules, checks deny rules, and works out the
+    /// nullified inverses, without changing any model.
+    func planDeletes() throws -> DeletePlan {
+        var plan = DeletePlan()
+        var queue = deletedModelsArray
+        func add(_ model: any PersistentModel) {
+            if plan.deletedObjects.insert(ObjectIdentifier(model)).inserted {
+                plan.deleted.append(model)
+                queue.append(model)
+            }
+        }
+        deletedModelsArray.forEach { plan.deletedObjects.insert(ObjectIdentifier($0)) }
+        plan.deleted = deletedModelsArray
+        var denials:
+            [(model: any PersistentModel, relationship: Schema.Relationship, blockers: [any PersistentModel])] = []
+        while let model = queue.popLast() {
+            let entity = entity(of: model.persistentModelID)
+            for relationship in entity.relationships.sorted(by: { $0.index < $1.index }) {
+                let targets = loadedTargets(relationship, of: model)
+                switch relationship.deleteRule {
+                case .cascade: targets.forEach(add)
+                case .deny: if !targets.isEmpty { denials.append((model, relationship, targets)) }
+                case .nullify, .noAction: break
+                }
+            }
+        }
+        // A deny blocks only while a related model survives the save.
+        for (model, relationship, blockers) in denials {
+            let remaining = blockers.filter { !plan.isDeleted($0) }
+            guard !remaining.isEmpty else { continue }
+            throw SaveError(
+                code: .deleteDenied,
+                message: "\(model.persistentModelID) cannot be deleted: its relationship \(relationship.name) has the "
+                    + "deny rule and still holds \(remaining.map { "\($0.persistentModelID)" }.joined(separator: ", ")). "
+                    + "Delete or detach those first.",
+                models: remaining.map(\.persistentModelID))
+        }
+        // Nullify: each surviving target of a deleted model drops it from the inverse.
+        for model in plan.deleted {
+            let entity = entity(of: model.persistentModelID)
+            for relationship in entity.relationships where relationship.deleteRule == .nullify {
+                guard let inverseName = relationship.inverseName,
+                    let inverse = self.entity(named: relationship.destination).relationshipsByName[inverseName]
+                else { continue }
+                for target in loadedTargets(relationship, of: model) where !plan.isDeleted(target) {
+                    if let index = plan.nullified.firstIndex(where: {
+                        $0.owner === target && $0.relationship === inverse
+                    }) {
+                        plan.nullified[index].targets.removeAll { $0 === model }
+                    } else {
+                        let remaining = loadedTargets(inverse, of: target).filter { $0 !== model }
+                        plan.nullified.append((target, inverse, remaining))
+                    }
+                }
+            }
+        }
+        return plan
+    }
+
+    /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written.
+    private func checkCounts(
+        _ relationships: [(
+            owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel]
+        )]
+    ) throws {
+        for (owner, relationship, targets) in relationships where !relationship.isToOneRelationship {
+            let count = targets.count
+            let tooFew = relationship.minimumModelCount.map { count < $0 } ?? false
+            let tooMany = relationship.maximumModelCount.map { count > $0 } ?? false
+            guard tooFew || tooMany else { continue }
+            throw SaveError(
+                code: .modelCountOutOfRange,
+                message: "\(owner.persistentModelID).\(relationship.name) holds \(count) models, but allows "
+                    + "\(relationship.minimumModelCount.map(String.init) ?? "0") to "
+                    + "\(relationship.maximumModelCount.map(String.init) ?? "any number"). Add or remove models, then save again.",
+                models: [owner.persistentModelID])
+        }
     }
 
     /// The record of a model's attributes, fields in ascending tag order.
@@ -131,6 +232,8 @@ extension ModelContext {
         }
         return writer.finished()
     }
+
+    func entity(named name: String) -> Schema.Entity { container.store.entities[name]!.entity }
 
     static func rowCounterKey(_ entity: String) -> [UInt8] { Array("rowid:\(entity)".utf8) }
 

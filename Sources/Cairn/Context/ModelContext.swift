@@ -371,9 +371,11 @@ public final class ModelContext: _ModelLoader {
         return relationship.access.targets(model)
     }
 
-    /// Makes a successful save visible: new models get permanent identifiers, and every model
-    /// loses its pending changes. Runs only after the transaction committed.
-    func didSave(inserted: [any PersistentModel], rowIDs: [UInt64], changed: [any PersistentModel]) {
+    /// Makes a successful save visible: new models get permanent identifiers, deleted ones (those
+    /// cascaded to included) leave the context, nullified inverses and other loaded relationships
+    /// drop the deleted models, and every model loses its pending changes. Runs only after the
+    /// transaction committed.
+    func didSave(inserted: [any PersistentModel], rowIDs: [UInt64], changed: [any PersistentModel], plan: DeletePlan) {
         for (model, rowID) in zip(inserted, rowIDs) {
             let temporary = model.persistentModelID
             let id = PersistentIdentifier(
@@ -387,13 +389,30 @@ public final class ModelContext: _ModelLoader {
             model._$modelState.clearChanges()
             registrations[model.persistentModelID]?.pinned = nil
         }
-        for id in deletedIDs {
-            if let model = registrations[id]?.live {
+        for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
+            relationship.access.load(owner, targets)
+        }
+        if !plan.deleted.isEmpty {
+            for model in inserted + changed {
+                for relationship in entity(of: model.persistentModelID).relationships
+                where relationship.access.isLoaded(model) {
+                    let targets = relationship.access.targets(model)
+                    if targets.contains(where: { plan.isDeleted($0) }) {
+                        relationship.access.load(model, targets.filter { !plan.isDeleted($0) })
+                    }
+                }
+            }
+        }
+        for model in plan.deleted {
+            let id = model.persistentModelID
+            registrations[id] = nil
+            if id.isTemporary {
+                detach(model)
+            } else {
                 model._$modelState.isDeleted = true
                 model._$modelState.clearChanges()
                 model._$modelState.loader = nil
             }
-            registrations[id] = nil
         }
         insertedIDs.removeAll()
         changedIDs.removeAll()

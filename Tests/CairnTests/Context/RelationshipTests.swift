@@ -127,15 +127,4 @@ import Testing
         #expect(author.books.map(\.title) == ["Frankenstein"] && book.author === author)
         #expect(stray.modelContext == nil)
     }
-
-    @Test func deletingAModelWithRelationshipsIsRefusedUntilDeleteRulesArrive() throws {
-        let directory = TemporaryDirectory()
-        let context = ModelContext(try library(directory))
-        let author = LibraryAuthor(firstName: "Ann", lastName: "Radcliffe", email: "ar@example.org")
-        context.insert(author)
-        try context.save()
-        context.delete(author)
-        #expect { try context.save() } throws: { ($0 as? StorageError)?.message.contains("delete rules") == true }
-        #expect(context.hasChanges && !author.isDeleted)
-    }
 }

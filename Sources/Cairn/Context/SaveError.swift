@@ -1,0 +1,92 @@
+/// A save that the models' own rules refused: a delete blocked by a `.deny` relationship, or a
+/// relationship with fewer or more models than its counts allow. Nothing was written, and the
+/// context still holds all its changes.
+///
+/// ```swift
+/// do {
+///     try context.save()
+/// } catch let error as SaveError where error.code == .deleteDenied {
+///     print(error.message)            // names the models in the way
+///     print(error.models)             // their identifiers
+/// }
+/// ```
+public struct SaveError: Error, Sendable, CustomStringConvertible {
+    /// What kind of refusal this is. New codes may be added; keep a `default` in a `switch`.
+    ///
+    /// ```swift
+    /// if error.code == .deleteDenied { … }
+    /// ```
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The code's name.
+        ///
+        /// ```swift
+        /// SaveError.Code.deleteDenied.description   // "deleteDenied"
+        /// ```
+        public var description: String { name }
+
+        /// A model to delete still has related models through a `.deny` relationship.
+        ///
+        /// ```swift
+        /// catch SaveError.Code.deleteDenied { … }
+        /// ```
+        public static let deleteDenied = Code("deleteDenied")
+        /// A to-many relationship holds fewer models than its `minimumModelCount` or more than its
+        /// `maximumModelCount`.
+        ///
+        /// ```swift
+        /// catch SaveError.Code.modelCountOutOfRange { … }
+        /// ```
+        public static let modelCountOutOfRange = Code("modelCountOutOfRange")
+    }
+
+    /// What kind of refusal this is.
+    ///
+    /// ```swift
+    /// error.code   // .deleteDenied
+    /// ```
+    public var code: Code
+    /// What was refused and how to fix it.
+    ///
+    /// ```swift
+    /// print(error.message)
+    /// ```
+    public var message: String
+    /// The models concerned: the blocking ones, or the one whose relationship is out of range.
+    ///
+    /// ```swift
+    /// for id in error.models { print(id) }
+    /// ```
+    public var models: [PersistentIdentifier]
+
+    /// Creates a save error.
+    ///
+    /// ```swift
+    /// SaveError(code: .deleteDenied, message: "… Delete the chapters first.", models: ids)
+    /// ```
+    public init(code: Code, message: String, models: [PersistentIdentifier]) {
+        self.code = code
+        self.message = message
+        self.models = models
+    }
+
+    /// The code and the message.
+    ///
+    /// ```swift
+    /// print(error)   // "SaveError.deleteDenied: …"
+    /// ```
+    public var description: String { "SaveError.\(code): \(message)" }
+}
+
+extension SaveError.Code {
+    /// Matches a thrown error against a code, so that `catch SaveError.Code.deleteDenied` works.
+    ///
+    /// ```swift
+    /// do { try context.save() } catch SaveError.Code.deleteDenied { … }
+    /// ```
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? SaveError)?.code == code
+    }
+}
