@@ -296,8 +296,13 @@ public final class ModelContext: _ModelLoader {
                 code: .notFound,
                 message: "\(tables.entity.name)/\(rowID) is no longer in the store: it was deleted. Fetch it again.")
         }
-        for case let attribute as Schema.Attribute in tables.entity.storedProperties {
-            try attribute.access?.decode(model, tables.tags[attribute.name]!, reader)
+        try apply(reader, to: model, tables: tables)
+    }
+
+    /// Loads every unloaded attribute of `model` from a record already read.
+    func apply(_ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables) throws {
+        for (tag, access) in tables.encodingOrder {
+            try access.decode(model, tag, reader)
         }
     }
 

@@ -1,0 +1,54 @@
+import Foundation
+
+/// What to fetch: a model type, which of its instances, in what order, and how many, as in
+/// SwiftData.
+///
+/// ```swift
+/// var descriptor = FetchDescriptor<Book>(
+///     predicate: #Predicate { $0.year >= 1800 },
+///     sortBy: [SortDescriptor(\.year), SortDescriptor(\.title)])
+/// descriptor.fetchLimit = 10
+/// let books = try context.fetch(descriptor)
+/// ```
+public struct FetchDescriptor<T: PersistentModel> {
+    /// Which models to fetch; all when `nil`.
+    ///
+    /// ```swift
+    /// descriptor.predicate = #Predicate { $0.title.contains("Walden") }
+    /// ```
+    public var predicate: Predicate<T>?
+    /// The order of the results, most significant first; the store's order when empty.
+    ///
+    /// ```swift
+    /// descriptor.sortBy = [SortDescriptor(\.title, order: .reverse)]
+    /// ```
+    public var sortBy: [SortDescriptor<T>]
+    /// The most results to return; all when `nil`.
+    ///
+    /// ```swift
+    /// descriptor.fetchLimit = 20
+    /// ```
+    public var fetchLimit: Int?
+    /// How many leading results to skip; none when `nil`.
+    ///
+    /// ```swift
+    /// descriptor.fetchOffset = 40
+    /// ```
+    public var fetchOffset: Int?
+    /// Whether unsaved inserts, changes and deletes of the context count (they do by default).
+    ///
+    /// ```swift
+    /// descriptor.includePendingChanges = false   // only what is saved
+    /// ```
+    public var includePendingChanges = true
+
+    /// Creates a descriptor.
+    ///
+    /// ```swift
+    /// let all = FetchDescriptor<Book>()
+    /// ```
+    public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+}

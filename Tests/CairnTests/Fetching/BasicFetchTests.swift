@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+@Suite struct BasicFetchTests {
+    func context() throws -> ModelContext {
+        let container = try ModelContainer(
+            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for (index, name) in ["Quartz", "Ammonite", "Garnet", "Trilobite", "Beryl"].enumerated() {
+            let specimen = Specimen(name: name)
+            specimen.count = index * 10
+            specimen.kind = name == "Ammonite" || name == "Trilobite" ? .fossil : .mineral
+            context.insert(specimen)
+        }
+        try context.save()
+        return context
+    }
+
+    @Test func predicatesSortsLimitsAndOffsetsApply() throws {
+        let context = try context()
+        let fossil = SpecimenKind.fossil
+        let fossils = try context.fetch(FetchDescriptor<Specimen>(predicate: #Predicate { $0.kind == fossil }))
+        #expect(Set(fossils.map(\.name)) == ["Ammonite", "Trilobite"])
+        var descriptor = FetchDescriptor<Specimen>(
+            predicate: #Predicate { $0.count >= 10 }, sortBy: [SortDescriptor(\.name, order: .reverse)])
+        #expect(try context.fetch(descriptor).map(\.name) == ["Trilobite", "Garnet", "Beryl", "Ammonite"])
+        descriptor.fetchOffset = 1
+        descriptor.fetchLimit = 2
+        #expect(try context.fetch(descriptor).map(\.name) == ["Garnet", "Beryl"])
+        #expect(try context.fetchCount(descriptor) == 2)
+        #expect(try context.fetchCount(FetchDescriptor<Specimen>()) == 5)
+    }
+
+    @Test func pendingInsertsChangesAndDeletesCountUnlessExcluded() throws {
+        let context = try context()
+        let quartz = try #require(
+            try context.fetch(FetchDescriptor<Specimen>(predicate: #Predicate { $0.name == "Quartz" })).first)
+        quartz.count = 1000
+        context.delete(try context.fetch(FetchDescriptor<Specimen>(predicate: #Predicate { $0.name == "Beryl" }))[0])
+        context.insert(Specimen(name: "Opal"))
+        let big = FetchDescriptor<Specimen>(predicate: #Predicate { $0.count >= 30 || $0.name == "Opal" })
+        #expect(Set(try context.fetch(big).map(\.name)) == ["Quartz", "Trilobite", "Opal"])
+        var saved = big
+        saved.includePendingChanges = false
+        #expect(Set(try context.fetch(saved).map(\.name)) == ["Trilobite", "Beryl"])
+    }
+
+    @Test func fetchedModelsAreTheContextsInstances() throws {
+        let context = try context()
+        let first = try context.fetch(FetchDescriptor<Specimen>(sortBy: [SortDescriptor(\.name)]))
+        let second = try context.fetch(FetchDescriptor<Specimen>(sortBy: [SortDescriptor(\.name)]))
+        #expect(zip(first, second).allSatisfy { $0 === $1 })
+        let fresh = ModelContext(context.container)
+        let other = try fresh.fetch(FetchDescriptor<Specimen>(sortBy: [SortDescriptor(\.name)]))
+        #expect(other.map(\.name) == first.map(\.name) && !zip(first, other).contains { $0 === $1 })
+    }
+}
