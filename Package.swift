@@ -6,10 +6,12 @@ let package = Package(
     name: "Cairn",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
-        .library(name: "Cairn", targets: ["Cairn"])
+        .library(name: "Cairn", targets: ["Cairn"]),
+        .executable(name: "cairn", targets: ["cairn"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", exact: "603.0.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -32,6 +34,10 @@ let package = Package(
             name: "Cairn",
             dependencies: ["CLMDB", "CairnMacros"]
         ),
+        .executableTarget(
+            name: "cairn",
+            dependencies: ["Cairn", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // A child process for the reliability tests: it commits, acknowledges, and gets killed.
         .executableTarget(
             name: "CairnTestHelper",
@@ -43,6 +49,7 @@ let package = Package(
             dependencies: [
                 "Cairn",
                 "CairnTestHelper",
+                "cairn",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
