@@ -30,8 +30,19 @@ extension ModelContext {
         // Everything is prepared before the transaction: no encoding, and no reads of the store
         // through faults, may happen inside it. Nothing in memory changes until it commits.
         let plan = try planDeletes()
-        let inserted = insertedModelsArray.filter { !plan.isDeleted($0) }
-        let changed = changedModelsArray.filter { !plan.isDeleted($0) }
+        let candidates = insertedModelsArray.filter { !plan.isDeleted($0) }
+        let uniqueness = try planUniqueness(
+            inserted: candidates, changed: changedModelsArray.filter { !plan.isDeleted($0) }, deletes: plan)
+        let inserted = candidates.filter { !uniqueness.superseded.contains(ObjectIdentifier($0)) }
+        // A stored model whose row an insert takes over gives way to it.
+        let takenOver = Set(
+            inserted.compactMap { model in
+                uniqueness.takeovers[ObjectIdentifier(model)].map {
+                    PersistentIdentifier(
+                        entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier, rowID: $0)
+                }
+            })
+        let changed = changedModelsArray.filter { !plan.isDeleted($0) && !takenOver.contains($0.persistentModelID) }
 
         var insertRecords: [(entity: String, record: [UInt8])] = []
         for model in inserted {
@@ -66,7 +77,7 @@ extension ModelContext {
                 edgeWrites.append((tables.edges[relationship.name]!, model, targets))
             }
         }
-        for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
+        for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
             let table = store.entities[owner.persistentModelID.entityName]!.edges[relationship.name]!
             edgeWrites.append((table, owner, targets))
             finalTargets.append((owner, relationship, targets))
@@ -80,9 +91,15 @@ extension ModelContext {
             var assignedByModel: [ObjectIdentifier: UInt64] = [:]
             assigned.reserveCapacity(insertRecords.count)
             for ((entity, record), model) in zip(insertRecords, inserted) {
+                let tables = store.entities[entity]!
+                if let row = uniqueness.takeovers[ObjectIdentifier(model)] {
+                    try txn.put(record, for: Self.rowKey(row), in: tables.records)
+                    assigned.append(row)
+                    assignedByModel[ObjectIdentifier(model)] = row
+                    continue
+                }
                 let counterKey = Self.rowCounterKey(entity)
                 var rowID = try next[entity] ?? txn.get(counterKey, in: store.meta).map(Self.number) ?? 1
-                let tables = store.entities[entity]!
                 guard try txn.put(record, for: Self.rowKey(rowID), in: tables.records, options: .append) else {
                     throw StorageError(
                         code: .damaged,
@@ -116,6 +133,18 @@ extension ModelContext {
                         + "(it was deleted before it was ever saved). Remove it from the relationship, or insert it again."
                 )
             }
+            for (table, key) in uniqueness.freed { try txn.delete(key, in: table) }
+            for (table, key, model) in uniqueness.claimed {
+                guard try txn.put(Self.rowKey(try rowID(of: model)), for: key, in: table, options: .noOverwrite) else {
+                    // Another process stored the same unique values since the save was planned.
+                    throw SaveError(
+                        code: .uniquenessViolated,
+                        message:
+                            "Another writer stored a \(model.persistentModelID.entityName) with the same unique values "
+                            + "while this save was prepared. Save again to update that model instead.",
+                        models: [model.persistentModelID])
+                }
+            }
             for (table, owner, targets) in edgeWrites {
                 let ownerKey = Self.rowKey(try rowID(of: owner))
                 try txn.delete(ownerKey, in: table)
@@ -126,7 +155,7 @@ extension ModelContext {
             }
             return assigned
         }
-        didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan)
+        didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
     }
 
     /// What the pending deletes amount to once the delete rules are applied.

@@ -312,7 +312,9 @@ public final class ModelContext: _ModelLoader {
     /// context.modelDidChange(book)   // generated setters call this; not for direct use
     /// ```
     public func modelDidChange(_ model: any PersistentModel) {
-        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary else { return }
+        // A model left out of the identity map (its row was taken over by an insert) is not tracked.
+        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary, registrations[id]?.live === model
+        else { return }
         changedIDs.insert(id)
         registrations[id]?.pinned = model
     }
@@ -380,7 +382,10 @@ public final class ModelContext: _ModelLoader {
     /// cascaded to included) leave the context, nullified inverses and other loaded relationships
     /// drop the deleted models, and every model loses its pending changes. Runs only after the
     /// transaction committed.
-    func didSave(inserted: [any PersistentModel], rowIDs: [UInt64], changed: [any PersistentModel], plan: DeletePlan) {
+    func didSave(
+        inserted: [any PersistentModel], rowIDs: [UInt64], changed: [any PersistentModel], plan: DeletePlan,
+        uniqueness: UniquenessPlan
+    ) {
         for (model, rowID) in zip(inserted, rowIDs) {
             let temporary = model.persistentModelID
             let id = PersistentIdentifier(
@@ -388,8 +393,23 @@ public final class ModelContext: _ModelLoader {
             model._$modelState.persistentIdentifier = id
             model._$modelState.clearChanges()
             registrations[temporary] = nil
+            // A model that took over a stored row represents it from now on; an instance the
+            // context had for that row is left out of the identity map.
             registrations[id] = Registration(model, pinned: false)
+            if uniqueness.takeovers[ObjectIdentifier(model)] != nil {
+                // Relationships it left empty kept the row's stored ones: load those when read.
+                for relationship in entity(of: id).relationships where relationship.access.targets(model).isEmpty {
+                    relationship.access.unload(model)
+                }
+            }
         }
+        for id in insertedIDs {
+            if let model = registrations[id]?.live, uniqueness.superseded.contains(ObjectIdentifier(model)) {
+                registrations[id] = nil
+                detach(model)
+            }
+        }
+        for (owner, relationship, targets) in uniqueness.released { relationship.access.load(owner, targets) }
         for model in changed {
             model._$modelState.clearChanges()
             registrations[model.persistentModelID]?.pinned = nil

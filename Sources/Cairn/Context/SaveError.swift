@@ -40,6 +40,12 @@ public struct SaveError: Error, Sendable, CustomStringConvertible {
         /// catch SaveError.Code.modelCountOutOfRange { … }
         /// ```
         public static let modelCountOutOfRange = Code("modelCountOutOfRange")
+        /// A changed model's unique values equal another stored model's.
+        ///
+        /// ```swift
+        /// catch SaveError.Code.uniquenessViolated { … }
+        /// ```
+        public static let uniquenessViolated = Code("uniquenessViolated")
     }
 
     /// What kind of refusal this is.

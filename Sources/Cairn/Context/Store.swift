@@ -19,6 +19,23 @@ final class Store: @unchecked Sendable {
         let edges: [String: Table]
         /// The relationships by property index.
         let relationshipsByIndex: [Int: Schema.Relationship]
+        /// The uniqueness constraints, each with its table `u/<Entity>/<attributes>`: the
+        /// order-preserving key of the attributes' values → row id.
+        var uniques: [UniqueConstraint] = []
+
+        /// One uniqueness constraint of an entity.
+        struct UniqueConstraint {
+            let names: [String]
+            let table: Table
+            let parts: [(AnyObject, inout KeyBuilder) -> Void]
+
+            /// The constraint's key for a model whose constrained attributes are loaded.
+            func key(of model: AnyObject) -> [UInt8] {
+                var builder = KeyBuilder()
+                for part in parts { part(model, &builder) }
+                return builder.finalized()
+            }
+        }
 
         init(entity: Schema.Entity, records: Table, tags: [String: UInt32], edges: [String: Table]) {
             self.entity = entity
@@ -183,7 +200,32 @@ final class Store: @unchecked Sendable {
                 }
                 edges[relationship.name] = table
             }
-            result[entity.name] = EntityTables(entity: entity, records: records, tags: tags, edges: edges)
+            var tables = EntityTables(entity: entity, records: records, tags: tags, edges: edges)
+            for names in entity.uniquenessConstraints {
+                let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Void in
+                    guard let appendKey = entity.attributesByName[name]?.access?.appendKey else {
+                        throw SchemaError(
+                            code: .invalidConstraint, entity: entity.name, property: name,
+                            message: "\(entity.name).\(name) is in a uniqueness constraint, but its type "
+                                + "(\(entity.attributesByName[name].map { "\($0.valueType)" } ?? "?")) has no key encoding. "
+                                + "Constrain attributes of type Bool, integers, Float, Double, Date, String, UUID, Data, "
+                                + "or an optional of these.")
+                    }
+                    return appendKey
+                }
+                guard
+                    let table = try environment.openTable(
+                        "u/\(entity.name)/\(names.joined(separator: ","))", create: !readOnly)
+                else {
+                    throw StorageError(
+                        code: .readOnly,
+                        message:
+                            "The store has no table for a uniqueness constraint of \(entity.name) and is read-only. "
+                            + "Open it once with allowsSave: true.")
+                }
+                tables.uniques.append(.init(names: names, table: table, parts: parts))
+            }
+            result[entity.name] = tables
         }
         if !changed.isEmpty {
             try environment.write { txn in
@@ -203,6 +245,7 @@ final class Store: @unchecked Sendable {
             for tables in entities.values {
                 try txn.removeAll(from: tables.records)
                 for table in tables.edges.values { try txn.removeAll(from: table) }
+                for unique in tables.uniques { try txn.removeAll(from: unique.table) }
             }
         }
     }

@@ -14,6 +14,9 @@ struct AttributeAccess: @unchecked Sendable {
     let decode: (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void
     /// Forgets the loaded value, so the next read loads it from the store.
     let unload: (AnyObject) -> Void
+    /// Appends the loaded value to an order-preserving key (uniqueness constraints, indexes);
+    /// `nil` when the type has no key encoding.
+    let appendKey: ((AnyObject, inout KeyBuilder) -> Void)?
 
     /// Access to `storage` of `Model`, or `nil` when `Value` cannot be stored.
     static func make<Model: PersistentModel, Value>(
@@ -41,6 +44,12 @@ struct AttributeAccess: @unchecked Sendable {
                             + "existed can be read.")
                 }
             },
-            unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() })
+            unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() },
+            appendKey: Value.self is any KeyComponent.Type
+                ? { model, key in
+                    (unsafeDowncast(model, to: Model.self)[keyPath: storage].value as! any KeyComponent).appendKey(
+                        to: &key)
+                }
+                : nil)
     }
 }

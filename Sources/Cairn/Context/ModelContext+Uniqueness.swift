@@ -1,0 +1,164 @@
+import Foundation
+
+extension ModelContext {
+    /// What the pending changes do to the uniqueness constraints, worked out before the save's
+    /// transaction without changing any model.
+    struct UniquenessPlan {
+        /// Inserted models that take over a stored row with the same unique values (SwiftData's
+        /// upsert), by model.
+        var takeovers: [ObjectIdentifier: UInt64] = [:]
+        /// Inserted models that a later insert with the same unique values replaces (last wins).
+        var superseded: Set<ObjectIdentifier> = []
+        /// Keys to remove before any is added (old values of updated, deleted and taken-over rows).
+        var freed: [(table: Table, key: [UInt8])] = []
+        /// Keys to add, with the model whose row they name.
+        var claimed: [(table: Table, key: [UInt8], model: any PersistentModel)] = []
+        /// Relationships of stored models that lose a taken-over row because the inserted model
+        /// replaced the relationship.
+        var released:
+            [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
+    }
+
+    /// Applies the uniqueness constraints to the inserts, changes and deletes of a save.
+    func planUniqueness(
+        inserted: [any PersistentModel], changed: [any PersistentModel], deletes: DeletePlan
+    ) throws -> UniquenessPlan {
+        var plan = UniquenessPlan()
+        let store = container.store
+        let deletedRows = Set(deletes.deletedSaved.map(\.persistentModelID))
+        var freedKeys: Set<[UInt8]> = []
+        func free(_ table: Table, _ key: [UInt8]) {
+            plan.freed.append((table, key))
+            freedKeys.insert(Array(table.name.utf8) + [0] + key)
+        }
+        func isFreed(_ table: Table, _ key: [UInt8]) -> Bool { freedKeys.contains(Array(table.name.utf8) + [0] + key) }
+        func stored(_ table: Table, _ key: [UInt8]) throws -> UInt64? {
+            try store.environment.read { txn in try txn.get(key, in: table).map(Self.number) }
+        }
+
+        for model in deletes.deletedSaved {
+            let tables = store.entities[model.persistentModelID.entityName]!
+            guard !tables.uniques.isEmpty else { continue }
+            for (unique, key) in zip(
+                tables.uniques, try storedKeys(row: model.persistentModelID.rowID!, tables: tables))
+            {
+                free(unique.table, key)
+            }
+        }
+        for model in changed {
+            let id = model.persistentModelID
+            let tables = store.entities[id.entityName]!
+            let touched = tables.uniques.filter { unique in
+                unique.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
+            }
+            guard !touched.isEmpty else { continue }
+            let oldKeys = try storedKeys(row: id.rowID!, tables: tables)
+            for unique in touched {
+                let index = tables.uniques.firstIndex { $0.table == unique.table }!
+                let newKey = unique.key(of: model)
+                guard newKey != oldKeys[index] else { continue }
+                free(unique.table, oldKeys[index])
+                plan.claimed.append((unique.table, newKey, model))
+            }
+        }
+        // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
+        var claimedByInsert: [[UInt8]: any PersistentModel] = [:]
+        for model in inserted {
+            let tables = store.entities[model.persistentModelID.entityName]!
+            guard !tables.uniques.isEmpty else { continue }
+            let keys = tables.uniques.map { $0.key(of: model) }
+            for (unique, key) in zip(tables.uniques, keys) {
+                let slot = Array(unique.table.name.utf8) + [0] + key
+                if let earlier = claimedByInsert[slot], earlier !== model {
+                    plan.superseded.insert(ObjectIdentifier(earlier))
+                }
+                claimedByInsert[slot] = model
+            }
+            var takeover: UInt64?
+            for (unique, key) in zip(tables.uniques, keys) {
+                guard !isFreed(unique.table, key), let row = try stored(unique.table, key),
+                    !deletedRows.contains(
+                        PersistentIdentifier(
+                            entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
+                else { continue }
+                if let other = takeover, other != row {
+                    throw SaveError(
+                        code: .uniquenessViolated,
+                        message: "A new \(tables.entity.name) matches two different stored ones through two uniqueness "
+                            + "constraints, so it cannot replace either. Change its unique values.",
+                        models: [
+                            PersistentIdentifier(
+                                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: other),
+                            PersistentIdentifier(
+                                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row),
+                        ])
+                }
+                takeover = row
+            }
+            if let row = takeover { plan.takeovers[ObjectIdentifier(model)] = row }
+        }
+        for model in inserted where !plan.superseded.contains(ObjectIdentifier(model)) {
+            let tables = store.entities[model.persistentModelID.entityName]!
+            guard !tables.uniques.isEmpty else { continue }
+            if let row = plan.takeovers[ObjectIdentifier(model)] {
+                // The row's old values give way to the new model's.
+                for (unique, key) in zip(tables.uniques, try storedKeys(row: row, tables: tables)) {
+                    free(unique.table, key)
+                }
+                try planReleasedRelationships(of: model, takingOver: row, tables: tables, into: &plan)
+            }
+            for unique in tables.uniques { plan.claimed.append((unique.table, unique.key(of: model), model)) }
+        }
+        // A changed model may not take another stored row's unique values.
+        for (table, key, model) in plan.claimed where !model.persistentModelID.isTemporary {
+            guard !isFreed(table, key), let row = try stored(table, key), row != model.persistentModelID.rowID else {
+                continue
+            }
+            let other = PersistentIdentifier(
+                entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier, rowID: row)
+            throw SaveError(
+                code: .uniquenessViolated,
+                message: "\(model.persistentModelID) now has the same unique values as \(other) (table \(table.name)). "
+                    + "Change one of them, or delete \(other) in the same save.",
+                models: [model.persistentModelID, other])
+        }
+        return plan
+    }
+
+    /// A relationship that the inserted model sets replaces the stored row's; the models the row
+    /// pointed at through it drop the row from their inverse.
+    private func planReleasedRelationships(
+        of model: any PersistentModel, takingOver row: UInt64, tables: Store.EntityTables,
+        into plan: inout UniquenessPlan
+    ) throws {
+        let rowModel = self.model(
+            for: PersistentIdentifier(
+                entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: row))
+        for relationship in tables.entity.relationships where !relationship.access.targets(model).isEmpty {
+            guard let inverseName = relationship.inverseName,
+                let inverse = entity(named: relationship.destination).relationshipsByName[inverseName]
+            else { continue }
+            let oldTargets: [any PersistentModel]
+            if rowModel === model {
+                oldTargets = []
+            } else {
+                oldTargets = loadedTargets(relationship, of: rowModel)
+            }
+            let kept = Set(relationship.access.targets(model).map { ObjectIdentifier($0) })
+            for target in oldTargets where !kept.contains(ObjectIdentifier(target)) {
+                plan.released.append((target, inverse, loadedTargets(inverse, of: target).filter { $0 !== rowModel }))
+            }
+        }
+    }
+
+    /// The keys a stored row has in each of its entity's uniqueness constraints, from its record.
+    func storedKeys(row: UInt64, tables: Store.EntityTables) throws -> [[UInt8]] {
+        let reader = try container.store.environment.read { txn in
+            try txn.withValue(for: Self.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
+        }
+        guard let reader else { return tables.uniques.map { _ in [] } }
+        let scratch = tables.entity.modelType.init(_$modelState: _ModelState())
+        try apply(reader, to: scratch, tables: tables)
+        return tables.uniques.map { $0.key(of: scratch) }
+    }
+}
