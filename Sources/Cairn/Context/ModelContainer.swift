@@ -30,6 +30,31 @@ public final class ModelContainer: Sendable {
     /// The migration plan the container was opened with.
     let migrationPlan: (any SchemaMigrationPlan.Type)?
     let store: Store
+    private let mainContextHolder = MainContextHolder()
+
+    /// The main actor's context, created on first use, which autosaves.
+    @MainActor private final class MainContextHolder {
+        var context: ModelContext?
+        // Containers are created on any thread; the holder starts empty and is used on the main actor.
+        nonisolated init() {}
+    }
+
+    /// The container's context for the main actor, as in SwiftData. It autosaves: a burst of
+    /// changes is saved on the main actor shortly after it.
+    ///
+    /// ```swift
+    /// @MainActor func addBook() {
+    ///     container.mainContext.insert(Book(isbn: "978-0", title: "Walden"))   // saved soon after
+    /// }
+    /// ```
+    @MainActor public var mainContext: ModelContext {
+        if let context = mainContextHolder.context { return context }
+        let context = ModelContext(self)
+        context.isMainContext = true
+        context.autosaveEnabled = true
+        mainContextHolder.context = context
+        return context
+    }
 
     /// Opens a container for the given model types.
     ///

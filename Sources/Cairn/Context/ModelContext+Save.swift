@@ -83,6 +83,7 @@ extension ModelContext {
             finalTargets.append((owner, relationship, targets))
         }
         try checkCounts(finalTargets)
+        post(Self.willSave, inserted: inserted, updated: changed, deleted: plan.deleted.map(\.persistentModelID))
 
         let rowIDs: [UInt64] = try store.environment.write { txn in
             // This closure may run again after the map grows, so it only reads its inputs.
@@ -155,7 +156,9 @@ extension ModelContext {
             }
             return assigned
         }
+        let deletedIDs = plan.deleted.map(\.persistentModelID)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
+        post(Self.didSave, inserted: inserted, updated: changed, deleted: deletedIDs)
     }
 
     /// What the pending deletes amount to once the delete rules are applied.

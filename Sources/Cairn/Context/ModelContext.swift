@@ -26,12 +26,17 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public let container: ModelContainer
 
-    /// Whether the context saves by itself after changes. Off unless you turn it on.
+    /// Whether the context saves by itself after changes: on for a container's `mainContext`,
+    /// which then saves on the main actor shortly after each burst of changes. Other contexts do
+    /// not autosave; save them, or use ``transaction(block:)``.
     ///
     /// ```swift
-    /// context.autosaveEnabled = false
+    /// container.mainContext.autosaveEnabled = false   // save explicitly instead
     /// ```
     public var autosaveEnabled = false
+    /// Whether this is a container's main context, the one that can autosave.
+    var isMainContext = false
+    private var autosaveScheduled = false
 
     /// One entry of the identity map.
     private final class Registration {
@@ -127,6 +132,7 @@ public final class ModelContext: _ModelLoader {
         model._$modelState.loader = self
         registrations[id] = Registration(model, pinned: true)
         insertedIDs.append(id)
+        scheduleAutosave()
         // The models it relates to join too, and their inverses point back, as in SwiftData.
         for relationship in store.entities[entityName]!.entity.relationships where relationship.access.isLoaded(model) {
             let targets = relationship.access.targets(model)
@@ -155,6 +161,7 @@ public final class ModelContext: _ModelLoader {
         guard !deletedIDs.contains(id) else { return }
         deletedIDs.append(id)
         registrations[id]?.pinned = model
+        scheduleAutosave()
     }
 
     /// Discards every unsaved change: inserted models leave the context, deleted ones stay, and
@@ -217,6 +224,20 @@ public final class ModelContext: _ModelLoader {
         model._$modelState.loader = self
         register(model, id: persistentModelID)
         return model
+    }
+
+    /// Saves the main context on the main actor after the current burst of changes.
+    private func scheduleAutosave() {
+        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        let ticket = AutosaveTicket(context: self)
+        Task { @MainActor in
+            ticket.context.autosaveScheduled = false
+            // A failed autosave keeps every change, like any failed save; the next change or an
+            // explicit save tries again.
+            guard ticket.context.autosaveEnabled else { return }
+            try? ticket.context.save()
+        }
     }
 
     private func register(_ model: any PersistentModel, id: PersistentIdentifier) {
@@ -317,6 +338,7 @@ public final class ModelContext: _ModelLoader {
         else { return }
         changedIDs.insert(id)
         registrations[id]?.pinned = model
+        scheduleAutosave()
     }
 
     /// Called by generated setters after a relationship changed.

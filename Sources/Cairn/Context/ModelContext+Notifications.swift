@@ -1,0 +1,73 @@
+import Foundation
+
+extension ModelContext {
+    /// Posted on the default notification center just before a context saves; `object` is the
+    /// context, `userInfo` holds the identifiers about to be saved under ``NotificationKey``s.
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: context, queue: nil) { _ in … }
+    /// ```
+    public static let willSave = Notification.Name("Cairn.ModelContext.willSave")
+
+    /// Posted on the default notification center after a context saved; `object` is the context,
+    /// `userInfo` holds the saved identifiers (permanent ones for inserts) under ``NotificationKey``s.
+    ///
+    /// ```swift
+    /// let saved = NotificationCenter.default.notifications(named: ModelContext.didSave)
+    /// ```
+    public static let didSave = Notification.Name("Cairn.ModelContext.didSave")
+
+    /// The `userInfo` keys of ``willSave`` and ``didSave``; each value is a `[PersistentIdentifier]`.
+    ///
+    /// ```swift
+    /// let inserted = notification.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier]
+    /// ```
+    public enum NotificationKey: String, Sendable {
+        /// The inserted models.
+        case insertedIdentifiers
+        /// The changed models.
+        case updatedIdentifiers
+        /// The deleted models, including those the delete rules cascaded to.
+        case deletedIdentifiers
+    }
+
+    func post(
+        _ name: Notification.Name, inserted: [any PersistentModel], updated: [any PersistentModel],
+        deleted: [PersistentIdentifier]
+    ) {
+        NotificationCenter.default.post(
+            name: name, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: inserted.map(\.persistentModelID),
+                NotificationKey.updatedIdentifiers.rawValue: updated.map(\.persistentModelID),
+                NotificationKey.deletedIdentifiers.rawValue: deleted,
+            ])
+    }
+
+    /// Runs `block`, then saves what it changed; if `block` throws, its changes are rolled back.
+    ///
+    /// ```swift
+    /// try context.transaction {
+    ///     context.insert(book)
+    ///     author.books.append(book)
+    /// }
+    /// ```
+    /// - Throws: What `block` throws (after rolling back), or what ``save()`` throws.
+    public func transaction(block: () throws -> Void) throws {
+        do {
+            try block()
+        } catch {
+            rollback()
+            throw error
+        }
+        try save()
+    }
+}
+
+/// Carries the main context into the main-actor task that autosaves it.
+///
+/// `@unchecked Sendable`: only a container's `mainContext` autosaves, and it is used on the main
+/// actor alone; the task that receives it runs there too.
+struct AutosaveTicket: @unchecked Sendable {
+    let context: ModelContext
+}
