@@ -159,6 +159,7 @@ extension ModelContext {
         let deletedIDs = plan.deleted.map(\.persistentModelID)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
         post(Self.didSave, inserted: inserted, updated: changed, deleted: deletedIDs)
+        checkInvariantsAfterSave()
     }
 
     /// What the pending deletes amount to once the delete rules are applied.

@@ -153,9 +153,12 @@ extension ModelContext {
 
     /// The keys a stored row has in each of its entity's uniqueness constraints, from its record.
     func storedKeys(row: UInt64, tables: Store.EntityTables) throws -> [[UInt8]] {
-        let reader = try container.store.environment.read { txn in
-            try txn.withValue(for: Self.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
-        }
+        try container.store.environment.read { txn in try storedKeys(row: row, tables: tables, in: txn) }
+    }
+
+    /// The same, reading in an open transaction.
+    func storedKeys(row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction) throws -> [[UInt8]] {
+        let reader = try txn.withValue(for: Self.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
         guard let reader else { return tables.uniques.map { _ in [] } }
         let scratch = tables.entity.modelType.init(_$modelState: _ModelState())
         try apply(reader, to: scratch, tables: tables)

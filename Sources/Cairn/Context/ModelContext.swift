@@ -240,6 +240,14 @@ public final class ModelContext: _ModelLoader {
         }
     }
 
+    /// The registered models that are saved, with their identifiers (for invariant checks).
+    func registeredSavedModels() -> [(PersistentIdentifier, any PersistentModel)] {
+        registrations.compactMap { id, registration in
+            guard !id.isTemporary, let live = registration.live else { return nil }
+            return (id, live)
+        }
+    }
+
     private func register(_ model: any PersistentModel, id: PersistentIdentifier) {
         registrations[id] = Registration(model, pinned: false)
         // Drop entries of models that went away, once the map has doubled since the last sweep.
