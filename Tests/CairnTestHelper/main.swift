@@ -7,6 +7,7 @@
 //   reader <dir> <seconds>                     check the count invariant in snapshots while others write
 //   fork-check <dir>                           use an environment in a fork()ed child
 //   create <dir> <umask-octal>                 create a store and a backup under the given umask
+//   import <dir> <count> <chunk>               insert <count> small models, saving every <chunk>; print peak RSS
 import Cairn
 import Foundation
 
@@ -68,6 +69,25 @@ func commitLoop(_ directory: String, keys: UInt32, padding: Int, limit: UInt64 =
         }
         say("ack \(current)")
     }
+}
+
+/// A small model for the import measurement.
+@Model final class ImportedReading {
+    var sensor: Int
+    var value: Double
+    var label: String
+    init(sensor: Int, value: Double, label: String) {
+        self.sensor = sensor
+        self.value = value
+        self.label = label
+    }
+}
+
+/// The process's peak resident memory in bytes so far.
+func peakResidentBytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss * 1024  // kilobytes on Linux
 }
 
 let arguments = CommandLine.arguments
@@ -151,6 +171,24 @@ do {
         try environment.write { txn in try txn.put([1], for: [1], in: table) }
         try environment.backup(to: directory + ".backup")
         say("created")
+
+    case "import":
+        let count = Int(arguments[3])!, chunk = Int(arguments[4])!
+        let container = try ModelContainer(
+            for: ImportedReading.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory)))
+        let context = ModelContext(container)
+        let start = Date()
+        var saved = 0
+        while saved < count {
+            // Each chunk's models go out of scope after its save; only the context could keep them.
+            for n in saved..<min(saved + chunk, count) {
+                context.insert(ImportedReading(sensor: n % 97, value: Double(n) * 0.5, label: "reading \(n)"))
+            }
+            try context.save()
+            saved = min(saved + chunk, count)
+        }
+        let stored = try context.fetchCount(FetchDescriptor<ImportedReading>())
+        say("imported \(stored) peak \(peakResidentBytes()) seconds \(Date().timeIntervalSince(start))")
 
     default:
         fail("unknown mode \(mode)")

@@ -250,11 +250,15 @@ public final class ModelContext: _ModelLoader {
 
     private func register(_ model: any PersistentModel, id: PersistentIdentifier) {
         registrations[id] = Registration(model, pinned: false)
-        // Drop entries of models that went away, once the map has doubled since the last sweep.
-        if registrations.count > 1024 && registrations.count > 2 * registrationsAtLastSweep {
-            registrations = registrations.filter { $0.value.live != nil }
-            registrationsAtLastSweep = registrations.count
-        }
+        sweepRegistrations()
+    }
+
+    /// Drops the entries of models that went away, once the map has doubled since the last
+    /// sweep: amortised O(1) per registration, and the map stays within twice the live models.
+    private func sweepRegistrations() {
+        guard registrations.count > 1024 && registrations.count > 2 * registrationsAtLastSweep else { return }
+        registrations = registrations.filter { $0.value.live != nil }
+        registrationsAtLastSweep = registrations.count
     }
 
     private func detach(_ model: any PersistentModel) {
@@ -472,6 +476,7 @@ public final class ModelContext: _ModelLoader {
         insertedIDs.removeAll()
         changedIDs.removeAll()
         deletedIDs.removeAll()
+        sweepRegistrations()
     }
 
     static func rowKey(_ rowID: UInt64) -> [UInt8] {

@@ -28,9 +28,25 @@ extension ModelContext {
     /// ```
     /// - Complexity: O(*n*) in the entity's rows.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        let matching = try candidates(descriptor).count
+        let matching =
+            try descriptor.predicate == nil ? countWithoutPredicate(descriptor) : candidates(descriptor).count
         let afterOffset = max(matching - max(descriptor.fetchOffset ?? 0, 0), 0)
         return descriptor.fetchLimit.map { min(max($0, 0), afterOffset) } ?? afterOffset
+    }
+
+    /// The rows of `T`, adjusted for pending inserts and deletes, without loading any model.
+    private func countWithoutPredicate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        let entityName = Schema.entityName(of: T.self)
+        guard let tables = container.store.entities[entityName] else {
+            preconditionFailure(
+                "ModelContext.fetchCount(_:): \(entityName) is not in the container's schema; add \(entityName).self to it"
+            )
+        }
+        let rows = try container.store.environment.read { txn in try txn.count(of: tables.records) }
+        guard descriptor.includePendingChanges else { return rows }
+        let inserted = insertedModelsArray.count { $0 is T }
+        let deleted = deletedModelsArray.count { $0 is T }
+        return rows + inserted - deleted
     }
 
     /// Every model of `T` that matches the predicate, in row order, then pending inserts.
