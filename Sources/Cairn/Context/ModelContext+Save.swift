@@ -53,9 +53,7 @@ extension ModelContext {
             let id = model.persistentModelID
             let tables = store.entities[id.entityName]!
             // A partly loaded model is completed first, so its record is written whole.
-            if tables.entity.storedProperties.contains(where: {
-                ($0 as? Schema.Attribute)?.access?.isLoaded(model) == false
-            }) {
+            if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
                 try load(model, rowID: id.rowID!, tables: tables)
             }
             updateRecords.append((tables.records, Self.rowKey(id.rowID!), try record(of: model)))
@@ -83,6 +81,18 @@ extension ModelContext {
             finalTargets.append((owner, relationship, targets))
         }
         try checkCounts(finalTargets)
+        // External-storage values: all of an inserted model, the changed ones of a changed model.
+        var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: [UInt8])] = []
+        for model in inserted + changed {
+            let tables = store.entities[model.persistentModelID.entityName]!
+            let isNew = model.persistentModelID.isTemporary
+            for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
+            where isNew || model._$modelState.isChanged(index) {
+                var writer = RecordWriter()
+                try access.encode(model, tag, &writer)
+                externalWrites.append((tables.externals!, model, tag, writer.finished()))
+            }
+        }
         post(Self.willSave, inserted: inserted, updated: changed, deleted: plan.deleted.map(\.persistentModelID))
 
         let rowIDs: [UInt64] = try store.environment.write { txn in
@@ -121,6 +131,11 @@ extension ModelContext {
                 let key = Self.rowKey(model.persistentModelID.rowID!)
                 try txn.delete(key, in: tables.records)
                 for table in tables.edges.values { try txn.delete(key, in: table) }
+                for (tag, _) in tables.externalAttributes.values {
+                    try txn.delete(
+                        Store.EntityTables.externalKey(row: model.persistentModelID.rowID!, tag: tag),
+                        in: tables.externals!)
+                }
             }
             func rowID(of model: any PersistentModel) throws -> UInt64 {
                 if let rowID = model._$modelState.persistentIdentifier?.rowID
@@ -133,6 +148,9 @@ extension ModelContext {
                     message: "A relationship points at a \(type(of: model)) that is not saved and was not inserted "
                         + "(it was deleted before it was ever saved). Remove it from the relationship, or insert it again."
                 )
+            }
+            for (table, owner, tag, value) in externalWrites {
+                try txn.put(value, for: Store.EntityTables.externalKey(row: try rowID(of: owner), tag: tag), in: table)
             }
             for (table, key) in uniqueness.freed { try txn.delete(key, in: table) }
             for (table, key, model) in uniqueness.claimed {

@@ -288,12 +288,26 @@ public final class ModelContext: _ModelLoader {
         do {
             if let relationship = tables.relationshipsByIndex[index] {
                 try loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
+            } else if let (tag, access) = tables.externalAttributes[index] {
+                try loadExternal(access, tag: tag, of: model, rowID: rowID, tables: tables)
             } else {
                 try load(model, rowID: rowID, tables: tables)
             }
         } catch {
             preconditionFailure("Loading \(id) failed: \(error)")
         }
+    }
+
+    /// Loads one `.externalStorage` attribute, apart from the record.
+    func loadExternal(
+        _ access: AttributeAccess, tag: UInt32, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
+    ) throws {
+        let key = Store.EntityTables.externalKey(row: rowID, tag: tag)
+        let reader = try store.environment.read { txn in
+            try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0) }
+        }
+        // An absent value reads as an absent field: the default, or nil for an optional.
+        try access.decode(model, tag, reader ?? RecordReader(RecordWriter().finished()))
     }
 
     /// Loads a relationship's targets, in their stored order, as registered models or faults.

@@ -37,18 +37,35 @@ final class Store: @unchecked Sendable {
             }
         }
 
-        init(entity: Schema.Entity, records: Table, tags: [String: UInt32], edges: [String: Table]) {
+        /// `x/<Entity>`: row id and tag (u64 and u32, big-endian) → the value of an
+        /// `.externalStorage` attribute, as a one-field record; `nil` when the entity has none.
+        let externals: Table?
+        /// The `.externalStorage` attributes by property index: loaded only when read.
+        let externalAttributes: [Int: (tag: UInt32, access: AttributeAccess)]
+
+        init(entity: Schema.Entity, records: Table, tags: [String: UInt32], edges: [String: Table], externals: Table?) {
             self.entity = entity
             self.records = records
             self.tags = tags
             self.edges = edges
+            self.externals = externals
             relationshipsByIndex = Dictionary(uniqueKeysWithValues: entity.relationships.map { ($0.index, $0) })
+            var external: [Int: (UInt32, AttributeAccess)] = [:]
             encodingOrder = entity.storedProperties.compactMap { property -> (UInt32, AttributeAccess)? in
                 guard let attribute = property as? Schema.Attribute, let access = attribute.access,
                     let tag = tags[attribute.name]
                 else { return nil }
+                if attribute.options.contains(.externalStorage) {
+                    external[attribute.index!] = (tag, access)
+                    return nil
+                }
                 return (tag, access)
             }.sorted { $0.0 < $1.0 }
+            externalAttributes = external
+        }
+
+        static func externalKey(row: UInt64, tag: UInt32) -> [UInt8] {
+            withUnsafeBytes(of: row.bigEndian) { Array($0) } + withUnsafeBytes(of: tag.bigEndian) { Array($0) }
         }
     }
 
@@ -200,7 +217,17 @@ final class Store: @unchecked Sendable {
                 }
                 edges[relationship.name] = table
             }
-            var tables = EntityTables(entity: entity, records: records, tags: tags, edges: edges)
+            var externals: Table?
+            if entity.attributes.contains(where: { $0.options.contains(.externalStorage) && !$0.isTransient }) {
+                externals = try environment.openTable("x/\(entity.name)", create: !readOnly)
+                if externals == nil {
+                    throw StorageError(
+                        code: .readOnly,
+                        message: "The store has no external-storage table for \(entity.name) and is read-only. Open it "
+                            + "once with allowsSave: true.")
+                }
+            }
+            var tables = EntityTables(entity: entity, records: records, tags: tags, edges: edges, externals: externals)
             for names in entity.uniquenessConstraints {
                 let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Void in
                     guard let appendKey = entity.attributesByName[name]?.access?.appendKey else {
@@ -246,6 +273,7 @@ final class Store: @unchecked Sendable {
                 try txn.removeAll(from: tables.records)
                 for table in tables.edges.values { try txn.removeAll(from: table) }
                 for unique in tables.uniques { try txn.removeAll(from: unique.table) }
+                if let externals = tables.externals { try txn.removeAll(from: externals) }
             }
         }
     }
