@@ -23,17 +23,6 @@ import Testing
 }
 
 @Suite struct DeleteRuleTests {
-    func count(_ entity: String, in container: ModelContainer) throws -> Int {
-        let records = container.store.entities[entity]!.records
-        return try container.store.environment.read { txn in try txn.count(of: records) }
-    }
-
-    func library(_ directory: TemporaryDirectory) throws -> ModelContainer {
-        try ModelContainer(
-            for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Library.store"))))
-    }
-
     @Test func cascadeDeletesThroughThreeLevels() throws {
         let directory = TemporaryDirectory()
         let url = URL(fileURLWithPath: directory.child("Boxes.store"))
@@ -51,12 +40,12 @@ import Testing
         context.insert(shelf)
         context.insert(other)
         try context.save()
-        #expect(try count("CascadeItem", in: container) == 12 && count("CascadeBox", in: container) == 4)
+        #expect(try rowCount("CascadeItem", in: container) == 12 && rowCount("CascadeBox", in: container) == 4)
         let items = shelf.boxes.flatMap(\.items)
         context.delete(shelf)
         try context.save()
-        #expect(try count("CascadeShelf", in: container) == 1)
-        #expect(try count("CascadeBox", in: container) == 1 && count("CascadeItem", in: container) == 0)
+        #expect(try rowCount("CascadeShelf", in: container) == 1)
+        #expect(try rowCount("CascadeBox", in: container) == 1 && rowCount("CascadeItem", in: container) == 0)
         #expect(shelf.isDeleted && items.allSatisfy(\.isDeleted))
         let reopened = ModelContext(
             try ModelContainer(
@@ -68,7 +57,7 @@ import Testing
 
     @Test func nullifyRemovesTheDeletedModelFromTheOtherSide() throws {
         let directory = TemporaryDirectory()
-        let context = ModelContext(try library(directory))
+        let context = ModelContext(try libraryContainer(directory))
         let author = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "ja@example.org")
         let emma = LibraryBook(isbn: "1", title: "Emma")
         let persuasion = LibraryBook(isbn: "2", title: "Persuasion")
@@ -80,15 +69,15 @@ import Testing
         try context.save()
         #expect(author.books.map(\.title) == ["Persuasion"], "the loaded inverse dropped the deleted book")
         #expect(!author.hasChanges, "nullifying is the store's doing, not a change to save")
-        let reopened = ModelContext(try library(directory))
+        let reopened = ModelContext(try libraryContainer(directory))
         let stored = try #require(reopened.model(for: author.persistentModelID) as? LibraryAuthor)
         #expect(stored.books.map(\.title) == ["Persuasion"])
-        #expect(try count("LibraryChapter", in: reopened.container) == 0, "a book's chapters cascade")
+        #expect(try rowCount("LibraryChapter", in: reopened.container) == 0, "a book's chapters cascade")
     }
 
     @Test func denyRefusesTheSaveWritesNothingAndAFixedSaveCommitsEverything() throws {
         let directory = TemporaryDirectory()
-        let container = try library(directory)
+        let container = try libraryContainer(directory)
         let context = ModelContext(container)
         let author = LibraryAuthor(firstName: "Ann", lastName: "Radcliffe", email: "ar@example.org")
         let award = LibraryAward(name: "Gothic")
@@ -102,17 +91,17 @@ import Testing
             guard let error = error as? SaveError, error.code == .deleteDenied else { return false }
             return error.models == [award.persistentModelID] && error.message.contains("awards")
         }
-        #expect(try count("LibraryAuthor", in: container) == 1 && count("LibraryBook", in: container) == 0)
+        #expect(try rowCount("LibraryAuthor", in: container) == 1 && rowCount("LibraryBook", in: container) == 0)
         #expect(context.hasChanges && newcomer.persistentModelID.isTemporary && !author.isDeleted)
         author.awards = []
         try context.save()
         #expect(author.isDeleted && !newcomer.persistentModelID.isTemporary)
-        #expect(try count("LibraryAuthor", in: container) == 0 && count("LibraryBook", in: container) == 1)
+        #expect(try rowCount("LibraryAuthor", in: container) == 0 && rowCount("LibraryBook", in: container) == 1)
         #expect(award.winners.isEmpty)
     }
 
     @Test func relationshipCountsAreCheckedAtSave() throws {
-        let context = ModelContext(try library(TemporaryDirectory()))
+        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
         let author = LibraryAuthor(firstName: "Prolific", lastName: "Writer", email: "pw@example.org")
         author.awards = (0..<6).map { LibraryAward(name: "Award \($0)") }
         context.insert(author)

@@ -4,14 +4,8 @@ import Testing
 @testable import Cairn
 
 @Suite struct RelationshipTests {
-    func library(_ directory: TemporaryDirectory) throws -> ModelContainer {
-        try ModelContainer(
-            for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Library.store"))))
-    }
-
     @Test func settingEitherSideUpdatesTheOtherWithoutDuplicates() throws {
-        let context = ModelContext(try library(TemporaryDirectory()))
+        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
         let thoreau = LibraryAuthor(firstName: "Henry", lastName: "Thoreau", email: "ht@example.org")
         let emerson = LibraryAuthor(firstName: "Ralph", lastName: "Emerson", email: "re@example.org")
         let walden = LibraryBook(isbn: "1", title: "Walden")
@@ -36,7 +30,7 @@ import Testing
         let directory = TemporaryDirectory()
         let (authorID, bookIDs): (PersistentIdentifier, [PersistentIdentifier])
         do {
-            let context = ModelContext(try library(directory))
+            let context = ModelContext(try libraryContainer(directory))
             let author = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "ja@example.org")
             let books = ["Emma", "Persuasion", "Sanditon"].enumerated().map { LibraryBook(isbn: "\($0)", title: $1) }
             author.books = books
@@ -47,7 +41,7 @@ import Testing
             bookIDs = books.map(\.persistentModelID)
             #expect(!context.hasChanges && books.allSatisfy { !$0.persistentModelID.isTemporary })
         }
-        let context = ModelContext(try library(directory))
+        let context = ModelContext(try libraryContainer(directory))
         let author = try #require(context.model(for: authorID) as? LibraryAuthor)
         #expect(author.books.map(\.title) == ["Emma", "Persuasion", "Sanditon"])
         #expect(author.books.map(\.persistentModelID) == bookIDs)
@@ -62,7 +56,7 @@ import Testing
         var expected: [String] = []
         let categoryID: PersistentIdentifier
         do {
-            let context = ModelContext(try library(directory))
+            let context = ModelContext(try libraryContainer(directory))
             let root = LibraryCategory(name: "root")
             context.insert(root)
             root.children = (0..<1000).map { LibraryCategory(name: "c\($0)") }
@@ -78,7 +72,7 @@ import Testing
             try context.save()
             categoryID = root.persistentModelID
         }
-        let context = ModelContext(try library(directory))
+        let context = ModelContext(try libraryContainer(directory))
         let root = try #require(context.model(for: categoryID) as? LibraryCategory)
         #expect(root.children.count == 994)
         #expect(root.children.map(\.name) == expected)
@@ -89,7 +83,7 @@ import Testing
         let directory = TemporaryDirectory()
         let (awardID, parentID): (PersistentIdentifier, PersistentIdentifier)
         do {
-            let context = ModelContext(try library(directory))
+            let context = ModelContext(try libraryContainer(directory))
             let award = LibraryAward(name: "Prize")
             let a = LibraryAuthor(firstName: "A", lastName: "One", email: "a@x")
             let b = LibraryAuthor(firstName: "B", lastName: "Two", email: "b@x")
@@ -104,7 +98,7 @@ import Testing
             try context.save()
             (awardID, parentID) = (award.persistentModelID, parent.persistentModelID)
         }
-        let context = ModelContext(try library(directory))
+        let context = ModelContext(try libraryContainer(directory))
         let award = try #require(context.model(for: awardID) as? LibraryAward)
         #expect(award.winners.map(\.firstName) == ["A", "B"])
         #expect(award.winners.allSatisfy { $0.awards.contains { $0 === award } })
@@ -113,7 +107,7 @@ import Testing
     }
 
     @Test func rollbackRestoresRelationships() throws {
-        let context = ModelContext(try library(TemporaryDirectory()))
+        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
         let author = LibraryAuthor(firstName: "Mary", lastName: "Shelley", email: "ms@example.org")
         let book = LibraryBook(isbn: "9", title: "Frankenstein")
         author.books = [book]

@@ -4,20 +4,9 @@ import Testing
 @testable import Cairn
 
 @Suite struct UniquenessTests {
-    func library(_ directory: TemporaryDirectory) throws -> ModelContainer {
-        try ModelContainer(
-            for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Library.store"))))
-    }
-
-    func count(_ entity: String, in container: ModelContainer) throws -> Int {
-        let records = container.store.entities[entity]!.records
-        return try container.store.environment.read { txn in try txn.count(of: records) }
-    }
-
     @Test func anInsertWithAStoredUniqueValueUpdatesThatModel() throws {
         let directory = TemporaryDirectory()
-        let container = try library(directory)
+        let container = try libraryContainer(directory)
         let first = ModelContext(container)
         let original = LibraryBook(isbn: "978-1", title: "Draft title")
         first.insert(original)
@@ -27,14 +16,14 @@ import Testing
         second.insert(replacement)
         try second.save()
         #expect(replacement.persistentModelID == original.persistentModelID, "it took over the stored row")
-        #expect(try count("LibraryBook", in: container) == 1)
-        let reopened = ModelContext(try library(directory))
+        #expect(try rowCount("LibraryBook", in: container) == 1)
+        let reopened = ModelContext(try libraryContainer(directory))
         let stored = try #require(reopened.model(for: original.persistentModelID) as? LibraryBook)
         #expect(stored.title == "Final title")
     }
 
     @Test func compoundAndSingleConstraintsBothMatch() throws {
-        let container = try library(TemporaryDirectory())
+        let container = try libraryContainer(TemporaryDirectory())
         let context = ModelContext(container)
         context.insert(LibraryAuthor(firstName: "Mary", lastName: "Shelley", email: "mary@example.org"))
         try context.save()
@@ -42,13 +31,13 @@ import Testing
         let renamed = LibraryAuthor(firstName: "Mary", lastName: "Shelley", email: "mws@example.org")
         context.insert(renamed)
         try context.save()
-        #expect(try count("LibraryAuthor", in: container) == 1)
+        #expect(try rowCount("LibraryAuthor", in: container) == 1)
         // The freed email can be used by someone else; the new one matches by email.
         context.insert(LibraryAuthor(firstName: "Percy", lastName: "Shelley", email: "mary@example.org"))
         let byEmail = LibraryAuthor(firstName: "M. W.", lastName: "Shelley", email: "mws@example.org")
         context.insert(byEmail)
         try context.save()
-        #expect(try count("LibraryAuthor", in: container) == 2)
+        #expect(try rowCount("LibraryAuthor", in: container) == 2)
         #expect(byEmail.persistentModelID == renamed.persistentModelID)
         let all = try ModelContext(container).fetch(FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.email)]))
         #expect(all.map(\.email) == ["mary@example.org", "mws@example.org"])
@@ -56,20 +45,20 @@ import Testing
     }
 
     @Test func theLastOfDuplicateInsertsInOneSaveWins() throws {
-        let container = try library(TemporaryDirectory())
+        let container = try libraryContainer(TemporaryDirectory())
         let context = ModelContext(container)
         let first = LibraryBook(isbn: "5", title: "first")
         let second = LibraryBook(isbn: "5", title: "second")
         context.insert(first)
         context.insert(second)
         try context.save()
-        #expect(try count("LibraryBook", in: container) == 1)
+        #expect(try rowCount("LibraryBook", in: container) == 1)
         #expect(first.modelContext == nil && !second.persistentModelID.isTemporary)
         #expect(try ModelContext(container).fetch(FetchDescriptor<LibraryBook>()).map(\.title) == ["second"])
     }
 
     @Test func aChangeIntoAnotherModelsUniqueValueIsRefusedButASwapWorks() throws {
-        let container = try library(TemporaryDirectory())
+        let container = try libraryContainer(TemporaryDirectory())
         let context = ModelContext(container)
         let one = LibraryBook(isbn: "1", title: "One")
         let two = LibraryBook(isbn: "2", title: "Two")
@@ -88,7 +77,7 @@ import Testing
     }
 
     @Test func aDeletedModelsUniqueValueIsFreeInTheSameSave() throws {
-        let container = try library(TemporaryDirectory())
+        let container = try libraryContainer(TemporaryDirectory())
         let context = ModelContext(container)
         let old = LibraryBook(isbn: "7", title: "Old")
         context.insert(old)
@@ -103,7 +92,7 @@ import Testing
 
     @Test func aTakeoverThatSetsARelationshipReleasesTheRowsOldTargets() throws {
         let directory = TemporaryDirectory()
-        let context = ModelContext(try library(directory))
+        let context = ModelContext(try libraryContainer(directory))
         let author = LibraryAuthor(firstName: "Bram", lastName: "Stoker", email: "bs@example.org")
         let oldBook = LibraryBook(isbn: "100", title: "The Snake's Pass")
         author.books = [oldBook]
@@ -116,7 +105,7 @@ import Testing
         try context.save()
         #expect(update.persistentModelID == author.persistentModelID)
         #expect(oldBook.author == nil, "the old book no longer points at the row")
-        let reopened = ModelContext(try library(directory))
+        let reopened = ModelContext(try libraryContainer(directory))
         let stored = try #require(reopened.model(for: author.persistentModelID) as? LibraryAuthor)
         #expect(stored.books.map(\.title) == ["Dracula"])
         let snake = try #require(
