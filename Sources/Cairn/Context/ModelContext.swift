@@ -140,8 +140,9 @@ public final class ModelContext: _ModelLoader {
         }
     }
 
-    /// Marks a model for deletion; the next ``save()`` removes it from the store. Deleting an
-    /// inserted model that was never saved simply drops it.
+    /// Marks a model for deletion; the next ``save()`` removes it from the store, applying its
+    /// relationships' delete rules. A deleted model that was never saved is dropped at that save,
+    /// its delete rules applied to the models it relates to all the same.
     ///
     /// ```swift
     /// context.delete(book)
@@ -152,12 +153,7 @@ public final class ModelContext: _ModelLoader {
         guard let loader = model._$modelState.loader else { return }
         precondition(loader === self, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
         guard let id = model._$modelState.persistentIdentifier else { return }
-        if id.isTemporary {
-            insertedIDs.removeAll { $0 == id }
-            registrations[id] = nil
-            detach(model)
-            return
-        }
+        // Also for a model never saved: its delete rules apply at save like any other's.
         guard !deletedIDs.contains(id) else { return }
         deletedIDs.append(id)
         registrations[id]?.pinned = model
@@ -314,21 +310,42 @@ public final class ModelContext: _ModelLoader {
     func loadRelationship(
         _ relationship: Schema.Relationship, of owner: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
     ) throws {
+        relationship.access.load(owner, try storedTargets(relationship, rowID: rowID, tables: tables))
+    }
+
+    /// A relationship's targets as stored, without touching the owner's loaded value.
+    ///
+    /// A relationship whose targets may have been deleted without it being told (it has no
+    /// inverse, or its inverse's delete rule is `.noAction`) skips targets whose rows are gone.
+    func storedTargets(
+        _ relationship: Schema.Relationship, rowID: UInt64, tables: Store.EntityTables
+    ) throws -> [any PersistentModel] {
         let table = tables.edges[relationship.name]!
+        let destination = store.entities[relationship.destination]!
+        let checkRows = canDangle(relationship)
         let targetRows: [UInt64] = try store.environment.read { txn in
             var rows: [UInt64] = []
             try txn.forEachDuplicate(of: Self.rowKey(rowID), in: table) { value in
-                rows.append(UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                let row = UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                if try !checkRows || txn.contains(Self.rowKey(row), in: destination.records) { rows.append(row) }
                 return true
             }
             return rows
         }
-        let targets = targetRows.map { row in
+        return targetRows.map { row in
             model(
                 for: PersistentIdentifier(
                     entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row))
         }
-        relationship.access.load(owner, targets)
+    }
+
+    /// Whether a relationship's stored targets may include deleted rows: deleting a target
+    /// updates the relationship only through an inverse whose delete rule is not `.noAction`.
+    func canDangle(_ relationship: Schema.Relationship) -> Bool {
+        guard let inverseName = relationship.inverseName,
+            let inverse = store.entities[relationship.destination]?.entity.relationshipsByName[inverseName]
+        else { return true }
+        return inverse.deleteRule == .noAction
     }
 
     /// Loads every unloaded attribute of `model` from its stored record.
@@ -373,7 +390,7 @@ public final class ModelContext: _ModelLoader {
     /// context.relationshipDidChange(book, 3, from: [], to: [author])   // not for direct use
     /// ```
     public func relationshipDidChange(
-        _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel],
+        _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel]
     ) {
         guard !maintainingInverses else { return }
@@ -396,6 +413,15 @@ public final class ModelContext: _ModelLoader {
         guard let inverseName = relationship.inverseName,
             let inverse = store.entities[relationship.destination]?.entity.relationshipsByName[inverseName]
         else { return }
+        // Targets that were not loaded are the stored ones (nothing changed them since).
+        let oldTargets: [any PersistentModel]
+        if let knownOldTargets {
+            oldTargets = knownOldTargets
+        } else if let rowID = id.rowID, let tables = store.entities[id.entityName] {
+            oldTargets = (try? storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
+        } else {
+            oldTargets = []
+        }
         maintainingInverses = true
         defer { maintainingInverses = false }
         let old = Set(oldTargets.map { ObjectIdentifier($0) })
@@ -466,7 +492,7 @@ public final class ModelContext: _ModelLoader {
             relationship.access.load(owner, targets)
         }
         if !plan.deleted.isEmpty {
-            for model in inserted + changed {
+            for model in registrations.values.compactMap(\.live) where !plan.isDeleted(model) {
                 for relationship in entity(of: model.persistentModelID).relationships
                 where relationship.access.isLoaded(model) {
                     let targets = relationship.access.targets(model)

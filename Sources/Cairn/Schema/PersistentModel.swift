@@ -159,7 +159,7 @@ extension PersistentModel {
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target??, to newValue: Target?) {
         _$markChanged(index)
         (_$modelState.loader ?? newValue?._$modelState.loader)?.relationshipDidChange(
-            self, index, from: oldValue.flatMap { $0 }.map { [$0] } ?? [],
+            self, index, from: oldValue.map { $0.map { [$0] } ?? [] },
             to: newValue.map { [$0] } ?? [])
     }
 
@@ -171,7 +171,7 @@ extension PersistentModel {
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target?, to newValue: Target) {
         _$markChanged(index)
         (_$modelState.loader ?? newValue._$modelState.loader)?.relationshipDidChange(
-            self, index, from: oldValue.map { [$0] } ?? [], to: [newValue])
+            self, index, from: oldValue.map { [$0] }, to: [newValue])
     }
 
     /// Records that the to-many relationship at `index` changed.
@@ -183,6 +183,6 @@ extension PersistentModel {
         _$markChanged(index)
         // A model outside any context that is related to one inside joins that context.
         (_$modelState.loader ?? newValue.lazy.compactMap { $0._$modelState.loader }.first)?.relationshipDidChange(
-            self, index, from: oldValue ?? [], to: newValue)
+            self, index, from: oldValue, to: newValue)
     }
 }

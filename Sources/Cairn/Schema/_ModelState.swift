@@ -9,11 +9,11 @@ public struct _ModelState {
     private var changed: UInt64 = 0
     private var moreChanged: [UInt64] = []
     /// Loads faulted properties and keeps relationships consistent: the context that owns the
-    /// model (none for a model that was only created). Strong, so a model obtained through a
-    /// context that is then dropped can still load its values. A context holds only its changed
-    /// models strongly, so the two keep each other alive only until those changes are saved or
-    /// rolled back.
-    var loader: (any _ModelLoader)?
+    /// model (none for a model that was only created). Weak, as in Core Data: related models
+    /// hold each other, and if they also held their context, any relationship would keep the
+    /// context, its container and its store alive for good. Keep the context while you use its
+    /// models; a fault whose context is gone cannot load.
+    weak var loader: (any _ModelLoader)?
     /// The model's identity in its context; `nil` until it is inserted or fetched.
     var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.
@@ -95,12 +95,13 @@ public protocol _ModelLoader: AnyObject {
     /// ```
     func modelDidChange(_ model: any PersistentModel)
 
-    /// Called after the relationship at `index` of `model` changed from `oldTargets` to `newTargets`.
+    /// Called after the relationship at `index` of `model` changed from `oldTargets` (`nil` when
+    /// they were not loaded: the stored ones) to `newTargets`.
     ///
     /// ```swift
     /// loader.relationshipDidChange(book, 3, from: [oldAuthor], to: [newAuthor])
     /// ```
     func relationshipDidChange(
-        _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel],
+        _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel])
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -92,15 +94,7 @@ enum StoreFiles {
 
     /// Removes a directory and the files directly inside it (stores have no subdirectories).
     static func removeDirectory(_ path: String) {
-        if let directory = opendir(path) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name != "." && name != ".." { unlink(path + "/" + name) }
-            }
-            closedir(directory)
-        }
+        for name in entries(of: path) { unlink(path + "/" + name) }
         rmdir(path)
     }
 
@@ -111,31 +105,19 @@ enum StoreFiles {
     /// store. A scratch directory is named `<prefix><pid>-<random>`; only those whose process no
     /// longer exists are removed.
     static func removeAbandonedScratchDirectories(in parent: String) {
-        guard let directory = opendir(parent) else { return }
-        var abandoned: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            guard name.hasPrefix(scratchPrefix),
-                let pid = Int32(name.dropFirst(scratchPrefix.count).prefix { $0 != "-" })
-            else { continue }
-            if kill(pid, 0) == -1 && errno == ESRCH { abandoned.append(parent + "/" + name) }
+        for name in entries(of: parent) where name.hasPrefix(scratchPrefix) {
+            guard let pid = Int32(name.dropFirst(scratchPrefix.count).prefix { $0 != "-" }) else { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH { removeDirectory(parent + "/" + name) }
         }
-        closedir(directory)
-        abandoned.forEach(removeDirectory)
+    }
+
+    /// The names in a directory (without `.` and `..`), or none if it cannot be read.
+    static func entries(of directory: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     }
 
     /// Whether the directory exists and holds no entries.
     static func isEmptyDirectory(_ path: String) -> Bool {
-        guard let directory = opendir(path) else { return false }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name != "." && name != ".." { return false }
-        }
-        return true
+        isDirectory(path) && entries(of: path).isEmpty
     }
 }

@@ -154,8 +154,9 @@ enum SpecimensV3 {
         let neverSaved = Specimen(name: "never saved")
         [kept, gone, neverSaved].forEach(context.insert)
         context.delete(neverSaved)
-        #expect(neverSaved.modelContext == nil && context.insertedModelsArray.count == 2)
+        #expect(context.deletedModelsArray.count == 1, "a never-saved model's deletion waits for the save too")
         try context.save()
+        #expect(neverSaved.modelContext == nil, "dropped at the save, never written")
         context.delete(gone)
         #expect(context.deletedModelsArray.count == 1 && context.hasChanges)
         try context.save()
@@ -235,7 +236,8 @@ enum SpecimensV3 {
             id = specimen.persistentModelID
         }
         let v2 = try ModelContainer(for: SpecimensV2.Specimen.self, configurations: ModelConfiguration(url: url))
-        let reopened = try #require(ModelContext(v2).model(for: id) as? SpecimensV2.Specimen)
+        let context = ModelContext(v2)  // models need their context to load
+        let reopened = try #require(context.model(for: id) as? SpecimensV2.Specimen)
         #expect(reopened.name == "old" && reopened.rarity == 7)
         // A required attribute with no default cannot be read from the rows already stored.
         #expect {
