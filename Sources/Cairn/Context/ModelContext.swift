@@ -127,7 +127,8 @@ public final class ModelContext: _ModelLoader {
         precondition(
             store.entities[entityName] != nil,
             "ModelContext.insert(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
-        let id = PersistentIdentifier.temporary(entityName: entityName)
+        // Keep a temporary identifier the model was already asked for.
+        let id = model._$modelState.persistentIdentifier ?? PersistentIdentifier.temporary(entityName: entityName)
         model._$modelState.persistentIdentifier = id
         model._$modelState.loader = self
         registrations[id] = Registration(model, pinned: true)

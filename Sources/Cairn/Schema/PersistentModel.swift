@@ -120,18 +120,18 @@ extension PersistentModel {
         if wasUnchanged { _$modelState.loader?.modelDidChange(self) }
     }
 
-    /// The model's identity: temporary until its first save, then permanent.
+    /// The model's identity: temporary until its first save, then permanent. A new model has a
+    /// temporary identifier from the moment it is first asked for, kept when it is inserted.
     ///
     /// ```swift
     /// context.insert(book)
     /// try context.save()
     /// let id = book.persistentModelID   // pass it to another context or actor
     /// ```
-    /// - Precondition: the model was inserted into or fetched from a context.
     public var persistentModelID: PersistentIdentifier {
-        guard let id = _$modelState.persistentIdentifier else {
-            preconditionFailure("\(Self.self).persistentModelID was read before the model was inserted into a context")
-        }
+        if let id = _$modelState.persistentIdentifier { return id }
+        let id = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Self.self))
+        _$modelState.persistentIdentifier = id
         return id
     }
 

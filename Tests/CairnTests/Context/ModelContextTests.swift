@@ -104,6 +104,18 @@ enum SpecimensV3 {
         #expect(!reopened.hasChanges && !context.hasChanges, "loading a fault is not a change")
     }
 
+    @Test func aNewModelHasATemporaryIdentifierThatInsertKeeps() throws {
+        let specimen = Specimen(name: "Mica")
+        let early = specimen.persistentModelID
+        #expect(early.isTemporary && early.entityName == "Specimen" && specimen.persistentModelID == early)
+        let context = ModelContext(
+            try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.insert(specimen)
+        #expect(specimen.persistentModelID == early)
+        try context.save()
+        #expect(!specimen.persistentModelID.isTemporary)
+    }
+
     @Test func oneInstancePerIdentifierPerContext() throws {
         let container = try ModelContainer(
             for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
