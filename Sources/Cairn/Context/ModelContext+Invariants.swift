@@ -99,6 +99,30 @@ extension ModelContext {
                         return true
                     }
                 }
+                for index in tables.indexes {
+                    var entries = 0
+                    try txn.scan(index.table) { _, value in
+                        entries += 1
+                        let row = Self.number(Array(value))
+                        if !(rows[name]?.contains(row) ?? false) {
+                            violations.append("\(index.table.name): an entry names missing row \(row)")
+                        }
+                        return true
+                    }
+                    for row in rows[name] ?? [] {
+                        guard let stored = try storedModel(row: row, tables: tables, in: txn) else { continue }
+                        let key = index.key(of: stored)
+                        var found = false
+                        try txn.forEachDuplicate(of: key, in: index.table) { value in
+                            found = Self.number(Array(value)) == row
+                            return !found
+                        }
+                        if !found { violations.append("\(index.table.name): row \(row) is not under its key") }
+                    }
+                    if entries != (rows[name]?.count ?? 0) {
+                        violations.append("\(index.table.name): \(entries) entries for \(rows[name]?.count ?? 0) rows")
+                    }
+                }
                 for (index, unique) in tables.uniques.enumerated() {
                     var keyed = Set<UInt64>()
                     try txn.scan(unique.table) { key, value in

@@ -81,6 +81,8 @@ extension ModelContext {
             finalTargets.append((owner, relationship, targets))
         }
         try checkCounts(finalTargets)
+        let (indexRemovals, indexAdditions) = try planIndexes(
+            inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: [UInt8])] = []
         for model in inserted + changed {
@@ -148,6 +150,10 @@ extension ModelContext {
                     message: "A relationship points at a \(type(of: model)) that is not saved and was not inserted "
                         + "(it was deleted before it was ever saved). Remove it from the relationship, or insert it again."
                 )
+            }
+            for (table, key, row) in indexRemovals { try txn.delete(key, value: Self.rowKey(row), in: table) }
+            for (table, key, model) in indexAdditions {
+                try txn.put(Self.rowKey(try rowID(of: model)), for: key, in: table)
             }
             for (table, owner, tag, value) in externalWrites {
                 try txn.put(value, for: Store.EntityTables.externalKey(row: try rowID(of: owner), tag: tag), in: table)
@@ -252,6 +258,53 @@ extension ModelContext {
             }
         }
         return plan
+    }
+
+    /// The index entries a save removes (old values, read from the stored records of deleted,
+    /// changed and taken-over rows) and adds (the models' values).
+    private func planIndexes(
+        inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel],
+        takeovers: [ObjectIdentifier: UInt64]
+    ) throws -> (removals: [(Table, [UInt8], UInt64)], additions: [(Table, [UInt8], any PersistentModel)]) {
+        var removals: [(Table, [UInt8], UInt64)] = []
+        var additions: [(Table, [UInt8], any PersistentModel)] = []
+        let store = container.store
+        try store.environment.read { txn in
+            for model in deleted {
+                let tables = store.entities[model.persistentModelID.entityName]!
+                let row = model.persistentModelID.rowID!
+                guard !tables.indexes.isEmpty, let stored = try storedModel(row: row, tables: tables, in: txn) else {
+                    continue
+                }
+                for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
+            }
+            for model in changed {
+                let tables = store.entities[model.persistentModelID.entityName]!
+                let touched = tables.indexes.filter { index in
+                    index.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
+                }
+                guard !touched.isEmpty, let row = model.persistentModelID.rowID,
+                    let stored = try storedModel(row: row, tables: tables, in: txn)
+                else { continue }
+                for index in touched {
+                    let (old, new) = (index.key(of: stored), index.key(of: model))
+                    guard old != new else { continue }
+                    removals.append((index.table, old, row))
+                    additions.append((index.table, new, model))
+                }
+            }
+            for model in inserted {
+                let tables = store.entities[model.persistentModelID.entityName]!
+                guard !tables.indexes.isEmpty else { continue }
+                if let row = takeovers[ObjectIdentifier(model)],
+                    let stored = try storedModel(row: row, tables: tables, in: txn)
+                {
+                    for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
+                }
+                for index in tables.indexes { additions.append((index.table, index.key(of: model), model)) }
+            }
+        }
+        return (removals, additions)
     }
 
     /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written.

@@ -158,10 +158,21 @@ extension ModelContext {
 
     /// The same, reading in an open transaction.
     func storedKeys(row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction) throws -> [[UInt8]] {
+        guard let stored = try storedModel(row: row, tables: tables, in: txn) else {
+            return tables.uniques.map { _ in [] }
+        }
+        return tables.uniques.map { $0.key(of: stored) }
+    }
+
+    /// A scratch instance holding a stored row's attributes as its record has them (not the
+    /// context's instance, which may have unsaved values), or `nil` if the row is gone.
+    func storedModel(
+        row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction
+    ) throws -> (any PersistentModel)? {
         let reader = try txn.withValue(for: Self.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
-        guard let reader else { return tables.uniques.map { _ in [] } }
+        guard let reader else { return nil }
         let scratch = tables.entity.modelType.init(_$modelState: _ModelState())
         try apply(reader, to: scratch, tables: tables)
-        return tables.uniques.map { $0.key(of: scratch) }
+        return scratch
     }
 }

@@ -22,8 +22,11 @@ final class Store: @unchecked Sendable {
         /// The uniqueness constraints, each with its table `u/<Entity>/<attributes>`: the
         /// order-preserving key of the attributes' values → row id.
         var uniques: [UniqueConstraint] = []
+        /// The indexes declared with `#Index`, each with its table `i/<Entity>/<attributes>`
+        /// (`DUPSORT`, `DUPFIXED`): the order-preserving key of the attributes' values → row ids.
+        var indexes: [UniqueConstraint] = []
 
-        /// One uniqueness constraint of an entity.
+        /// One uniqueness constraint or index of an entity: its attributes and table.
         struct UniqueConstraint {
             let names: [String]
             let table: Table
@@ -228,29 +231,36 @@ final class Store: @unchecked Sendable {
                 }
             }
             var tables = EntityTables(entity: entity, records: records, tags: tags, edges: edges, externals: externals)
-            for names in entity.uniquenessConstraints {
+            func keyTable(
+                _ names: [String], prefix: String, flags: TableFlags, purpose: String
+            ) throws -> EntityTables.UniqueConstraint {
                 let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Void in
                     guard let appendKey = entity.attributesByName[name]?.access?.appendKey else {
                         throw SchemaError(
                             code: .invalidConstraint, entity: entity.name, property: name,
-                            message: "\(entity.name).\(name) is in a uniqueness constraint, but its type "
+                            message: "\(entity.name).\(name) is in \(purpose), but its type "
                                 + "(\(entity.attributesByName[name].map { "\($0.valueType)" } ?? "?")) has no key encoding. "
-                                + "Constrain attributes of type Bool, integers, Float, Double, Date, String, UUID, Data, "
+                                + "Use attributes of type Bool, integers, Float, Double, Date, String, UUID, Data, "
                                 + "or an optional of these.")
                     }
                     return appendKey
                 }
                 guard
                     let table = try environment.openTable(
-                        "u/\(entity.name)/\(names.joined(separator: ","))", create: !readOnly)
+                        "\(prefix)/\(entity.name)/\(names.joined(separator: ","))", flags: flags, create: !readOnly)
                 else {
                     throw StorageError(
                         code: .readOnly,
-                        message:
-                            "The store has no table for a uniqueness constraint of \(entity.name) and is read-only. "
-                            + "Open it once with allowsSave: true.")
+                        message: "The store has no table for \(purpose) of \(entity.name) and is read-only. Open it "
+                            + "once with allowsSave: true.")
                 }
-                tables.uniques.append(.init(names: names, table: table, parts: parts))
+                return EntityTables.UniqueConstraint(names: names, table: table, parts: parts)
+            }
+            tables.uniques = try entity.uniquenessConstraints.map {
+                try keyTable($0, prefix: "u", flags: [], purpose: "a uniqueness constraint")
+            }
+            tables.indexes = try entity.indices.map {
+                try keyTable($0, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index")
             }
             result[entity.name] = tables
         }
@@ -272,7 +282,7 @@ final class Store: @unchecked Sendable {
             for tables in entities.values {
                 try txn.removeAll(from: tables.records)
                 for table in tables.edges.values { try txn.removeAll(from: table) }
-                for unique in tables.uniques { try txn.removeAll(from: unique.table) }
+                for keyed in tables.uniques + tables.indexes { try txn.removeAll(from: keyed.table) }
                 if let externals = tables.externals { try txn.removeAll(from: externals) }
             }
         }
