@@ -58,14 +58,11 @@ extension ModelContext {
         }
         let pendingDeletes = Set(deletedModelsArray.map { ObjectIdentifier($0) })
         var models: [T] = []
-        let rows: [(UInt64, RecordReader)] = try container.store.environment.read { txn in
-            var rows: [(UInt64, RecordReader)] = []
-            try txn.scan(tables.records) { key, value in
-                rows.append((UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), try RecordReader(copying: value)))
-                return true
-            }
-            return rows
+        let access = PredicatePlanner(tables: tables).access(for: descriptor.predicate?.expression)
+        let rows = try container.store.environment.read { txn in
+            try Self.candidateRows(access, tables: tables, txn: txn)
         }
+        var included = Set<ObjectIdentifier>()
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(
                 entityName: entityName, storeIdentifier: container.store.identifier, rowID: rowID)
@@ -73,8 +70,16 @@ extension ModelContext {
             if descriptor.includePendingChanges && pendingDeletes.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables)
             models.append(model)
+            included.insert(ObjectIdentifier(model))
         }
         if descriptor.includePendingChanges {
+            // An index reflects stored values: changed models are candidates by their unsaved ones.
+            if case .fullScan = access {
+            } else {
+                models += changedModelsArray.compactMap { $0 as? T }.filter {
+                    !included.contains(ObjectIdentifier($0)) && !pendingDeletes.contains(ObjectIdentifier($0))
+                }
+            }
             models += insertedModelsArray.compactMap { $0 as? T }.filter {
                 !pendingDeletes.contains(ObjectIdentifier($0))
             }
@@ -95,6 +100,90 @@ extension ModelContext {
             stored._$modelState.loader = self
             try load(stored, rowID: rowID, tables: tables)
             return try predicate.evaluate(stored)
+        }
+    }
+
+    /// The stored rows an access path reads, with their records.
+    private static func candidateRows(
+        _ access: PredicatePlanner.Access, tables: Store.EntityTables, txn: borrowing ReadTransaction
+    ) throws -> [(UInt64, RecordReader)] {
+        var rowIDs: [UInt64] = []
+        switch access {
+        case .fullScan:
+            var rows: [(UInt64, RecordReader)] = []
+            try txn.scan(tables.records) { key, value in
+                rows.append((UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), try RecordReader(copying: value)))
+                return true
+            }
+            return rows
+        case .unique(let unique, let key):
+            if let row = try txn.get(key, in: unique.table) { rowIDs = [number(row)] }
+        case .indexEquality(let index, let key):
+            try txn.forEachDuplicate(of: key, in: index.table) { value in
+                rowIDs.append(number(Array(value)))
+                return true
+            }
+        case .indexRange(let index, let range, _, _):
+            try txn.scan(index.table, range) { _, value in
+                rowIDs.append(number(Array(value)))
+                return true
+            }
+        }
+        return try rowIDs.compactMap { row in
+            try txn.withValue(for: rowKey(row), in: tables.records) { (row, try RecordReader(copying: $0)) }
+        }
+    }
+
+    /// How ``fetch(_:)`` would find the descriptor's models: the access path it chooses and
+    /// roughly how many rows that path reads.
+    ///
+    /// ```swift
+    /// let plan = try context.explain(FetchDescriptor<Author>(predicate: #Predicate { $0.lastName == "Austen" }))
+    /// print(plan)   // "index equality on i/Author/lastName (lastName ==), about 1 rows, then the predicate …"
+    /// ```
+    /// - Throws: ``StorageError`` when the store cannot be read.
+    public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
+        let entityName = Schema.entityName(of: T.self)
+        guard let tables = container.store.entities[entityName] else {
+            preconditionFailure(
+                "ModelContext.explain(_:): \(entityName) is not in the container's schema; add \(entityName).self to it"
+            )
+        }
+        let access = PredicatePlanner(tables: tables).access(for: descriptor.predicate?.expression)
+        return try container.store.environment.read { txn in
+            switch access {
+            case .fullScan:
+                return FetchPlan(
+                    accessPath: .fullScan, evaluatesPredicate: descriptor.predicate != nil,
+                    estimatedRows: try txn.count(of: tables.records))
+            case .unique(let unique, let key):
+                return FetchPlan(
+                    accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names[0]),
+                    evaluatesPredicate: true, estimatedRows: try txn.contains(key, in: unique.table) ? 1 : 0)
+            case .indexEquality(let index, let key):
+                return FetchPlan(
+                    accessPath: .indexEquality(table: index.table.name, attribute: index.names[0]),
+                    evaluatesPredicate: true, estimatedRows: try txn.duplicateCount(of: key, in: index.table))
+            case .indexRange(let index, let range, let lower, let upper):
+                var count = 0
+                try txn.scan(index.table, range) { _, _ in
+                    count += 1; return true
+                }
+                func bound(_ condition: PredicatePlanner.Condition?) -> String? {
+                    condition.map { condition in
+                        switch condition.kind {
+                        case .lower(let inclusive): (inclusive ? ">= " : "> ") + condition.text
+                        case .upper(let inclusive): (inclusive ? "<= " : "< ") + condition.text
+                        case .equal: "== " + condition.text
+                        }
+                    }
+                }
+                return FetchPlan(
+                    accessPath: .indexRange(
+                        table: index.table.name, attribute: index.names[0],
+                        lower: bound(lower), upper: bound(upper)),
+                    evaluatesPredicate: true, estimatedRows: count)
+            }
         }
     }
 }

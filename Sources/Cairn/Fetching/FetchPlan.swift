@@ -1,0 +1,69 @@
+import Foundation
+
+/// How a fetch finds its candidates, as ``ModelContext/explain(_:)`` reports it.
+///
+/// The planner looks at the predicate's conditions on attributes joined by `&&`: an equality on a
+/// uniquely constrained or indexed attribute, or a range (`<`, `<=`, `>`, `>=`) on an indexed one,
+/// lets it read only the matching rows instead of every row. The whole predicate is then still
+/// evaluated on each candidate, so an index only ever narrows the search.
+///
+/// ```swift
+/// let plan = try context.explain(FetchDescriptor<Book>(predicate: #Predicate { $0.year >= 1900 }))
+/// print(plan)   // "index range on i/Book/year (year >= 1900), about 120 rows, then the predicate on each candidate"
+/// ```
+public struct FetchPlan: Sendable, CustomStringConvertible {
+    /// Where the candidates come from.
+    ///
+    /// ```swift
+    /// if case .fullScan = plan.accessPath { … }
+    /// ```
+    public enum AccessPath: Sendable, Hashable {
+        /// Every row of the entity is read.
+        case fullScan
+        /// One lookup in a uniqueness constraint's table.
+        case uniqueKey(table: String, attribute: String)
+        /// The rows under one key of an index.
+        case indexEquality(table: String, attribute: String)
+        /// The rows in a range of an index's keys; the bounds as text, such as `>= 1900`.
+        case indexRange(table: String, attribute: String, lower: String?, upper: String?)
+    }
+
+    /// Where the candidates come from.
+    ///
+    /// ```swift
+    /// plan.accessPath   // .indexRange(table: "i/Book/year", …)
+    /// ```
+    public let accessPath: AccessPath
+    /// Whether the predicate is evaluated on the candidates (always, when there is one).
+    ///
+    /// ```swift
+    /// plan.evaluatesPredicate   // true
+    /// ```
+    public let evaluatesPredicate: Bool
+    /// How many stored rows the access path reads, estimated from the tables.
+    ///
+    /// ```swift
+    /// plan.estimatedRows   // 120
+    /// ```
+    public let estimatedRows: Int
+
+    /// The plan in one line.
+    ///
+    /// ```swift
+    /// print(plan)
+    /// ```
+    public var description: String {
+        let access: String
+        switch accessPath {
+        case .fullScan: access = "full scan"
+        case .uniqueKey(let table, let attribute): access = "unique key on \(table) (\(attribute) ==)"
+        case .indexEquality(let table, let attribute): access = "index equality on \(table) (\(attribute) ==)"
+        case .indexRange(let table, let attribute, let lower, let upper):
+            access =
+                "index range on \(table) (\(attribute) " + [lower, upper].compactMap { $0 }.joined(separator: ", ")
+                + ")"
+        }
+        return access + ", about \(estimatedRows) rows"
+            + (evaluatesPredicate ? ", then the predicate on each candidate" : "")
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+// Views of the `PredicateExpressions` nodes the planner understands. A `Predicate` stores its
+// expression as an existential of deeply generic types; these conformances let the planner look
+// inside without knowing the generic arguments.
+
+protocol _PlannerEqual {
+    var plannerOperands: (Any, Any) { get }
+}
+extension PredicateExpressions.Equal: _PlannerEqual {
+    var plannerOperands: (Any, Any) { (lhs, rhs) }
+}
+
+protocol _PlannerComparison {
+    var plannerOperands: (Any, Any) { get }
+    var plannerOperator: PredicateExpressions.ComparisonOperator { get }
+}
+extension PredicateExpressions.Comparison: _PlannerComparison {
+    var plannerOperands: (Any, Any) { (lhs, rhs) }
+    var plannerOperator: PredicateExpressions.ComparisonOperator { op }
+}
+
+protocol _PlannerConjunction {
+    var plannerOperands: (Any, Any) { get }
+}
+extension PredicateExpressions.Conjunction: _PlannerConjunction {
+    var plannerOperands: (Any, Any) { (lhs, rhs) }
+}
+
+protocol _PlannerVariable {}
+extension PredicateExpressions.Variable: _PlannerVariable {}
+
+protocol _PlannerKeyPath {
+    var plannerKeyPath: AnyKeyPath { get }
+    var plannerRootIsVariable: Bool { get }
+}
+extension PredicateExpressions.KeyPath: _PlannerKeyPath {
+    var plannerKeyPath: AnyKeyPath { keyPath }
+    var plannerRootIsVariable: Bool { root is any _PlannerVariable }
+}
+
+protocol _PlannerValue {
+    var plannerValue: Any { get }
+}
+extension PredicateExpressions.Value: _PlannerValue {
+    var plannerValue: Any { value }
+}
+
+/// Chooses how a fetch finds its candidates (see ``FetchPlan``).
+struct PredicatePlanner {
+    /// One condition on an attribute that the predicate requires (it is joined by `&&`).
+    struct Condition {
+        enum Kind {
+            case equal
+            case lower(inclusive: Bool)
+            case upper(inclusive: Bool)
+        }
+
+        let attribute: Schema.Attribute
+        let kind: Kind
+        /// The value's key encoding (not finalized).
+        let key: [UInt8]
+        /// The value as text, for ``FetchPlan``.
+        let text: String
+    }
+
+    /// A chosen access path, with what it needs to read its rows.
+    enum Access {
+        case fullScan
+        case unique(Store.EntityTables.UniqueConstraint, key: [UInt8])
+        case indexEquality(Store.EntityTables.UniqueConstraint, key: [UInt8])
+        case indexRange(Store.EntityTables.UniqueConstraint, KeyRange, lower: Condition?, upper: Condition?)
+    }
+
+    let tables: Store.EntityTables
+
+    /// The best access path for `expression`: an equality on a unique or indexed attribute, else
+    /// a range on an indexed attribute, else a full scan.
+    func access(for expression: Any?) -> Access {
+        guard let expression else { return .fullScan }
+        let conditions = self.conditions(in: expression)
+        let singles = { (keyed: [Store.EntityTables.UniqueConstraint]) in keyed.filter { $0.names.count == 1 } }
+        for condition in conditions where condition.isEquality {
+            if let unique = singles(tables.uniques).first(where: { $0.names[0] == condition.attribute.name }) {
+                return .unique(unique, key: KeyBuilder.finalize(condition.key))
+            }
+        }
+        for condition in conditions where condition.isEquality {
+            if let index = singles(tables.indexes).first(where: { $0.names[0] == condition.attribute.name }) {
+                return .indexEquality(index, key: KeyBuilder.finalize(condition.key))
+            }
+        }
+        for index in singles(tables.indexes) {
+            let on = conditions.filter { $0.attribute.name == index.names[0] && !$0.isEquality }
+            // A bound that long would be cut and hashed in the index, where hashes do not keep order.
+            let lower = on.last { if case .lower = $0.kind { true } else { false } }
+            let upper = on.last { if case .upper = $0.kind { true } else { false } }
+            guard lower != nil || upper != nil,
+                [lower, upper].allSatisfy({ ($0?.key.count ?? 0) < KeyBuilder.hashedPrefixLength })
+            else { continue }
+            let range = KeyRange(
+                from: lower.map { if case .lower(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } },
+                to: upper.map { if case .upper(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } })
+            return .indexRange(index, range, lower: lower, upper: upper)
+        }
+        return .fullScan
+    }
+
+    /// The conditions on stored attributes that every match satisfies.
+    private func conditions(in expression: Any) -> [Condition] {
+        if let conjunction = expression as? any _PlannerConjunction {
+            let (lhs, rhs) = conjunction.plannerOperands
+            return conditions(in: lhs) + conditions(in: rhs)
+        }
+        if let equal = expression as? any _PlannerEqual {
+            let (lhs, rhs) = equal.plannerOperands
+            return [condition(lhs, rhs, .equal) ?? condition(rhs, lhs, .equal)].compactMap { $0 }
+        }
+        if let comparison = expression as? any _PlannerComparison {
+            let (lhs, rhs) = comparison.plannerOperands
+            // attribute OP value, or value OP attribute (the operator then faces the other way).
+            let (forward, backward): (Condition.Kind, Condition.Kind) =
+                switch comparison.plannerOperator {
+                case .lessThan: (.upper(inclusive: false), .lower(inclusive: false))
+                case .lessThanOrEqual: (.upper(inclusive: true), .lower(inclusive: true))
+                case .greaterThan: (.lower(inclusive: false), .upper(inclusive: false))
+                case .greaterThanOrEqual: (.lower(inclusive: true), .upper(inclusive: true))
+                @unknown default: (.equal, .equal)
+                }
+            if case .equal = forward { return [] }
+            return [condition(lhs, rhs, forward) ?? condition(rhs, lhs, backward)].compactMap { $0 }
+        }
+        return []
+    }
+
+    /// `keyPathSide` names a stored attribute of the fetched model and `valueSide` is a constant
+    /// of exactly the attribute's type with a key encoding.
+    private func condition(_ keyPathSide: Any, _ valueSide: Any, _ kind: Condition.Kind) -> Condition? {
+        guard let keyPath = keyPathSide as? any _PlannerKeyPath, keyPath.plannerRootIsVariable,
+            let value = (valueSide as? any _PlannerValue)?.plannerValue,
+            let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath.plannerKeyPath }),
+            !attribute.isTransient, type(of: value) == attribute.valueType,
+            let component = value as? any KeyComponent
+        else { return nil }
+        var builder = KeyBuilder()
+        component.appendKey(to: &builder)
+        return Condition(attribute: attribute, kind: kind, key: builder.bytes, text: String(describing: value))
+    }
+}
+
+extension PredicatePlanner.Condition {
+    var isEquality: Bool {
+        if case .equal = kind { return true }
+        return false
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+@Suite struct PlannerTests {
+    static let lastNames = ["Austen", "Brontë", "Dickens", "Eliot", "Gaskell", "Hardy", "Shelley", "Trollope", "Woolf"]
+
+    func populated() throws -> ModelContext {
+        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
+        for n in 0..<60 {
+            let author = LibraryAuthor(
+                firstName: "F\(n % 7)", lastName: Self.lastNames[n % Self.lastNames.count], email: "a\(n)@example.org")
+            author.books = [LibraryBook(isbn: "isbn-\(n)", title: "Title \(n % 5)")]
+            context.insert(author)
+        }
+        try context.save()
+        return context
+    }
+
+    @Test func explainShowsTheAccessPath() throws {
+        let context = try populated()
+        let hardy = "Hardy", eliot = "Eliot", isbn = "isbn-7", title = "Title 1"
+        let byIndex = try context.explain(
+            FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName == hardy }))
+        #expect(byIndex.accessPath == .indexEquality(table: "i/LibraryAuthor/lastName", attribute: "lastName"))
+        #expect(byIndex.estimatedRows == 7 && byIndex.evaluatesPredicate)
+        let byUnique = try context.explain(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.isbn == isbn }))
+        #expect(
+            byUnique.accessPath == .uniqueKey(table: "u/LibraryBook/isbn", attribute: "isbn")
+                && byUnique.estimatedRows == 1)
+        let range = try context.explain(
+            FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName >= eliot && $0.lastName < hardy }))
+        #expect(
+            range.accessPath
+                == .indexRange(
+                    table: "i/LibraryAuthor/lastName", attribute: "lastName", lower: ">= Eliot", upper: "< Hardy"))
+        #expect(range.estimatedRows == 14)
+        #expect("\(range)".contains("index range on i/LibraryAuthor/lastName (lastName >= Eliot, < Hardy)"))
+        let scan = try context.explain(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.title == title }))
+        #expect(scan.accessPath == .fullScan && scan.estimatedRows == 60)
+        let combined = try context.explain(
+            FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.firstName == "F1" && $0.lastName == hardy }))
+        #expect(combined.accessPath == .indexEquality(table: "i/LibraryAuthor/lastName", attribute: "lastName"))
+    }
+
+    @Test func indexedFetchesReturnWhatThePredicateSelects() throws {
+        let context = try populated()
+        let everyone = try context.fetch(FetchDescriptor<LibraryAuthor>())
+        let (b, d, s, w) = ("Brontë", "Dickens", "Shelley", "Woolf")
+        let predicates: [Predicate<LibraryAuthor>] = [
+            #Predicate { $0.lastName == d },
+            #Predicate { $0.lastName < d },
+            #Predicate { $0.lastName <= d },
+            #Predicate { $0.lastName > s },
+            #Predicate { $0.lastName >= s && $0.lastName <= w },
+            #Predicate { $0.lastName > b && $0.lastName < s && $0.firstName != "F3" },
+            #Predicate { d < $0.lastName },
+            #Predicate { $0.lastName == "Nobody" },
+        ]
+        for predicate in predicates {
+            let fetched = Set(try context.fetch(FetchDescriptor(predicate: predicate)).map(ObjectIdentifier.init))
+            let expected = Set(try everyone.filter { try predicate.evaluate($0) }.map(ObjectIdentifier.init))
+            #expect(fetched == expected, "\(predicate)")
+            #expect(try context.fetchCount(FetchDescriptor(predicate: predicate)) == expected.count)
+        }
+    }
+
+    @Test func unsavedChangesCountInIndexedFetches() throws {
+        let context = try populated()
+        let hardy = "Hardy"
+        let descriptor = FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName == hardy })
+        let before = try context.fetch(descriptor)
+        #expect(before.count == 7)
+        let austen = try #require(
+            try context.fetch(FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.email == "a0@example.org" }))
+                .first)
+        austen.lastName = "Hardy"
+        context.delete(before[0])
+        context.insert(LibraryAuthor(firstName: "New", lastName: "Hardy", email: "new@example.org"))
+        let after = try context.fetch(descriptor)
+        #expect(after.count == 8 && after.contains { $0 === austen } && !after.contains { $0 === before[0] })
+        var stored = descriptor
+        stored.includePendingChanges = false
+        #expect(try context.fetch(stored).count == 7)
+    }
+}
