@@ -24,6 +24,8 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
         case uniqueKey(table: String, attribute: String)
         /// The rows under one key of an index.
         case indexEquality(table: String, attribute: String)
+        /// Lookups of several keys in a unique or index table (`values.contains($0.attribute)`).
+        case keyList(table: String, attribute: String, count: Int)
         /// The rows in a range of an index's keys; the bounds as text, such as `>= 1900`.
         case indexRange(table: String, attribute: String, lower: String?, upper: String?)
     }
@@ -58,6 +60,8 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
         case .fullScan: access = "full scan"
         case .uniqueKey(let table, let attribute): access = "unique key on \(table) (\(attribute) ==)"
         case .indexEquality(let table, let attribute): access = "index equality on \(table) (\(attribute) ==)"
+        case .keyList(let table, let attribute, let count):
+            access = "\(count) key lookups on \(table) (\(attribute) in a list)"
         case .indexRange(let table, let attribute, let lower, let upper):
             access =
                 "index range on \(table) (\(attribute) " + [lower, upper].compactMap { $0 }.joined(separator: ", ")

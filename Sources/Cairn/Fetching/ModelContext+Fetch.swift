@@ -128,6 +128,19 @@ extension ModelContext {
                 rowIDs.append(number(Array(value)))
                 return true
             }
+        case .oneOf(let keyed, let keys, let isUnique):
+            var seen = Set<UInt64>()
+            for key in Set(keys) {
+                if isUnique {
+                    if let row = try txn.get(key, in: keyed.table) { rowIDs.append(number(row)) }
+                } else {
+                    try txn.forEachDuplicate(of: key, in: keyed.table) { value in
+                        rowIDs.append(number(Array(value)))
+                        return true
+                    }
+                }
+            }
+            rowIDs = rowIDs.filter { seen.insert($0).inserted }
         }
         return try rowIDs.compactMap { row in
             try txn.withValue(for: rowKey(row), in: tables.records) { (row, try RecordReader(copying: $0)) }
@@ -164,6 +177,17 @@ extension ModelContext {
                 return FetchPlan(
                     accessPath: .indexEquality(table: index.table.name, attribute: index.names[0]),
                     evaluatesPredicate: true, estimatedRows: try txn.duplicateCount(of: key, in: index.table))
+            case .oneOf(let keyed, let keys, let isUnique):
+                var count = 0
+                for key in Set(keys) {
+                    count +=
+                        isUnique
+                        ? (try txn.contains(key, in: keyed.table) ? 1 : 0)
+                        : try txn.duplicateCount(of: key, in: keyed.table)
+                }
+                return FetchPlan(
+                    accessPath: .keyList(table: keyed.table.name, attribute: keyed.names[0], count: Set(keys).count),
+                    evaluatesPredicate: true, estimatedRows: count)
             case .indexRange(let index, let range, let lower, let upper):
                 var count = 0
                 try txn.scan(index.table, range) { _, _ in
@@ -175,6 +199,7 @@ extension ModelContext {
                         case .lower(let inclusive): (inclusive ? ">= " : "> ") + condition.text
                         case .upper(let inclusive): (inclusive ? "<= " : "< ") + condition.text
                         case .equal: "== " + condition.text
+                        case .oneOf: "in " + condition.text
                         }
                     }
                 }

@@ -27,6 +27,15 @@ extension PredicateExpressions.Conjunction: _PlannerConjunction {
     var plannerOperands: (Any, Any) { (lhs, rhs) }
 }
 
+protocol _PlannerSequenceContains {
+    var plannerSequence: Any { get }
+    var plannerElement: Any { get }
+}
+extension PredicateExpressions.SequenceContains: _PlannerSequenceContains {
+    var plannerSequence: Any { sequence }
+    var plannerElement: Any { element }
+}
+
 protocol _PlannerVariable {}
 extension PredicateExpressions.Variable: _PlannerVariable {}
 
@@ -54,6 +63,8 @@ struct PredicatePlanner {
             case equal
             case lower(inclusive: Bool)
             case upper(inclusive: Bool)
+            /// One of several values (`values.contains($0.attribute)`); their keys are in `keys`.
+            case oneOf
         }
 
         let attribute: Schema.Attribute
@@ -62,6 +73,8 @@ struct PredicatePlanner {
         let key: [UInt8]
         /// The value as text, for ``FetchPlan``.
         let text: String
+        /// For ``Kind/oneOf``: each value's key encoding.
+        var keys: [[UInt8]] = []
     }
 
     /// A chosen access path, with what it needs to read its rows.
@@ -70,6 +83,8 @@ struct PredicatePlanner {
         case unique(Store.EntityTables.UniqueConstraint, key: [UInt8])
         case indexEquality(Store.EntityTables.UniqueConstraint, key: [UInt8])
         case indexRange(Store.EntityTables.UniqueConstraint, KeyRange, lower: Condition?, upper: Condition?)
+        /// Several lookups in a unique or index table, one per value.
+        case oneOf(Store.EntityTables.UniqueConstraint, keys: [[UInt8]], isUnique: Bool)
     }
 
     let tables: Store.EntityTables
@@ -90,8 +105,23 @@ struct PredicatePlanner {
                 return .indexEquality(index, key: KeyBuilder.finalize(condition.key))
             }
         }
+        for condition in conditions {
+            guard case .oneOf = condition.kind else { continue }
+            let keys = condition.keys.map(KeyBuilder.finalize)
+            if let unique = singles(tables.uniques).first(where: { $0.names[0] == condition.attribute.name }) {
+                return .oneOf(unique, keys: keys, isUnique: true)
+            }
+            if let index = singles(tables.indexes).first(where: { $0.names[0] == condition.attribute.name }) {
+                return .oneOf(index, keys: keys, isUnique: false)
+            }
+        }
         for index in singles(tables.indexes) {
-            let on = conditions.filter { $0.attribute.name == index.names[0] && !$0.isEquality }
+            let on = conditions.filter {
+                guard $0.attribute.name == index.names[0] else { return false }
+                if case .lower = $0.kind { return true }
+                if case .upper = $0.kind { return true }
+                return false
+            }
             // A bound that long would be cut and hashed in the index, where hashes do not keep order.
             let lower = on.last { if case .lower = $0.kind { true } else { false } }
             let upper = on.last { if case .upper = $0.kind { true } else { false } }
@@ -115,6 +145,24 @@ struct PredicatePlanner {
         if let equal = expression as? any _PlannerEqual {
             let (lhs, rhs) = equal.plannerOperands
             return [condition(lhs, rhs, .equal) ?? condition(rhs, lhs, .equal)].compactMap { $0 }
+        }
+        if let contains = expression as? any _PlannerSequenceContains,
+            let keyPath = contains.plannerElement as? any _PlannerKeyPath, keyPath.plannerRootIsVariable,
+            let values = (contains.plannerSequence as? any _PlannerValue)?.plannerValue as? any Sequence,
+            let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath.plannerKeyPath }),
+            !attribute.isTransient
+        {
+            // A captured collection of values: every element must be of the attribute's type.
+            var keys: [[UInt8]] = []
+            for value in values {
+                guard type(of: value) == attribute.valueType, let component = value as? any KeyComponent else {
+                    return []
+                }
+                var builder = KeyBuilder()
+                component.appendKey(to: &builder)
+                keys.append(builder.bytes)
+            }
+            return [Condition(attribute: attribute, kind: .oneOf, key: [], text: "\(keys.count) values", keys: keys)]
         }
         if let comparison = expression as? any _PlannerComparison {
             let (lhs, rhs) = comparison.plannerOperands

@@ -66,6 +66,23 @@ import Testing
         }
     }
 
+    @Test func aCapturedListIsLookedUpKeyByKey() throws {
+        let context = try populated()
+        let names = ["Austen", "Woolf", "Nobody"]
+        let descriptor = FetchDescriptor<LibraryAuthor>(predicate: #Predicate { names.contains($0.lastName) })
+        let plan = try context.explain(descriptor)
+        #expect(plan.accessPath == .keyList(table: "i/LibraryAuthor/lastName", attribute: "lastName", count: 3))
+        #expect(plan.estimatedRows == 13 && "\(plan)".contains("3 key lookups on i/LibraryAuthor/lastName"))
+        let everyone = try context.fetch(FetchDescriptor<LibraryAuthor>())
+        let expected = Set(try everyone.filter { try descriptor.predicate!.evaluate($0) }.map(ObjectIdentifier.init))
+        #expect(Set(try context.fetch(descriptor).map(ObjectIdentifier.init)) == expected && expected.count == 13)
+        let isbns = ["isbn-1", "isbn-2", "isbn-2"]
+        let books = FetchDescriptor<LibraryBook>(predicate: #Predicate { isbns.contains($0.isbn) })
+        #expect(
+            try context.explain(books).accessPath == .keyList(table: "u/LibraryBook/isbn", attribute: "isbn", count: 2))
+        #expect(try context.fetch(books).map(\.isbn).sorted() == ["isbn-1", "isbn-2"])
+    }
+
     @Test func unsavedChangesCountInIndexedFetches() throws {
         let context = try populated()
         let hardy = "Hardy"
