@@ -63,6 +63,16 @@ public final class ModelContext: _ModelLoader {
     /// Set while the context updates inverse relationships, whose setters must not start
     /// another round of updates.
     private var maintainingInverses = false
+    /// How much the context has read from the store: for tests of fetching and prefetching.
+    var statistics = ReadStatistics()
+
+    /// Counts of the context's reads.
+    struct ReadStatistics: Equatable {
+        /// Read transactions begun.
+        var readTransactions = 0
+        /// Records decoded into models.
+        var recordLoads = 0
+    }
 
     /// Creates a context for `container`.
     ///
@@ -324,6 +334,7 @@ public final class ModelContext: _ModelLoader {
         let table = tables.edges[relationship.name]!
         let destination = store.entities[relationship.destination]!
         let checkRows = canDangle(relationship)
+        statistics.readTransactions += 1
         let targetRows: [UInt64] = try store.environment.read { txn in
             var rows: [UInt64] = []
             try txn.forEachDuplicate(of: Self.rowKey(rowID), in: table) { value in
@@ -351,6 +362,8 @@ public final class ModelContext: _ModelLoader {
 
     /// Loads every unloaded attribute of `model` from its stored record.
     func load(_ model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables) throws {
+        statistics.readTransactions += 1
+        statistics.recordLoads += 1
         let reader = try store.environment.read { txn in
             try txn.withValue(for: Self.rowKey(rowID), in: tables.records) { bytes in
                 try RecordReader(copying: bytes)

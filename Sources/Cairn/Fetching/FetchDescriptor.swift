@@ -41,6 +41,13 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// descriptor.includePendingChanges = false   // only what is saved
     /// ```
     public var includePendingChanges = true
+    /// Relationships to load for every fetched model in the same read: their edges in one sorted
+    /// pass and their targets in one batch, instead of one read per model when each is first used.
+    ///
+    /// ```swift
+    /// descriptor.relationshipKeyPathsForPrefetching = [\.books]
+    /// ```
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
 
     /// Creates a descriptor.
     ///

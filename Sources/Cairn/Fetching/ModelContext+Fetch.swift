@@ -18,7 +18,70 @@ extension ModelContext {
         if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
         let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
         let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
-        return Array(results[offset..<end])
+        let page = Array(results[offset..<end])
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
+        }
+        return page
+    }
+
+    /// Loads the given relationships of `models` that are not loaded yet, one relationship per
+    /// read transaction: every owner's edges in one pass of one cursor in row order, then the
+    /// targets' records in row order. Targets become registered models (or are loaded into the
+    /// ones registered), and each owner's relationship is set in its stored order.
+    func prefetch<T: PersistentModel>(_ keyPaths: [AnyKeyPath], of models: [T]) throws {
+        let store = container.store
+        guard let tables = store.entities[Schema.entityName(of: T.self)] else { return }
+        for keyPath in keyPaths {
+            guard let relationship = tables.entity.relationships.first(where: { $0.keyPath == keyPath }) else {
+                continue
+            }
+            let owners = models.filter { $0.persistentModelID.rowID != nil && !relationship.access.isLoaded($0) }
+            guard !owners.isEmpty else { continue }
+            let ownerRows = owners.map { $0.persistentModelID.rowID! }.sorted()
+            let edgeTable = tables.edges[relationship.name]!
+            let destination = store.entities[relationship.destination]!
+            statistics.readTransactions += 1
+            let (edges, records) = try store.environment.read { txn -> ([UInt64: [UInt64]], [UInt64: RecordReader]) in
+                var edges: [UInt64: [UInt64]] = [:]
+                try txn.withCursor(on: edgeTable) { cursor in
+                    for row in ownerRows {
+                        var targets: [UInt64] = []
+                        var more = try cursor.seek(exactly: Self.rowKey(row))
+                        while more {
+                            targets.append(
+                                UInt64(
+                                    bigEndian: cursor.current.value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                            more = try cursor.nextDuplicate()
+                        }
+                        edges[row] = targets
+                    }
+                }
+                var records: [UInt64: RecordReader] = [:]
+                for target in Set(edges.values.joined()).sorted() {
+                    // A target whose row is gone (a dangling reference) is left out.
+                    if let reader = try txn.withValue(
+                        for: Self.rowKey(target), in: destination.records, { try RecordReader(copying: $0) })
+                    {
+                        records[target] = reader
+                    }
+                }
+                return (edges, records)
+            }
+            var loaded: [UInt64: any PersistentModel] = [:]
+            for (row, reader) in records {
+                let target = model(
+                    for: PersistentIdentifier(
+                        entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: row))
+                try apply(reader, to: target, tables: destination)
+                statistics.recordLoads += 1
+                loaded[row] = target
+            }
+            for owner in owners {
+                relationship.access.load(
+                    owner, edges[owner.persistentModelID.rowID!, default: []].compactMap { loaded[$0] })
+            }
+        }
     }
 
     /// The number of models that match a descriptor (its limit and offset apply).
@@ -59,9 +122,11 @@ extension ModelContext {
         let pendingDeletes = Set(deletedModelsArray.map { ObjectIdentifier($0) })
         var models: [T] = []
         let access = PredicatePlanner(tables: tables).access(for: descriptor.predicate?.expression)
+        statistics.readTransactions += 1
         let rows = try container.store.environment.read { txn in
             try Self.candidateRows(access, tables: tables, txn: txn)
         }
+        statistics.recordLoads += rows.count
         var included = Set<ObjectIdentifier>()
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(

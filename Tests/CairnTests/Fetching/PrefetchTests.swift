@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+/// Prefetching reads a relationship for all fetched models in one pass instead of one read per model.
+@Suite struct PrefetchTests {
+    static let authors = 100, booksPerAuthor = 10
+
+    func library() throws -> ModelContainer {
+        let container = try libraryContainer(TemporaryDirectory())
+        let context = ModelContext(container)
+        for a in 0..<Self.authors {
+            let author = LibraryAuthor(firstName: "F\(a)", lastName: "L\(a)", email: "\(a)@example.org")
+            author.books = (0..<Self.booksPerAuthor).map { LibraryBook(isbn: "\(a)-\($0)", title: "Book \(a)-\($0)") }
+            context.insert(author)
+        }
+        try context.save()
+        return container
+    }
+
+    /// Fetches every author, reads every book's title, and returns what that cost.
+    func readEveryTitle(_ container: ModelContainer, prefetch: Bool) throws -> (ModelContext.ReadStatistics, Int) {
+        let context = ModelContext(container)
+        var descriptor = FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.email)])
+        if prefetch { descriptor.relationshipKeyPathsForPrefetching = [\.books] }
+        var titles = 0
+        for author in try context.fetch(descriptor) {
+            for book in author.books where book.title.hasPrefix("Book ") { titles += 1 }
+        }
+        return (context.statistics, titles)
+    }
+
+    @Test func prefetchingReadsInAConstantNumberOfPasses() throws {
+        let container = try library()
+        let (with, titlesWith) = try readEveryTitle(container, prefetch: true)
+        let (without, titlesWithout) = try readEveryTitle(container, prefetch: false)
+        #expect(titlesWith == Self.authors * Self.booksPerAuthor && titlesWithout == titlesWith)
+        // With prefetching: one read for the authors, one for all their books.
+        #expect(with.readTransactions == 2)
+        #expect(with.recordLoads == Self.authors + Self.authors * Self.booksPerAuthor)
+        // Without: one read per author's books and one per book, growing with the data.
+        #expect(without.readTransactions >= Self.authors * (1 + Self.booksPerAuthor))
+    }
+
+    @Test func prefetchedRelationshipsKeepTheirOrderAndIdentity() throws {
+        let container = try library()
+        let context = ModelContext(container)
+        var descriptor = FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.email)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.books]
+        descriptor.fetchLimit = 3
+        let authors = try context.fetch(descriptor)
+        #expect(authors.first?.books.map(\.title) == (0..<Self.booksPerAuthor).map { "Book 0-\($0)" })
+        let book = try #require(authors.first?.books.first)
+        #expect(context.model(for: book.persistentModelID) === book)
+        #expect(book.author === authors.first, "the inverse loads to the same instance")
+    }
+}
