@@ -57,3 +57,28 @@ import Testing
         #expect(other.map(\.name) == first.map(\.name) && !zip(first, other).contains { $0 === $1 })
     }
 }
+
+@Suite struct FetchConvenienceTests {
+    @Test func identifiersAndDeletesByPredicateFollowTheDescriptor() throws {
+        let container = try ModelContainer(
+            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let specimens = (0..<6).map { n in
+            let specimen = Specimen(name: "s\(n)")
+            specimen.count = n
+            return specimen
+        }
+        specimens.forEach(context.insert)
+        try context.save()
+        let ids = try context.fetchIdentifiers(
+            FetchDescriptor<Specimen>(predicate: #Predicate { $0.count >= 3 }, sortBy: [SortDescriptor(\.count)]))
+        #expect(ids == specimens[3...].map(\.persistentModelID))
+        try context.delete(model: Specimen.self, where: #Predicate { $0.count < 2 })
+        #expect(context.deletedModelsArray.count == 2 && context.hasChanges)
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Specimen>()) == 4)
+        try context.delete(model: Specimen.self)
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Specimen>()) == 0)
+    }
+}

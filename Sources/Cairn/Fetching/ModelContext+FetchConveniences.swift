@@ -1,0 +1,35 @@
+import Foundation
+
+extension ModelContext {
+    /// The identifiers of the models that match a descriptor, in its order.
+    ///
+    /// ```swift
+    /// let ids = try context.fetchIdentifiers(FetchDescriptor<Book>(predicate: #Predicate { $0.year < 1900 }))
+    /// ```
+    /// - Throws: What ``fetch(_:)`` throws.
+    /// - Complexity: That of ``fetch(_:)``.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
+    {
+        var descriptor = descriptor
+        descriptor.relationshipKeyPathsForPrefetching = []
+        return try fetch(descriptor).map(\.persistentModelID)
+    }
+
+    /// Marks every model of `model` that matches `predicate` (all of them when `nil`) for deletion,
+    /// as in SwiftData; the next ``save()`` deletes them, applying their delete rules.
+    ///
+    /// ```swift
+    /// try context.delete(model: Book.self, where: #Predicate { $0.year < 1800 })
+    /// try context.save()
+    /// ```
+    /// - Parameters:
+    ///   - model: The model type.
+    ///   - predicate: Which models to delete; all when `nil`.
+    ///   - includeSubclasses: Accepted for SwiftData compatibility; Cairn models have no subclasses.
+    /// - Throws: What ``fetch(_:)`` throws.
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+    ) throws {
+        for match in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(match) }
+    }
+}
