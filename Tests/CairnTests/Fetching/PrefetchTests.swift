@@ -5,7 +5,7 @@ import Testing
 
 /// Prefetching reads a relationship for all fetched models in one pass instead of one read per model.
 @Suite struct PrefetchTests {
-    static let authors = 100, booksPerAuthor = 10
+    static let authors = 1_000, booksPerAuthor = 10
 
     func library() throws -> ModelContainer {
         let container = try libraryContainer(TemporaryDirectory())
