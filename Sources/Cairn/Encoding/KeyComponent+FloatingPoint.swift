@@ -3,24 +3,32 @@
 // -0.0 is stored as +0.0 (they are equal) and every NaN as the one quiet NaN, whose transformed
 // bits sort after +infinity, so a key never depends on which NaN or zero the caller had.
 
-extension Double: KeyComponent {
-    /// Appends the transformed bits, big-endian: 8 bytes.
+/// A binary floating-point type keyed by its bit pattern: `Float` (4 bytes) and `Double` (8 bytes).
+package protocol KeyedFloatingPoint: BinaryFloatingPoint, KeyComponent {
+    associatedtype BitPattern: FixedWidthInteger & UnsignedInteger
+    var bitPattern: BitPattern { get }
+    init(bitPattern: BitPattern)
+}
+
+extension KeyedFloatingPoint {
+    /// Appends the transformed bits, big-endian: 4 bytes for a `Float`, 8 for a `Double`.
     ///
-    /// `-0.0` is keyed as `+0.0`, and every NaN as `Double.nan`, which sorts after `+infinity`.
+    /// `-0.0` is keyed as `+0.0`, and every NaN as `nan`, which sorts after `+infinity`.
     ///
     /// ```swift
     /// var key = KeyBuilder()
     /// (1.0 as Double).appendKey(to: &key)   // BF F0 00 00 00 00 00 00
+    /// (1.0 as Float).appendKey(to: &key)    // BF 80 00 00
     /// ```
     ///
     /// - Parameters:
     ///   - key: The key being built.
     package func appendKey(to key: inout KeyBuilder) {
-        let bits = Double.canonicalBits(self)
-        key.appendBigEndian(bits & Double.signMask != 0 ? ~bits : bits | Double.signMask)
+        let bits = Self.canonicalBits(self)
+        key.appendBigEndian(bits & Self.signMask != 0 ? ~bits : bits | Self.signMask)
     }
 
-    /// Reads a transformed `Double`.
+    /// Reads a transformed value.
     ///
     /// ```swift
     /// let value = try Double.readKey(from: &reader)
@@ -31,65 +39,25 @@ extension Double: KeyComponent {
     /// - Returns: The value.
     /// - Throws: ``StorageError`` when the key ends early or holds `-0.0` or a NaN other than
     ///   the canonical one, which this encoding never writes.
-    package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Double {
-        let stored = try reader.readBigEndian(UInt64.self)
+    package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self {
+        let stored = try reader.readBigEndian(BitPattern.self)
         let bits = stored & signMask != 0 ? stored ^ signMask : ~stored
-        guard bits == canonicalBits(Double(bitPattern: bits)) else {
-            throw StorageError.damagedKey("A Double in the key is a non-canonical zero or NaN.")
+        guard bits == canonicalBits(Self(bitPattern: bits)) else {
+            throw StorageError.damagedKey("A \(Self.self) in the key is a non-canonical zero or NaN.")
         }
-        return Double(bitPattern: bits)
+        return Self(bitPattern: bits)
     }
 
-    private static let signMask: UInt64 = 1 << 63
+    private static var signMask: BitPattern { 1 << (BitPattern.bitWidth - 1) }
 
-    static func canonicalBits(_ value: Double) -> UInt64 {
-        if value.isNaN { return Double.nan.bitPattern }
+    /// The bits a value is keyed by: those of `+0.0` for either zero, those of `nan` for every NaN.
+    static func canonicalBits(_ value: Self) -> BitPattern {
+        if value.isNaN { return Self.nan.bitPattern }
         if value == 0 { return 0 }
         return value.bitPattern
     }
 }
 
-extension Float: KeyComponent {
-    /// Appends the transformed bits, big-endian: 4 bytes.
-    ///
-    /// `-0.0` is keyed as `+0.0`, and every NaN as `Float.nan`, which sorts after `+infinity`.
-    ///
-    /// ```swift
-    /// var key = KeyBuilder()
-    /// (1.0 as Float).appendKey(to: &key)   // BF 80 00 00
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - key: The key being built.
-    package func appendKey(to key: inout KeyBuilder) {
-        let bits = Float.canonicalBits(self)
-        key.appendBigEndian(bits & Float.signMask != 0 ? ~bits : bits | Float.signMask)
-    }
+extension Double: KeyedFloatingPoint {}
 
-    /// Reads a transformed `Float`.
-    ///
-    /// ```swift
-    /// let value = try Float.readKey(from: &reader)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - reader: The key being read.
-    /// - Returns: The value.
-    /// - Throws: ``StorageError`` when the key ends early or holds `-0.0` or a non-canonical NaN.
-    package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Float {
-        let stored = try reader.readBigEndian(UInt32.self)
-        let bits = stored & signMask != 0 ? stored ^ signMask : ~stored
-        guard bits == canonicalBits(Float(bitPattern: bits)) else {
-            throw StorageError.damagedKey("A Float in the key is a non-canonical zero or NaN.")
-        }
-        return Float(bitPattern: bits)
-    }
-
-    private static let signMask: UInt32 = 1 << 31
-
-    static func canonicalBits(_ value: Float) -> UInt32 {
-        if value.isNaN { return Float.nan.bitPattern }
-        if value == 0 { return 0 }
-        return value.bitPattern
-    }
-}
+extension Float: KeyedFloatingPoint {}
