@@ -86,9 +86,10 @@ package struct KeyBuilder: Sendable, Hashable {
         repeat (each values).appendKey(to: &self)
     }
 
-    /// Appends the escaped bytes of a string *without* its terminator.
+    /// Appends the escaped NFC bytes of a string *without* its terminator.
     ///
-    /// The result is a prefix of the key of every string that starts with `prefix`, so
+    /// The result is a prefix of the key of every string that starts with `prefix` at a
+    /// character boundary (NFC composes within a character), so
     /// `bytes ..< KeyBuilder.successor(of: bytes)` covers exactly the keys whose next component
     /// starts with `prefix` — the range a `hasPrefix` predicate scans.
     ///
@@ -101,7 +102,7 @@ package struct KeyBuilder: Sendable, Hashable {
     /// - Parameters:
     ///   - prefix: The start of the strings to match.
     package mutating func appendStringPrefix(_ prefix: String) {
-        appendEscaped(prefix.utf8)
+        appendEscaped(prefix.nfcUTF8)
     }
 
     /// Appends bytes exactly as given; for ``KeyComponent`` conformances.

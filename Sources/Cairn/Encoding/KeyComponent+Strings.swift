@@ -3,22 +3,42 @@ import Foundation
 // Strings and Data are keyed as their bytes with 0x00 escaped as 0x00 0xFF and a 0x00 0x01
 // terminator. The terminator's second byte is below the escape's, so a string sorts before every
 // longer string it prefixes, and the encoding is self-delimiting whatever component follows.
+//
+// A string is keyed in Unicode normalization form C. Swift compares strings by canonical
+// equivalence, ordering them by the scalars of their NFC forms, so the NFC bytes give exactly
+// Swift's `==` and `<`: "é" precomposed and "e" + U+0301 are one key, and U+212A KELVIN SIGN is
+// the key of "K".
 
 extension String: KeyComponent {
-    /// Appends the UTF-8 bytes, escaped and terminated.
+    /// Appends the UTF-8 bytes of the string's normalization form C, escaped and terminated.
     ///
-    /// Strings therefore order by their UTF-8 bytes, which is Unicode scalar order: no locale,
-    /// no normalization ("é" precomposed and "e" + U+0301 are different keys).
+    /// Keys therefore agree with Swift's `String` comparison: equal keys for canonically
+    /// equivalent strings ("é" precomposed and "e" + U+0301), and key order is `<` (Unicode
+    /// scalar order of the NFC forms; no locale).
     ///
     /// ```swift
     /// var key = KeyBuilder()
-    /// "a\u{0}".appendKey(to: &key)   // 61 00 FF 00 01
+    /// "a\u{0}".appendKey(to: &key)       // 61 00 FF 00 01
+    /// "e\u{301}".appendKey(to: &key)     // C3 A9 00 01, as "\u{E9}"
     /// ```
     ///
     /// - Parameters:
     ///   - key: The key being built.
     package func appendKey(to key: inout KeyBuilder) {
-        key.appendEscapedAndTerminated(utf8)
+        key.appendEscapedAndTerminated(nfcUTF8)
+    }
+
+    /// The UTF-8 bytes of the string's normalization form C.
+    ///
+    /// Scalars below U+0300 are all unchanged by NFC and never combine with what precedes them,
+    /// so a string of them (every byte below `0xCC`) is its own NFC form; only others are
+    /// normalized.
+    ///
+    /// ```swift
+    /// Array("e\u{301}".nfcUTF8)   // [0xC3, 0xA9]
+    /// ```
+    package var nfcUTF8: String.UTF8View {
+        utf8.allSatisfy({ $0 < 0xCC }) ? utf8 : precomposedStringWithCanonicalMapping.utf8
     }
 
     /// Reads an escaped, terminated UTF-8 string.
@@ -29,7 +49,7 @@ extension String: KeyComponent {
     ///
     /// - Parameters:
     ///   - reader: The key being read.
-    /// - Returns: The string.
+    /// - Returns: The string, in normalization form C (equal, by `==`, to the one keyed).
     /// - Throws: ``StorageError`` when the terminator is missing, an escape is invalid, or the
     ///   bytes are not valid UTF-8.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> String {

@@ -22,6 +22,25 @@ import Testing
         #expect(stored.title == "Final title")
     }
 
+    /// Unique values are compared as Swift compares strings: canonically equivalent spellings are
+    /// one value, so the second insert takes over the first one's row.
+    @Test func canonicallyEquivalentStringsAreOneUniqueValue() throws {
+        let container = try libraryContainer(TemporaryDirectory())
+        let context = ModelContext(container)
+        let precomposed = LibraryBook(isbn: "caf\u{E9}", title: "First")
+        context.insert(precomposed)
+        try context.save()
+        let decomposed = LibraryBook(isbn: "cafe\u{301}", title: "Second")
+        context.insert(decomposed)
+        try context.save()
+        #expect(decomposed.persistentModelID == precomposed.persistentModelID)
+        #expect(try rowCount("LibraryBook", in: container) == 1)
+        let fresh = ModelContext(container)
+        let books = try fresh.fetch(FetchDescriptor<LibraryBook>())
+        #expect(books.map(\.title) == ["Second"])
+        #expect(books.first?.isbn.unicodeScalars.count == 5, "the record keeps the spelling that was saved")
+    }
+
     @Test func compoundAndSingleConstraintsBothMatch() throws {
         let container = try libraryContainer(TemporaryDirectory())
         let context = ModelContext(container)

@@ -101,4 +101,32 @@ import Testing
         stored.includePendingChanges = false
         #expect(try context.fetch(stored).count == 7)
     }
+
+    /// Index keys hold NFC bytes, so an index answers as Swift's `==` and `<` do, whichever
+    /// canonically equivalent spelling was saved or asked for.
+    @Test func canonicallyEquivalentStringsMatchThroughTheIndex() throws {
+        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
+        let spellings = ["Bronte\u{301}", "Bront\u{E9}", "\u{212A}eats", "Keats", "Kea"]
+        for (n, lastName) in spellings.enumerated() {
+            context.insert(LibraryAuthor(firstName: "F\(n)", lastName: lastName, email: "u\(n)@example.org"))
+        }
+        try context.save()
+        let fresh = ModelContext(context.container)
+        let everyone = try fresh.fetch(FetchDescriptor<LibraryAuthor>())
+        let (bronte, keats, kea) = ("Bront\u{E9}", "Keats", "Kea")
+        let cases: [(Predicate<LibraryAuthor>, Int)] = [
+            (#Predicate { $0.lastName == bronte }, 2),
+            (#Predicate { $0.lastName >= bronte && $0.lastName <= bronte }, 2),
+            (#Predicate { $0.lastName == keats }, 2),
+            (#Predicate { $0.lastName > kea }, 2),
+            (#Predicate { [bronte, keats].contains($0.lastName) }, 4),
+        ]
+        for (predicate, count) in cases {
+            let descriptor = FetchDescriptor(predicate: predicate)
+            #expect(try fresh.explain(descriptor).accessPath != .fullScan)
+            let expected = try everyone.filter { try predicate.evaluate($0) }.map(\.email).sorted()
+            #expect(try fresh.fetch(descriptor).map(\.email).sorted() == expected)
+            #expect(expected.count == count)
+        }
+    }
 }

@@ -118,12 +118,26 @@ private func checkPair<Value: KeyComponent>(
         }
     }
 
-    @Test func stringsOrderByUTF8Bytes() async {
+    /// String keys are NFC bytes, so they order and compare exactly like Swift strings.
+    @Test func stringsOrderLikeSwiftStrings() async {
         await propertyCheck(
             count: PropertyScale.count(500), input: EncodingGenerators.string, EncodingGenerators.string
         ) {
-            try checkPair($0, $1) { bytesOrder($0.utf8, $1.utf8) }
+            try checkPair($0, $1) { order($0, $1) }
         }
+        await propertyCheck(
+            count: PropertyScale.count(500), input: EncodingGenerators.unicodeString, EncodingGenerators.unicodeString
+        ) {
+            try checkPair($0, $1) { order($0, $1) }
+        }
+    }
+
+    @Test func canonicallyEquivalentStringsHaveOneKey() {
+        #expect(encoded("Bronte\u{301}") == encoded("Bront\u{E9}"))
+        #expect(encoded("\u{212A}") == encoded("K") && encoded("\u{2126}") == encoded("\u{3A9}"))
+        #expect(encoded("\u{2F800}") == encoded("\u{4E3D}"))
+        #expect(encoded("\u{1100}\u{1161}") == encoded("\u{AC00}"))
+        #expect(encoded("e\u{301}") != encoded("e"))
     }
 
     @Test func dataAndUUIDsOrderByBytes() async {
