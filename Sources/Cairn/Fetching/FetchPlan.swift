@@ -28,6 +28,10 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
         case keyList(table: String, attribute: String, count: Int)
         /// The rows in a range of an index's keys; the bounds as text, such as `>= 1900`.
         case indexRange(table: String, attribute: String, lower: String?, upper: String?)
+        /// The rows of an index (within optional bounds) in the order of the descriptor's first
+        /// sort key, read until its `fetchLimit` (after `fetchOffset`) is certain, so only about
+        /// that many rows are read when most match.
+        case indexOrder(table: String, attribute: String, lower: String?, upper: String?, descending: Bool)
     }
 
     /// Where the candidates come from.
@@ -66,6 +70,11 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
             access =
                 "index range on \(table) (\(attribute) " + [lower, upper].compactMap { $0 }.joined(separator: ", ")
                 + ")"
+        case .indexOrder(let table, let attribute, let lower, let upper, let descending):
+            let bounds = [lower, upper].compactMap { $0 }
+            access =
+                "index order on \(table) (\(attribute)\(descending ? " descending" : "")"
+                + (bounds.isEmpty ? "" : " " + bounds.joined(separator: ", ")) + ") until the limit"
         }
         return access + ", about \(estimatedRows) rows"
             + (evaluatesPredicate ? ", then the predicate on each candidate" : "")

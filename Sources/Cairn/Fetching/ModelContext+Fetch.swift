@@ -3,26 +3,95 @@ import Foundation
 extension ModelContext {
     /// The models that match a descriptor, in its order.
     ///
-    /// The entity's rows are read in one pass of one read transaction; rows the context already
-    /// holds come back as the same instances, and the others are loaded from the record just read.
+    /// The planner picks how to find candidates (see ``explain(_:)``): a unique key, index keys or
+    /// an index range when the predicate allows, else every row, read in one read transaction.
+    /// Rows the context already holds come back as the same instances, and the others are loaded
+    /// from the record just read. With a ``FetchDescriptor/fetchLimit`` and a first sort key that
+    /// has an index, rows are read in index order and reading stops once the limit is certain.
     /// With ``FetchDescriptor/includePendingChanges`` (the default), inserted models that match are
     /// included, deleted ones left out, and changed ones judged by their unsaved values.
     ///
     /// ```swift
     /// let recent = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.year > 2000 }))
     /// ```
-    /// - Throws: ``StorageError`` when the store cannot be read, or what the predicate throws.
-    /// - Complexity: O(*n* log *n*) in the entity's rows: every row is read and tested.
+    /// - Throws: ``StorageError`` when the store cannot be read; ``FetchError`` when the predicate
+    ///   cannot be evaluated on a model.
+    /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        var results = try candidates(descriptor)
-        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
-        let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
-        let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
-        let page = Array(results[offset..<end])
+        let tables = entityTables(of: T.self, for: "fetch(_:)")
+        let planner = PredicatePlanner(tables: tables)
+        let access = planner.access(for: descriptor.predicate?.expression)
+        let offset = max(descriptor.fetchOffset ?? 0, 0)
+        var results: [T]
+        if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
+            results = try indexOrderedCandidates(descriptor, order, needed: offset + max(limit, 0), tables: tables)
+        } else {
+            results = try candidates(descriptor, access: access, tables: tables)
+        }
+        try sort(&results, descriptor, tables: tables)
+        let start = min(offset, results.count)
+        let end = descriptor.fetchLimit.map { min(start + max($0, 0), results.count) } ?? results.count
+        let page = Array(results[start..<end])
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
         }
         return page
+    }
+
+    /// Sorts fetched models by the descriptor, stably. Without pending changes, changed models
+    /// take their place by their stored values, as the store would order them.
+    private func sort<T: PersistentModel>(
+        _ results: inout [T], _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
+    ) throws {
+        guard !descriptor.sortBy.isEmpty else { return }
+        guard !descriptor.includePendingChanges, results.contains(where: \.hasChanges) else {
+            results.sort(using: descriptor.sortBy)
+            return
+        }
+        let keys = try results.map { $0.hasChanges ? try storedCopy(of: $0, tables: tables) : $0 }
+        let order = keys.indices.sorted { a, b in
+            for sortDescriptor in descriptor.sortBy {
+                switch sortDescriptor.compare(keys[a], keys[b]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return a < b
+        }
+        results = order.map { results[$0] }
+    }
+
+    /// An unregistered copy of a stored model with its stored values, for judging a changed
+    /// model as the store holds it.
+    private func storedCopy<T: PersistentModel>(of model: T, tables: Store.EntityTables) throws -> T {
+        var state = _ModelState()
+        state.persistentIdentifier = model.persistentModelID
+        let stored = T(_$modelState: state)
+        stored._$modelState.loader = self
+        try load(stored, rowID: model.persistentModelID.rowID!, tables: tables)
+        return stored
+    }
+
+    /// The tables of `T`; a model outside the container's schema is a programming error.
+    func entityTables<T: PersistentModel>(of type: T.Type, for function: String) -> Store.EntityTables {
+        let entityName = Schema.entityName(of: T.self)
+        guard let tables = container.store.entities[entityName] else {
+            preconditionFailure(
+                "ModelContext.\(function): \(entityName) is not in the container's schema; add \(entityName).self to it"
+            )
+        }
+        return tables
+    }
+
+    /// The index order a fetch with a limit can read in, or `nil`. Without pending changes the
+    /// context's changed models would have to be judged by stored values yet sorted by unsaved
+    /// ones, so an index order is used then only when none of `T` is changed.
+    private func indexOrder<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, planner: PredicatePlanner, access: PredicatePlanner.Access
+    ) -> PredicatePlanner.IndexOrder? {
+        if !descriptor.includePendingChanges && changedModelsArray.contains(where: { $0 is T }) { return nil }
+        return planner.order(for: descriptor.sortBy, access: access)
     }
 
     /// Loads the given relationships of `models` that are not loaded yet, one relationship per
@@ -89,22 +158,26 @@ extension ModelContext {
     /// ```swift
     /// let count = try context.fetchCount(FetchDescriptor<Book>())
     /// ```
-    /// - Complexity: O(*n*) in the entity's rows.
+    /// - Throws: What ``fetch(_:)`` throws.
+    /// - Complexity: O(*n*) in the candidate rows; without a predicate, O(1) plus the context's
+    ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        let matching =
-            try descriptor.predicate == nil ? countWithoutPredicate(descriptor) : candidates(descriptor).count
+        let tables = entityTables(of: T.self, for: "fetchCount(_:)")
+        let matching: Int
+        if descriptor.predicate == nil {
+            matching = try countWithoutPredicate(descriptor, tables: tables)
+        } else {
+            let access = PredicatePlanner(tables: tables).access(for: descriptor.predicate?.expression)
+            matching = try candidates(descriptor, access: access, tables: tables).count
+        }
         let afterOffset = max(matching - max(descriptor.fetchOffset ?? 0, 0), 0)
         return descriptor.fetchLimit.map { min(max($0, 0), afterOffset) } ?? afterOffset
     }
 
     /// The rows of `T`, adjusted for pending inserts and deletes, without loading any model.
-    private func countWithoutPredicate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        let entityName = Schema.entityName(of: T.self)
-        guard let tables = container.store.entities[entityName] else {
-            preconditionFailure(
-                "ModelContext.fetchCount(_:): \(entityName) is not in the container's schema; add \(entityName).self to it"
-            )
-        }
+    private func countWithoutPredicate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
+    ) throws -> Int {
         let rows = try container.store.environment.read { txn in try txn.count(of: tables.records) }
         guard descriptor.includePendingChanges else { return rows }
         let inserted = insertedModelsArray.count { $0 is T }
@@ -112,60 +185,137 @@ extension ModelContext {
         return rows + inserted - deleted
     }
 
-    /// Every model of `T` that matches the predicate, in row order, then pending inserts.
-    private func candidates<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        let entityName = Schema.entityName(of: T.self)
-        guard let tables = container.store.entities[entityName] else {
-            preconditionFailure(
-                "ModelContext.fetch(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
-        }
-        let pendingDeletes = Set(deletedModelsArray.map { ObjectIdentifier($0) })
-        var models: [T] = []
-        let access = PredicatePlanner(tables: tables).access(for: descriptor.predicate?.expression)
+    /// Every model of `T` that matches the predicate: stored candidates in row order, then
+    /// pending ones.
+    private func candidates<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, access: PredicatePlanner.Access, tables: Store.EntityTables
+    ) throws -> [T] {
         statistics.readTransactions += 1
         let rows = try container.store.environment.read { txn in
             try Self.candidateRows(access, tables: tables, txn: txn)
         }
+        let stored = try models(for: rows, of: descriptor, tables: tables)
+        var fullScan = false
+        if case .fullScan = access { fullScan = true }
+        let pending = pendingCandidates(
+            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)), includeChanged: !fullScan)
+        return try matching(stored + pending, descriptor, tables: tables)
+    }
+
+    /// The models for stored rows, registered (or the registered instances, loaded), leaving out
+    /// the context's pending deletes when pending changes count.
+    private func models<T: PersistentModel>(
+        for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables
+    ) throws -> [T] {
         statistics.recordLoads += rows.count
-        var included = Set<ObjectIdentifier>()
+        let deleted = descriptor.includePendingChanges ? Set(deletedModelsArray.map(ObjectIdentifier.init)) : []
+        var models: [T] = []
+        models.reserveCapacity(rows.count)
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(
-                entityName: entityName, storeIdentifier: container.store.identifier, rowID: rowID)
+                entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: rowID)
             let model = model(for: id) as! T
-            if descriptor.includePendingChanges && pendingDeletes.contains(ObjectIdentifier(model)) { continue }
+            if deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables)
             models.append(model)
-            included.insert(ObjectIdentifier(model))
         }
-        if descriptor.includePendingChanges {
-            // An index reflects stored values: changed models are candidates by their unsaved ones.
-            if case .fullScan = access {
-            } else {
-                models += changedModelsArray.compactMap { $0 as? T }.filter {
-                    !included.contains(ObjectIdentifier($0)) && !pendingDeletes.contains(ObjectIdentifier($0))
+        return models
+    }
+
+    /// The pending models that can match but are not among the stored candidates: inserted ones,
+    /// and, when `includeChanged`, changed ones (an index holds their stored values, not the
+    /// unsaved ones). None when pending changes do not count.
+    private func pendingCandidates<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, excluding stored: Set<ObjectIdentifier>, includeChanged: Bool
+    ) -> [T] {
+        guard descriptor.includePendingChanges else { return [] }
+        let deleted = Set(deletedModelsArray.map(ObjectIdentifier.init))
+        let changed =
+            includeChanged
+            ? changedModelsArray.compactMap { $0 as? T }.filter {
+                !stored.contains(ObjectIdentifier($0)) && !deleted.contains(ObjectIdentifier($0))
+            } : []
+        return changed + insertedModelsArray.compactMap { $0 as? T }.filter { !deleted.contains(ObjectIdentifier($0)) }
+    }
+
+    /// The models that satisfy the descriptor's predicate. Without pending changes, changed models
+    /// are judged by their stored values: a fresh copy loaded from the store is tested.
+    private func matching<T: PersistentModel>(
+        _ models: [T], _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
+    ) throws -> [T] {
+        guard let predicate = descriptor.predicate else { return models }
+        return try models.filter { model in
+            try FetchError.evaluating(predicate, on: model) {
+                guard !descriptor.includePendingChanges, model.hasChanges, model.persistentModelID.rowID != nil
+                else { return try predicate.evaluate(model) }
+                return try predicate.evaluate(try storedCopy(of: model, tables: tables))
+            }
+        }
+    }
+
+    /// The candidates of a fetch whose first sort key has an index: rows are read in index order,
+    /// a few at a time, until `needed` unchanged stored models match and the last key read is
+    /// complete (so every row not read sorts after them). Changed and inserted models come from
+    /// the context. The caller sorts and cuts the result as usual.
+    private func indexOrderedCandidates<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, _ order: PredicatePlanner.IndexOrder, needed: Int,
+        tables: Store.EntityTables
+    ) throws -> [T] {
+        /// The part of a key that orders reliably: a hashed long key orders by its prefix only.
+        func group(_ key: [UInt8]) -> ArraySlice<UInt8> { key.prefix(KeyBuilder.hashedPrefixLength) }
+        guard needed > 0 else { return [] }
+        var found: [(row: UInt64, model: T)] = []
+        var visited = Set<UInt64>()
+        var counted = 0
+        var resume: [UInt8]?
+        while counted < needed {
+            var range = order.range
+            if let resume {
+                if order.direction == .forward {
+                    range.lower = .inclusive(resume)
+                } else {
+                    range.upper = .inclusive(resume)
                 }
             }
-            models += insertedModelsArray.compactMap { $0 as? T }.filter {
-                !pendingDeletes.contains(ObjectIdentifier($0))
+            let want = max(needed - counted, 1)
+            statistics.readTransactions += 1
+            let (entries, exhausted) = try container.store.environment.read {
+                txn -> ([(key: [UInt8], row: UInt64, reader: RecordReader?)], Bool) in
+                var entries: [(key: [UInt8], row: UInt64, reader: RecordReader?)] = []
+                var taken = 0
+                var exhausted = true
+                try txn.scan(order.index.table, range, direction: order.direction) { key, value in
+                    let row = Self.number(Array(value))
+                    if visited.contains(row) { return true }
+                    let key = Array(key)
+                    if taken >= want, let last = entries.last, group(last.key) != group(key) {
+                        exhausted = false
+                        return false
+                    }
+                    // A dangling index entry (no record) is skipped.
+                    let reader = try txn.withValue(for: Self.rowKey(row), in: tables.records) {
+                        try RecordReader(copying: $0)
+                    }
+                    entries.append((key, row, reader))
+                    taken += 1
+                    return true
+                }
+                return (entries, exhausted)
             }
-        }
-        guard let predicate = descriptor.predicate else { return models }
-        if descriptor.includePendingChanges {
-            return try models.filter { try predicate.evaluate($0) }
-        }
-        // Without pending changes, changed models are judged by their stored values: test a
-        // fresh copy loaded from the store.
-        return try models.filter { model in
-            guard model.hasChanges, let rowID = model.persistentModelID.rowID else {
-                return try predicate.evaluate(model)
+            let rows = entries.compactMap { entry in entry.reader.map { (entry.row, $0) } }
+            visited.formUnion(entries.map(\.row))
+            for model in try matching(try models(for: rows, of: descriptor, tables: tables), descriptor, tables: tables)
+            {
+                found.append((model.persistentModelID.rowID!, model))
+                if !model.hasChanges { counted += 1 }
             }
-            var state = _ModelState()
-            state.persistentIdentifier = model.persistentModelID
-            let stored = T(_$modelState: state)
-            stored._$modelState.loader = self
-            try load(stored, rowID: rowID, tables: tables)
-            return try predicate.evaluate(stored)
+            guard !exhausted, let last = entries.last else { break }
+            resume = last.key
         }
+        let stored = found.sorted { $0.row < $1.row }.map(\.model)
+        let pending = pendingCandidates(
+            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)), includeChanged: true)
+        return stored + (try matching(pending, descriptor, tables: tables))
     }
 
     /// The stored rows an access path reads, with their records.
@@ -221,13 +371,34 @@ extension ModelContext {
     /// ```
     /// - Throws: ``StorageError`` when the store cannot be read.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
-        let entityName = Schema.entityName(of: T.self)
-        guard let tables = container.store.entities[entityName] else {
-            preconditionFailure(
-                "ModelContext.explain(_:): \(entityName) is not in the container's schema; add \(entityName).self to it"
-            )
+        let tables = entityTables(of: T.self, for: "explain(_:)")
+        let planner = PredicatePlanner(tables: tables)
+        let access = planner.access(for: descriptor.predicate?.expression)
+        func bound(_ condition: PredicatePlanner.Condition?) -> String? {
+            condition.map { condition in
+                switch condition.kind {
+                case .lower(let inclusive): (inclusive ? ">= " : "> ") + condition.text
+                case .upper(let inclusive): (inclusive ? "<= " : "< ") + condition.text
+                case .equal: "== " + condition.text
+                case .oneOf: "in " + condition.text
+                }
+            }
         }
-        let access = PredicatePlanner(tables: tables).access(for: descriptor.predicate?.expression)
+        if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
+            let needed = max(descriptor.fetchOffset ?? 0, 0) + max(limit, 0)
+            var count = 0
+            try container.store.environment.read { txn in
+                try txn.scan(order.index.table, order.range) { _, _ in
+                    count += 1
+                    return count < needed
+                }
+            }
+            return FetchPlan(
+                accessPath: .indexOrder(
+                    table: order.index.table.name, attribute: order.index.names[0], lower: bound(order.lower),
+                    upper: bound(order.upper), descending: order.direction == .backward),
+                evaluatesPredicate: descriptor.predicate != nil, estimatedRows: count)
+        }
         return try container.store.environment.read { txn in
             switch access {
             case .fullScan:
@@ -257,16 +428,6 @@ extension ModelContext {
                 var count = 0
                 try txn.scan(index.table, range) { _, _ in
                     count += 1; return true
-                }
-                func bound(_ condition: PredicatePlanner.Condition?) -> String? {
-                    condition.map { condition in
-                        switch condition.kind {
-                        case .lower(let inclusive): (inclusive ? ">= " : "> ") + condition.text
-                        case .upper(let inclusive): (inclusive ? "<= " : "< ") + condition.text
-                        case .equal: "== " + condition.text
-                        case .oneOf: "in " + condition.text
-                        }
-                    }
                 }
                 return FetchPlan(
                     accessPath: .indexRange(

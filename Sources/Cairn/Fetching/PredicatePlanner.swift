@@ -87,7 +87,51 @@ struct PredicatePlanner {
         case oneOf(Store.EntityTables.UniqueConstraint, keys: [[UInt8]], isUnique: Bool)
     }
 
+    /// An index that yields rows in the order of a descriptor's first sort key.
+    struct IndexOrder {
+        let index: Store.EntityTables.UniqueConstraint
+        /// The keys to visit: all, or the planner's range on the same index.
+        let range: KeyRange
+        let direction: ScanDirection
+        let lower: Condition?
+        let upper: Condition?
+    }
+
     let tables: Store.EntityTables
+
+    /// An index whose key order is `sortBy`'s first key, for a fetch that chose `access`: a
+    /// single-attribute unique or index table on the sort attribute, used when the planner found
+    /// nothing better than a full scan or a range on that same index. Only types whose key order
+    /// is their `Comparable` order qualify, and strings only when compared with `<` (the
+    /// descriptor has no `stringComparator`, as on this platform by default; a localized
+    /// comparison is not key order).
+    func order<T>(for sortBy: [SortDescriptor<T>], access: Access) -> IndexOrder? {
+        guard let first = sortBy.first, first.stringComparator == nil, let keyPath = first.keyPath,
+            let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }), !attribute.isTransient,
+            Self.keyOrderIsComparableOrder(attribute.valueType)
+        else { return nil }
+        let direction: ScanDirection = first.order == .forward ? .forward : .backward
+        let keyed = (tables.uniques + tables.indexes).filter { $0.names == [attribute.name] }
+        switch access {
+        case .fullScan:
+            guard let index = keyed.first else { return nil }
+            return IndexOrder(index: index, range: .all, direction: direction, lower: nil, upper: nil)
+        case .indexRange(let index, let range, let lower, let upper) where index.names == [attribute.name]:
+            return IndexOrder(index: index, range: range, direction: direction, lower: lower, upper: upper)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether keys of `type` order as its `Comparable` implementation does: numbers, dates,
+    /// strings (NFC bytes), and optionals of them (nil first, as `SortDescriptor` orders it).
+    static func keyOrderIsComparableOrder(_ type: Any.Type) -> Bool {
+        let ordered: [Any.Type] = [
+            Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self,
+            UInt64.self, Float.self, Double.self, Date.self, String.self,
+        ]
+        return ordered.contains { $0 == type || $0 == _optionalType(of: type) }
+    }
 
     /// The best access path for `expression`: an equality on a unique or indexed attribute, else
     /// a range on an indexed attribute, else a full scan.
@@ -201,4 +245,16 @@ extension PredicatePlanner.Condition {
         if case .equal = kind { return true }
         return false
     }
+}
+
+/// The wrapped type of `Optional<Wrapped>.Type`, else `nil`.
+private func _optionalType(of type: Any.Type) -> Any.Type? {
+    (type as? any _PlannerOptional.Type)?.plannerWrapped
+}
+
+private protocol _PlannerOptional {
+    static var plannerWrapped: Any.Type { get }
+}
+extension Optional: _PlannerOptional {
+    static var plannerWrapped: Any.Type { Wrapped.self }
 }
