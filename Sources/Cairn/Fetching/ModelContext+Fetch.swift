@@ -19,6 +19,9 @@ extension ModelContext {
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let tables = entityTables(of: T.self, for: "fetch(_:)")
+        if !descriptor.includePendingChanges && hasChanges {
+            return try fetchStoredOnly(descriptor, tables: tables)
+        }
         let planner = PredicatePlanner(tables: tables)
         let access = planner.access(for: descriptor.predicate?.expression)
         let offset = max(descriptor.fetchOffset ?? 0, 0)
@@ -28,7 +31,7 @@ extension ModelContext {
         } else {
             results = try candidates(descriptor, access: access, tables: tables)
         }
-        try sort(&results, descriptor, tables: tables)
+        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
         let start = min(offset, results.count)
         let end = descriptor.fetchLimit.map { min(start + max($0, 0), results.count) } ?? results.count
         let page = Array(results[start..<end])
@@ -38,39 +41,38 @@ extension ModelContext {
         return page
     }
 
-    /// Sorts fetched models by the descriptor, stably. Without pending changes, changed models
-    /// take their place by their stored values, as the store would order them.
-    private func sort<T: PersistentModel>(
-        _ results: inout [T], _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
-    ) throws {
-        guard !descriptor.sortBy.isEmpty else { return }
-        guard !descriptor.includePendingChanges, results.contains(where: \.hasChanges) else {
-            results.sort(using: descriptor.sortBy)
-            return
-        }
-        let keys = try results.map { $0.hasChanges ? try storedCopy(of: $0, tables: tables) : $0 }
-        let order = keys.indices.sorted { a, b in
-            for sortDescriptor in descriptor.sortBy {
-                switch sortDescriptor.compare(keys[a], keys[b]) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
+    /// A fetch that ignores this context's unsaved changes, which may reach the predicate through
+    /// related models too: it is answered by a context without changes on the same store, and the
+    /// results are this context's instances of the same models (loaded in one read when new).
+    private func fetchStoredOnly<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
+    ) throws -> [T] {
+        var plain = descriptor
+        plain.includePendingChanges = true
+        plain.relationshipKeyPathsForPrefetching = []
+        let scratch = ModelContext(container)
+        let identifiers = try scratch.fetch(plain).map(\.persistentModelID)
+        statistics.readTransactions += scratch.statistics.readTransactions
+        statistics.recordLoads += scratch.statistics.recordLoads
+        let unregistered = identifiers.filter { (registeredModel(for: $0) as T?) == nil }.compactMap(\.rowID)
+        var loaded: [T] = []
+        if !unregistered.isEmpty {
+            statistics.readTransactions += 1
+            let rows = try container.store.environment.read { txn in
+                try unregistered.sorted().compactMap { row in
+                    try txn.withValue(for: Self.rowKey(row), in: tables.records) {
+                        (row, try RecordReader(copying: $0))
+                    }
                 }
             }
-            return a < b
+            loaded = try models(for: rows, of: plain, tables: tables)
         }
-        results = order.map { results[$0] }
-    }
-
-    /// An unregistered copy of a stored model with its stored values, for judging a changed
-    /// model as the store holds it.
-    private func storedCopy<T: PersistentModel>(of model: T, tables: Store.EntityTables) throws -> T {
-        var state = _ModelState()
-        state.persistentIdentifier = model.persistentModelID
-        let stored = T(_$modelState: state)
-        stored._$modelState.loader = self
-        try load(stored, rowID: model.persistentModelID.rowID!, tables: tables)
-        return stored
+        // The identity map holds models weakly: keep the ones just loaded until they are in `page`.
+        let page = withExtendedLifetime(loaded) { identifiers.map { model(for: $0) as! T } }
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
+        }
+        return page
     }
 
     /// The tables of `T`; a model outside the container's schema is a programming error.
@@ -84,14 +86,11 @@ extension ModelContext {
         return tables
     }
 
-    /// The index order a fetch with a limit can read in, or `nil`. Without pending changes the
-    /// context's changed models would have to be judged by stored values yet sorted by unsaved
-    /// ones, so an index order is used then only when none of `T` is changed.
+    /// The index order a fetch with a limit can read in, or `nil`.
     private func indexOrder<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, planner: PredicatePlanner, access: PredicatePlanner.Access
     ) -> PredicatePlanner.IndexOrder? {
-        if !descriptor.includePendingChanges && changedModelsArray.contains(where: { $0 is T }) { return nil }
-        return planner.order(for: descriptor.sortBy, access: access)
+        planner.order(for: descriptor.sortBy, access: access)
     }
 
     /// Loads the given relationships of `models` that are not loaded yet, one relationship per
@@ -163,6 +162,11 @@ extension ModelContext {
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let tables = entityTables(of: T.self, for: "fetchCount(_:)")
+        if !descriptor.includePendingChanges && hasChanges {
+            var plain = descriptor
+            plain.includePendingChanges = true
+            return try ModelContext(container).fetchCount(plain)
+        }
         let matching: Int
         if descriptor.predicate == nil {
             matching = try countWithoutPredicate(descriptor, tables: tables)
@@ -238,18 +242,13 @@ extension ModelContext {
         return changed + insertedModelsArray.compactMap { $0 as? T }.filter { !deleted.contains(ObjectIdentifier($0)) }
     }
 
-    /// The models that satisfy the descriptor's predicate. Without pending changes, changed models
-    /// are judged by their stored values: a fresh copy loaded from the store is tested.
+    /// The models that satisfy the descriptor's predicate.
     private func matching<T: PersistentModel>(
         _ models: [T], _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
     ) throws -> [T] {
         guard let predicate = descriptor.predicate else { return models }
         return try models.filter { model in
-            try FetchError.evaluating(predicate, on: model) {
-                guard !descriptor.includePendingChanges, model.hasChanges, model.persistentModelID.rowID != nil
-                else { return try predicate.evaluate(model) }
-                return try predicate.evaluate(try storedCopy(of: model, tables: tables))
-            }
+            try FetchError.evaluating(predicate, on: model) { try predicate.evaluate(model) }
         }
     }
 
