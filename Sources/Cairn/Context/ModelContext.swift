@@ -377,9 +377,12 @@ public final class ModelContext: _ModelLoader {
         try apply(reader, to: model, tables: tables)
     }
 
-    /// Loads every unloaded attribute of `model` from a record already read.
-    func apply(_ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables) throws {
-        for (tag, access) in tables.encodingOrder {
+    /// Loads every unloaded attribute of `model` from a record already read, or only those
+    /// whose tags are in `only`.
+    func apply(
+        _ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables, only: Set<UInt32>? = nil
+    ) throws {
+        for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
             try access.decode(model, tag, reader)
         }
     }

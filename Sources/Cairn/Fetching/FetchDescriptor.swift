@@ -41,6 +41,15 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// descriptor.includePendingChanges = false   // only what is saved
     /// ```
     public var includePendingChanges = true
+    /// The attributes to read into fetched models; all when empty. Others stay unloaded and are
+    /// read from the store when first used (one read per model), so list what the code reads.
+    /// Attributes the predicate or the sort descriptors use are read too; relationships are
+    /// always read on first use (see ``relationshipKeyPathsForPrefetching``).
+    ///
+    /// ```swift
+    /// descriptor.propertiesToFetch = [\.title, \.year]
+    /// ```
+    public var propertiesToFetch: [PartialKeyPath<T>] = []
     /// Relationships to load for every fetched model in the same read: their edges in one sorted
     /// pass and their targets in one batch, instead of one read per model when each is first used.
     ///

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A fetch that could not be answered: the predicate could not be evaluated on a model (a
-/// forced unwrap of `nil`, a failed cast, an expression that refers to something it cannot reach).
-/// The context is unchanged.
+/// forced unwrap of `nil`, a failed cast, an expression that refers to something it cannot reach),
+/// or an enumeration's block left changes it was not allowed to. The context's changes are kept.
 ///
 /// ```swift
 /// do {
@@ -34,6 +34,13 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// catch let error as FetchError where error.code == .predicateFailed { … }
         /// ```
         public static let predicateFailed = Code("predicateFailed")
+        /// The block given to ``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``
+        /// left unsaved changes while `allowEscapingMutations` was `false`.
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .mutationsEscaped { try context.save() }
+        /// ```
+        public static let mutationsEscaped = Code("mutationsEscaped")
     }
 
     /// What kind of failure this is.
@@ -54,7 +61,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// if let id = error.model { print(id) }
     /// ```
     public var model: PersistentIdentifier?
-    /// The error the predicate threw, as text.
+    /// The error the predicate threw, as text; empty when there is none.
     ///
     /// ```swift
     /// print(error.underlying)   // "forceUnwrapFailure(…)"

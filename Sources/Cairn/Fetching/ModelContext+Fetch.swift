@@ -87,7 +87,7 @@ extension ModelContext {
     }
 
     /// The index order a fetch with a limit can read in, or `nil`.
-    private func indexOrder<T: PersistentModel>(
+    func indexOrder<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, planner: PredicatePlanner, access: PredicatePlanner.Access
     ) -> PredicatePlanner.IndexOrder? {
         planner.order(for: descriptor.sortBy, access: access)
@@ -207,12 +207,15 @@ extension ModelContext {
     }
 
     /// The models for stored rows, registered (or the registered instances, loaded), leaving out
-    /// the context's pending deletes when pending changes count.
-    private func models<T: PersistentModel>(
-        for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables
+    /// the context's pending deletes when pending changes count. Only the descriptor's
+    /// `propertiesToFetch` (with what its predicate and sort use) are decoded when it lists some.
+    func models<T: PersistentModel>(
+        for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables,
+        decoding only: Set<UInt32>?? = nil
     ) throws -> [T] {
         statistics.recordLoads += rows.count
         let deleted = descriptor.includePendingChanges ? Set(deletedModelsArray.map(ObjectIdentifier.init)) : []
+        let only = only ?? PredicatePlanner(tables: tables).tagsToDecode(descriptor)
         var models: [T] = []
         models.reserveCapacity(rows.count)
         for (rowID, reader) in rows {
@@ -220,7 +223,7 @@ extension ModelContext {
                 entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: rowID)
             let model = model(for: id) as! T
             if deleted.contains(ObjectIdentifier(model)) { continue }
-            try apply(reader, to: model, tables: tables)
+            try apply(reader, to: model, tables: tables, only: only)
             models.append(model)
         }
         return models
@@ -229,7 +232,7 @@ extension ModelContext {
     /// The pending models that can match but are not among the stored candidates: inserted ones,
     /// and, when `includeChanged`, changed ones (an index holds their stored values, not the
     /// unsaved ones). None when pending changes do not count.
-    private func pendingCandidates<T: PersistentModel>(
+    func pendingCandidates<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, excluding stored: Set<ObjectIdentifier>, includeChanged: Bool
     ) -> [T] {
         guard descriptor.includePendingChanges else { return [] }
@@ -243,7 +246,7 @@ extension ModelContext {
     }
 
     /// The models that satisfy the descriptor's predicate.
-    private func matching<T: PersistentModel>(
+    func matching<T: PersistentModel>(
         _ models: [T], _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
     ) throws -> [T] {
         guard let predicate = descriptor.predicate else { return models }
@@ -256,7 +259,7 @@ extension ModelContext {
     /// a few at a time, until `needed` unchanged stored models match and the last key read is
     /// complete (so every row not read sorts after them). Changed and inserted models come from
     /// the context. The caller sorts and cuts the result as usual.
-    private func indexOrderedCandidates<T: PersistentModel>(
+    func indexOrderedCandidates<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, _ order: PredicatePlanner.IndexOrder, needed: Int,
         tables: Store.EntityTables
     ) throws -> [T] {
@@ -321,15 +324,25 @@ extension ModelContext {
     private static func candidateRows(
         _ access: PredicatePlanner.Access, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
-        var rowIDs: [UInt64] = []
-        switch access {
-        case .fullScan:
+        guard let rowIDs = try candidateRowIDs(access, txn: txn) else {
             var rows: [(UInt64, RecordReader)] = []
             try txn.scan(tables.records) { key, value in
                 rows.append((UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), try RecordReader(copying: value)))
                 return true
             }
             return rows
+        }
+        return try records(of: rowIDs, tables: tables, txn: txn)
+    }
+
+    /// The row ids an access path selects, each once; `nil` for a full scan.
+    static func candidateRowIDs(
+        _ access: PredicatePlanner.Access, txn: borrowing ReadTransaction
+    ) throws -> [UInt64]? {
+        var rowIDs: [UInt64] = []
+        switch access {
+        case .fullScan:
+            return nil
         case .unique(let unique, let key):
             if let row = try txn.get(key, in: unique.table) { rowIDs = [number(row)] }
         case .indexEquality(let index, let key):
@@ -356,7 +369,14 @@ extension ModelContext {
             }
             rowIDs = rowIDs.filter { seen.insert($0).inserted }
         }
-        return try rowIDs.compactMap { row in
+        return rowIDs
+    }
+
+    /// The records of `rowIDs`, in that order; rows that are gone are left out.
+    static func records(
+        of rowIDs: some Sequence<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
+    ) throws -> [(UInt64, RecordReader)] {
+        try rowIDs.compactMap { row in
             try txn.withValue(for: rowKey(row), in: tables.records) { (row, try RecordReader(copying: $0)) }
         }
     }

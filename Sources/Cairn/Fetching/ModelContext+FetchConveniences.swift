@@ -3,6 +3,10 @@ import Foundation
 extension ModelContext {
     /// The identifiers of the models that match a descriptor, in its order.
     ///
+    /// No models are built for the matches beyond what the predicate and sort need: rows are read
+    /// in chunks with only the attributes those use decoded, and only identifiers are kept.
+    /// Unsaved inserted models that match have temporary identifiers.
+    ///
     /// ```swift
     /// let ids = try context.fetchIdentifiers(FetchDescriptor<Book>(predicate: #Predicate { $0.year < 1900 }))
     /// ```
@@ -10,9 +14,7 @@ extension ModelContext {
     /// - Complexity: That of ``fetch(_:)``.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
     {
-        var descriptor = descriptor
-        descriptor.relationshipKeyPathsForPrefetching = []
-        return try fetch(descriptor).map(\.persistentModelID)
+        try orderedMatches(descriptor).map(\.identifier)
     }
 
     /// Marks every model of `model` that matches `predicate` (all of them when `nil`) for deletion,

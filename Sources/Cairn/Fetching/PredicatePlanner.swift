@@ -123,6 +123,31 @@ struct PredicatePlanner {
         }
     }
 
+    /// The record-field tags of the attributes a fetch reads into its models: `nil` (all) when
+    /// the descriptor lists no `propertiesToFetch`, else those, with the attributes its predicate
+    /// and sort descriptors use.
+    func tagsToDecode<T>(_ descriptor: FetchDescriptor<T>) -> Set<UInt32>? {
+        guard !descriptor.propertiesToFetch.isEmpty else { return nil }
+        return tagsUsed(by: descriptor, plus: descriptor.propertiesToFetch.map { $0 as AnyKeyPath })
+    }
+
+    /// The record-field tags of the attributes the descriptor's predicate and sort descriptors
+    /// use, and of `plus`.
+    func tagsUsed<T>(by descriptor: FetchDescriptor<T>, plus: [AnyKeyPath] = []) -> Set<UInt32> {
+        var keyPaths = Set<AnyKeyPath>(plus)
+        keyPaths.formUnion(descriptor.sortBy.compactMap { $0.keyPath.map { $0 as AnyKeyPath } })
+        if let expression = descriptor.predicate?.expression { Self.collectKeyPaths(expression, into: &keyPaths) }
+        return Set(
+            tables.entity.attributes.filter { keyPaths.contains($0.keyPath) }.compactMap { tables.tags[$0.name] })
+    }
+
+    /// Every key path an expression applies, at any depth (captured values are not searched).
+    static func collectKeyPaths(_ node: Any, into keyPaths: inout Set<AnyKeyPath>) {
+        if node is any _PlannerValue { return }
+        if let keyPath = node as? any _PlannerKeyPath { keyPaths.insert(keyPath.plannerKeyPath) }
+        for child in Mirror(reflecting: node).children { collectKeyPaths(child.value, into: &keyPaths) }
+    }
+
     /// Whether keys of `type` order as its `Comparable` implementation does: numbers, dates,
     /// strings (NFC bytes), and optionals of them (nil first, as `SortDescriptor` orders it).
     static func keyOrderIsComparableOrder(_ type: Any.Type) -> Bool {

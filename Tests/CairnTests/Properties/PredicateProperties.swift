@@ -476,7 +476,19 @@ final class PathTally: @unchecked Sendable {
                 paths.record(plan.accessPath)
                 var fetched = Self.codes(try context.fetch(descriptor))
                 if descriptor.sortBy.isEmpty { fetched.sort() }
-                #expect(fetched == (try Self.reference(everyone, descriptor)), "\(shape) via \(plan)")
+                let expected = try Self.reference(everyone, descriptor)
+                #expect(fetched == expected, "\(shape) via \(plan)")
+                // The identifier and batch paths find and order matches without full models.
+                var identified = try context.fetchIdentifiers(descriptor).map {
+                    (context.model(for: $0) as! PredMember).code
+                }
+                var batched = Self.codes(Array(try context.fetch(descriptor, batchSize: 3)))
+                if descriptor.sortBy.isEmpty {
+                    identified.sort()
+                    batched.sort()
+                }
+                #expect(identified == expected, "fetchIdentifiers: \(shape)")
+                #expect(batched == expected, "fetch(_:batchSize:): \(shape)")
                 if descriptor.fetchLimit == nil && descriptor.fetchOffset == nil {
                     #expect(try context.fetchCount(descriptor) == fetched.count, "\(shape)")
                 }
@@ -484,7 +496,13 @@ final class PathTally: @unchecked Sendable {
                 storedOnly.includePendingChanges = false
                 var stored = Self.codes(try context.fetch(storedOnly))
                 if descriptor.sortBy.isEmpty { stored.sort() }
-                #expect(stored == (try Self.reference(everyoneStored, descriptor)), "stored only: \(shape)")
+                let expectedStored = try Self.reference(everyoneStored, descriptor)
+                #expect(stored == expectedStored, "stored only: \(shape)")
+                var storedIdentified = try context.fetchIdentifiers(storedOnly).map {
+                    (context.model(for: $0) as! PredMember).code
+                }
+                if descriptor.sortBy.isEmpty { storedIdentified.sort() }
+                #expect(storedIdentified == expectedStored, "stored only, fetchIdentifiers: \(shape)")
             }
         }
         // The random predicates reached every access path, so the index paths were checked.

@@ -1,0 +1,308 @@
+import Foundation
+
+/// The models that match a descriptor, loaded a batch at a time as they are used, as
+/// ``ModelContext/fetch(_:batchSize:)`` returns them.
+///
+/// The collection holds the matches' identifiers in the descriptor's order and, at any time, one
+/// batch of loaded models: reading an element of another batch loads that whole batch in one read
+/// transaction. Models of earlier batches that nothing else holds are released, so walking the
+/// collection takes memory for one batch, not for every match.
+///
+/// ```swift
+/// let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), batchSize: 500)
+/// for book in books { print(book.title) }
+/// ```
+///
+/// The collection belongs to the context's executor, like the context. A model deleted from the
+/// store after the collection was made is still returned, as an unloaded model (see
+/// ``ModelContext/model(for:)``).
+public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
+    final class Storage {
+        let context: ModelContext
+        let entries: [ModelContext.Match<Element>]
+        let batchSize: Int
+        let descriptor: FetchDescriptor<Element>
+        var loadedBatch = -1
+        var batch: [Element] = []
+
+        init(
+            context: ModelContext, entries: [ModelContext.Match<Element>], batchSize: Int,
+            descriptor: FetchDescriptor<Element>
+        ) {
+            self.context = context
+            self.entries = entries
+            self.batchSize = batchSize
+            self.descriptor = descriptor
+        }
+
+        func element(at position: Int) -> Element {
+            let number = position / batchSize
+            if number != loadedBatch {
+                let start = number * batchSize
+                batch = context.loadBatch(entries[start..<Swift.min(start + batchSize, entries.count)], descriptor)
+                loadedBatch = number
+            }
+            return batch[position - number * batchSize]
+        }
+    }
+
+    let storage: Storage
+
+    /// The first position, 0.
+    ///
+    /// ```swift
+    /// let first = books[books.startIndex]
+    /// ```
+    public var startIndex: Int { 0 }
+    /// One past the last position: the number of matches.
+    ///
+    /// ```swift
+    /// print(books.endIndex)
+    /// ```
+    public var endIndex: Int { storage.entries.count }
+
+    /// The model at `position`, loading its batch when it is not the one in memory.
+    ///
+    /// ```swift
+    /// let tenth = books[9]
+    /// ```
+    public subscript(position: Int) -> Element {
+        precondition(
+            position >= 0 && position < endIndex,
+            "FetchResultsCollection: index \(position) is out of bounds (count \(endIndex))")
+        return storage.element(at: position)
+    }
+}
+
+extension ModelContext {
+    /// One match of a fetch before its model is loaded: a stored model's identifier, or a
+    /// model only in this context (inserted, not saved).
+    enum Match<T: PersistentModel> {
+        case stored(PersistentIdentifier)
+        case pending(T)
+
+        var identifier: PersistentIdentifier {
+            switch self {
+            case .stored(let identifier): identifier
+            case .pending(let model): model.persistentModelID
+            }
+        }
+    }
+
+    /// How many records a match pass reads per read transaction.
+    static let matchChunk = 1_024
+
+    /// The descriptor's matches in its order, after its offset and limit, without keeping their
+    /// models: rows are read `matchChunk` at a time with only the attributes the predicate and
+    /// the sort use decoded; a model is kept only until the sort when there is one.
+    func orderedMatches<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [Match<T>] {
+        let tables = entityTables(of: T.self, for: "fetchIdentifiers(_:)")
+        if !descriptor.includePendingChanges && hasChanges {
+            var plain = descriptor
+            plain.includePendingChanges = true
+            let scratch = ModelContext(container)
+            defer {
+                statistics.readTransactions += scratch.statistics.readTransactions
+                statistics.recordLoads += scratch.statistics.recordLoads
+            }
+            return try scratch.orderedMatches(plain).map { .stored($0.identifier) }
+        }
+        let planner = PredicatePlanner(tables: tables)
+        let access = planner.access(for: descriptor.predicate?.expression)
+        let offset = max(descriptor.fetchOffset ?? 0, 0)
+        func page(_ all: [Match<T>]) -> [Match<T>] {
+            let start = min(offset, all.count)
+            let end = descriptor.fetchLimit.map { min(start + max($0, 0), all.count) } ?? all.count
+            return Array(all[start..<end])
+        }
+        let used = planner.tagsUsed(by: descriptor)
+        var lean = descriptor
+        lean.propertiesToFetch = []
+        if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
+            // Reads about `limit` rows anyway.
+            var results = try indexOrderedCandidates(lean, order, needed: offset + max(limit, 0), tables: tables)
+            if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
+            return page(results.map { $0.persistentModelID.isTemporary ? .pending($0) : .stored($0.persistentModelID) })
+        }
+        var sortable: [T] = []
+        var entries: [Match<T>] = []
+        var matchedStored = Set<ObjectIdentifier>()
+        try forEachCandidateChunk(access, tables: tables) { rows in
+            let models: [T] = try models(for: rows, of: lean, tables: tables, decoding: used)
+            for model in try matching(models, lean, tables: tables) {
+                matchedStored.insert(ObjectIdentifier(model))
+                if descriptor.sortBy.isEmpty {
+                    entries.append(.stored(model.persistentModelID))
+                } else {
+                    sortable.append(model)
+                }
+            }
+        }
+        var fullScan = false
+        if case .fullScan = access { fullScan = true }
+        let pending = try matching(
+            pendingCandidates(lean, excluding: matchedStored, includeChanged: !fullScan), lean, tables: tables)
+        if descriptor.sortBy.isEmpty {
+            return page(
+                entries
+                    + pending.map { $0.persistentModelID.isTemporary ? .pending($0) : .stored($0.persistentModelID) })
+        }
+        sortable += pending
+        sortable.sort(using: descriptor.sortBy)
+        return page(sortable.map { $0.persistentModelID.isTemporary ? .pending($0) : .stored($0.persistentModelID) })
+    }
+
+    /// Calls `body` with the records an access path selects, at most `matchChunk` per read
+    /// transaction: a full scan resumes after the last row read; other paths collect their row
+    /// ids in one read and look the records up a chunk at a time. Rows saved by others between
+    /// two chunks may or may not be seen; none is seen twice.
+    private func forEachCandidateChunk(
+        _ access: PredicatePlanner.Access, tables: Store.EntityTables,
+        _ body: ([(UInt64, RecordReader)]) throws -> Void
+    ) throws {
+        let chunk = Self.matchChunk
+        if case .fullScan = access {
+            var after: UInt64?
+            while true {
+                statistics.readTransactions += 1
+                let rows = try container.store.environment.read { txn in
+                    var rows: [(UInt64, RecordReader)] = []
+                    let range = after.map { KeyRange(from: .exclusive(Self.rowKey($0))) } ?? .all
+                    try txn.scan(tables.records, range) { key, value in
+                        rows.append(
+                            (UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), try RecordReader(copying: value)))
+                        return rows.count < chunk
+                    }
+                    return rows
+                }
+                if !rows.isEmpty { try body(rows) }
+                guard rows.count == chunk, let last = rows.last else { return }
+                after = last.0
+            }
+        }
+        statistics.readTransactions += 1
+        let rowIDs = try container.store.environment.read { txn in try Self.candidateRowIDs(access, txn: txn) ?? [] }
+        var start = 0
+        while start < rowIDs.count {
+            let slice = rowIDs[start..<min(start + chunk, rowIDs.count)]
+            statistics.readTransactions += 1
+            let rows = try container.store.environment.read { txn in
+                try Self.records(of: slice.sorted(), tables: tables, txn: txn)
+            }
+            try body(rows)
+            start += chunk
+        }
+    }
+
+    /// The models of a batch of matches, loaded in one read transaction (the descriptor's
+    /// `propertiesToFetch` apply). A stored match whose row is gone comes back unloaded.
+    func loadBatch<T: PersistentModel>(_ matches: ArraySlice<Match<T>>, _ descriptor: FetchDescriptor<T>) -> [T] {
+        let tables = entityTables(of: T.self, for: "fetch(_:batchSize:)")
+        let rowIDs = matches.compactMap { match -> UInt64? in
+            if case .stored(let identifier) = match { return identifier.rowID }
+            return nil
+        }
+        var loaded: [T] = []
+        if !rowIDs.isEmpty {
+            statistics.readTransactions += 1
+            do {
+                let rows = try container.store.environment.read { txn in
+                    try Self.records(of: rowIDs.sorted(), tables: tables, txn: txn)
+                }
+                var stored = descriptor
+                stored.includePendingChanges = false
+                loaded = try models(for: rows, of: stored, tables: tables)
+            } catch {
+                // The models stay unloaded: reading one reads its record, and reports what fails then.
+            }
+        }
+        return withExtendedLifetime(loaded) {
+            matches.map { match in
+                switch match {
+                case .stored(let identifier): model(for: identifier) as! T
+                case .pending(let model): model
+                }
+            }
+        }
+    }
+
+    /// The models that match a descriptor, as a collection that loads them a batch at a time
+    /// when they are used, as in SwiftData.
+    ///
+    /// Making the collection finds the matches and their order: rows are read in chunks with
+    /// only the attributes the predicate and sort descriptors use, and only identifiers are
+    /// kept (and, while sorting, those attributes). Each batch is then read in one transaction
+    /// when one of its elements is first used.
+    ///
+    /// ```swift
+    /// let all = try context.fetch(FetchDescriptor<Book>(), batchSize: 1_000)
+    /// print(all.count)            // no model loaded yet
+    /// print(all[0].title)         // loads the first 1,000
+    /// ```
+    /// - Parameters:
+    ///   - descriptor: Which models, in what order (its limit, offset and pending-changes option apply).
+    ///   - batchSize: How many models each batch loads; at least 1.
+    /// - Throws: What ``fetch(_:)`` throws.
+    public func fetch<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int
+    ) throws
+        -> FetchResultsCollection<T>
+    {
+        precondition(batchSize > 0, "ModelContext.fetch(_:batchSize:): batchSize must be at least 1, not \(batchSize)")
+        return FetchResultsCollection(
+            storage: .init(
+                context: self, entries: try orderedMatches(descriptor), batchSize: batchSize, descriptor: descriptor))
+    }
+
+    /// Calls `block` with every model that matches a descriptor, in its order, loading them a
+    /// batch at a time, as in SwiftData. Models of finished batches that nothing else holds are
+    /// released, so memory stays that of one batch.
+    ///
+    /// Unless `allowEscapingMutations` is `true`, the block must leave the context as it found it
+    /// (save inside it, or only read): after each batch, a context with different unsaved changes
+    /// stops the enumeration with ``FetchError/Code-swift.struct/mutationsEscaped``. The changes
+    /// are kept, never discarded.
+    ///
+    /// ```swift
+    /// var total = 0
+    /// try context.enumerate(FetchDescriptor<Book>(), batchSize: 500) { book in
+    ///     total += book.pageCount
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - descriptor: Which models, in what order.
+    ///   - batchSize: How many models each batch loads; at least 1 (5,000 by default).
+    ///   - allowEscapingMutations: Whether the block may leave unsaved changes behind.
+    ///   - block: Called with each model; what it throws ends the enumeration and is rethrown.
+    /// - Throws: What ``fetch(_:)`` and `block` throw; ``FetchError`` when mutations escape.
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000, allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        let results = try fetch(descriptor, batchSize: batchSize)
+        let before = changeSnapshot
+        var position = 0
+        while position < results.count {
+            let end = min(position + batchSize, results.count)
+            for index in position..<end { try block(results[index]) }
+            position = end
+            if !allowEscapingMutations && changeSnapshot != before {
+                throw FetchError(
+                    code: .mutationsEscaped,
+                    message: "The block given to enumerate(_:batchSize:allowEscapingMutations:block:) over "
+                        + "\(T.self) left unsaved changes in the context (after \(end) of \(results.count) models). "
+                        + "Save inside the block, or pass allowEscapingMutations: true to keep the changes for a "
+                        + "later save. The changes are still in the context.",
+                    model: nil, underlying: "")
+            }
+        }
+    }
+
+    /// The identities of the context's unsaved inserts, changes and deletes.
+    private var changeSnapshot: [Set<PersistentIdentifier>] {
+        [
+            Set(insertedModelsArray.map(\.persistentModelID)), Set(changedModelsArray.map(\.persistentModelID)),
+            Set(deletedModelsArray.map(\.persistentModelID)),
+        ]
+    }
+}
