@@ -2,10 +2,12 @@ import Foundation
 
 /// How a fetch finds its candidates, as ``ModelContext/explain(_:)`` reports it.
 ///
-/// The planner looks at the predicate's conditions on attributes joined by `&&`: an equality on a
-/// uniquely constrained or indexed attribute, or a range (`<`, `<=`, `>`, `>=`) on an indexed one,
-/// lets it read only the matching rows instead of every row. The whole predicate is then still
-/// evaluated on each candidate, so an index only ever narrows the search.
+/// The planner looks at the predicate's conditions on attributes joined by `&&`: equalities on the
+/// attributes of a uniqueness constraint or on an index's leading attributes, a captured list
+/// (`ids.contains($0.id)`), or a range (`<`, `<=`, `>`, `>=`) on an indexed attribute, let it read
+/// only the matching rows instead of every row; a `fetchLimit` with an indexed first sort key
+/// reads in index order and stops early. The whole predicate is then still evaluated on each
+/// candidate, so an index only ever narrows the search.
 ///
 /// ```swift
 /// let plan = try context.explain(FetchDescriptor<Book>(predicate: #Predicate { $0.year >= 1900 }))
@@ -28,6 +30,10 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
         case keyList(table: String, attribute: String, count: Int)
         /// The rows in a range of an index's keys; the bounds as text, such as `>= 1900`.
         case indexRange(table: String, attribute: String, lower: String?, upper: String?)
+        /// The rows in a range of a compound (several-attribute) unique or index table: equalities
+        /// on its leading attributes, then optionally a range on the next, as text such as
+        /// `["lastName == Hardy", "firstName >= T"]`.
+        case compoundIndex(table: String, attributes: [String], conditions: [String])
         /// The rows of an index (within optional bounds) in the order of the descriptor's first
         /// sort key, read until its `fetchLimit` (after `fetchOffset`) is certain, so only about
         /// that many rows are read when most match.
@@ -70,6 +76,8 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
             access =
                 "index range on \(table) (\(attribute) " + [lower, upper].compactMap { $0 }.joined(separator: ", ")
                 + ")"
+        case .compoundIndex(let table, _, let conditions):
+            access = "compound index range on \(table) (\(conditions.joined(separator: ", ")))"
         case .indexOrder(let table, let attribute, let lower, let upper, let descending):
             let bounds = [lower, upper].compactMap { $0 }
             access =

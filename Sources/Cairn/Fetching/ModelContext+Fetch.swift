@@ -350,7 +350,7 @@ extension ModelContext {
                 rowIDs.append(number(Array(value)))
                 return true
             }
-        case .indexRange(let index, let range, _, _):
+        case .indexRange(let index, let range, _, _), .compound(let index, let range, _, _, _):
             try txn.scan(index.table, range) { _, value in
                 rowIDs.append(number(Array(value)))
                 return true
@@ -426,7 +426,7 @@ extension ModelContext {
                     estimatedRows: try txn.count(of: tables.records))
             case .unique(let unique, let key):
                 return FetchPlan(
-                    accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names[0]),
+                    accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),
                     evaluatesPredicate: true, estimatedRows: try txn.contains(key, in: unique.table) ? 1 : 0)
             case .indexEquality(let index, let key):
                 return FetchPlan(
@@ -442,6 +442,20 @@ extension ModelContext {
                 }
                 return FetchPlan(
                     accessPath: .keyList(table: keyed.table.name, attribute: keyed.names[0], count: Set(keys).count),
+                    evaluatesPredicate: true, estimatedRows: count)
+            case .compound(let keyed, let range, let equalities, let lower, let upper):
+                var count = 0
+                try txn.scan(keyed.table, range) { _, _ in
+                    count += 1
+                    return true
+                }
+                let described =
+                    equalities.map { "\($0.attribute.name) == \($0.text)" }
+                    + [lower, upper].compactMap { condition in
+                        condition.flatMap { c in bound(c).map { "\(c.attribute.name) \($0)" } }
+                    }
+                return FetchPlan(
+                    accessPath: .compoundIndex(table: keyed.table.name, attributes: keyed.names, conditions: described),
                     evaluatesPredicate: true, estimatedRows: count)
             case .indexRange(let index, let range, let lower, let upper):
                 var count = 0

@@ -85,6 +85,11 @@ struct PredicatePlanner {
         case indexRange(Store.EntityTables.UniqueConstraint, KeyRange, lower: Condition?, upper: Condition?)
         /// Several lookups in a unique or index table, one per value.
         case oneOf(Store.EntityTables.UniqueConstraint, keys: [[UInt8]], isUnique: Bool)
+        /// A scan of a compound unique or index table: equalities on its leading attributes, then
+        /// optionally a range on the next one.
+        case compound(
+            Store.EntityTables.UniqueConstraint, KeyRange, equalities: [Condition], lower: Condition?,
+            upper: Condition?)
     }
 
     /// An index that yields rows in the order of a descriptor's first sort key.
@@ -158,22 +163,49 @@ struct PredicatePlanner {
         return ordered.contains { $0 == type || $0 == _optionalType(of: type) }
     }
 
-    /// The best access path for `expression`: an equality on a unique or indexed attribute, else
-    /// a range on an indexed attribute, else a full scan.
+    /// The best access path for `expression`, most selective first: equalities on every attribute
+    /// of a uniqueness constraint; equalities on the most leading attributes of an index (a
+    /// single-attribute one wins a tie), with a range on the next; a captured list on a unique or
+    /// indexed attribute; a range on an indexed attribute or on an index's first attribute; else
+    /// a full scan.
     func access(for expression: Any?) -> Access {
         guard let expression else { return .fullScan }
         let conditions = self.conditions(in: expression)
+        func equality(_ name: String) -> Condition? {
+            conditions.first { $0.attribute.name == name && $0.isEquality }
+        }
+        for unique in tables.uniques {
+            let equalities = unique.names.compactMap(equality)
+            if equalities.count == unique.names.count {
+                return .unique(unique, key: KeyBuilder.finalize(equalities.flatMap(\.key)))
+            }
+        }
+        // Equalities on leading attributes: the most win, then a range on the next attribute,
+        // then a single-attribute index (its equality is an exact key).
+        var ranked: [(keyed: Store.EntityTables.UniqueConstraint, equalities: [Condition], rank: Int)] = []
+        for keyed in tables.indexes + tables.uniques.filter({ $0.names.count > 1 }) {
+            var equalities: [Condition] = []
+            for name in keyed.names {
+                guard let condition = equality(name) else { break }
+                equalities.append(condition)
+            }
+            guard !equalities.isEmpty else { continue }
+            var hasRange = false
+            if equalities.count < keyed.names.count {
+                let (lower, upper) = bounds(on: keyed.names[equalities.count], in: conditions)
+                hasRange = lower != nil || upper != nil
+            }
+            ranked.append(
+                (keyed, equalities, equalities.count * 4 + (hasRange ? 2 : 0) + (keyed.names.count == 1 ? 1 : 0)))
+        }
+        // A compound range whose bounds are too long to scan gives way to the next best.
+        for (keyed, equalities, _) in ranked.sorted(by: { $0.rank > $1.rank }) {
+            if keyed.names.count == 1 {
+                return .indexEquality(keyed, key: KeyBuilder.finalize(equalities[0].key))
+            }
+            if let compound = compound(keyed, equalities: equalities, conditions: conditions) { return compound }
+        }
         let singles = { (keyed: [Store.EntityTables.UniqueConstraint]) in keyed.filter { $0.names.count == 1 } }
-        for condition in conditions where condition.isEquality {
-            if let unique = singles(tables.uniques).first(where: { $0.names[0] == condition.attribute.name }) {
-                return .unique(unique, key: KeyBuilder.finalize(condition.key))
-            }
-        }
-        for condition in conditions where condition.isEquality {
-            if let index = singles(tables.indexes).first(where: { $0.names[0] == condition.attribute.name }) {
-                return .indexEquality(index, key: KeyBuilder.finalize(condition.key))
-            }
-        }
         for condition in conditions {
             guard case .oneOf = condition.kind else { continue }
             let keys = condition.keys.map(KeyBuilder.finalize)
@@ -185,15 +217,8 @@ struct PredicatePlanner {
             }
         }
         for index in singles(tables.indexes) {
-            let on = conditions.filter {
-                guard $0.attribute.name == index.names[0] else { return false }
-                if case .lower = $0.kind { return true }
-                if case .upper = $0.kind { return true }
-                return false
-            }
+            let (lower, upper) = bounds(on: index.names[0], in: conditions)
             // A bound that long would be cut and hashed in the index, where hashes do not keep order.
-            let lower = on.last { if case .lower = $0.kind { true } else { false } }
-            let upper = on.last { if case .upper = $0.kind { true } else { false } }
             guard lower != nil || upper != nil,
                 [lower, upper].allSatisfy({ ($0?.key.count ?? 0) < KeyBuilder.hashedPrefixLength })
             else { continue }
@@ -202,7 +227,64 @@ struct PredicatePlanner {
                 to: upper.map { if case .upper(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } })
             return .indexRange(index, range, lower: lower, upper: upper)
         }
+        for keyed in tables.indexes + tables.uniques where keyed.names.count > 1 {
+            if let compound = compound(keyed, equalities: [], conditions: conditions) { return compound }
+        }
         return .fullScan
+    }
+
+    /// The tightest lower and upper bound the conditions put on one attribute.
+    private func bounds(on name: String, in conditions: [Condition]) -> (lower: Condition?, upper: Condition?) {
+        let on = conditions.filter { $0.attribute.name == name }
+        return (
+            on.last { if case .lower = $0.kind { true } else { false } },
+            on.last { if case .upper = $0.kind { true } else { false } }
+        )
+    }
+
+    /// A scan of a compound table for equalities on its leading attributes and a range on the
+    /// next, or `nil` when that selects nothing narrower than the whole table or a bound is too
+    /// long to keep its order (the table cuts and hashes long keys).
+    ///
+    /// With `P` the equalities' key bytes and `enc(x)` a value's, a key whose next attribute is
+    /// `x` starts with `P + enc(x)` and continues with the later attributes, so: `>= x` is
+    /// `>= P + enc(x)`, `> x` is `>= successor(P + enc(x))`, `<= x` is `< successor(P + enc(x))`,
+    /// `< x` is `< P + enc(x)`, and no bound is `P` or `< successor(P)`.
+    private func compound(
+        _ keyed: Store.EntityTables.UniqueConstraint, equalities: [Condition], conditions: [Condition]
+    ) -> Access? {
+        let prefix = equalities.flatMap(\.key)
+        var lower: Condition?
+        var upper: Condition?
+        if equalities.count < keyed.names.count {
+            (lower, upper) = bounds(on: keyed.names[equalities.count], in: conditions)
+        }
+        guard !prefix.isEmpty || lower != nil || upper != nil else { return nil }
+        let lowerKey = lower.map { prefix + $0.key }
+        let upperKey = upper.map { prefix + $0.key }
+        guard [prefix, lowerKey ?? [], upperKey ?? []].allSatisfy({ $0.count < KeyBuilder.hashedPrefixLength })
+        else { return nil }
+        let from: KeyRange.Bound? =
+            if let lower, let lowerKey {
+                if case .lower(true) = lower.kind {
+                    .inclusive(lowerKey)
+                } else {
+                    KeyBuilder.successor(of: lowerKey).map { .inclusive($0) }
+                }
+            } else {
+                prefix.isEmpty ? nil : .inclusive(prefix)
+            }
+        let to: KeyRange.Bound? =
+            if let upper, let upperKey {
+                if case .upper(true) = upper.kind {
+                    KeyBuilder.successor(of: upperKey).map { .exclusive($0) }
+                } else {
+                    .exclusive(upperKey)
+                }
+            } else {
+                KeyBuilder.successor(of: prefix).map { .exclusive($0) }
+            }
+        return .compound(keyed, KeyRange(from: from, to: to), equalities: equalities, lower: lower, upper: upper)
     }
 
     /// The conditions on stored attributes that every match satisfies.

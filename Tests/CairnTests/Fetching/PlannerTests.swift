@@ -41,7 +41,9 @@ import Testing
         #expect(scan.accessPath == .fullScan && scan.estimatedRows == 60)
         let combined = try context.explain(
             FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.firstName == "F1" && $0.lastName == hardy }))
-        #expect(combined.accessPath == .indexEquality(table: "i/LibraryAuthor/lastName", attribute: "lastName"))
+        #expect(
+            combined.accessPath
+                == .uniqueKey(table: "u/LibraryAuthor/firstName,lastName", attribute: "firstName,lastName"))
     }
 
     @Test func indexedFetchesReturnWhatThePredicateSelects() throws {
@@ -128,5 +130,51 @@ import Testing
             #expect(try fresh.fetch(descriptor).map(\.email).sorted() == expected)
             #expect(expected.count == count)
         }
+    }
+
+    /// `#Index([\.lastName, \.firstName])` and `#Unique([\.firstName, \.lastName])` serve
+    /// equalities on leading attributes and a range on the next one.
+    @Test func compoundIndexesServePrefixesAndRanges() throws {
+        let context = try populated()
+        let everyone = try context.fetch(FetchDescriptor<LibraryAuthor>())
+        let (hardy, f2, f4) = ("Hardy", "F2", "F4")
+        let cases: [(Predicate<LibraryAuthor>, String, [String])] = [
+            (
+                #Predicate { $0.lastName == hardy && $0.firstName >= f2 }, "i/LibraryAuthor/lastName,firstName",
+                ["lastName == Hardy", "firstName >= F2"]
+            ),
+            (
+                #Predicate { $0.lastName == hardy && $0.firstName > f2 && $0.firstName <= f4 },
+                "i/LibraryAuthor/lastName,firstName", ["lastName == Hardy", "firstName > F2", "firstName <= F4"]
+            ),
+            (
+                #Predicate { $0.lastName == hardy && $0.firstName < f4 }, "i/LibraryAuthor/lastName,firstName",
+                ["lastName == Hardy", "firstName < F4"]
+            ),
+            (
+                #Predicate { $0.firstName >= f2 && $0.firstName <= f4 }, "u/LibraryAuthor/firstName,lastName",
+                ["firstName >= F2", "firstName <= F4"]
+            ),
+            (#Predicate { $0.firstName == f2 }, "u/LibraryAuthor/firstName,lastName", ["firstName == F2"]),
+        ]
+        for (predicate, table, conditions) in cases {
+            let descriptor = FetchDescriptor(predicate: predicate)
+            let plan = try context.explain(descriptor)
+            guard case .compoundIndex(let planTable, _, let planConditions) = plan.accessPath else {
+                Issue.record("expected a compound index range, got \(plan)")
+                continue
+            }
+            #expect(planTable == table && planConditions == conditions)
+            let expected = try everyone.filter { try predicate.evaluate($0) }.map(\.email).sorted()
+            #expect(!expected.isEmpty)
+            #expect(plan.estimatedRows == expected.count, "the range holds exactly the matches: \(plan)")
+            #expect(try context.fetch(descriptor).map(\.email).sorted() == expected)
+        }
+        // Equalities on every attribute of the compound uniqueness constraint: one key lookup.
+        let byBoth = try context.explain(
+            FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.firstName == f2 && $0.lastName == hardy }))
+        #expect(
+            byBoth.accessPath
+                == .uniqueKey(table: "u/LibraryAuthor/firstName,lastName", attribute: "firstName,lastName"))
     }
 }

@@ -22,10 +22,11 @@ enum PredMood: String, Codable, Sendable, CaseIterable { case calm, busy, away }
 }
 
 /// `name`/`alias` and `score`/`points` share their values' distribution; only the first of each
-/// pair is indexed, so every form is tried with and without an index.
+/// pair is indexed, so every form is tried with and without an index. The compound indexes serve
+/// equalities on both attributes, or an equality and then a range.
 @Model final class PredMember {
     #Unique<PredMember>([\.code])
-    #Index<PredMember>([\.name], [\.score], [\.rating], [\.born], [\.nickname])
+    #Index<PredMember>([\.name], [\.score], [\.rating], [\.born], [\.nickname], [\.score, \.name], [\.born, \.rating])
 
     var code: Int
     var name: String
@@ -119,6 +120,7 @@ indirect enum PredForm: CustomStringConvertible {
     case ratingCompare(PredOp, Double)
     case ratingEqual(Double)
     case bornCompare(PredOp, Date)
+    case bornEqual(Date)
     case nicknameIsNil(negated: Bool)
     case nicknameEquals(String?)
     case nicknameCoalesced(String)
@@ -156,6 +158,7 @@ indirect enum PredForm: CustomStringConvertible {
         case .ratingCompare(let op, let value): return "$0.rating \(op) \(value)"
         case .ratingEqual(let value): return "$0.rating == \(value)"
         case .bornCompare(let op, let value): return "$0.born \(op) \(value.timeIntervalSinceReferenceDate)"
+        case .bornEqual(let value): return "$0.born == \(value.timeIntervalSinceReferenceDate)"
         case .nicknameIsNil(let negated): return "$0.nickname \(negated ? "!=" : "==") nil"
         case .nicknameEquals(let value): return "$0.nickname == \(value.map(s) ?? "nil")"
         case .nicknameCoalesced(let value): return "($0.nickname ?? \"\") == \(s(value))"
@@ -174,24 +177,27 @@ indirect enum PredForm: CustomStringConvertible {
         }
     }
 
-    static func random(depth: Int, codes: Int, _ random: inout SeededGenerator) -> PredForm {
+    /// A random tree; `sample` gives values of a stored member, so equalities often hit.
+    static func random(
+        depth: Int, codes: Int, sample: PredMember?, _ random: inout SeededGenerator
+    ) -> PredForm {
         if depth > 0 && Int.random(in: 0..<3, using: &random) > 0 {
             switch Int.random(in: 0..<5, using: &random) {
             case 0, 1:
                 return .and(
-                    Self.random(depth: depth - 1, codes: codes, &random),
-                    Self.random(depth: depth - 1, codes: codes, &random))
+                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random),
+                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random))
             case 2, 3:
                 return .or(
-                    Self.random(depth: depth - 1, codes: codes, &random),
-                    Self.random(depth: depth - 1, codes: codes, &random))
-            default: return .not(Self.random(depth: depth - 1, codes: codes, &random))
+                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random),
+                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random))
+            default: return .not(Self.random(depth: depth - 1, codes: codes, sample: sample, &random))
             }
         }
-        return leaf(codes: codes, &random)
+        return leaf(codes: codes, sample: sample, &random)
     }
 
-    static func leaf(codes: Int, _ random: inout SeededGenerator) -> PredForm {
+    static func leaf(codes: Int, sample: PredMember?, _ random: inout SeededGenerator) -> PredForm {
         func pick<T>(_ values: [T]) -> T { PredValues.pick(values, &random) }
         let indexed = Bool.random(using: &random)
         let op = pick(PredOp.allCases)
@@ -201,7 +207,23 @@ indirect enum PredForm: CustomStringConvertible {
         let string = Int.random(in: 0..<8, using: &random) == 0 ? "q" : pick(PredValues.strings)
         let optionalString: String? = Int.random(in: 0..<4, using: &random) == 0 ? nil : string
         let code = Int.random(in: -1...codes, using: &random)
-        switch Int.random(in: 0..<23, using: &random) {
+        switch Int.random(in: 0..<29, using: &random) {
+        case 23, 26, 27:
+            // Equalities on both attributes of a compound index, or one and a range on the next,
+            // mostly at a stored member's values.
+            let (score, name) =
+                sample.map { Bool.random(using: &random) ? ($0.score, $0.name) : (int, string) } ?? (int, string)
+            return .and(
+                .intEqual(indexed: true, score, negated: false),
+                flag ? .stringEqual(indexed: true, name, negated: false) : .stringCompare(indexed: true, op, name))
+        case 24, 28:
+            let (born, rating) =
+                sample.map {
+                    Bool.random(using: &random)
+                        ? ($0.born, $0.rating) : (pick(PredValues.dates), pick(PredValues.doubles))
+                }
+                ?? (pick(PredValues.dates), pick(PredValues.doubles))
+            return .and(.bornEqual(born), flag ? .ratingEqual(rating) : .ratingCompare(op, rating))
         case 0: return .intCompare(indexed: indexed, op, int, flipped: flag)
         case 1: return .intEqual(indexed: indexed, int, negated: flag)
         case 2:
@@ -228,6 +250,7 @@ indirect enum PredForm: CustomStringConvertible {
         case 19: return .active(negated: flag)
         case 20: return .mood(pick(PredMood.allCases))
         case 21: return .codeEquals(code)
+        case 25: return .bornEqual(pick(PredValues.dates + [Date(timeIntervalSinceReferenceDate: 10)]))
         default:
             return .codeInList(
                 (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: -1...codes, using: &random) })
@@ -289,6 +312,7 @@ indirect enum PredForm: CustomStringConvertible {
         case .ratingCompare(let op, let double): return compare(key(\.rating), op, value(double))
         case .ratingEqual(let double): return equal(key(\.rating), value(double))
         case .bornCompare(let op, let date): return compare(key(\.born), op, value(date))
+        case .bornEqual(let date): return equal(key(\.born), value(date))
         case .nicknameIsNil(let negated):
             return equal(key(\.nickname), PredicateExpressions.build_NilLiteral(), negated: negated)
         case .nicknameEquals(let string): return equal(key(\.nickname), value(string))
@@ -381,6 +405,7 @@ final class PathTally: @unchecked Sendable {
             case .keyList: "keyList"
             case .indexRange: "indexRange"
             case .indexOrder: "indexOrder"
+            case .compoundIndex: "compoundIndex"
             }
         lock.withLock { _ = seen.insert(kind) }
     }
@@ -454,7 +479,8 @@ final class PathTally: @unchecked Sendable {
             let everyone = try context.fetch(FetchDescriptor<PredMember>())
             let everyoneStored = try fresh.fetch(FetchDescriptor<PredMember>())
             for _ in 0..<8 {
-                let form = PredForm.random(depth: depth, codes: count, &random)
+                let form = PredForm.random(
+                    depth: depth, codes: count, sample: everyone.randomElement(using: &random), &random)
                 var descriptor = FetchDescriptor<PredMember>(predicate: form.predicate)
                 var sortText = ""
                 if Bool.random(using: &random) {
@@ -507,7 +533,9 @@ final class PathTally: @unchecked Sendable {
         }
         // The random predicates reached every access path, so the index paths were checked.
         #expect(
-            paths.kinds == ["fullScan", "uniqueKey", "indexEquality", "keyList", "indexRange", "indexOrder"],
+            paths.kinds == [
+                "fullScan", "uniqueKey", "indexEquality", "keyList", "indexRange", "indexOrder", "compoundIndex",
+            ],
             "access paths seen: \(paths.kinds)")
     }
 
