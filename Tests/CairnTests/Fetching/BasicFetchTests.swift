@@ -81,4 +81,43 @@ import Testing
         try context.save()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Specimen>()) == 0)
     }
+
+    /// Several keys, both orders, optionals with nil first ascending and last descending, strings
+    /// by `<` (Foundation's `SortDescriptor` order here), with and without the index-order path.
+    @Test func sortsFollowSortDescriptorOrder() throws {
+        let container = try ModelContainer(
+            for: PredMember.self, PredTeam.self,
+            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Sort.store"))))
+        let context = ModelContext(container)
+        let nicknames: [String?] = [nil, "b", "a", nil, "B", "\u{E9}", "e\u{301}", "a", "Z", ""]
+        for (code, nickname) in nicknames.enumerated() {
+            let member = PredMember(code: code)
+            member.nickname = nickname
+            member.score = code % 3
+            context.insert(member)
+        }
+        try context.save()
+        let fresh = ModelContext(container)
+        let ascending: [Int] = [0, 3, 9, 4, 8, 2, 7, 1, 5, 6]
+        for limit in [nil, 4] as [Int?] {
+            var descriptor = FetchDescriptor<PredMember>(sortBy: [SortDescriptor(\.nickname), SortDescriptor(\.code)])
+            descriptor.fetchLimit = limit
+            #expect(try fresh.fetch(descriptor).map(\.code) == Array(ascending.prefix(limit ?? 10)))
+            descriptor.sortBy = [SortDescriptor(\.nickname, order: .reverse), SortDescriptor(\.code, order: .reverse)]
+            #expect(try fresh.fetch(descriptor).map(\.code) == Array(ascending.reversed().prefix(limit ?? 10)))
+            descriptor.sortBy = [SortDescriptor(\.score, order: .reverse), SortDescriptor(\.nickname)]
+            let expected = try fresh.fetch(FetchDescriptor<PredMember>()).sorted(using: descriptor.sortBy)
+            #expect(try fresh.fetch(descriptor).map(\.code) == Array(expected.map(\.code).prefix(limit ?? 10)))
+        }
+        // Foundation's order on the same values, for the record.
+        let foundation = nicknames.enumerated().map { ($0.offset, $0.element) }.sorted {
+            switch ($0.1, $1.1) {
+            case (nil, nil): $0.0 < $1.0
+            case (nil, _): true
+            case (_, nil): false
+            case (let a?, let b?): a < b || a == b && $0.0 < $1.0
+            }
+        }
+        #expect(foundation.map(\.0) == ascending)
+    }
 }

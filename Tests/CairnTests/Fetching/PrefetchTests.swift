@@ -55,4 +55,17 @@ import Testing
         #expect(context.model(for: book.persistentModelID) === book)
         #expect(book.author === authors.first, "the inverse loads to the same instance")
     }
+
+    @Test func aToOneRelationshipIsPrefetchedInOnePass() throws {
+        let container = try library()
+        let context = ModelContext(container)
+        var descriptor = FetchDescriptor<LibraryBook>(sortBy: [SortDescriptor(\.isbn)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.author]
+        let books = try context.fetch(descriptor)
+        let afterFetch = context.statistics
+        #expect(afterFetch.readTransactions == 2, "one for the books, one for their authors")
+        #expect(afterFetch.recordLoads == Self.authors * Self.booksPerAuthor + Self.authors)
+        #expect(Set(books.compactMap { $0.author?.email }).count == Self.authors)
+        #expect(context.statistics == afterFetch, "reading every author cost nothing more")
+    }
 }
