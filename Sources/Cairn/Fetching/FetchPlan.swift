@@ -22,6 +22,9 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
     public enum AccessPath: Sendable, Hashable {
         /// Every row of the entity is read.
         case fullScan
+        /// The rows of the identifiers the predicate names (`$0.persistentModelID == id` or
+        /// `ids.contains($0.persistentModelID)`), looked up in the entity's table.
+        case identifiers(table: String, count: Int)
         /// One lookup in a uniqueness constraint's table.
         case uniqueKey(table: String, attribute: String)
         /// The rows under one key of an index.
@@ -68,6 +71,7 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
         let access: String
         switch accessPath {
         case .fullScan: access = "full scan"
+        case .identifiers(let table, let count): access = "\(count) identifier lookups on \(table)"
         case .uniqueKey(let table, let attribute): access = "unique key on \(table) (\(attribute) ==)"
         case .indexEquality(let table, let attribute): access = "index equality on \(table) (\(attribute) ==)"
         case .keyList(let table, let attribute, let count):

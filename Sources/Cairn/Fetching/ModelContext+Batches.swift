@@ -107,7 +107,7 @@ extension ModelContext {
             }
             return try scratch.orderedMatches(plain).map { .stored($0.identifier) }
         }
-        let planner = PredicatePlanner(tables: tables)
+        let planner = PredicatePlanner.for(T.self, tables: tables)
         let access = planner.access(for: descriptor.predicate?.expression)
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         func page(_ all: [Match<T>]) -> [Match<T>] {

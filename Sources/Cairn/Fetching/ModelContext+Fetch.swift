@@ -22,7 +22,7 @@ extension ModelContext {
         if !descriptor.includePendingChanges && hasChanges {
             return try fetchStoredOnly(descriptor, tables: tables)
         }
-        let planner = PredicatePlanner(tables: tables)
+        let planner = PredicatePlanner.for(T.self, tables: tables)
         let access = planner.access(for: descriptor.predicate?.expression)
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         var results: [T]
@@ -171,7 +171,7 @@ extension ModelContext {
         if descriptor.predicate == nil {
             matching = try countWithoutPredicate(descriptor, tables: tables)
         } else {
-            let access = PredicatePlanner(tables: tables).access(for: descriptor.predicate?.expression)
+            let access = PredicatePlanner.for(T.self, tables: tables).access(for: descriptor.predicate?.expression)
             matching = try candidates(descriptor, access: access, tables: tables).count
         }
         let afterOffset = max(matching - max(descriptor.fetchOffset ?? 0, 0), 0)
@@ -343,6 +343,8 @@ extension ModelContext {
         switch access {
         case .fullScan:
             return nil
+        case .rows(let rows):
+            rowIDs = rows
         case .unique(let unique, let key):
             if let row = try txn.get(key, in: unique.table) { rowIDs = [number(row)] }
         case .indexEquality(let index, let key):
@@ -391,7 +393,7 @@ extension ModelContext {
     /// - Throws: ``StorageError`` when the store cannot be read.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
         let tables = entityTables(of: T.self, for: "explain(_:)")
-        let planner = PredicatePlanner(tables: tables)
+        let planner = PredicatePlanner.for(T.self, tables: tables)
         let access = planner.access(for: descriptor.predicate?.expression)
         func bound(_ condition: PredicatePlanner.Condition?) -> String? {
             condition.map { condition in
@@ -424,6 +426,12 @@ extension ModelContext {
                 return FetchPlan(
                     accessPath: .fullScan, evaluatesPredicate: descriptor.predicate != nil,
                     estimatedRows: try txn.count(of: tables.records))
+            case .rows(let rows):
+                var count = 0
+                for row in rows where try txn.contains(Self.rowKey(row), in: tables.records) { count += 1 }
+                return FetchPlan(
+                    accessPath: .identifiers(table: tables.records.name, count: rows.count), evaluatesPredicate: true,
+                    estimatedRows: count)
             case .unique(let unique, let key):
                 return FetchPlan(
                     accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),

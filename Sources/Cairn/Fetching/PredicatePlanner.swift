@@ -85,6 +85,9 @@ struct PredicatePlanner {
         case indexRange(Store.EntityTables.UniqueConstraint, KeyRange, lower: Condition?, upper: Condition?)
         /// Several lookups in a unique or index table, one per value.
         case oneOf(Store.EntityTables.UniqueConstraint, keys: [[UInt8]], isUnique: Bool)
+        /// The rows of the identifiers the predicate names (`$0.persistentModelID == id`,
+        /// `ids.contains($0.persistentModelID)`).
+        case rows([UInt64])
         /// A scan of a compound unique or index table: equalities on its leading attributes, then
         /// optionally a range on the next one.
         case compound(
@@ -103,6 +106,18 @@ struct PredicatePlanner {
     }
 
     let tables: Store.EntityTables
+    /// `\T.persistentModelID` for the fetched type, so identifier conditions can be recognised.
+    let identifierKeyPath: AnyKeyPath?
+
+    init(tables: Store.EntityTables, identifierKeyPath: AnyKeyPath? = nil) {
+        self.tables = tables
+        self.identifierKeyPath = identifierKeyPath
+    }
+
+    /// A planner for fetches of `T`.
+    static func `for`<T: PersistentModel>(_ type: T.Type, tables: Store.EntityTables) -> PredicatePlanner {
+        PredicatePlanner(tables: tables, identifierKeyPath: \T.persistentModelID)
+    }
 
     /// An index whose key order is `sortBy`'s first key, for a fetch that chose `access`: a
     /// single-attribute unique or index table on the sort attribute, used when the planner found
@@ -170,6 +185,7 @@ struct PredicatePlanner {
     /// a full scan.
     func access(for expression: Any?) -> Access {
         guard let expression else { return .fullScan }
+        if let rows = identifierRows(in: expression) { return .rows(rows) }
         let conditions = self.conditions(in: expression)
         func equality(_ name: String) -> Condition? {
             conditions.first { $0.attribute.name == name && $0.isEquality }
@@ -285,6 +301,45 @@ struct PredicatePlanner {
                 KeyBuilder.successor(of: prefix).map { .exclusive($0) }
             }
         return .compound(keyed, KeyRange(from: from, to: to), equalities: equalities, lower: lower, upper: upper)
+    }
+
+    /// The stored rows an `&&`-joined identifier condition allows, or `nil` when there is none.
+    /// Identifiers of other entities or stores, and temporary ones, name no stored row.
+    private func identifierRows(in expression: Any) -> [UInt64]? {
+        if let conjunction = expression as? any _PlannerConjunction {
+            let (lhs, rhs) = conjunction.plannerOperands
+            return identifierRows(in: lhs) ?? identifierRows(in: rhs)
+        }
+        guard let identifierKeyPath else { return nil }
+        func isIdentifier(_ node: Any) -> Bool {
+            guard let keyPath = node as? any _PlannerKeyPath else { return false }
+            return keyPath.plannerRootIsVariable && keyPath.plannerKeyPath == identifierKeyPath
+        }
+        func row(_ value: Any) -> UInt64?? {
+            guard let identifier = value as? PersistentIdentifier else { return nil }
+            guard identifier.entityName == tables.entity.name, let row = identifier.rowID else { return .some(nil) }
+            return .some(row)
+        }
+        if let equal = expression as? any _PlannerEqual {
+            let (lhs, rhs) = equal.plannerOperands
+            for (keyPathSide, valueSide) in [(lhs, rhs), (rhs, lhs)] where isIdentifier(keyPathSide) {
+                if let value = (valueSide as? any _PlannerValue)?.plannerValue, let row = row(value) {
+                    return row.map { [$0] } ?? []
+                }
+            }
+            return nil
+        }
+        if let contains = expression as? any _PlannerSequenceContains, isIdentifier(contains.plannerElement),
+            let values = (contains.plannerSequence as? any _PlannerValue)?.plannerValue as? any Sequence
+        {
+            var rows = Set<UInt64>()
+            for value in values {
+                guard let found = row(value) else { return nil }
+                if let found { rows.insert(found) }
+            }
+            return rows.sorted()
+        }
+        return nil
     }
 
     /// The conditions on stored attributes that every match satisfies.

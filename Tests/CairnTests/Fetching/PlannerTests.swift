@@ -177,4 +177,22 @@ import Testing
             byBoth.accessPath
                 == .uniqueKey(table: "u/LibraryAuthor/firstName,lastName", attribute: "firstName,lastName"))
     }
+
+    /// `$0.persistentModelID == id` and `ids.contains($0.persistentModelID)` read only those rows.
+    @Test func identifiersAreLookedUpDirectly() throws {
+        let context = try populated()
+        let all = try context.fetch(FetchDescriptor<LibraryAuthor>())
+        let id = all[7].persistentModelID
+        let ids = [all[3], all[9], all[40]].map(\.persistentModelID)
+        let one = FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.persistentModelID == id })
+        let plan = try context.explain(one)
+        #expect(plan.accessPath == .identifiers(table: "e/LibraryAuthor", count: 1) && plan.estimatedRows == 1)
+        let fresh = ModelContext(context.container)
+        #expect(try fresh.fetch(one).map(\.persistentModelID) == [id])
+        #expect(fresh.statistics.recordLoads == 1)
+        let several = FetchDescriptor<LibraryAuthor>(
+            predicate: #Predicate { ids.contains($0.persistentModelID) }, sortBy: [SortDescriptor(\.email)])
+        #expect(try context.explain(several).accessPath == .identifiers(table: "e/LibraryAuthor", count: 3))
+        #expect(Set(try fresh.fetch(several).map(\.persistentModelID)) == Set(ids))
+    }
 }

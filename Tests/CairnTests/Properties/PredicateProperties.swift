@@ -133,6 +133,8 @@ indirect enum PredForm: CustomStringConvertible {
     case mood(PredMood)
     case codeEquals(Int)
     case codeInList([Int])
+    case identifierEquals(PersistentIdentifier)
+    case identifierInList([PersistentIdentifier])
     case and(PredForm, PredForm)
     case or(PredForm, PredForm)
     case not(PredForm)
@@ -171,33 +173,36 @@ indirect enum PredForm: CustomStringConvertible {
         case .mood(let mood): return "$0.mood == .\(mood)"
         case .codeEquals(let value): return "$0.code == \(value)"
         case .codeInList(let list): return "\(list).contains($0.code)"
+        case .identifierEquals(let id): return "$0.persistentModelID == \(id)"
+        case .identifierInList(let ids): return "\(ids).contains($0.persistentModelID)"
         case .and(let lhs, let rhs): return "(\(lhs) && \(rhs))"
         case .or(let lhs, let rhs): return "(\(lhs) || \(rhs))"
         case .not(let form): return "!(\(form))"
         }
     }
 
-    /// A random tree; `sample` gives values of a stored member, so equalities often hit.
+    /// A random tree; `members` give values that equalities and identifiers can hit.
     static func random(
-        depth: Int, codes: Int, sample: PredMember?, _ random: inout SeededGenerator
+        depth: Int, codes: Int, members: [PredMember], _ random: inout SeededGenerator
     ) -> PredForm {
         if depth > 0 && Int.random(in: 0..<3, using: &random) > 0 {
             switch Int.random(in: 0..<5, using: &random) {
             case 0, 1:
                 return .and(
-                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random),
-                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random))
+                    Self.random(depth: depth - 1, codes: codes, members: members, &random),
+                    Self.random(depth: depth - 1, codes: codes, members: members, &random))
             case 2, 3:
                 return .or(
-                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random),
-                    Self.random(depth: depth - 1, codes: codes, sample: sample, &random))
-            default: return .not(Self.random(depth: depth - 1, codes: codes, sample: sample, &random))
+                    Self.random(depth: depth - 1, codes: codes, members: members, &random),
+                    Self.random(depth: depth - 1, codes: codes, members: members, &random))
+            default: return .not(Self.random(depth: depth - 1, codes: codes, members: members, &random))
             }
         }
-        return leaf(codes: codes, sample: sample, &random)
+        return leaf(codes: codes, members: members, &random)
     }
 
-    static func leaf(codes: Int, sample: PredMember?, _ random: inout SeededGenerator) -> PredForm {
+    static func leaf(codes: Int, members: [PredMember], _ random: inout SeededGenerator) -> PredForm {
+        let sample = members.randomElement(using: &random)
         func pick<T>(_ values: [T]) -> T { PredValues.pick(values, &random) }
         let indexed = Bool.random(using: &random)
         let op = pick(PredOp.allCases)
@@ -207,7 +212,13 @@ indirect enum PredForm: CustomStringConvertible {
         let string = Int.random(in: 0..<8, using: &random) == 0 ? "q" : pick(PredValues.strings)
         let optionalString: String? = Int.random(in: 0..<4, using: &random) == 0 ? nil : string
         let code = Int.random(in: -1...codes, using: &random)
-        switch Int.random(in: 0..<29, using: &random) {
+        switch Int.random(in: 0..<31, using: &random) {
+        case 29 where sample != nil: return .identifierEquals(sample!.persistentModelID)
+        case 30:
+            return .identifierInList(
+                (0..<Int.random(in: 0...3, using: &random)).compactMap { _ in
+                    members.randomElement(using: &random)?.persistentModelID
+                })
         case 23, 26, 27:
             // Equalities on both attributes of a compound index, or one and a range on the next,
             // mostly at a stored member's values.
@@ -352,6 +363,9 @@ indirect enum PredForm: CustomStringConvertible {
         case .mood(let mood): return equal(key(\.mood), value(mood))
         case .codeEquals(let code): return equal(key(\.code), value(code))
         case .codeInList(let list): return PredicateExpressions.build_contains(value(list), key(\.code))
+        case .identifierEquals(let id): return equal(key(\.persistentModelID), value(id))
+        case .identifierInList(let ids):
+            return PredicateExpressions.build_contains(value(ids), key(\.persistentModelID))
         case .and(let lhs, let rhs): return and(lhs.expression(v), rhs.expression(v))
         case .or(let lhs, let rhs): return or(lhs.expression(v), rhs.expression(v))
         case .not(let form): return not(form.expression(v))
@@ -400,6 +414,7 @@ final class PathTally: @unchecked Sendable {
         let kind =
             switch path {
             case .fullScan: "fullScan"
+            case .identifiers: "identifiers"
             case .uniqueKey: "uniqueKey"
             case .indexEquality: "indexEquality"
             case .keyList: "keyList"
@@ -479,8 +494,7 @@ final class PathTally: @unchecked Sendable {
             let everyone = try context.fetch(FetchDescriptor<PredMember>())
             let everyoneStored = try fresh.fetch(FetchDescriptor<PredMember>())
             for _ in 0..<8 {
-                let form = PredForm.random(
-                    depth: depth, codes: count, sample: everyone.randomElement(using: &random), &random)
+                let form = PredForm.random(depth: depth, codes: count, members: everyone, &random)
                 var descriptor = FetchDescriptor<PredMember>(predicate: form.predicate)
                 var sortText = ""
                 if Bool.random(using: &random) {
@@ -534,7 +548,8 @@ final class PathTally: @unchecked Sendable {
         // The random predicates reached every access path, so the index paths were checked.
         #expect(
             paths.kinds == [
-                "fullScan", "uniqueKey", "indexEquality", "keyList", "indexRange", "indexOrder", "compoundIndex",
+                "fullScan", "identifiers", "uniqueKey", "indexEquality", "keyList", "indexRange", "indexOrder",
+                "compoundIndex",
             ],
             "access paths seen: \(paths.kinds)")
     }
