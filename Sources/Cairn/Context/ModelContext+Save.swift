@@ -29,6 +29,15 @@ extension ModelContext {
         }
         // Everything is prepared before the transaction: no encoding, and no reads of the store
         // through faults, may happen inside it. Nothing in memory changes until it commits.
+        // Partly loaded changed models (propertiesToFetch, faults) are completed first: their
+        // unique keys and records need every attribute.
+        for model in changedModelsArray {
+            let id = model.persistentModelID
+            guard let rowID = id.rowID, let tables = store.entities[id.entityName] else { continue }
+            if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
+                try load(model, rowID: rowID, tables: tables)
+            }
+        }
         let plan = try planDeletes()
         let candidates = insertedModelsArray.filter { !plan.isDeleted($0) }
         let uniqueness = try planUniqueness(
@@ -182,6 +191,13 @@ extension ModelContext {
         }
         let deletedIDs = plan.deleted.map(\.persistentModelID)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
+        // The models now hold what their rows hold.
+        for (model, written) in zip(inserted, insertRecords) {
+            model._$modelState.recordChecksum = RecordReader.storedChecksum(of: written.record)
+        }
+        for (model, written) in zip(changed, updateRecords) {
+            model._$modelState.recordChecksum = RecordReader.storedChecksum(of: written.record)
+        }
         post(Self.didSave, inserted: inserted, updated: changed, deleted: deletedIDs)
         checkInvariantsAfterSave()
     }

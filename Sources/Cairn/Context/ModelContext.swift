@@ -379,12 +379,22 @@ public final class ModelContext: _ModelLoader {
 
     /// Loads every unloaded attribute of `model` from a record already read, or only those
     /// whose tags are in `only`.
+    ///
+    /// A model without unsaved changes whose values came from another version of the row (another
+    /// context saved it since) takes the stored values: its attributes are unloaded and decoded
+    /// again. A model with unsaved changes keeps them (the last save wins).
     func apply(
         _ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables, only: Set<UInt32>? = nil
     ) throws {
+        let checksum = reader.checksum
+        let unchanged = !model.hasChanges
+        if unchanged, let seen = model._$modelState.recordChecksum, seen != checksum {
+            for (_, access) in tables.encodingOrder { access.unload(model) }
+        }
         for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
             try access.decode(model, tag, reader)
         }
+        if unchanged { model._$modelState.recordChecksum = checksum }
     }
 
     /// Keeps a model with its first change until it is saved or rolled back.

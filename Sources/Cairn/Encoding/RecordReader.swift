@@ -27,6 +27,24 @@ package struct RecordReader: Sendable {
     /// let copy = reader.bytes
     /// ```
     package let bytes: [UInt8]
+
+    /// The record's stored checksum: which version of a row a model's values came from.
+    ///
+    /// ```swift
+    /// if reader.checksum != lastSeen { … }   // the row was rewritten
+    /// ```
+    package var checksum: UInt32 { Self.storedChecksum(of: bytes) }
+
+    /// The checksum stored in the last four bytes (little-endian) of a finished record.
+    ///
+    /// ```swift
+    /// let crc = RecordReader.storedChecksum(of: writer.finished())
+    /// ```
+    package static func storedChecksum(of record: [UInt8]) -> UInt32 {
+        var stored: UInt32 = 0
+        for offset in 0..<4 { stored |= UInt32(record[record.count - 4 + offset]) << (8 * offset) }
+        return stored
+    }
     private let fields: [Field]
 
     /// Parses a record held in an array, without copying it.

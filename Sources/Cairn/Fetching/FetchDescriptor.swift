@@ -68,3 +68,11 @@ public struct FetchDescriptor<T: PersistentModel> {
         self.sortBy = sortBy
     }
 }
+
+extension Int {
+    /// `self + other`, or `Int.max` when that overflows (a `fetchLimit` of `Int.max` after an offset).
+    func addingClamped(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
+    }
+}

@@ -13,9 +13,10 @@ import Foundation
 /// for book in books { print(book.title) }
 /// ```
 ///
-/// The collection belongs to the context's executor, like the context. A model deleted from the
-/// store after the collection was made is still returned, as an unloaded model (see
-/// ``ModelContext/model(for:)``).
+/// The collection belongs to the context's executor, like the context. A model whose row was
+/// deleted from the store after the collection was made comes back unloaded, as
+/// ``ModelContext/model(for:)`` returns it (``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``
+/// skips such models).
 public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
     final class Storage {
         let context: ModelContext
@@ -23,7 +24,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let batchSize: Int
         let descriptor: FetchDescriptor<Element>
         var loadedBatch = -1
-        var batch: [Element] = []
+        var batch: [Element?] = []
 
         init(
             context: ModelContext, entries: [ModelContext.Match<Element>], batchSize: Int,
@@ -35,7 +36,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             self.descriptor = descriptor
         }
 
-        func element(at position: Int) -> Element {
+        /// The model at `position`, or `nil` when its row is gone from the store.
+        func loadedElement(at position: Int) -> Element? {
             let number = position / batchSize
             if number != loadedBatch {
                 let start = number * batchSize
@@ -43,6 +45,10 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                 loadedBatch = number
             }
             return batch[position - number * batchSize]
+        }
+
+        func element(at position: Int) -> Element {
+            loadedElement(at: position) ?? context.model(for: entries[position].identifier) as! Element
         }
     }
 
@@ -112,7 +118,7 @@ extension ModelContext {
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         func page(_ all: [Match<T>]) -> [Match<T>] {
             let start = min(offset, all.count)
-            let end = descriptor.fetchLimit.map { min(start + max($0, 0), all.count) } ?? all.count
+            let end = descriptor.fetchLimit.map { min(start.addingClamped(max($0, 0)), all.count) } ?? all.count
             return Array(all[start..<end])
         }
         let used = planner.tagsUsed(by: descriptor)
@@ -120,7 +126,8 @@ extension ModelContext {
         lean.propertiesToFetch = []
         if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
             // Reads about `limit` rows anyway.
-            var results = try indexOrderedCandidates(lean, order, needed: offset + max(limit, 0), tables: tables)
+            var results = try indexOrderedCandidates(
+                lean, order, needed: offset.addingClamped(max(limit, 0)), tables: tables)
             if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
             return page(results.map { $0.persistentModelID.isTemporary ? .pending($0) : .stored($0.persistentModelID) })
         }
@@ -187,7 +194,7 @@ extension ModelContext {
             let slice = rowIDs[start..<min(start + chunk, rowIDs.count)]
             statistics.readTransactions += 1
             let rows = try container.store.environment.read { txn in
-                try Self.records(of: slice.sorted(), tables: tables, txn: txn)
+                try Self.records(of: slice, tables: tables, txn: txn)
             }
             try body(rows)
             start += chunk
@@ -195,32 +202,41 @@ extension ModelContext {
     }
 
     /// The models of a batch of matches, loaded in one read transaction (the descriptor's
-    /// `propertiesToFetch` apply). A stored match whose row is gone comes back unloaded.
-    func loadBatch<T: PersistentModel>(_ matches: ArraySlice<Match<T>>, _ descriptor: FetchDescriptor<T>) -> [T] {
+    /// `propertiesToFetch` apply): `nil` for a stored match whose row is gone and that the
+    /// context does not hold.
+    func loadBatch<T: PersistentModel>(_ matches: ArraySlice<Match<T>>, _ descriptor: FetchDescriptor<T>) -> [T?] {
         let tables = entityTables(of: T.self, for: "fetch(_:batchSize:)")
         let rowIDs = matches.compactMap { match -> UInt64? in
             if case .stored(let identifier) = match { return identifier.rowID }
             return nil
         }
         var loaded: [T] = []
+        var present = Set<UInt64>()
+        var readFailed = false
         if !rowIDs.isEmpty {
             statistics.readTransactions += 1
             do {
                 let rows = try container.store.environment.read { txn in
                     try Self.records(of: rowIDs.sorted(), tables: tables, txn: txn)
                 }
+                present = Set(rows.map(\.0))
                 var stored = descriptor
                 stored.includePendingChanges = false
                 loaded = try models(for: rows, of: stored, tables: tables)
             } catch {
                 // The models stay unloaded: reading one reads its record, and reports what fails then.
+                readFailed = true
             }
         }
         return withExtendedLifetime(loaded) {
-            matches.map { match in
+            matches.map { match -> T? in
                 switch match {
-                case .stored(let identifier): model(for: identifier) as! T
-                case .pending(let model): model
+                case .stored(let identifier):
+                    if let registered: T = registeredModel(for: identifier) { return registered }
+                    guard readFailed || identifier.rowID.map(present.contains) == true else { return nil }
+                    return model(for: identifier) as? T
+                case .pending(let model):
+                    return model
                 }
             }
         }
@@ -284,7 +300,10 @@ extension ModelContext {
         var position = 0
         while position < results.count {
             let end = min(position + batchSize, results.count)
-            for index in position..<end { try block(results[index]) }
+            // A match deleted and saved since the enumeration began (by the block, say) is skipped.
+            for index in position..<end {
+                if let model = results.storage.loadedElement(at: index) { try block(model) }
+            }
             position = end
             if !allowEscapingMutations && changeSnapshot != before {
                 throw FetchError(

@@ -27,13 +27,14 @@ extension ModelContext {
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         var results: [T]
         if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
-            results = try indexOrderedCandidates(descriptor, order, needed: offset + max(limit, 0), tables: tables)
+            results = try indexOrderedCandidates(
+                descriptor, order, needed: offset.addingClamped(max(limit, 0)), tables: tables)
         } else {
             results = try candidates(descriptor, access: access, tables: tables)
         }
         if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
         let start = min(offset, results.count)
-        let end = descriptor.fetchLimit.map { min(start + max($0, 0), results.count) } ?? results.count
+        let end = descriptor.fetchLimit.map { min(start.addingClamped(max($0, 0)), results.count) } ?? results.count
         let page = Array(results[start..<end])
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
@@ -406,7 +407,7 @@ extension ModelContext {
             }
         }
         if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
-            let needed = max(descriptor.fetchOffset ?? 0, 0) + max(limit, 0)
+            let needed = max(descriptor.fetchOffset ?? 0, 0).addingClamped(max(limit, 0))
             var count = 0
             try container.store.environment.read { txn in
                 try txn.scan(order.index.table, order.range) { _, _ in

@@ -18,6 +18,9 @@ public struct _ModelState {
     var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.
     var isDeleted = false
+    /// The checksum of the stored record the loaded values came from (or were saved as), so a
+    /// fetch can tell that another context rewrote the row since.
+    var recordChecksum: UInt32?
 
     /// A state with no changes, belonging to no context.
     ///
