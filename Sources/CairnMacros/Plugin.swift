@@ -12,5 +12,6 @@ struct CairnMacrosPlugin: CompilerPlugin {
         TransientMacro.self,
         UniqueMacro.self,
         IndexMacro.self,
+        ModelActorMacro.self,
     ]
 }

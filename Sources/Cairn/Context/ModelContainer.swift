@@ -51,6 +51,7 @@ public final class ModelContainer: Sendable {
         if let context = mainContextHolder.context { return context }
         let context = ModelContext(self)
         context.isMainContext = true
+        context.owner = .mainActor
         context.autosaveEnabled = true
         mainContextHolder.context = context
         return context

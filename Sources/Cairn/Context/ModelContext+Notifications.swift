@@ -54,6 +54,7 @@ extension ModelContext {
     /// ```
     /// - Throws: What `block` throws (after rolling back), or what ``save()`` throws.
     public func transaction(block: () throws -> Void) throws {
+        checkOwner()
         do {
             try block()
         } catch {

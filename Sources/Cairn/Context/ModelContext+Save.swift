@@ -20,6 +20,7 @@ extension ModelContext {
     /// - Throws: ``SaveError`` when a delete is denied or a relationship count is out of range;
     ///   ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …).
     public func save() throws {
+        checkOwner()
         guard hasChanges else { return }
         let store = container.store
         guard !store.isReadOnly else {
@@ -70,7 +71,12 @@ extension ModelContext {
         // The relationships to write: every one of an inserted model, the changed ones of a
         // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
         // order, without the deleted models.
-        var edgeWrites: [(table: Table, owner: any PersistentModel, targets: [any PersistentModel])] = []
+        var edgeWrites:
+            [(
+                table: Table, owner: any PersistentModel, targets: [any PersistentModel],
+                relationship: Schema.Relationship
+            )] =
+                []
         var finalTargets:
             [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
         for model in inserted + changed {
@@ -81,12 +87,12 @@ extension ModelContext {
                 let targets = relationship.access.targets(model).filter { !plan.isDeleted($0) }
                 finalTargets.append((model, relationship, targets))
                 guard !(isNew && targets.isEmpty) else { continue }
-                edgeWrites.append((tables.edges[relationship.name]!, model, targets))
+                edgeWrites.append((tables.edges[relationship.name]!, model, targets, relationship))
             }
         }
         for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
             let table = store.entities[owner.persistentModelID.entityName]!.edges[relationship.name]!
-            edgeWrites.append((table, owner, targets))
+            edgeWrites.append((table, owner, targets, relationship))
             finalTargets.append((owner, relationship, targets))
         }
         try checkCounts(finalTargets)
@@ -179,14 +185,24 @@ extension ModelContext {
                         models: [model.persistentModelID])
                 }
             }
-            for (table, owner, targets) in edgeWrites {
-                let ownerKey = Self.rowKey(try rowID(of: owner))
+            var rewritten:
+                [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])] =
+                    []
+            for (table, owner, targets, relationship) in edgeWrites {
+                let ownerRow = try rowID(of: owner)
+                let ownerKey = Self.rowKey(ownerRow)
+                let old = try Self.storedEdges(of: ownerRow, in: table, txn: txn).map(\.target)
                 try txn.delete(ownerKey, in: table)
+                var new: [UInt64] = []
                 for (rank, target) in targets.enumerated() {
-                    let edge = Self.rowKey(UInt64(rank)) + Self.rowKey(try rowID(of: target))
+                    let targetRow = try rowID(of: target)
+                    let edge = Self.rowKey(UInt64(rank)) + Self.rowKey(targetRow)
                     try txn.put(edge, for: ownerKey, in: table, options: .appendDuplicate)
+                    new.append(targetRow)
                 }
+                rewritten.append((relationship, table, ownerRow, old, new))
             }
+            try repairInverses(of: rewritten, deleted: Set(plan.deletedSaved.map(\.persistentModelID)), txn: txn)
             return assigned
         }
         let deletedIDs = plan.deleted.map(\.persistentModelID)
@@ -359,5 +375,77 @@ extension ModelContext {
 
     static func number(_ bytes: [UInt8]) -> UInt64 {
         bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+extension ModelContext {
+    /// A row's stored edges in one relationship table: each duplicate's bytes and target row.
+    static func storedEdges(
+        of owner: UInt64, in table: Table, txn: borrowing WriteTransaction
+    ) throws -> [(value: [UInt8], target: UInt64)] {
+        var edges: [(value: [UInt8], target: UInt64)] = []
+        try txn.forEachDuplicate(of: rowKey(owner), in: table) { value in
+            edges.append((Array(value), UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))))
+            return true
+        }
+        return edges
+    }
+
+    /// Makes the stored inverse edges agree with every relationship list this save rewrote.
+    ///
+    /// A context rewrites a relationship from what it has in memory, which may predate another
+    /// context's save: the old target of a to-one that another context set, or a target another
+    /// context deleted, is not among the models this context changed. So, inside the write
+    /// transaction, the stored state is made symmetric again, the rewritten lists winning: an owner
+    /// is removed from the inverse of every target it no longer has, and added to the inverse of
+    /// every target it has (a to-one inverse that pointed elsewhere is moved, and the row it
+    /// pointed at loses its edge to the target). A target whose row is gone, or deleted in this
+    /// save, is dropped from the list.
+    fileprivate func repairInverses(
+        of rewritten: [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])],
+        deleted: Set<PersistentIdentifier>, txn: borrowing WriteTransaction
+    ) throws {
+        let store = container.store
+        func removeEdge(_ table: Table, owner: UInt64, target: UInt64) throws {
+            for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
+                _ = try txn.delete(Self.rowKey(owner), value: edge.value, in: table)
+            }
+        }
+        for (relationship, table, owner, old, new) in rewritten {
+            guard let inverseName = relationship.inverseName,
+                let destination = store.entities[relationship.destination],
+                let inverse = destination.entity.relationshipsByName[inverseName],
+                let inverseTable = destination.edges[inverseName]
+            else { continue }
+            let kept = Set(new)
+            for target in old where !kept.contains(target) {
+                try removeEdge(inverseTable, owner: target, target: owner)
+            }
+            for target in new {
+                let targetID = PersistentIdentifier(
+                    entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
+                guard !deleted.contains(targetID), try txn.contains(Self.rowKey(target), in: destination.records) else {
+                    try removeEdge(table, owner: owner, target: target)
+                    continue
+                }
+                let edges = try Self.storedEdges(of: target, in: inverseTable, txn: txn)
+                if edges.contains(where: { $0.target == owner }) { continue }
+                if inverse.isToOneRelationship {
+                    // The target's to-one pointed at another row: that row no longer has the target.
+                    for edge in edges {
+                        _ = try txn.delete(Self.rowKey(target), value: edge.value, in: inverseTable)
+                        try removeEdge(table, owner: edge.target, target: target)
+                    }
+                    try txn.put(
+                        Self.rowKey(0) + Self.rowKey(owner), for: Self.rowKey(target), in: inverseTable,
+                        options: .appendDuplicate)
+                } else {
+                    let rank = edges.last.map { Self.number(Array($0.value.prefix(8))) + 1 } ?? 0
+                    try txn.put(
+                        Self.rowKey(rank) + Self.rowKey(owner), for: Self.rowKey(target), in: inverseTable,
+                        options: .appendDuplicate)
+                }
+            }
+        }
     }
 }

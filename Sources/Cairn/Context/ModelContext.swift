@@ -81,6 +81,51 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public init(_ container: ModelContainer) {
         self.container = container
+        // A context made inside a model actor's work belongs to that actor's executor.
+        if let executor = DefaultSerialModelExecutor.current { owner = .executor(executor) }
+    }
+
+    // MARK: Ownership
+
+    /// Who may use the context: checked in debug builds at every entry point.
+    enum Owner {
+        /// A context you made yourself: Swift's `Sendable` checking keeps it on one task or actor.
+        case unchecked
+        /// `container.mainContext`: the main actor, which runs on the main thread.
+        case mainActor
+        /// A model actor's context: the ``DefaultSerialModelExecutor`` that owns it.
+        case executor(ObjectIdentifier)
+    }
+
+    /// Who may use the context.
+    var owner = Owner.unchecked
+
+    /// Stops with a message naming the misuse when, in a debug build, the context is used off the
+    /// executor that owns it. A no-op in release builds.
+    @inline(__always)
+    func checkOwner(_ operation: StaticString = #function) {
+        #if DEBUG
+        switch owner {
+        case .unchecked: return
+        case .mainActor:
+            MainActor.preconditionIsolated(
+                misuseMessage(operation, owner: "the main actor (it is container.mainContext)"))
+        case .executor(let executor):
+            if DefaultSerialModelExecutor.current != executor {
+                misuse(operation, owner: "the model actor whose DefaultSerialModelExecutor owns it")
+            }
+        }
+        #endif
+    }
+
+    private func misuse(_ operation: StaticString, owner: String) -> Never {
+        preconditionFailure(misuseMessage(operation, owner: owner))
+    }
+
+    private func misuseMessage(_ operation: StaticString, owner: String) -> String {
+        "ModelContext misuse: \(operation) was called off the executor that owns this context: it belongs to "
+            + "\(owner). A ModelContext and its models are not Sendable: use them only on the actor that owns them, "
+            + "and pass PersistentIdentifiers to other actors, which fetch the models in their own context."
     }
 
     private var store: Store { container.store }
@@ -125,6 +170,7 @@ public final class ModelContext: _ModelLoader {
     /// - Precondition: the model's class is in the container's schema, and the model belongs to no
     ///   other context.
     public func insert<Model: PersistentModel>(_ model: Model) {
+        checkOwner()
         if let loader = model._$modelState.loader {
             precondition(loader === self, "ModelContext.insert(_:): this \(Model.self) belongs to another context")
             if let id = model._$modelState.persistentIdentifier, let index = deletedIDs.firstIndex(of: id) {
@@ -161,6 +207,7 @@ public final class ModelContext: _ModelLoader {
     /// ```
     /// - Precondition: the model belongs to this context, or to none.
     public func delete<Model: PersistentModel>(_ model: Model) {
+        checkOwner()
         guard let loader = model._$modelState.loader else { return }
         precondition(loader === self, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
         guard let id = model._$modelState.persistentIdentifier else { return }
@@ -180,6 +227,7 @@ public final class ModelContext: _ModelLoader {
     /// book.title   // the saved title again
     /// ```
     public func rollback() {
+        checkOwner()
         for id in insertedIDs {
             if let model = registrations[id]?.live { detach(model) }
             registrations[id] = nil
@@ -207,7 +255,8 @@ public final class ModelContext: _ModelLoader {
     /// ```
     /// - Complexity: O(1).
     public func registeredModel<Model: PersistentModel>(for persistentModelID: PersistentIdentifier) -> Model? {
-        registrations[persistentModelID]?.live as? Model
+        checkOwner()
+        return registrations[persistentModelID]?.live as? Model
     }
 
     /// The model with this identifier: the registered instance, or a new fault that loads its
@@ -217,7 +266,21 @@ public final class ModelContext: _ModelLoader {
     /// let book = context.model(for: id) as! Book
     /// ```
     /// - Precondition: the identifier belongs to this container's store and schema.
+    /// The model with this identifier if it is registered or stored, else `nil`: no fault is made
+    /// for a row that does not exist.
+    func existingModel(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
+        checkOwner()
+        if let registered = registrations[persistentModelID]?.live { return registered }
+        guard let rowID = persistentModelID.rowID, persistentModelID.storeIdentifier == store.identifier,
+            let tables = store.entities[persistentModelID.entityName]
+        else { return nil }
+        statistics.readTransactions += 1
+        let exists = (try? store.environment.read { txn in try txn.contains(Self.rowKey(rowID), in: tables.records) })
+        return exists == true ? model(for: persistentModelID) : nil
+    }
+
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        checkOwner()
         if let registered = registrations[persistentModelID]?.live { return registered }
         guard let tables = store.entities[persistentModelID.entityName],
             persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier
@@ -286,6 +349,7 @@ public final class ModelContext: _ModelLoader {
     /// context.fulfill(book, 2)   // generated code calls this; not for direct use
     /// ```
     public func fulfill(_ model: any PersistentModel, _ index: Int) {
+        checkOwner()
         guard let id = model._$modelState.persistentIdentifier, let rowID = id.rowID,
             let tables = store.entities[id.entityName]
         else {
@@ -403,6 +467,7 @@ public final class ModelContext: _ModelLoader {
     /// context.modelDidChange(book)   // generated setters call this; not for direct use
     /// ```
     public func modelDidChange(_ model: any PersistentModel) {
+        checkOwner()
         // A model left out of the identity map (its row was taken over by an insert) is not tracked.
         guard let id = model._$modelState.persistentIdentifier, !id.isTemporary, registrations[id]?.live === model
         else { return }

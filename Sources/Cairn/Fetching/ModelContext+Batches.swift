@@ -264,6 +264,7 @@ extension ModelContext {
     ) throws
         -> FetchResultsCollection<T>
     {
+        checkOwner()
         precondition(batchSize > 0, "ModelContext.fetch(_:batchSize:): batchSize must be at least 1, not \(batchSize)")
         return FetchResultsCollection(
             storage: .init(
@@ -295,6 +296,7 @@ extension ModelContext {
         _ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000, allowEscapingMutations: Bool = false,
         block: (T) throws -> Void
     ) throws {
+        checkOwner()
         let results = try fetch(descriptor, batchSize: batchSize)
         let before = changeSnapshot
         var position = 0

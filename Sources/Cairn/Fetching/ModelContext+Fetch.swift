@@ -18,6 +18,7 @@ extension ModelContext {
     ///   cannot be evaluated on a model.
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        checkOwner()
         let tables = entityTables(of: T.self, for: "fetch(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             return try fetchStoredOnly(descriptor, tables: tables)
@@ -162,6 +163,7 @@ extension ModelContext {
     /// - Complexity: O(*n*) in the candidate rows; without a predicate, O(1) plus the context's
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        checkOwner()
         let tables = entityTables(of: T.self, for: "fetchCount(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             var plain = descriptor
@@ -393,6 +395,7 @@ extension ModelContext {
     /// ```
     /// - Throws: ``StorageError`` when the store cannot be read.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
+        checkOwner()
         let tables = entityTables(of: T.self, for: "explain(_:)")
         let planner = PredicatePlanner.for(T.self, tables: tables)
         let access = planner.access(for: descriptor.predicate?.expression)

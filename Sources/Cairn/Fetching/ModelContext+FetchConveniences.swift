@@ -14,7 +14,8 @@ extension ModelContext {
     /// - Complexity: That of ``fetch(_:)``.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
     {
-        try orderedMatches(descriptor).map(\.identifier)
+        checkOwner()
+        return try orderedMatches(descriptor).map(\.identifier)
     }
 
     /// Marks every model of `model` that matches `predicate` (all of them when `nil`) for deletion,

@@ -160,3 +160,26 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
 @freestanding(declaration, names: named(_$indices))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
     #externalMacro(module: "CairnMacros", type: "IndexMacro")
+
+/// Makes an actor a ``ModelActor``: it owns a ``ModelContext`` and runs on that context's
+/// ``DefaultSerialModelExecutor``, never on the main thread, as in SwiftData.
+///
+/// It adds `nonisolated let modelExecutor`, `nonisolated let modelContainer` and
+/// `init(modelContainer:)`, and the conformance to ``ModelActor``.
+///
+/// ```swift
+/// @ModelActor
+/// actor Importer {
+///     func add(_ title: String) throws -> PersistentIdentifier {
+///         let book = Book(title: title)
+///         modelContext.insert(book)
+///         try modelContext.save()
+///         return book.persistentModelID
+///     }
+/// }
+///
+/// let id = try await Importer(modelContainer: container).add("Emma")
+/// ```
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "CairnMacros", type: "ModelActorMacro")
