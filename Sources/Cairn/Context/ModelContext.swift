@@ -108,14 +108,26 @@ public final class ModelContext: _ModelLoader {
         switch owner {
         case .unchecked: return
         case .mainActor:
-            MainActor.preconditionIsolated(
-                misuseMessage(operation, owner: "the main actor (it is container.mainContext)"))
+            if !Self.isOnMainActor { misuse(operation, owner: "the main actor (it is container.mainContext)") }
         case .executor(let executor):
             if DefaultSerialModelExecutor.current != executor {
                 misuse(operation, owner: "the model actor whose DefaultSerialModelExecutor owns it")
             }
         }
         #endif
+    }
+
+    /// Marks the main dispatch queue, which runs the main actor's jobs.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the calling code runs on the main actor: on the main thread, or in a job of the
+    /// main dispatch queue (which another thread may drain, as some test runners do).
+    static var isOnMainActor: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 
     private func misuse(_ operation: StaticString, owner: String) -> Never {
