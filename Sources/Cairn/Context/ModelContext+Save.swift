@@ -112,7 +112,7 @@ extension ModelContext {
         }
         post(Self.willSave, inserted: inserted, updated: changed, deleted: plan.deleted.map(\.persistentModelID))
 
-        let rowIDs: [UInt64] = try store.environment.write { txn in
+        let (rowIDs, commit): ([UInt64], UInt64) = try store.environment.write { txn in
             // This closure may run again after the map grows, so it only reads its inputs.
             var next: [String: UInt64] = [:]
             var assigned: [UInt64] = []
@@ -186,8 +186,17 @@ extension ModelContext {
                 }
             }
             var rewritten:
-                [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])] =
-                    []
+                [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])] = []
+            var history = History()
+            for (model, row) in zip(inserted, assigned) {
+                history.record(.inserted, model.persistentModelID.entityName, row)
+            }
+            for model in changed {
+                history.record(.updated, model.persistentModelID.entityName, model.persistentModelID.rowID!)
+            }
+            for model in plan.deletedSaved {
+                history.record(.deleted, model.persistentModelID.entityName, model.persistentModelID.rowID!)
+            }
             for (table, owner, targets, relationship) in edgeWrites {
                 let ownerRow = try rowID(of: owner)
                 let ownerKey = Self.rowKey(ownerRow)
@@ -201,12 +210,19 @@ extension ModelContext {
                     new.append(targetRow)
                 }
                 rewritten.append((relationship, table, ownerRow, old, new))
+                history.record(.edges, owner.persistentModelID.entityName, ownerRow)
+                for target in old + new { history.record(.edges, relationship.destination, target) }
             }
-            try repairInverses(of: rewritten, deleted: Set(plan.deletedSaved.map(\.persistentModelID)), txn: txn)
-            return assigned
+            try repairInverses(
+                of: rewritten, deleted: Set(plan.deletedSaved.map(\.persistentModelID)), history: &history, txn: txn)
+            if let table = store.history {
+                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
+            }
+            return (assigned, txn.id)
         }
         let deletedIDs = plan.deleted.map(\.persistentModelID)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
+        noteOwnCommit(commit)
         // The models now hold what their rows hold.
         for (model, written) in zip(inserted, insertRecords) {
             model._$modelState.recordChecksum = RecordReader.storedChecksum(of: written.record)
@@ -403,7 +419,7 @@ extension ModelContext {
     /// save, is dropped from the list.
     fileprivate func repairInverses(
         of rewritten: [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])],
-        deleted: Set<PersistentIdentifier>, txn: borrowing WriteTransaction
+        deleted: Set<PersistentIdentifier>, history: inout History, txn: borrowing WriteTransaction
     ) throws {
         let store = container.store
         func removeEdge(_ table: Table, owner: UInt64, target: UInt64) throws {
@@ -435,6 +451,7 @@ extension ModelContext {
                     for edge in edges {
                         _ = try txn.delete(Self.rowKey(target), value: edge.value, in: inverseTable)
                         try removeEdge(table, owner: edge.target, target: target)
+                        history.record(.edges, inverse.destination, edge.target)
                     }
                     try txn.put(
                         Self.rowKey(0) + Self.rowKey(owner), for: Self.rowKey(target), in: inverseTable,

@@ -131,8 +131,8 @@ extension ModelContext {
         of model: any PersistentModel, takingOver row: UInt64, tables: Store.EntityTables,
         into plan: inout UniquenessPlan
     ) throws {
-        let rowModel = self.model(
-            for: PersistentIdentifier(
+        let rowModel = registeredOrFault(
+            PersistentIdentifier(
                 entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: row))
         for relationship in tables.entity.relationships where !relationship.access.targets(model).isEmpty {
             guard let inverseName = relationship.inverseName,

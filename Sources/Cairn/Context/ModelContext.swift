@@ -39,7 +39,7 @@ public final class ModelContext: _ModelLoader {
     private var autosaveScheduled = false
 
     /// One entry of the identity map.
-    private final class Registration {
+    final class Registration {
         weak var model: AnyObject?
         /// Set while the model has unsaved changes (inserted, changed or deleted).
         var pinned: (any PersistentModel)?
@@ -52,7 +52,7 @@ public final class ModelContext: _ModelLoader {
         var live: (any PersistentModel)? { pinned ?? model as? any PersistentModel }
     }
 
-    private var registrations: [PersistentIdentifier: Registration] = [:]
+    var registrations: [PersistentIdentifier: Registration] = [:]
     private var registrationsAtLastSweep = 0
     /// Inserted, not yet saved models, in insertion order.
     private var insertedIDs: [PersistentIdentifier] = []
@@ -65,6 +65,10 @@ public final class ModelContext: _ModelLoader {
     private var maintainingInverses = false
     /// How much the context has read from the store: for tests of fetching and prefetching.
     var statistics = ReadStatistics()
+    /// The newest commit whose changes this context has taken into account (see `refreshIfNeeded`).
+    var lastSeenCommit: UInt64 = 0
+    /// Commits this context made itself that are newer than `lastSeenCommit`.
+    var ownCommits: Set<UInt64> = []
 
     /// Counts of the context's reads.
     struct ReadStatistics: Equatable {
@@ -81,6 +85,7 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public init(_ container: ModelContainer) {
         self.container = container
+        lastSeenCommit = UInt64(container.store.environment.info.lastTransactionID)
         // A context made inside a model actor's work belongs to that actor's executor.
         if let executor = DefaultSerialModelExecutor.current { owner = .executor(executor) }
     }
@@ -140,7 +145,7 @@ public final class ModelContext: _ModelLoader {
             + "and pass PersistentIdentifiers to other actors, which fetch the models in their own context."
     }
 
-    private var store: Store { container.store }
+    var store: Store { container.store }
 
     // MARK: Changes
 
@@ -288,11 +293,17 @@ public final class ModelContext: _ModelLoader {
         else { return nil }
         statistics.readTransactions += 1
         let exists = (try? store.environment.read { txn in try txn.contains(Self.rowKey(rowID), in: tables.records) })
-        return exists == true ? model(for: persistentModelID) : nil
+        return exists == true ? registeredOrFault(persistentModelID) : nil
     }
 
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         checkOwner()
+        refreshIfNeeded()
+        return registeredOrFault(persistentModelID)
+    }
+
+    /// The registered model for an identifier, or a new registered fault.
+    func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let registered = registrations[persistentModelID]?.live { return registered }
         guard let tables = store.entities[persistentModelID.entityName],
             persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier
@@ -368,6 +379,9 @@ public final class ModelContext: _ModelLoader {
             preconditionFailure(
                 "\(type(of: model)) property #\(index) was read before it was loaded, and the model is not saved")
         }
+        refreshIfNeeded()
+        // Refreshing may have found the model deleted elsewhere, which fills what it lacks.
+        if model.isDeleted { return }
         do {
             if let relationship = tables.relationshipsByIndex[index] {
                 try loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
@@ -376,6 +390,9 @@ public final class ModelContext: _ModelLoader {
             } else {
                 try load(model, rowID: rowID, tables: tables)
             }
+        } catch let error as StorageError where error.code == .notFound {
+            // Its row is gone: another context or process deleted it.
+            markDeletedElsewhere(model, tables: tables)
         } catch {
             preconditionFailure("Loading \(id) failed: \(error)")
         }
@@ -421,8 +438,8 @@ public final class ModelContext: _ModelLoader {
             return rows
         }
         return targetRows.map { row in
-            model(
-                for: PersistentIdentifier(
+            registeredOrFault(
+                PersistentIdentifier(
                     entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row))
         }
     }

@@ -75,6 +75,9 @@ final class Store: @unchecked Sendable {
     /// The store's identifier (a UUID written when the store was created).
     let identifier: String
     let meta: Table
+    /// `h`: commit id (u64 big-endian) → the rows that commit inserted, updated, deleted or whose
+    /// edges it rewrote (see ``History``); `nil` in a read-only store that has none.
+    let history: Table?
     let entities: [String: EntityTables]
     let isReadOnly: Bool
     /// Released first in `deinit`, so the environment closes before a temporary directory goes.
@@ -127,6 +130,7 @@ final class Store: @unchecked Sendable {
             meta = try environment.openTable("meta", create: true)!
             identifier = try Self.initialize(environment: environment, meta: meta)
         }
+        history = try environment.openTable("h", create: !isReadOnly)
         entities = try Self.openEntities(schema, environment: environment, meta: meta, readOnly: isReadOnly)
     }
 

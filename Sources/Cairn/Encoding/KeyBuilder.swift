@@ -102,7 +102,7 @@ package struct KeyBuilder: Sendable, Hashable {
     /// - Parameters:
     ///   - prefix: The start of the strings to match.
     package mutating func appendStringPrefix(_ prefix: String) {
-        appendEscaped(prefix.nfcUTF8)
+        appendEscaped(prefix.nfcBytes)
     }
 
     /// Appends bytes exactly as given; for ``KeyComponent`` conformances.

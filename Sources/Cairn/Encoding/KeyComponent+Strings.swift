@@ -25,21 +25,26 @@ extension String: KeyComponent {
     /// - Parameters:
     ///   - key: The key being built.
     package func appendKey(to key: inout KeyBuilder) {
-        key.appendEscapedAndTerminated(nfcUTF8)
+        if isNFCByConstruction {
+            key.appendEscapedAndTerminated(utf8)
+        } else {
+            key.appendEscapedAndTerminated(_nfcCodeUnits)
+        }
     }
 
-    /// The UTF-8 bytes of the string's normalization form C.
-    ///
-    /// Scalars below U+0300 are all unchanged by NFC and never combine with what precedes them,
-    /// so a string of them (every byte below `0xCC`) is its own NFC form; only others are
-    /// normalized.
+    /// The UTF-8 bytes of the string's normalization form C, from the standard library's own
+    /// normalizer: the one `String`'s `==` and hashing use. (Foundation's
+    /// `precomposedStringWithCanonicalMapping` on Linux leaves some Hangul syllables decomposed,
+    /// `"\u{AC00}\u{11A8}"` among them, which `==` equates with `"\u{AC01}"`.)
     ///
     /// ```swift
-    /// Array("e\u{301}".nfcUTF8)   // [0xC3, 0xA9]
+    /// "e\u{301}".nfcBytes   // [0xC3, 0xA9]
     /// ```
-    package var nfcUTF8: String.UTF8View {
-        utf8.allSatisfy({ $0 < 0xCC }) ? utf8 : precomposedStringWithCanonicalMapping.utf8
-    }
+    package var nfcBytes: [UInt8] { isNFCByConstruction ? Array(utf8) : _nfcCodeUnits }
+
+    /// Whether every UTF-8 byte is below `0xCC`: scalars below U+0300, which NFC never changes
+    /// and which never combine with what precedes them, so the string is its own NFC form.
+    private var isNFCByConstruction: Bool { utf8.allSatisfy { $0 < 0xCC } }
 
     /// Reads an escaped, terminated UTF-8 string.
     ///

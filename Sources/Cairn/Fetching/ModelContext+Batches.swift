@@ -15,7 +15,7 @@ import Foundation
 ///
 /// The collection belongs to the context's executor, like the context. A model whose row was
 /// deleted from the store after the collection was made comes back unloaded, as
-/// ``ModelContext/model(for:)`` returns it (``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``
+/// ``ModelContext/registeredOrFault()`` returns it (``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``
 /// skips such models).
 public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
     final class Storage {
@@ -234,7 +234,7 @@ extension ModelContext {
                 case .stored(let identifier):
                     if let registered: T = registeredModel(for: identifier) { return registered }
                     guard readFailed || identifier.rowID.map(present.contains) == true else { return nil }
-                    return model(for: identifier) as? T
+                    return registeredOrFault(identifier) as? T
                 case .pending(let model):
                     return model
                 }
@@ -265,6 +265,7 @@ extension ModelContext {
         -> FetchResultsCollection<T>
     {
         checkOwner()
+        refreshIfNeeded()
         precondition(batchSize > 0, "ModelContext.fetch(_:batchSize:): batchSize must be at least 1, not \(batchSize)")
         return FetchResultsCollection(
             storage: .init(

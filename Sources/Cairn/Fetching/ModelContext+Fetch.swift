@@ -19,6 +19,7 @@ extension ModelContext {
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         checkOwner()
+        refreshIfNeeded()
         let tables = entityTables(of: T.self, for: "fetch(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             return try fetchStoredOnly(descriptor, tables: tables)
@@ -70,7 +71,7 @@ extension ModelContext {
             loaded = try models(for: rows, of: plain, tables: tables)
         }
         // The identity map holds models weakly: keep the ones just loaded until they are in `page`.
-        let page = withExtendedLifetime(loaded) { identifiers.map { model(for: $0) as! T } }
+        let page = withExtendedLifetime(loaded) { identifiers.map { registeredOrFault($0) as! T } }
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
         }
@@ -140,8 +141,8 @@ extension ModelContext {
             }
             var loaded: [UInt64: any PersistentModel] = [:]
             for (row, reader) in records {
-                let target = model(
-                    for: PersistentIdentifier(
+                let target = registeredOrFault(
+                    PersistentIdentifier(
                         entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: row))
                 try apply(reader, to: target, tables: destination)
                 statistics.recordLoads += 1
@@ -164,6 +165,7 @@ extension ModelContext {
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         checkOwner()
+        refreshIfNeeded()
         let tables = entityTables(of: T.self, for: "fetchCount(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             var plain = descriptor
@@ -224,7 +226,7 @@ extension ModelContext {
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(
                 entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: rowID)
-            let model = model(for: id) as! T
+            let model = registeredOrFault(id) as! T
             if deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables, only: only)
             models.append(model)

@@ -15,6 +15,7 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
     {
         checkOwner()
+        refreshIfNeeded()
         return try orderedMatches(descriptor).map(\.identifier)
     }
 

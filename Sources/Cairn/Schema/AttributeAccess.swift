@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the model layer reads, writes, loads and unloads one attribute of a model without knowing
 /// its type: closures built where the type is known (``Schema/PropertyMetadata``'s generic
 /// initialisers), over the generated storage (`_$name`) and the attribute's ``AttributeCodec``.
@@ -17,6 +19,10 @@ struct AttributeAccess: @unchecked Sendable {
     /// Appends the loaded value to an order-preserving key (uniqueness constraints, indexes);
     /// `nil` when the type has no key encoding.
     let appendKey: ((AnyObject, inout KeyBuilder) -> Void)?
+    /// Loads the attribute's placeholder into an unloaded attribute of a model whose row is gone
+    /// (deleted elsewhere): the declared default, `nil`, an empty collection or string, zero, `false`,
+    /// or the first case. Returns `false` when the type has none.
+    let fillPlaceholder: (AnyObject) -> Bool
 
     /// Access to `storage` of `Model`, or `nil` when `Value` cannot be stored.
     static func make<Model: PersistentModel, Value>(
@@ -50,6 +56,34 @@ struct AttributeAccess: @unchecked Sendable {
                     (unsafeDowncast(model, to: Model.self)[keyPath: storage].value as! any KeyComponent).appendKey(
                         to: &key)
                 }
-                : nil)
+                : nil,
+            fillPlaceholder: { model in
+                let model = unsafeDowncast(model, to: Model.self)
+                guard !model[keyPath: storage].isLoaded else { return true }
+                guard let value = defaultValue ?? placeholder(Value.self) else { return false }
+                model[keyPath: storage] = _PersistedValue(value)
+                return true
+            })
     }
+}
+
+/// The value a never-loaded attribute of a deleted model reads as, when its type has an obvious
+/// empty value: `nil`, an empty collection or string, zero, `false`, the first case of an
+/// enumeration, the reference date, or the all-zero UUID.
+func placeholder<Value>(_ type: Value.Type) -> Value? {
+    func empty<T: ExpressibleByNilLiteral>(_: T.Type) -> T { nil }
+    func empty<T: ExpressibleByArrayLiteral>(_: T.Type) -> T { [] }
+    func empty<T: ExpressibleByDictionaryLiteral>(_: T.Type) -> T { [:] }
+    func firstCase<T: CaseIterable>(_: T.Type) -> T? { T.allCases.first }
+    if let optional = type as? any ExpressibleByNilLiteral.Type { return empty(optional) as? Value }
+    if let collection = type as? any RangeReplaceableCollection.Type { return collection.init() as? Value }
+    if let array = type as? any ExpressibleByArrayLiteral.Type { return empty(array) as? Value }
+    if let dictionary = type as? any ExpressibleByDictionaryLiteral.Type { return empty(dictionary) as? Value }
+    if let set = type as? any SetAlgebra.Type { return set.init() as? Value }
+    if let number = type as? any AdditiveArithmetic.Type { return number.zero as? Value }
+    if let cases = type as? any CaseIterable.Type { return firstCase(cases) as? Value }
+    let others: [Any] = [
+        false, Date(timeIntervalSinceReferenceDate: 0), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+    ]
+    return others.lazy.compactMap { $0 as? Value }.first
 }

@@ -15,6 +15,14 @@ package protocol StorageTransaction: ~Copyable {
 }
 
 extension StorageTransaction where Self: ~Copyable {
+    /// The transaction's id: for a write, the id its commit will have; for a read, the id of the
+    /// last commit its snapshot includes.
+    ///
+    /// ```swift
+    /// let commit = txn.id
+    /// ```
+    package var id: UInt64 { UInt64(mdb_txn_id(handle.pointer)) }
+
     /// The value stored for `key`, copied out of the store, or `nil` if there is none.
     ///
     /// In a ``TableFlags/duplicateSort`` table this is the key's first value.

@@ -41,7 +41,7 @@ enum EncodingGenerators {
     /// disagrees with its `==` ("\u{212A}" == "K", yet "Ka" < "\u{212A}"), so no key order can
     /// match both; they are tested for equality only.
     static func isNFCStable(_ scalar: Unicode.Scalar) -> Bool {
-        String(scalar).precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual([scalar])
+        String(scalar)._nfcCodeUnits == Array(String(scalar).utf8)
     }
 
     static let string = character.string(of: 0...8)

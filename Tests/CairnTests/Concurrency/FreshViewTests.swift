@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+/// After another context saves, this context's next fetch or fault sees it: models without
+/// unsaved changes reflect the stored values, models deleted elsewhere become deleted models (no
+/// crash), and unsaved local changes are kept until a save, which wins.
+@Suite struct FreshViewTests {
+    func saved(_ container: ModelContainer, _ labels: [String]) throws -> [PersistentIdentifier] {
+        let context = ModelContext(container)
+        let tallies = labels.enumerated().map { Tally(label: $0.element, amount: $0.offset) }
+        for tally in tallies { context.insert(tally) }
+        try context.save()
+        return tallies.map(\.persistentModelID)
+    }
+
+    @Test func unchangedModelsReflectAnotherContextsSaveOnTheNextFetch() throws {
+        let container = try tallyContainer()
+        let ids = try saved(container, ["a", "b"])
+        let mine = ModelContext(container)
+        let a = try #require(mine.model(for: ids[0]) as? Tally)
+        #expect(a.label == "a" && a.amount == 0)
+
+        let theirs = ModelContext(container)
+        let theirA = try #require(theirs.model(for: ids[0]) as? Tally)
+        theirA.amount = 41
+        theirA.holder = TallyHolder(name: "holder")
+        try theirs.save()
+
+        // A fetch that does not return `a` still makes it current.
+        _ = try mine.fetch(FetchDescriptor<Tally>(predicate: #Predicate { $0.label == "b" }))
+        #expect(a.amount == 41)
+        #expect(a.holder?.name == "holder", "its relationships too")
+    }
+
+    @Test func aFaultAfterAnotherContextsSaveLoadsTheNewValues() throws {
+        let container = try tallyContainer()
+        let ids = try saved(container, ["a"])
+        let mine = ModelContext(container)
+        let a = try #require(mine.model(for: ids[0]) as? Tally)
+        #expect(a.amount == 0)
+        let theirs = ModelContext(container)
+        (theirs.model(for: ids[0]) as? Tally)?.amount = 7
+        try theirs.save()
+        #expect((mine.model(for: ids[0]) as? Tally)?.amount == 7)
+    }
+
+    @Test func aModelDeletedElsewhereBecomesADeletedModel() throws {
+        let container = try tallyContainer()
+        let ids = try saved(container, ["loaded", "never read"])
+        let mine = ModelContext(container)
+        let loaded = try #require(mine.model(for: ids[0]) as? Tally)
+        #expect(loaded.label == "loaded")
+        let fault = try #require(mine.model(for: ids[1]) as? Tally)  // no property read yet
+
+        let theirs = ModelContext(container)
+        for id in ids { theirs.delete(try #require(theirs.model(for: id) as? Tally)) }
+        try theirs.save()
+
+        #expect(try mine.fetchCount(FetchDescriptor<Tally>()) == 0)
+        #expect(loaded.isDeleted && loaded.label == "loaded", "it keeps the values it had")
+        #expect(loaded.holder == nil && loaded.modelContext == nil)
+        // A fault whose row is gone reads placeholders instead of stopping the process.
+        #expect(fault.label == "" && fault.amount == 0 && fault.isDeleted)
+        #expect(mine.registeredModel(for: ids[0]) as Tally? == nil)
+    }
+
+    @Test func unsavedLocalChangesAreKeptAndTheLastSaveWins() throws {
+        let container = try tallyContainer()
+        let ids = try saved(container, ["a"])
+        let mine = ModelContext(container)
+        let a = try #require(mine.model(for: ids[0]) as? Tally)
+        #expect(a.label == "a")  // loads the model
+        a.amount = 100  // unsaved
+        let theirs = ModelContext(container)
+        (theirs.model(for: ids[0]) as? Tally)?.amount = 200
+        (theirs.model(for: ids[0]) as? Tally)?.label = "theirs"
+        try theirs.save()
+        _ = try mine.fetch(FetchDescriptor<Tally>())
+        #expect(a.amount == 100 && a.label == "a", "local changes are kept, and so is what was loaded with them")
+        try mine.save()
+        let check = ModelContext(container)
+        let stored = try #require(check.model(for: ids[0]) as? Tally)
+        #expect(stored.amount == 100 && stored.label == "a", "the last save wins, whole")
+    }
+
+    @Test func aContextThatMissedTheHistoryRefreshesEverything() throws {
+        let container = try tallyContainer()
+        let ids = try saved(container, ["a"])
+        let mine = ModelContext(container)
+        let a = try #require(mine.model(for: ids[0]) as? Tally)
+        #expect(a.amount == 0)
+        let theirs = ModelContext(container)
+        let theirA = try #require(theirs.model(for: ids[0]) as? Tally)
+        for n in 1...Int(History.retainedCommits + 200) {
+            theirA.amount = n
+            try theirs.save()
+        }
+        _ = try mine.fetchCount(FetchDescriptor<Tally>())
+        #expect(a.amount == Int(History.retainedCommits) + 200)
+    }
+}
