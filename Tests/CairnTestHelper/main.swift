@@ -8,6 +8,8 @@
 //   fork-check <dir>                           use an environment in a fork()ed child
 //   create <dir> <umask-octal>                 create a store and a backup under the given umask
 //   import <dir> <count> <chunk>               insert <count> small models, saving every <chunk>; print peak RSS
+//   ledger <store> <seconds>                   save balanced batches of Tally rows, "ack N" after each save
+//   ledger-reader <store>                      fetch every Tally forever, "read N sum S" after each fetch
 import Cairn
 import Foundation
 
@@ -81,6 +83,43 @@ func commitLoop(_ directory: String, keys: UInt32, padding: Int, limit: UInt64 =
         self.value = value
         self.label = label
     }
+}
+
+/// The same models as the tests' `Tally` and `TallyHolder`, so both processes share one schema.
+@Model final class Tally {
+    var label: String
+    var amount: Int
+    var holder: TallyHolder?
+    init(label: String, amount: Int) {
+        self.label = label
+        self.amount = amount
+    }
+}
+
+@Model final class TallyHolder {
+    var name: String
+    @Relationship(deleteRule: .nullify, inverse: \Tally.holder) var tallies: [Tally] = []
+    init(name: String) { self.name = name }
+}
+
+/// One balanced save: a pair of tallies `+k` and `-k` (labels padded, so the map grows), and a
+/// transfer between two tallies this process saved earlier. The sum of all amounts stays 0.
+func ledgerSave(_ context: ModelContext, _ n: Int, _ mine: inout [Tally], prefix: String) throws {
+    let k = n % 50 + 1
+    let padding = String(repeating: "x", count: 1_500)
+    let pair = [
+        Tally(label: "\(prefix) \(n) + \(padding)", amount: k), Tally(label: "\(prefix) \(n) - \(padding)", amount: -k),
+    ]
+    for tally in pair { context.insert(tally) }
+    if mine.count >= 2 {
+        let from = mine[n % mine.count], to = mine[(n * 7 + 1) % mine.count]
+        if from !== to {
+            from.amount -= 3
+            to.amount += 3
+        }
+    }
+    try context.save()
+    mine += pair
 }
 
 /// The process's peak resident memory in bytes so far.
@@ -189,6 +228,32 @@ do {
         }
         let stored = try context.fetchCount(FetchDescriptor<ImportedReading>())
         say("imported \(stored) peak \(peakResidentBytes()) seconds \(Date().timeIntervalSince(start))")
+
+    case "ledger":
+        let seconds = Double(arguments[3])!
+        let container = try ModelContainer(
+            for: Tally.self, TallyHolder.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory)))
+        let context = ModelContext(container)
+        var mine: [Tally] = []
+        let end = Date().addingTimeInterval(seconds)
+        var n = 0
+        while Date() < end {
+            n += 1
+            try ledgerSave(context, n, &mine, prefix: "helper")
+            say("ack \(n)")
+        }
+        say("done \(n)")
+
+    case "ledger-reader":
+        let container = try ModelContainer(
+            for: Tally.self, TallyHolder.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory)))
+        var n = 0
+        while true {
+            n += 1
+            let context = ModelContext(container)
+            let tallies = try context.fetch(FetchDescriptor<Tally>())
+            say("read \(n) sum \(tallies.reduce(0) { $0 + $1.amount }) count \(tallies.count)")
+        }
 
     default:
         fail("unknown mode \(mode)")

@@ -462,6 +462,25 @@ package final class LMDBEnvironment: @unchecked Sendable {
             pageSize: Int(stat.ms_psize))
     }
 
+    /// Clears the reader slots that processes which have exited still hold (`mdb_reader_check`),
+    /// and returns how many it cleared. Storage does this itself when a store opens and when the
+    /// reader table is full.
+    ///
+    /// ```swift
+    /// let cleared = try environment.reclaimStaleReaders()
+    /// ```
+    package func reclaimStaleReaders() throws(StorageError) -> Int {
+        state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
+        defer { state.gate.leaveShared() }
+        var dead: Int32 = 0
+        do throws(LMDBError) {
+            mdb_reader_check(try state.environment(), &dead)
+        } catch {
+            throw error.storageError(operation: "Clearing stale reader slots", path: path)
+        }
+        return Int(dead)
+    }
+
     /// Closes and reopens the LMDB environment, as Storage does after `MDB_PANIC`. Table
     /// handles stay valid. For tests of that path.
     func reopenForTesting() throws(StorageError) { try state.reopen() }
