@@ -15,6 +15,7 @@ enum CairnMacroSpecs {
             "Transient": MacroSpec(type: TransientMacro.self),
             "Unique": MacroSpec(type: UniqueMacro.self),
             "Index": MacroSpec(type: IndexMacro.self),
+            "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"]),
         ]
     }
 
