@@ -10,6 +10,7 @@
 //   import <dir> <count> <chunk>               insert <count> small models, saving every <chunk>; print peak RSS
 //   ledger <store> <seconds>                   save balanced batches of Tally rows, "ack N" after each save
 //   ledger-reader <store>                      fetch every Tally forever, "read N sum S" after each fetch
+//   tally-update <store> <label> <amount>      set the amount of the Tally with that label, or delete it ("delete")
 import Cairn
 import Foundation
 
@@ -243,6 +244,17 @@ do {
             say("ack \(n)")
         }
         say("done \(n)")
+
+    case "tally-update":
+        let label = arguments[3], amount = arguments[4]
+        let container = try ModelContainer(
+            for: Tally.self, TallyHolder.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory)))
+        let context = ModelContext(container)
+        guard let tally = try context.fetch(FetchDescriptor<Tally>(predicate: #Predicate { $0.label == label })).first
+        else { fail("no tally \(label)") }
+        if amount == "delete" { context.delete(tally) } else { tally.amount = Int(amount)! }
+        try context.save()
+        say("saved")
 
     case "ledger-reader":
         let container = try ModelContainer(

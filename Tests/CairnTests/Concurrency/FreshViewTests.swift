@@ -100,4 +100,21 @@ import Testing
         _ = try mine.fetchCount(FetchDescriptor<Tally>())
         #expect(a.amount == Int(History.retainedCommits) + 200)
     }
+
+    /// Another process's saves reach this process's context on its next fetch or fault.
+    @Test func anotherProcessesSaveReachesThisContext() throws {
+        let directory = TemporaryDirectory()
+        let container = try tallyContainer(directory)
+        let ids = try saved(container, ["kept", "removed"])
+        let mine = ModelContext(container)
+        let kept = try #require(mine.model(for: ids[0]) as? Tally)
+        let removed = try #require(mine.model(for: ids[1]) as? Tally)
+        #expect(kept.amount == 0 && removed.label == "removed")
+        let store = directory.child("Tally.store")
+        #expect(try HelperProcess.run(["tally-update", store, "kept", "42"]).output.contains("saved"))
+        #expect(try HelperProcess.run(["tally-update", store, "removed", "delete"]).output.contains("saved"))
+        #expect(try mine.fetchCount(FetchDescriptor<Tally>()) == 1)
+        #expect(kept.amount == 42, "an unchanged model shows the other process's value")
+        #expect(removed.isDeleted && removed.label == "removed")
+    }
 }
