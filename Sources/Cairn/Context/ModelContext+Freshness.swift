@@ -21,15 +21,18 @@ extension ModelContext {
     /// Takes into account what other contexts and processes committed since this context last
     /// looked; cheap when nothing was committed (one read of the lock file's counter).
     func refreshIfNeeded() {
-        let current = UInt64(store.environment.info.lastTransactionID)
-        guard current > lastSeenCommit else { return }
+        guard UInt64(store.environment.info.lastTransactionID) > lastSeenCommit else { return }
         let seen = lastSeenCommit
-        lastSeenCommit = current
-        defer { ownCommits = ownCommits.filter { $0 > current } }
-        guard let table = store.history else { return refreshEverything() }
-        let found = try? store.environment.read { txn -> [History.Entry]? in
+        guard let table = store.history else {
+            if let current = try? store.environment.read({ txn in txn.id }) { lastSeenCommit = current }
+            return refreshEverything()
+        }
+        // The read's own snapshot bounds what is taken into account: a commit the lock file
+        // already counts but this snapshot does not include is left for the next refresh.
+        let found = try? store.environment.read { txn -> (current: UInt64, entries: [History.Entry]?) in
+            let current = txn.id
             let floor = try txn.get(History.floorKey, in: store.meta).map(Self.number) ?? 0
-            guard seen + 1 >= floor else { return nil }  // entries were dropped: refresh all
+            guard seen + 1 >= floor else { return (current, nil) }  // entries were dropped: refresh all
             var entries: [History.Entry] = []
             var damaged = false
             try txn.scan(table, KeyRange(from: .exclusive(Self.rowKey(seen)), to: .inclusive(Self.rowKey(current)))) {
@@ -43,63 +46,85 @@ extension ModelContext {
                 entries += decoded
                 return true
             }
-            return damaged ? nil : entries
+            return (current, damaged ? nil : entries)
         }
-        guard let entries = found ?? nil else { return refreshEverything() }
+        guard let found else { return }  // the store cannot be read now: try again next time
+        lastSeenCommit = found.current
+        ownCommits = ownCommits.filter { $0 > found.current }
+        guard let entries = found.entries else { return refreshEverything() }
+        let deleted = Set(
+            entries.filter { $0.kind == .deleted }.map {
+                PersistentIdentifier(entityName: $0.entity, storeIdentifier: store.identifier, rowID: $0.row)
+            })
         for entry in entries {
             let id = PersistentIdentifier(entityName: entry.entity, storeIdentifier: store.identifier, rowID: entry.row)
-            guard let model = registrations[id]?.live, !model.hasChanges,
-                let tables = store.entities[entry.entity]
-            else { continue }
+            guard let model = registrations[id]?.live, let tables = store.entities[entry.entity] else { continue }
+            if deleted.contains(id) {
+                if entry.kind == .deleted { markDeletedElsewhere(model, tables: tables) }
+                continue
+            }
             switch entry.kind {
-            case .inserted: continue
+            case .inserted, .deleted: continue
             case .updated: makeAttributesStale(model, tables: tables)
             case .edges: makeRelationshipsStale(model, tables: tables)
-            case .deleted: markDeletedElsewhere(model, tables: tables)
             }
         }
     }
 
-    /// Makes every registered model without unsaved changes stale, when the history cannot say
-    /// which changed. Deleted rows are found when a stale model next loads.
+    /// Makes every saved model the context holds stale, when the history cannot say which
+    /// changed. Deleted rows are found when a stale model next loads. Inserted models are not
+    /// stored yet and keep everything.
     private func refreshEverything() {
-        for model in registrations.values.compactMap(\.live) where !model.hasChanges {
+        for model in registrations.values.compactMap(\.live) where !model.persistentModelID.isTemporary {
             guard let tables = store.entities[model.persistentModelID.entityName] else { continue }
             makeAttributesStale(model, tables: tables)
             makeRelationshipsStale(model, tables: tables)
         }
     }
 
-    private func makeAttributesStale(_ model: any PersistentModel, tables: Store.EntityTables) {
-        for (_, access) in tables.encodingOrder { access.unload(model) }
-        for (_, (_, access)) in tables.externalAttributes { access.unload(model) }
+    /// Unloads the attributes this context has not changed, so they load the stored values when
+    /// next read. Changed attributes keep their unsaved values.
+    func makeAttributesStale(_ model: any PersistentModel, tables: Store.EntityTables) {
+        let state = model._$modelState
+        for attribute in tables.entity.attributes where !attribute.isTransient {
+            guard let index = attribute.index, !state.isChanged(index), let access = attribute.access else { continue }
+            access.unload(model)
+        }
         model._$modelState.recordChecksum = nil
     }
 
-    private func makeRelationshipsStale(_ model: any PersistentModel, tables: Store.EntityTables) {
-        for relationship in tables.entity.relationships where relationship.access.isLoaded(model) {
+    /// Unloads the relationships this context has not changed, so they load the stored edges.
+    func makeRelationshipsStale(_ model: any PersistentModel, tables: Store.EntityTables) {
+        let state = model._$modelState
+        for relationship in tables.entity.relationships
+        where relationship.access.isLoaded(model) && !state.isChanged(relationship.index) {
             relationship.access.unload(model)
         }
     }
 
-    /// A model whose row another context deleted: it leaves the identity map and its context,
-    /// reports `isDeleted`, keeps the values it has loaded, and reads every other attribute as its
-    /// placeholder (see ``AttributeAccess/fillPlaceholder``) and every relationship as empty.
+    /// A model whose row another context deleted leaves the identity map, reports `isDeleted`
+    /// and keeps the values it has loaded; what it never loaded reads as a placeholder when first
+    /// read (see `fulfill`). A model with unsaved changes stays: its save reports the conflict.
     func markDeletedElsewhere(_ model: any PersistentModel, tables: Store.EntityTables) {
-        let id = model.persistentModelID
-        for (_, access) in tables.encodingOrder where !access.fillPlaceholder(model) {
-            preconditionFailure(
-                "\(id) was deleted by another context before all its attributes were read, and "
-                    + "\(tables.entity.name) has an attribute without a default value whose type has no empty value. "
-                    + "Give that attribute a default value.")
-        }
-        for (_, (_, access)) in tables.externalAttributes { _ = access.fillPlaceholder(model) }
-        for relationship in tables.entity.relationships where !relationship.access.isLoaded(model) {
-            relationship.access.load(model, [])
-        }
-        guard !model.hasChanges else { return }  // saving it writes it back: the last save wins
-        registrations[id] = nil
+        guard !model.hasChanges, !model.persistentModelID.isTemporary else { return }
+        registrations[model.persistentModelID] = nil
         model._$modelState.isDeleted = true
-        model._$modelState.loader = nil
+    }
+
+    /// Loads the placeholder of property `index` of a model deleted elsewhere: an attribute's
+    /// default or empty value, an empty relationship.
+    func fillPlaceholder(_ model: any PersistentModel, _ index: Int, tables: Store.EntityTables) {
+        if let relationship = tables.relationshipsByIndex[index] {
+            relationship.access.load(model, [])
+            return
+        }
+        guard let attribute = tables.entity.attributes.first(where: { $0.index == index }),
+            let access = attribute.access,
+            access.fillPlaceholder(model)
+        else {
+            preconditionFailure(
+                "\(model.persistentModelID) was deleted by another context before its property #\(index) was read, and "
+                    + "that property has no default value and its type no empty value. Give it a default value.")
+        }
     }
 }

@@ -32,13 +32,20 @@ extension ModelContext {
         // through faults, may happen inside it. Nothing in memory changes until it commits.
         // Partly loaded changed models (propertiesToFetch, faults) are completed first: their
         // unique keys and records need every attribute.
-        for model in changedModelsArray {
+        let deleting = Set(deletedModelsArray.map(\.persistentModelID))
+        var deletedElsewhere: [PersistentIdentifier] = []
+        for model in changedModelsArray where !deleting.contains(model.persistentModelID) {
             let id = model.persistentModelID
             guard let rowID = id.rowID, let tables = store.entities[id.entityName] else { continue }
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
-                try load(model, rowID: rowID, tables: tables)
+                do {
+                    try load(model, rowID: rowID, tables: tables)
+                } catch let error as StorageError where error.code == .notFound {
+                    deletedElsewhere.append(id)
+                }
             }
         }
+        if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
         let plan = try planDeletes()
         let candidates = insertedModelsArray.filter { !plan.isDeleted($0) }
         let uniqueness = try planUniqueness(
@@ -112,7 +119,8 @@ extension ModelContext {
         }
         post(Self.willSave, inserted: inserted, updated: changed, deleted: plan.deleted.map(\.persistentModelID))
 
-        let (rowIDs, commit): ([UInt64], UInt64) = try store.environment.write { txn in
+        let (rowIDs, commit, repaired): ([UInt64], UInt64, [PersistentIdentifier]) = try store.environment.write {
+            txn in
             // This closure may run again after the map grows, so it only reads its inputs.
             var next: [String: UInt64] = [:]
             var assigned: [UInt64] = []
@@ -142,12 +150,30 @@ extension ModelContext {
             for (entity, rowID) in next {
                 try txn.put(Self.rowKey(rowID), for: Self.rowCounterKey(entity), in: store.meta)
             }
-            for (table, key, record) in updateRecords { try txn.put(record, for: key, in: table) }
+            var gone: [PersistentIdentifier] = []
+            for ((table, key, record), model) in zip(updateRecords, changed) {
+                guard try txn.contains(key, in: table) else {
+                    gone.append(model.persistentModelID)
+                    continue
+                }
+                try txn.put(record, for: key, in: table)
+            }
+            if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
+            // A deleted row's stored edges may include targets this context never saw (another
+            // context added them since): their inverse edges are removed by the repair below.
+            var deletedEdges: [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64])] = []
             for model in plan.deletedSaved {
                 let tables = store.entities[model.persistentModelID.entityName]!
-                let key = Self.rowKey(model.persistentModelID.rowID!)
+                let row = model.persistentModelID.rowID!
+                let key = Self.rowKey(row)
                 try txn.delete(key, in: tables.records)
-                for table in tables.edges.values { try txn.delete(key, in: table) }
+                for (name, table) in tables.edges {
+                    if let relationship = tables.entity.relationshipsByName[name] {
+                        let old = try Self.storedEdges(of: row, in: table, txn: txn).map(\.target)
+                        if !old.isEmpty { deletedEdges.append((relationship, table, row, old)) }
+                    }
+                    try txn.delete(key, in: table)
+                }
                 for (tag, _) in tables.externalAttributes.values {
                     try txn.delete(
                         Store.EntityTables.externalKey(row: model.persistentModelID.rowID!, tag: tag),
@@ -186,10 +212,12 @@ extension ModelContext {
                 }
             }
             var rewritten:
-                [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])] = []
+                [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])] =
+                    deletedEdges.map { ($0.relationship, $0.table, $0.owner, $0.old, []) }
             var history = History()
             for (model, row) in zip(inserted, assigned) {
-                history.record(.inserted, model.persistentModelID.entityName, row)
+                let taken = uniqueness.takeovers[ObjectIdentifier(model)] != nil
+                history.record(taken ? .updated : .inserted, model.persistentModelID.entityName, row)
             }
             for model in changed {
                 history.record(.updated, model.persistentModelID.entityName, model.persistentModelID.rowID!)
@@ -213,16 +241,25 @@ extension ModelContext {
                 history.record(.edges, owner.persistentModelID.entityName, ownerRow)
                 for target in old + new { history.record(.edges, relationship.destination, target) }
             }
+            var repaired: [PersistentIdentifier] = []
             try repairInverses(
-                of: rewritten, deleted: Set(plan.deletedSaved.map(\.persistentModelID)), history: &history, txn: txn)
+                of: rewritten, deleted: Set(plan.deletedSaved.map(\.persistentModelID)), history: &history,
+                repaired: &repaired, txn: txn)
             if let table = store.history {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }
-            return (assigned, txn.id)
+            return (assigned, txn.id, repaired)
         }
         let deletedIDs = plan.deleted.map(\.persistentModelID)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
         noteOwnCommit(commit)
+        // Rows whose edges the repair changed without this context having written them: their
+        // loaded relationships load the stored edges again when next read.
+        for id in repaired {
+            if let model = registrations[id]?.live, let tables = store.entities[id.entityName] {
+                makeRelationshipsStale(model, tables: tables)
+            }
+        }
         // The models now hold what their rows hold.
         for (model, written) in zip(inserted, insertRecords) {
             model._$modelState.recordChecksum = RecordReader.storedChecksum(of: written.record)
@@ -419,12 +456,16 @@ extension ModelContext {
     /// save, is dropped from the list.
     fileprivate func repairInverses(
         of rewritten: [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])],
-        deleted: Set<PersistentIdentifier>, history: inout History, txn: borrowing WriteTransaction
+        deleted: Set<PersistentIdentifier>, history: inout History, repaired: inout [PersistentIdentifier],
+        txn: borrowing WriteTransaction
     ) throws {
         let store = container.store
-        func removeEdge(_ table: Table, owner: UInt64, target: UInt64) throws {
+        func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: String) throws {
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
                 _ = try txn.delete(Self.rowKey(owner), value: edge.value, in: table)
+                history.record(.edges, entity, owner)
+                repaired.append(
+                    PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: owner))
             }
         }
         for (relationship, table, owner, old, new) in rewritten {
@@ -435,13 +476,13 @@ extension ModelContext {
             else { continue }
             let kept = Set(new)
             for target in old where !kept.contains(target) {
-                try removeEdge(inverseTable, owner: target, target: owner)
+                try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.destination)
             }
             for target in new {
                 let targetID = PersistentIdentifier(
                     entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
                 guard !deleted.contains(targetID), try txn.contains(Self.rowKey(target), in: destination.records) else {
-                    try removeEdge(table, owner: owner, target: target)
+                    try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
                     continue
                 }
                 let edges = try Self.storedEdges(of: target, in: inverseTable, txn: txn)
@@ -450,17 +491,18 @@ extension ModelContext {
                     // The target's to-one pointed at another row: that row no longer has the target.
                     for edge in edges {
                         _ = try txn.delete(Self.rowKey(target), value: edge.value, in: inverseTable)
-                        try removeEdge(table, owner: edge.target, target: target)
-                        history.record(.edges, inverse.destination, edge.target)
+                        try removeEdge(table, owner: edge.target, target: target, entity: inverse.destination)
                     }
                     try txn.put(
                         Self.rowKey(0) + Self.rowKey(owner), for: Self.rowKey(target), in: inverseTable,
                         options: .appendDuplicate)
+                    repaired.append(targetID)
                 } else {
                     let rank = edges.last.map { Self.number(Array($0.value.prefix(8))) + 1 } ?? 0
                     try txn.put(
                         Self.rowKey(rank) + Self.rowKey(owner), for: Self.rowKey(target), in: inverseTable,
                         options: .appendDuplicate)
+                    repaired.append(targetID)
                 }
             }
         }

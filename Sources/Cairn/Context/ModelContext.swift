@@ -85,7 +85,7 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public init(_ container: ModelContainer) {
         self.container = container
-        lastSeenCommit = UInt64(container.store.environment.info.lastTransactionID)
+        lastSeenCommit = (try? container.store.environment.read { txn in txn.id }) ?? 0
         // A context made inside a model actor's work belongs to that actor's executor.
         if let executor = DefaultSerialModelExecutor.current { owner = .executor(executor) }
     }
@@ -287,6 +287,7 @@ public final class ModelContext: _ModelLoader {
     /// for a row that does not exist.
     func existingModel(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
         checkOwner()
+        refreshIfNeeded()
         if let registered = registrations[persistentModelID]?.live { return registered }
         guard let rowID = persistentModelID.rowID, persistentModelID.storeIdentifier == store.identifier,
             let tables = store.entities[persistentModelID.entityName]
@@ -380,8 +381,8 @@ public final class ModelContext: _ModelLoader {
                 "\(type(of: model)) property #\(index) was read before it was loaded, and the model is not saved")
         }
         refreshIfNeeded()
-        // Refreshing may have found the model deleted elsewhere, which fills what it lacks.
-        if model.isDeleted { return }
+        // A model deleted elsewhere (found now or earlier) reads what it lacks as placeholders.
+        if model.isDeleted { return fillPlaceholder(model, index, tables: tables) }
         do {
             if let relationship = tables.relationshipsByIndex[index] {
                 try loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
@@ -393,6 +394,7 @@ public final class ModelContext: _ModelLoader {
         } catch let error as StorageError where error.code == .notFound {
             // Its row is gone: another context or process deleted it.
             markDeletedElsewhere(model, tables: tables)
+            fillPlaceholder(model, index, tables: tables)
         } catch {
             preconditionFailure("Loading \(id) failed: \(error)")
         }

@@ -46,6 +46,15 @@ public struct SaveError: Error, Sendable, CustomStringConvertible {
         /// catch SaveError.Code.uniquenessViolated { … }
         /// ```
         public static let uniquenessViolated = Code("uniquenessViolated")
+        /// A model changed in this context was deleted by another context or process since it was
+        /// loaded. Delete it here too, or roll back, then save again.
+        ///
+        /// ```swift
+        /// catch let error as SaveError where error.code == .modelDeletedElsewhere {
+        ///     for id in error.models { context.delete(context.model(for: id)) }
+        /// }
+        /// ```
+        public static let modelDeletedElsewhere = Code("modelDeletedElsewhere")
     }
 
     /// What kind of refusal this is.
@@ -94,5 +103,17 @@ extension SaveError.Code {
     /// ```
     public static func ~= (code: Self, error: any Error) -> Bool {
         (error as? SaveError)?.code == code
+    }
+}
+
+extension SaveError {
+    /// The error for changed models whose rows another context deleted.
+    static func deletedElsewhere(_ models: [PersistentIdentifier]) -> SaveError {
+        SaveError(
+            code: .modelDeletedElsewhere,
+            message: "\(models.map(\.description).joined(separator: ", ")) changed here but deleted by another context "
+                + "or process since. Nothing was saved. Delete \(models.count == 1 ? "it" : "them") in this context "
+                + "(or roll back) and save again, or insert a new model with the values to keep.",
+            models: models)
     }
 }

@@ -289,6 +289,10 @@ final class Store: @unchecked Sendable {
                 for keyed in tables.uniques + tables.indexes { try txn.removeAll(from: keyed.table) }
                 if let externals = tables.externals { try txn.removeAll(from: externals) }
             }
+            // No history entry lists every row: contexts that have not seen this commit refresh
+            // everything they hold (see History).
+            if let history { try txn.removeAll(from: history) }
+            try txn.put(ModelContext.rowKey(txn.id + 1), for: History.floorKey, in: meta)
         }
     }
 

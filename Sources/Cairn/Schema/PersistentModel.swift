@@ -140,7 +140,7 @@ extension PersistentModel {
     /// ```swift
     /// book.modelContext === context   // true after context.insert(book)
     /// ```
-    public var modelContext: ModelContext? { _$modelState.loader as? ModelContext }
+    public var modelContext: ModelContext? { _$modelState.isDeleted ? nil : _$modelState.loader as? ModelContext }
 
     /// Whether the model was deleted and the deletion saved.
     ///

@@ -59,4 +59,59 @@ import Testing
         #expect(
             tallies.map { "\($0.label): \($0.holder?.name ?? "none")" } == ["from first: none", "from second: shared"])
     }
+
+    /// Deleting a model whose to-many another context extended since it was loaded: the member
+    /// this context never saw loses its edge to the deleted row instead of pointing at it.
+    @Test func aDeleteRemovesInverseEdgesThisContextNeverSaw() throws {
+        let container = try tallyContainer()
+        let setup = ModelContext(container)
+        let holder = TallyHolder(name: "holder")
+        holder.tallies = [Tally(label: "seen", amount: 1)]
+        setup.insert(holder)
+        try setup.save()
+        let id = holder.persistentModelID
+
+        let mine = ModelContext(container)
+        let inMine = try #require(mine.model(for: id) as? TallyHolder)
+        #expect(inMine.tallies.map(\.label) == ["seen"])
+        let theirs = ModelContext(container)
+        let inTheirs = try #require(theirs.model(for: id) as? TallyHolder)
+        inTheirs.tallies.append(Tally(label: "unseen", amount: 2))
+        try theirs.save()
+        mine.delete(inMine)
+        try mine.save()
+
+        let check = ModelContext(container)
+        #expect(try check.invariantViolations().isEmpty)
+        let tallies = try check.fetch(FetchDescriptor<Tally>(sortBy: [SortDescriptor(\.label)]))
+        #expect(tallies.map { "\($0.label): \($0.holder?.name ?? "none")" } == ["seen: none", "unseen: none"])
+    }
+
+    /// A changed model's relationships it did not change follow other contexts' saves, so a later
+    /// save does not drop members it never knew about.
+    @Test func aChangedModelsUnchangedRelationshipIsRefreshed() throws {
+        let container = try tallyContainer()
+        let setup = ModelContext(container)
+        let holder = TallyHolder(name: "holder")
+        holder.tallies = [Tally(label: "first", amount: 1)]
+        setup.insert(holder)
+        try setup.save()
+        let id = holder.persistentModelID
+
+        let mine = ModelContext(container)
+        let inMine = try #require(mine.model(for: id) as? TallyHolder)
+        #expect(inMine.tallies.count == 1)
+        inMine.name = "renamed"  // a change, but not to its tallies
+        let theirs = ModelContext(container)
+        (theirs.model(for: id) as? TallyHolder)?.tallies.append(Tally(label: "second", amount: 2))
+        try theirs.save()
+        _ = try mine.fetchCount(FetchDescriptor<Tally>())
+        #expect(inMine.tallies.map(\.label).sorted() == ["first", "second"])
+        inMine.tallies.append(Tally(label: "third", amount: 3))
+        try mine.save()
+        let check = ModelContext(container)
+        let stored = try #require(check.model(for: id) as? TallyHolder)
+        #expect(stored.name == "renamed" && stored.tallies.map(\.label).sorted() == ["first", "second", "third"])
+        #expect(try check.invariantViolations().isEmpty)
+    }
 }

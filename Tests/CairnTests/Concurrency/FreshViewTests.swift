@@ -78,11 +78,49 @@ import Testing
         (theirs.model(for: ids[0]) as? Tally)?.label = "theirs"
         try theirs.save()
         _ = try mine.fetch(FetchDescriptor<Tally>())
-        #expect(a.amount == 100 && a.label == "a", "local changes are kept, and so is what was loaded with them")
+        #expect(a.amount == 100, "the local change is kept")
+        #expect(a.label == "theirs", "an attribute this context did not change shows the stored value")
         try mine.save()
         let check = ModelContext(container)
         let stored = try #require(check.model(for: ids[0]) as? Tally)
-        #expect(stored.amount == 100 && stored.label == "a", "the last save wins, whole")
+        #expect(stored.amount == 100 && stored.label == "theirs", "the last save wins for what it changed")
+    }
+
+    /// A model changed here and deleted elsewhere: the save reports it and writes nothing.
+    @Test func savingAModelDeletedElsewhereIsAConflict() throws {
+        let container = try tallyContainer()
+        let ids = try saved(container, ["a", "b"])
+        let mine = ModelContext(container)
+        let a = try #require(mine.model(for: ids[0]) as? Tally)
+        a.amount = 5  // a fault changed without loading the rest
+        let other = try #require(mine.model(for: ids[1]) as? Tally)
+        other.amount = 6
+        let theirs = ModelContext(container)
+        theirs.delete(try #require(theirs.model(for: ids[0]) as? Tally))
+        try theirs.save()
+        let error = #expect(throws: SaveError.self) { try mine.save() }
+        #expect(error?.code == .modelDeletedElsewhere && error?.models == [ids[0]])
+        #expect(mine.hasChanges, "nothing was saved, every change is kept")
+        mine.delete(a)
+        try mine.save()
+        let check = ModelContext(container)
+        #expect(try check.fetch(FetchDescriptor<Tally>()).map(\.amount) == [6])
+    }
+
+    /// Models inserted and not saved keep their values when the context refreshes everything.
+    @Test func insertedModelsSurviveARefreshOfEverything() throws {
+        let container = try tallyContainer()
+        let ids = try saved(container, ["a"])
+        let mine = ModelContext(container)
+        let fresh = Tally(label: "not saved", amount: 9)
+        mine.insert(fresh)
+        try container.erase()  // writes no history: other contexts refresh everything
+        #expect(try mine.fetchCount(FetchDescriptor<Tally>()) == 1, "only the inserted model")
+        #expect(fresh.label == "not saved" && fresh.amount == 9)
+        let gone = try #require(mine.model(for: ids[0]) as? Tally)
+        #expect(gone.label == "" && gone.isDeleted, "the erased row reads as deleted")
+        try mine.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Tally>()) == 1)
     }
 
     @Test func aContextThatMissedTheHistoryRefreshesEverything() throws {
