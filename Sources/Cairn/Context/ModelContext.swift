@@ -86,8 +86,6 @@ public final class ModelContext: _ModelLoader {
     public init(_ container: ModelContainer) {
         self.container = container
         lastSeenCommit = (try? container.store.environment.read { txn in txn.id }) ?? 0
-        // A context made inside a model actor's work belongs to that actor's executor.
-        if let executor = DefaultSerialModelExecutor.current { owner = .executor(executor) }
     }
 
     // MARK: Ownership
