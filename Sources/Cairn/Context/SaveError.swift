@@ -55,6 +55,13 @@ public struct SaveError: Error, Sendable, CustomStringConvertible {
         /// }
         /// ```
         public static let modelDeletedElsewhere = Code("modelDeletedElsewhere")
+        /// ``ModelContext/upsert(_:chunkSize:)`` was given models of an entity without a uniqueness
+        /// constraint to match them by.
+        ///
+        /// ```swift
+        /// catch let error as SaveError where error.code == .noUniquenessConstraint { … }
+        /// ```
+        public static let noUniquenessConstraint = Code("noUniquenessConstraint")
     }
 
     /// What kind of refusal this is.
