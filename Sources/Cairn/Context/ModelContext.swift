@@ -168,6 +168,9 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public var changedModelsArray: [any PersistentModel] { changedIDs.sorted().compactMap { registrations[$0]?.live } }
 
+    /// The changed models in no particular order, without sorting (for fetches).
+    var changedModelsUnordered: [any PersistentModel] { changedIDs.compactMap { registrations[$0]?.live } }
+
     /// The models deleted but not yet saved.
     ///
     /// ```swift

@@ -145,10 +145,9 @@ extension ModelContext {
                 }
             }
         }
-        var fullScan = false
-        if case .fullScan = access { fullScan = true }
         let pending = try matching(
-            pendingCandidates(lean, excluding: matchedStored, includeChanged: !fullScan), lean, tables: tables)
+            pendingCandidates(lean, excluding: matchedStored, movedBy: movedBy(access, tables: tables)), lean,
+            tables: tables)
         if descriptor.sortBy.isEmpty {
             return page(
                 entries

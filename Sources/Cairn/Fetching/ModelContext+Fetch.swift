@@ -204,10 +204,8 @@ extension ModelContext {
             try Self.candidateRows(access, tables: tables, txn: txn)
         }
         let stored = try models(for: rows, of: descriptor, tables: tables)
-        var fullScan = false
-        if case .fullScan = access { fullScan = true }
         let pending = pendingCandidates(
-            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)), includeChanged: !fullScan)
+            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)), movedBy: movedBy(access, tables: tables))
         return try matching(stored + pending, descriptor, tables: tables)
     }
 
@@ -235,19 +233,41 @@ extension ModelContext {
     }
 
     /// The pending models that can match but are not among the stored candidates: inserted ones,
-    /// and, when `includeChanged`, changed ones (an index holds their stored values, not the
-    /// unsaved ones). None when pending changes do not count.
+    /// and changed ones with an unsaved change to a property in `movedBy` (an index holds their
+    /// stored values, not the unsaved ones; see ``movedBy(_:tables:)``). None when pending
+    /// changes do not count.
     func pendingCandidates<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, excluding stored: Set<ObjectIdentifier>, includeChanged: Bool
+        _ descriptor: FetchDescriptor<T>, excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?
     ) -> [T] {
         guard descriptor.includePendingChanges else { return [] }
         let deleted = Set(deletedModelsArray.map(ObjectIdentifier.init))
-        let changed =
-            includeChanged
-            ? changedModelsArray.compactMap { $0 as? T }.filter {
-                !stored.contains(ObjectIdentifier($0)) && !deleted.contains(ObjectIdentifier($0))
-            } : []
+        var changed: [T] = []
+        if let movedBy, !movedBy.isEmpty {
+            for case let model as T in changedModelsUnordered
+            where movedBy.contains(where: model._$modelState.isChanged)
+                && !stored.contains(ObjectIdentifier(model)) && !deleted.contains(ObjectIdentifier(model))
+            {
+                changed.append(model)
+            }
+        }
         return changed + insertedModelsArray.compactMap { $0 as? T }.filter { !deleted.contains(ObjectIdentifier($0)) }
+    }
+
+    /// The property indexes whose unsaved change can make a model a candidate the access path
+    /// does not read: the attributes of the unique or index table it uses. `nil` for a full scan
+    /// (it reads every stored row); empty for identifier lookups (identity never changes). A
+    /// changed model whose keyed attributes are unchanged sits under its stored key, so the path
+    /// reads it when it can match.
+    func movedBy(_ access: PredicatePlanner.Access, tables: Store.EntityTables) -> Set<Int>? {
+        let names: [String]
+        switch access {
+        case .fullScan: return nil
+        case .rows: return []
+        case .unique(let keyed, _), .indexEquality(let keyed, _), .indexRange(let keyed, _, _, _),
+            .oneOf(let keyed, _, _), .compound(let keyed, _, _, _, _):
+            names = keyed.names
+        }
+        return Set(names.compactMap { tables.entity.attributesByName[$0]?.index })
     }
 
     /// The models that satisfy the descriptor's predicate.
@@ -321,7 +341,8 @@ extension ModelContext {
         }
         let stored = found.sorted { $0.row < $1.row }.map(\.model)
         let pending = pendingCandidates(
-            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)), includeChanged: true)
+            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)),
+            movedBy: Set(order.index.names.compactMap { tables.entity.attributesByName[$0]?.index }))
         return stored + (try matching(pending, descriptor, tables: tables))
     }
 

@@ -1,0 +1,212 @@
+import CLMDBRaw
+import Cairn
+import Foundation
+import GRDB
+
+// MARK: - Cairn
+
+enum CairnSystem {
+    static func container(_ directory: URL) throws -> ModelContainer {
+        try ModelContainer(
+            for: Author.self, Book.self,
+            configurations: ModelConfiguration(url: directory.appendingPathComponent("Bench.store")))
+    }
+
+    static func insertAndSave(_ values: [AuthorValues], into directory: URL) throws -> Int {
+        let context = ModelContext(try container(directory))
+        for value in values { context.insert(value.model) }
+        try context.save()
+        return values.count
+    }
+
+    static func upsert(_ values: [AuthorValues], into directory: URL) throws -> Int {
+        let context = ModelContext(try container(directory))
+        let report = try context.upsert(values.lazy.map(\.model))
+        return report.insertedCount + report.updatedCount + report.unchangedCount
+    }
+
+    /// SwiftData's pattern: fetch each by its key, update or insert, save once.
+    static func fetchThenUpdate(_ values: [AuthorValues], into directory: URL) throws -> Int {
+        let context = ModelContext(try container(directory))
+        for value in values {
+            let id = value.id
+            if let author = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.id == id })).first {
+                author.name = value.name
+                author.email = value.email
+                author.score = value.score
+                author.createdAt = value.createdAt
+            } else {
+                context.insert(value.model)
+            }
+        }
+        try context.save()
+        return values.count
+    }
+}
+
+// MARK: - GRDB
+
+struct AuthorRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "author"
+    var id: Int64
+    var name: String
+    var email: String
+    var score: Double
+    var createdAt: Date
+
+    init(_ value: AuthorValues) {
+        id = value.id
+        name = value.name
+        email = value.email
+        score = value.score
+        createdAt = value.createdAt
+    }
+}
+
+enum GRDBSystem {
+    static func queue(_ directory: URL, wal: Bool) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        if wal {
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+        }
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent("bench.sqlite").path, configuration: configuration)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS author (
+                        id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL,
+                        score DOUBLE NOT NULL, createdAt DATETIME NOT NULL)
+                    """)
+        }
+        return queue
+    }
+
+    static func preparedInsert(_ values: [AuthorValues], into directory: URL, wal: Bool) throws -> Int {
+        let queue = try queue(directory, wal: wal)
+        try queue.write { db in
+            let statement = try db.makeStatement(
+                sql: "INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)")
+            for value in values {
+                try statement.execute(arguments: [value.id, value.name, value.email, value.score, value.createdAt])
+            }
+        }
+        return values.count
+    }
+
+    static func preparedUpsert(_ values: [AuthorValues], into directory: URL, wal: Bool) throws -> Int {
+        let queue = try queue(directory, wal: wal)
+        try queue.write { db in
+            let statement = try db.makeStatement(
+                sql: """
+                    INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, email = excluded.email,
+                        score = excluded.score, createdAt = excluded.createdAt
+                    """)
+            for value in values {
+                try statement.execute(arguments: [value.id, value.name, value.email, value.score, value.createdAt])
+            }
+        }
+        return values.count
+    }
+
+    static func recordUpsert(_ values: [AuthorValues], into directory: URL, wal: Bool) throws -> Int {
+        let queue = try queue(directory, wal: wal)
+        try queue.write { db in
+            for value in values { try AuthorRecord(value).upsert(db) }
+        }
+        return values.count
+    }
+}
+
+// MARK: - Raw LMDB
+
+/// LMDB called directly: the same puts Cairn makes for an author (its record under a row id,
+/// appended, and its unique key pointing at the row), one write transaction, synced commit.
+final class RawLMDB {
+    var env: OpaquePointer?
+    var records: MDB_dbi = 0
+    var uniques: MDB_dbi = 0
+
+    init(_ directory: URL) {
+        mdb_env_create(&env)
+        mdb_env_set_mapsize(env, 4 << 30)
+        mdb_env_set_maxdbs(env, 4)
+        precondition(mdb_env_open(env, directory.path, UInt32(MDB_NOTLS), 0o600) == 0, "mdb_env_open")
+        var txn: OpaquePointer?
+        mdb_txn_begin(env, nil, 0, &txn)
+        mdb_dbi_open(txn, "e/Author", UInt32(MDB_CREATE), &records)
+        mdb_dbi_open(txn, "u/Author/id", UInt32(MDB_CREATE), &uniques)
+        mdb_txn_commit(txn)
+    }
+
+    deinit { mdb_env_close(env) }
+
+    static func rowKey(_ row: UInt64) -> [UInt8] { withUnsafeBytes(of: row.bigEndian) { Array($0) } }
+    static func uniqueKey(_ id: Int64) -> [UInt8] {
+        withUnsafeBytes(of: (UInt64(bitPattern: id) ^ (1 << 63)).bigEndian) { Array($0) }
+    }
+
+    /// A record of about the size Cairn writes: the fields, length-prefixed.
+    static func record(_ value: AuthorValues) -> [UInt8] {
+        var bytes: [UInt8] = [1]
+        for text in [value.name, value.email] {
+            bytes.append(UInt8(text.utf8.count))
+            bytes += text.utf8
+        }
+        bytes += withUnsafeBytes(of: value.score.bitPattern) { Array($0) }
+        bytes += withUnsafeBytes(of: value.createdAt.timeIntervalSinceReferenceDate.bitPattern) { Array($0) }
+        bytes += withUnsafeBytes(of: value.id) { Array($0) }
+        return bytes
+    }
+
+    func put(_ key: [UInt8], _ value: [UInt8], _ dbi: MDB_dbi, _ txn: OpaquePointer?, flags: Int32 = 0) {
+        var key = key, value = value
+        key.withUnsafeMutableBytes { k in
+            value.withUnsafeMutableBytes { v in
+                var mk = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+                var mv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
+                precondition(mdb_put(txn, dbi, &mk, &mv, UInt32(flags)) == 0, "mdb_put")
+            }
+        }
+    }
+
+    func get(_ key: [UInt8], _ dbi: MDB_dbi, _ txn: OpaquePointer?) -> [UInt8]? {
+        var key = key
+        return key.withUnsafeMutableBytes { k -> [UInt8]? in
+            var mk = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+            var mv = MDB_val()
+            guard mdb_get(txn, dbi, &mk, &mv) == 0 else { return nil }
+            return Array(UnsafeRawBufferPointer(start: mv.mv_data, count: mv.mv_size))
+        }
+    }
+
+    func insert(_ values: [AuthorValues]) -> Int {
+        var txn: OpaquePointer?
+        mdb_txn_begin(env, nil, 0, &txn)
+        var row: UInt64 = 1
+        for value in values {
+            put(Self.rowKey(row), Self.record(value), records, txn, flags: MDB_APPEND)
+            put(Self.uniqueKey(value.id), Self.rowKey(row), uniques, txn, flags: MDB_NOOVERWRITE)
+            row += 1
+        }
+        precondition(mdb_txn_commit(txn) == 0, "mdb_txn_commit")
+        return values.count
+    }
+
+    /// Looks each key up, reads the record, writes it only when it differs.
+    func upsert(_ values: [AuthorValues]) -> Int {
+        var txn: OpaquePointer?
+        mdb_txn_begin(env, nil, 0, &txn)
+        for value in values {
+            let record = Self.record(value)
+            if let row = get(Self.uniqueKey(value.id), uniques, txn) {
+                if get(row, records, txn) != record { put(row, record, records, txn) }
+            }
+        }
+        precondition(mdb_txn_commit(txn) == 0, "mdb_txn_commit")
+        return values.count
+    }
+}
