@@ -205,6 +205,7 @@ extension ModelContext {
             access.unload(target)
             try access.decode(target, tag, try RecordReader(writer.finished()))
             target._$modelState.markChanged(index)
+            attributeDidChange(target, index)
         }
         modelDidChange(target)
     }

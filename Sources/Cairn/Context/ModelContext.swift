@@ -58,6 +58,8 @@ public final class ModelContext: _ModelLoader {
     private var insertedIDs: [PersistentIdentifier] = []
     /// Saved models with unsaved changes.
     private var changedIDs: Set<PersistentIdentifier> = []
+    /// Saved models whose keyed attributes changed (see ``keyChangedModels``).
+    private var keyChangedIDs: Set<PersistentIdentifier> = []
     /// Saved models deleted but not yet saved, in deletion order.
     private var deletedIDs: [PersistentIdentifier] = []
     /// Set while the context updates inverse relationships, whose setters must not start
@@ -168,8 +170,18 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public var changedModelsArray: [any PersistentModel] { changedIDs.sorted().compactMap { registrations[$0]?.live } }
 
-    /// The changed models in no particular order, without sorting (for fetches).
-    var changedModelsUnordered: [any PersistentModel] { changedIDs.compactMap { registrations[$0]?.live } }
+    /// The saved models with an unsaved change to an attribute some unique or index table keys:
+    /// the only changed models an indexed fetch must consider besides what it reads.
+    var keyChangedModels: [any PersistentModel] { keyChangedIDs.compactMap { registrations[$0]?.live } }
+
+    /// Records a change to a keyed attribute (see ``keyChangedModels``).
+    public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
+        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary,
+            registrations[id]?.live === model, let tables = store.entities[id.entityName],
+            tables.keyedAttributeIndexes.contains(index)
+        else { return }
+        keyChangedIDs.insert(id)
+    }
 
     /// The models deleted but not yet saved.
     ///
@@ -261,6 +273,7 @@ public final class ModelContext: _ModelLoader {
         for id in changedIDs.union(deletedIDs) { registrations[id]?.pinned = nil }
         insertedIDs.removeAll()
         changedIDs.removeAll()
+        keyChangedIDs.removeAll()
         deletedIDs.removeAll()
     }
 
@@ -639,6 +652,7 @@ public final class ModelContext: _ModelLoader {
         }
         insertedIDs.removeAll()
         changedIDs.removeAll()
+        keyChangedIDs.removeAll()
         deletedIDs.removeAll()
         sweepRegistrations()
     }

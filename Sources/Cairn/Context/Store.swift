@@ -25,6 +25,8 @@ final class Store: @unchecked Sendable {
         /// The indexes declared with `#Index`, each with its table `i/<Entity>/<attributes>`
         /// (`DUPSORT`, `DUPFIXED`): the order-preserving key of the attributes' values → row ids.
         var indexes: [UniqueConstraint] = []
+        /// The property indexes of the attributes any unique or index table keys.
+        var keyedAttributeIndexes: Set<Int> = []
 
         /// One uniqueness constraint or index of an entity: its attributes and table.
         struct UniqueConstraint {
@@ -266,6 +268,8 @@ final class Store: @unchecked Sendable {
             tables.indexes = try entity.indices.map {
                 try keyTable($0, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index")
             }
+            tables.keyedAttributeIndexes = Set(
+                (tables.uniques + tables.indexes).flatMap(\.names).compactMap { entity.attributesByName[$0]?.index })
             result[entity.name] = tables
         }
         if !changed.isEmpty {

@@ -243,7 +243,7 @@ extension ModelContext {
         let deleted = Set(deletedModelsArray.map(ObjectIdentifier.init))
         var changed: [T] = []
         if let movedBy, !movedBy.isEmpty {
-            for case let model as T in changedModelsUnordered
+            for case let model as T in keyChangedModels
             where movedBy.contains(where: model._$modelState.isChanged)
                 && !stored.contains(ObjectIdentifier(model)) && !deleted.contains(ObjectIdentifier(model))
             {

@@ -111,6 +111,7 @@ extension PersistentModel {
     /// ```
     public func _$didSet<Value>(_ index: Int, from oldValue: Value?, to newValue: Value) {
         _$markChanged(index)
+        _$modelState.loader?.attributeDidChange(self, index)
     }
 
     /// Marks the property at `index` changed, telling the context about the model's first change.

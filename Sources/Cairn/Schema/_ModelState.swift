@@ -107,4 +107,20 @@ public protocol _ModelLoader: AnyObject {
     func relationshipDidChange(
         _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel])
+
+    /// Called after every change of the attribute at `index` of `model`, first or not.
+    ///
+    /// ```swift
+    /// loader.attributeDidChange(book, 1)
+    /// ```
+    func attributeDidChange(_ model: any PersistentModel, _ index: Int)
+}
+
+extension _ModelLoader {
+    /// Does nothing: a loader that does not track single attributes.
+    ///
+    /// ```swift
+    /// loader.attributeDidChange(book, 1)
+    /// ```
+    public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {}
 }
