@@ -413,7 +413,7 @@ extension ModelContext {
     }
 
     /// The record of a model's attributes, fields in ascending tag order.
-    private func record(of model: any PersistentModel) throws -> [UInt8] {
+    func record(of model: any PersistentModel) throws -> [UInt8] {
         let tables = container.store.entities[model.persistentModelID.entityName]!
         var writer = RecordWriter()
         for (tag, access) in tables.encodingOrder {

@@ -137,14 +137,14 @@ extension ModelContext {
     ) throws {
         refreshIfNeeded()
         // The last model of each key wins.
-        var latest: [[UInt8]: Int] = [:]
-        for (position, model) in chunk.enumerated() {
+        let keys = chunk.map { model in
             precondition(
                 model._$modelState.loader == nil,
                 "ModelContext.upsert(_:): pass new models; this \(T.self) already belongs to a context")
-            latest[constraint.key(of: model)] = position
+            return constraint.key(of: model)
         }
-        let keys = chunk.indices.map { constraint.key(of: chunk[$0]) }
+        var latest: [[UInt8]: Int] = [:]
+        for (position, key) in keys.enumerated() { latest[key] = position }
         let winners = chunk.indices.filter { latest[keys[$0]] == $0 }
         statistics.readTransactions += 1
         let stored: [(row: UInt64, record: [UInt8]?)?] = try store.environment.read { txn in
@@ -163,7 +163,7 @@ extension ModelContext {
                 inserted.append(model)
                 continue
             }
-            let record = try upsertRecord(of: model, tables: tables)
+            let record = try self.record(of: model)
             let relates = tables.entity.relationships.contains {
                 $0.access.isLoaded(model) && !$0.access.targets(model).isEmpty
             }
@@ -183,13 +183,6 @@ extension ModelContext {
         try save()
         report.insertedRows += inserted.map { $0.persistentModelID.rowID! }
         report.updatedRows += updated
-    }
-
-    /// The record a model would be saved as.
-    private func upsertRecord(of model: any PersistentModel, tables: Store.EntityTables) throws -> [UInt8] {
-        var writer = RecordWriter()
-        for (tag, access) in tables.encodingOrder { try access.encode(model, tag, &writer) }
-        return writer.finished()
     }
 
     /// Gives `target`, a model the context holds, every persisted attribute value of `source`,

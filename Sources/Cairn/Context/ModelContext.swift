@@ -174,7 +174,12 @@ public final class ModelContext: _ModelLoader {
     /// the only changed models an indexed fetch must consider besides what it reads.
     var keyChangedModels: [any PersistentModel] { keyChangedIDs.compactMap { registrations[$0]?.live } }
 
-    /// Records a change to a keyed attribute (see ``keyChangedModels``).
+    /// Records a change to a keyed attribute (see `keyChangedModels`). Called by generated setters
+    /// through `_$didSet`; not for direct use.
+    ///
+    /// ```swift
+    /// context.attributeDidChange(book, 1)   // generated code calls this
+    /// ```
     public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
         guard let id = model._$modelState.persistentIdentifier, !id.isTemporary,
             registrations[id]?.live === model, let tables = store.entities[id.entityName],

@@ -268,8 +268,8 @@ final class Store: @unchecked Sendable {
             tables.indexes = try entity.indices.map {
                 try keyTable($0, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index")
             }
-            tables.keyedAttributeIndexes = Set(
-                (tables.uniques + tables.indexes).flatMap(\.names).compactMap { entity.attributesByName[$0]?.index })
+            tables.keyedAttributeIndexes = ModelContext.propertyIndexes(
+                of: (tables.uniques + tables.indexes).flatMap(\.names), tables: tables)
             result[entity.name] = tables
         }
         if !changed.isEmpty {

@@ -124,7 +124,7 @@ extension ModelContext {
         let used = planner.tagsUsed(by: descriptor)
         var lean = descriptor
         lean.propertiesToFetch = []
-        if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
+        if let limit = descriptor.fetchLimit, let order = planner.order(for: descriptor.sortBy, access: access) {
             // Reads about `limit` rows anyway.
             var results = try indexOrderedCandidates(
                 lean, order, needed: offset.addingClamped(max(limit, 0)), tables: tables)

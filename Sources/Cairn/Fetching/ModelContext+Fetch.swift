@@ -28,7 +28,7 @@ extension ModelContext {
         let access = planner.access(for: descriptor.predicate?.expression)
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         var results: [T]
-        if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
+        if let limit = descriptor.fetchLimit, let order = planner.order(for: descriptor.sortBy, access: access) {
             results = try indexOrderedCandidates(
                 descriptor, order, needed: offset.addingClamped(max(limit, 0)), tables: tables)
         } else {
@@ -62,11 +62,7 @@ extension ModelContext {
         if !unregistered.isEmpty {
             statistics.readTransactions += 1
             let rows = try container.store.environment.read { txn in
-                try unregistered.sorted().compactMap { row in
-                    try txn.withValue(for: Self.rowKey(row), in: tables.records) {
-                        (row, try RecordReader(copying: $0))
-                    }
-                }
+                try Self.records(of: unregistered.sorted(), tables: tables, txn: txn)
             }
             loaded = try models(for: rows, of: plain, tables: tables)
         }
@@ -87,13 +83,6 @@ extension ModelContext {
             )
         }
         return tables
-    }
-
-    /// The index order a fetch with a limit can read in, or `nil`.
-    func indexOrder<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, planner: PredicatePlanner, access: PredicatePlanner.Access
-    ) -> PredicatePlanner.IndexOrder? {
-        planner.order(for: descriptor.sortBy, access: access)
     }
 
     /// Loads the given relationships of `models` that are not loaded yet, one relationship per
@@ -267,7 +256,12 @@ extension ModelContext {
             .oneOf(let keyed, _, _), .compound(let keyed, _, _, _, _):
             names = keyed.names
         }
-        return Set(names.compactMap { tables.entity.attributesByName[$0]?.index })
+        return Self.propertyIndexes(of: names, tables: tables)
+    }
+
+    /// The property indexes of the named attributes.
+    static func propertyIndexes(of names: [String], tables: Store.EntityTables) -> Set<Int> {
+        Set(names.compactMap { tables.entity.attributesByName[$0]?.index })
     }
 
     /// The models that satisfy the descriptor's predicate.
@@ -342,7 +336,7 @@ extension ModelContext {
         let stored = found.sorted { $0.row < $1.row }.map(\.model)
         let pending = pendingCandidates(
             descriptor, excluding: Set(stored.map(ObjectIdentifier.init)),
-            movedBy: Set(order.index.names.compactMap { tables.entity.attributesByName[$0]?.index }))
+            movedBy: Self.propertyIndexes(of: order.index.names, tables: tables))
         return stored + (try matching(pending, descriptor, tables: tables))
     }
 
@@ -432,7 +426,7 @@ extension ModelContext {
                 }
             }
         }
-        if let limit = descriptor.fetchLimit, let order = indexOrder(descriptor, planner: planner, access: access) {
+        if let limit = descriptor.fetchLimit, let order = planner.order(for: descriptor.sortBy, access: access) {
             let needed = max(descriptor.fetchOffset ?? 0, 0).addingClamped(max(limit, 0))
             var count = 0
             try container.store.environment.read { txn in
