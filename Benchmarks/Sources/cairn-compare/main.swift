@@ -7,12 +7,14 @@ import Foundation
 var n = 100_000
 var rounds = 3
 var selected: Set<String> = ["W1", "W2"]
+var only: String? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--n": n = Int(arguments.popFirst() ?? "") ?? n
     case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
     case "--workloads": selected = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--only": only = arguments.popFirst()
     default:
         print("usage: cairn-compare [--n N] [--rounds R] [--workloads W1,W2]")
         exit(2)
@@ -90,6 +92,8 @@ if selected.contains("W2") {
         },
     ]
 }
+
+if let only { runs = runs.filter { $0.system.localizedCaseInsensitiveContains(only) } }
 
 var figures: [String: Figure] = [:]
 for round in 1...rounds {
