@@ -87,7 +87,7 @@ extension ModelContext {
         var finalTargets:
             [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
         for model in inserted + changed {
-            let tables = store.entities[model.persistentModelID.entityName]!
+            let tables = store.tables(of: model)
             let isNew = model.persistentModelID.isTemporary
             for relationship in tables.entity.relationships
             where isNew || model._$modelState.isChanged(relationship.index) {
@@ -98,7 +98,7 @@ extension ModelContext {
             }
         }
         for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
-            let table = store.entities[owner.persistentModelID.entityName]!.edges[relationship.name]!
+            let table = store.tables(of: owner).edges[relationship.name]!
             edgeWrites.append((table, owner, targets, relationship))
             finalTargets.append((owner, relationship, targets))
         }
@@ -108,7 +108,7 @@ extension ModelContext {
         // External-storage values: all of an inserted model, the changed ones of a changed model.
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: [UInt8])] = []
         for model in inserted + changed {
-            let tables = store.entities[model.persistentModelID.entityName]!
+            let tables = store.tables(of: model)
             let isNew = model.persistentModelID.isTemporary
             for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
             where isNew || model._$modelState.isChanged(index) {
@@ -163,7 +163,7 @@ extension ModelContext {
             // context added them since): their inverse edges are removed by the repair below.
             var deletedEdges: [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64])] = []
             for model in plan.deletedSaved {
-                let tables = store.entities[model.persistentModelID.entityName]!
+                let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!
                 let key = Self.rowKey(row)
                 try txn.delete(key, in: tables.records)
@@ -356,7 +356,7 @@ extension ModelContext {
         let store = container.store
         try store.environment.read { txn in
             for model in deleted {
-                let tables = store.entities[model.persistentModelID.entityName]!
+                let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!
                 guard !tables.indexes.isEmpty, let stored = try storedModel(row: row, tables: tables, in: txn) else {
                     continue
@@ -364,7 +364,7 @@ extension ModelContext {
                 for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
             }
             for model in changed {
-                let tables = store.entities[model.persistentModelID.entityName]!
+                let tables = store.tables(of: model)
                 let touched = tables.indexes.filter { index in
                     index.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
                 }
@@ -379,7 +379,7 @@ extension ModelContext {
                 }
             }
             for model in inserted {
-                let tables = store.entities[model.persistentModelID.entityName]!
+                let tables = store.tables(of: model)
                 guard !tables.indexes.isEmpty else { continue }
                 if let row = takeovers[ObjectIdentifier(model)],
                     let stored = try storedModel(row: row, tables: tables, in: txn)
@@ -414,7 +414,7 @@ extension ModelContext {
 
     /// The record of a model's attributes, fields in ascending tag order.
     func record(of model: any PersistentModel) throws -> [UInt8] {
-        let tables = container.store.entities[model.persistentModelID.entityName]!
+        let tables = container.store.tables(of: model)
         var writer = RecordWriter()
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)

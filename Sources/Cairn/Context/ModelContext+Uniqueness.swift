@@ -37,7 +37,7 @@ extension ModelContext {
         }
 
         for model in deletes.deletedSaved {
-            let tables = store.entities[model.persistentModelID.entityName]!
+            let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
             for (unique, key) in zip(
                 tables.uniques, try storedKeys(row: model.persistentModelID.rowID!, tables: tables))
@@ -62,24 +62,38 @@ extension ModelContext {
             }
         }
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
-        var claimedByInsert: [[UInt8]: any PersistentModel] = [:]
-        for model in inserted {
-            let tables = store.entities[model.persistentModelID.entityName]!
+        // Each key is computed once, and all are looked up in one read transaction.
+        struct Slot: Hashable {
+            let table: UInt32
+            let key: [UInt8]
+        }
+        let insertKeys: [[[UInt8]]] = inserted.map { model in store.tables(of: model).uniques.map { $0.key(of: model) }
+        }
+        let storedRows: [[UInt64?]] = try store.environment.read { txn in
+            try zip(inserted, insertKeys).map { model, keys in
+                try zip(store.tables(of: model).uniques, keys).map { unique, key in
+                    isFreed(unique.table, key) ? nil : try txn.get(key, in: unique.table).map(Self.number)
+                }
+            }
+        }
+        var claimedByInsert: [Slot: any PersistentModel] = [:]
+        for (position, model) in inserted.enumerated() {
+            let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
-            let keys = tables.uniques.map { $0.key(of: model) }
+            let keys = insertKeys[position]
             for (unique, key) in zip(tables.uniques, keys) {
-                let slot = Array(unique.table.name.utf8) + [0] + key
-                if let earlier = claimedByInsert[slot], earlier !== model {
+                let slot = Slot(table: unique.table.handle, key: key)
+                if let earlier = claimedByInsert.updateValue(model, forKey: slot), earlier !== model {
                     plan.superseded.insert(ObjectIdentifier(earlier))
                 }
-                claimedByInsert[slot] = model
             }
             var takeover: UInt64?
-            for (unique, key) in zip(tables.uniques, keys) {
-                guard !isFreed(unique.table, key), let row = try stored(unique.table, key),
-                    !deletedRows.contains(
-                        PersistentIdentifier(
-                            entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
+            for stored in storedRows[position] {
+                guard let row = stored,
+                    deletedRows.isEmpty
+                        || !deletedRows.contains(
+                            PersistentIdentifier(
+                                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
                 else { continue }
                 if let other = takeover, other != row {
                     throw SaveError(
@@ -97,8 +111,8 @@ extension ModelContext {
             }
             if let row = takeover { plan.takeovers[ObjectIdentifier(model)] = row }
         }
-        for model in inserted where !plan.superseded.contains(ObjectIdentifier(model)) {
-            let tables = store.entities[model.persistentModelID.entityName]!
+        for (position, model) in inserted.enumerated() where !plan.superseded.contains(ObjectIdentifier(model)) {
+            let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
             if let row = plan.takeovers[ObjectIdentifier(model)] {
                 // The row's old values give way to the new model's.
@@ -107,7 +121,9 @@ extension ModelContext {
                 }
                 try planReleasedRelationships(of: model, takingOver: row, tables: tables, into: &plan)
             }
-            for unique in tables.uniques { plan.claimed.append((unique.table, unique.key(of: model), model)) }
+            for (unique, key) in zip(tables.uniques, insertKeys[position]) {
+                plan.claimed.append((unique.table, key, model))
+            }
         }
         // A changed model may not take another stored row's unique values.
         for (table, key, model) in plan.claimed where !model.persistentModelID.isTemporary {

@@ -214,10 +214,12 @@ public final class ModelContext: _ModelLoader {
             }
             return
         }
-        let entityName = Schema.entityName(of: Model.self)
-        precondition(
-            store.entities[entityName] != nil,
-            "ModelContext.insert(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
+        guard let tables = store.entitiesByType[ObjectIdentifier(Model.self)] else {
+            let entityName = Schema.entityName(of: Model.self)
+            preconditionFailure(
+                "ModelContext.insert(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
+        }
+        let entityName = tables.entity.name
         // Keep a temporary identifier the model was already asked for.
         let id = model._$modelState.persistentIdentifier ?? PersistentIdentifier.temporary(entityName: entityName)
         model._$modelState.persistentIdentifier = id
@@ -226,7 +228,7 @@ public final class ModelContext: _ModelLoader {
         insertedIDs.append(id)
         scheduleAutosave()
         // The models it relates to join too, and their inverses point back, as in SwiftData.
-        for relationship in store.entities[entityName]!.entity.relationships where relationship.access.isLoaded(model) {
+        for relationship in tables.entity.relationships where relationship.access.isLoaded(model) {
             let targets = relationship.access.targets(model)
             if !targets.isEmpty { relationshipDidChange(model, relationship.index, from: [], to: targets) }
         }

@@ -7,7 +7,7 @@ import Foundation
 /// itself `Sendable`.
 final class Store: @unchecked Sendable {
     /// One entity's place in the store.
-    struct EntityTables {
+    final class EntityTables {
         let entity: Schema.Entity
         /// `e/<Entity>`: row id (u64 big-endian) → record.
         let records: Table
@@ -81,6 +81,9 @@ final class Store: @unchecked Sendable {
     /// edges it rewrote (see ``History``); `nil` in a read-only store that has none.
     let history: Table?
     let entities: [String: EntityTables]
+    /// The same tables by model class, for the save path's per-model lookups (an integer key,
+    /// no string hashing).
+    let entitiesByType: [ObjectIdentifier: EntityTables]
     let isReadOnly: Bool
     /// Released first in `deinit`, so the environment closes before a temporary directory goes.
     private var openEnvironment: LMDBEnvironment?
@@ -94,6 +97,10 @@ final class Store: @unchecked Sendable {
     static let edgeFlags: TableFlags = [.duplicateSort, .duplicateFixed]
 
     var environment: LMDBEnvironment { openEnvironment! }
+
+    /// The tables of a model's entity.
+    /// - Precondition: the model's class is in the schema.
+    func tables(of model: any PersistentModel) -> EntityTables { entitiesByType[ObjectIdentifier(type(of: model))]! }
 
     init(schema: Schema, configuration: ModelConfiguration) throws {
         var storage: StorageConfiguration
@@ -134,6 +141,8 @@ final class Store: @unchecked Sendable {
         }
         history = try environment.openTable("h", create: !isReadOnly)
         entities = try Self.openEntities(schema, environment: environment, meta: meta, readOnly: isReadOnly)
+        entitiesByType = Dictionary(
+            uniqueKeysWithValues: entities.values.map { (ObjectIdentifier($0.entity.modelType), $0) })
     }
 
     deinit {
@@ -236,7 +245,7 @@ final class Store: @unchecked Sendable {
                             + "once with allowsSave: true.")
                 }
             }
-            var tables = EntityTables(entity: entity, records: records, tags: tags, edges: edges, externals: externals)
+            let tables = EntityTables(entity: entity, records: records, tags: tags, edges: edges, externals: externals)
             func keyTable(
                 _ names: [String], prefix: String, flags: TableFlags, purpose: String
             ) throws -> EntityTables.UniqueConstraint {

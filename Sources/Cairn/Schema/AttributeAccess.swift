@@ -25,7 +25,20 @@ struct AttributeAccess: @unchecked Sendable {
     let fillPlaceholder: (AnyObject) -> Bool
 
     /// Access to `storage` of `Model`, or `nil` when `Value` cannot be stored.
+    /// Uses direct access (AttributeAccess+Direct.swift) for built-in value types, else
+    /// ``general(_:name:defaultValue:)``.
     static func make<Model: PersistentModel, Value>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String, defaultValue: Value?
+    ) -> AttributeAccess? {
+        guard let general = general(storage, name: name, defaultValue: defaultValue) else { return nil }
+        return direct(
+            Model.self, Value.self, name: name, entity: Schema.entityName(of: Model.self), defaultValue: defaultValue,
+            general: general) ?? general
+    }
+
+    /// Access through the storage key path and the value's ``AttributeCodec``: works for every
+    /// storable type.
+    static func general<Model: PersistentModel, Value>(
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String, defaultValue: Value?
     ) -> AttributeAccess? {
         guard let codec = AttributeCodec<Value>.resolve(Value.self) else { return nil }
@@ -51,12 +64,9 @@ struct AttributeAccess: @unchecked Sendable {
                 }
             },
             unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() },
-            appendKey: Value.self is any KeyComponent.Type
-                ? { model, key in
-                    (unsafeDowncast(model, to: Model.self)[keyPath: storage].value as! any KeyComponent).appendKey(
-                        to: &key)
-                }
-                : nil,
+            appendKey: (Value.self as? any KeyComponent.Type).map { keyType in
+                appendKeyAccess(storage, as: keyType)
+            },
             fillPlaceholder: { model in
                 let model = unsafeDowncast(model, to: Model.self)
                 guard !model[keyPath: storage].isLoaded else { return true }
@@ -64,6 +74,20 @@ struct AttributeAccess: @unchecked Sendable {
                 model[keyPath: storage] = _PersistedValue(value)
                 return true
             })
+    }
+}
+
+/// Appends `storage`'s value to a key as `Key`, which is `Value` itself: no dynamic cast per
+/// call, which a cast to `any KeyComponent` would cost.
+private func appendKeyAccess<Model: PersistentModel, Value, Key: KeyComponent>(
+    _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, as _: Key.Type
+) -> (AnyObject, inout KeyBuilder) -> Void {
+    precondition(Value.self == Key.self, "a key component type is the attribute's own type")
+    return { model, key in
+        let value = unsafeDowncast(model, to: Model.self)[keyPath: storage].value
+        withUnsafePointer(to: value) { pointer in
+            pointer.withMemoryRebound(to: Key.self, capacity: 1) { $0.pointee.appendKey(to: &key) }
+        }
     }
 }
 
