@@ -61,9 +61,10 @@ extension ModelContext {
             })
         let changed = changedModelsArray.filter { !plan.isDeleted($0) && !takenOver.contains($0.persistentModelID) }
 
-        var insertRecords: [(entity: String, record: [UInt8])] = []
+        var insertRecords: [(tables: Store.EntityTables, record: [UInt8])] = []
+        insertRecords.reserveCapacity(inserted.count)
         for model in inserted {
-            insertRecords.append((model.persistentModelID.entityName, try record(of: model)))
+            insertRecords.append((store.tables(of: model), try record(of: model)))
         }
         var updateRecords: [(table: Table, key: [UInt8], record: [UInt8])] = []
         for model in changed {
@@ -119,23 +120,35 @@ extension ModelContext {
         }
         post(Self.willSave, inserted: inserted, updated: changed, deleted: plan.deleted.map(\.persistentModelID))
 
-        let (rowIDs, commit, repaired): ([UInt64], UInt64, [PersistentIdentifier]) = try store.environment.write {
-            txn in
+        // About what the transaction puts (records, keys, edges, history), so the map grows once
+        // ahead of a large save instead of filling up and starting over at each doubling.
+        var expectedBytes = 0
+        for written in insertRecords { expectedBytes &+= written.record.count &+ 40 }
+        for written in updateRecords { expectedBytes &+= written.record.count &+ 40 }
+        for (_, key, _) in indexAdditions { expectedBytes &+= key.count &+ 40 }
+        for claim in uniqueness.claimed { expectedBytes &+= claim.key.count &+ 40 }
+        for write in edgeWrites { expectedBytes &+= 40 &* (write.targets.count &+ 1) }
+        for write in externalWrites { expectedBytes &+= write.value.count &+ 40 }
+        let (rowIDs, commit, repaired): ([UInt64], UInt64, [PersistentIdentifier]) = try store.environment.write(
+            expectedBytes: expectedBytes
+        ) { txn in
             // This closure may run again after the map grows, so it only reads its inputs.
-            var next: [String: UInt64] = [:]
+            var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
             var assigned: [UInt64] = []
             var assignedByModel: [ObjectIdentifier: UInt64] = [:]
             assigned.reserveCapacity(insertRecords.count)
-            for ((entity, record), model) in zip(insertRecords, inserted) {
-                let tables = store.entities[entity]!
+            assignedByModel.reserveCapacity(insertRecords.count)
+            for ((tables, record), model) in zip(insertRecords, inserted) {
+                let entity = tables.entity.name
                 if let row = uniqueness.takeovers[ObjectIdentifier(model)] {
                     try txn.put(record, for: Self.rowKey(row), in: tables.records)
                     assigned.append(row)
                     assignedByModel[ObjectIdentifier(model)] = row
                     continue
                 }
-                let counterKey = Self.rowCounterKey(entity)
-                var rowID = try next[entity] ?? txn.get(counterKey, in: store.meta).map(Self.number) ?? 1
+                var rowID =
+                    try next[ObjectIdentifier(tables)]?.row
+                    ?? txn.get(Self.rowCounterKey(entity), in: store.meta).map(Self.number) ?? 1
                 guard try txn.put(record, for: Self.rowKey(rowID), in: tables.records, options: .append) else {
                     throw StorageError(
                         code: .damaged,
@@ -145,10 +158,10 @@ extension ModelContext {
                 assigned.append(rowID)
                 assignedByModel[ObjectIdentifier(model)] = rowID
                 rowID += 1
-                next[entity] = rowID
+                next[ObjectIdentifier(tables)] = (tables, rowID)
             }
-            for (entity, rowID) in next {
-                try txn.put(Self.rowKey(rowID), for: Self.rowCounterKey(entity), in: store.meta)
+            for (tables, rowID) in next.values {
+                try txn.put(Self.rowKey(rowID), for: Self.rowCounterKey(tables.entity.name), in: store.meta)
             }
             var gone: [PersistentIdentifier] = []
             for ((table, key, record), model) in zip(updateRecords, changed) {

@@ -119,7 +119,33 @@ private struct DirectContext {
 /// The storage of type `_PersistedValue<V>` at `offset` in `model`. The caller keeps `model`
 /// alive (it is an argument of the closure that asks) and uses the pointer at once.
 @inline(__always)
-private func slot<V>(_ model: AnyObject, _ offset: Int, _: V.Type) -> UnsafeMutablePointer<_PersistedValue<V>> {
+func slot<V>(_ model: AnyObject, _ offset: Int, _: V.Type) -> UnsafeMutablePointer<_PersistedValue<V>> {
     (UnsafeMutableRawPointer(Unmanaged.passUnretained(model).toOpaque()) + offset)
         .assumingMemoryBound(to: _PersistedValue<V>.self)
+}
+
+/// A model's generated storage for one property: at its field offset when the runtime's field
+/// table has it, else through the key path. Used by relationships, whose value types are the
+/// app's models, so only the key path (not the generic code) can be saved.
+struct StorageLocation<Model: PersistentModel, Value> {
+    let keyPath: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>
+    let offset: Int?
+
+    init(_ keyPath: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String) {
+        self.keyPath = keyPath
+        offset = AttributeAccess.storageOffset(in: Model.self, field: "_$" + name, type: _PersistedValue<Value>.self)
+    }
+
+    func get(_ model: AnyObject) -> _PersistedValue<Value> {
+        if let offset { return slot(model, offset, Value.self).pointee }
+        return unsafeDowncast(model, to: Model.self)[keyPath: keyPath]
+    }
+
+    func set(_ model: AnyObject, _ value: _PersistedValue<Value>) {
+        if let offset {
+            slot(model, offset, Value.self).pointee = value
+        } else {
+            unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = value
+        }
+    }
 }

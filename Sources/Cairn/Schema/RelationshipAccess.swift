@@ -21,35 +21,38 @@ struct RelationshipAccess: @unchecked Sendable {
 
     static func toMany<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, [Target]>,
-        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]>>
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]>>,
+        name: String
     ) -> RelationshipAccess {
-        RelationshipAccess(
-            isLoaded: { unsafeDowncast($0, to: Model.self)[keyPath: storage].isLoaded },
-            targets: { unsafeDowncast($0, to: Model.self)[keyPath: storage].value },
+        let location = StorageLocation(storage, name: name)
+        return RelationshipAccess(
+            isLoaded: { location.get($0).isLoaded },
+            targets: { location.get($0).value },
             set: { model, targets in
                 unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.map { $0 as! Target }
             },
             load: { model, targets in
-                unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue(targets.map { $0 as! Target })
+                location.set(model, _PersistedValue(targets.map { $0 as! Target }))
             },
-            unload: { unsafeDowncast($0, to: Model.self)[keyPath: storage] = _PersistedValue() })
+            unload: { location.set($0, _PersistedValue()) })
     }
 
     static func toOne<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, Target?>,
-        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target?>>
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target?>>,
+        name: String
     ) -> RelationshipAccess {
-        RelationshipAccess(
-            isLoaded: { unsafeDowncast($0, to: Model.self)[keyPath: storage].isLoaded },
-            targets: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage].value.map { [$0] } ?? [] },
+        let location = StorageLocation(storage, name: name)
+        return RelationshipAccess(
+            isLoaded: { location.get($0).isLoaded },
+            targets: { model in location.get(model).value.map { [$0] } ?? [] },
             set: { model, targets in
                 unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.first.map { $0 as! Target }
             },
             load: { model, targets in
-                unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue(
-                    targets.first.map { $0 as! Target })
+                location.set(model, _PersistedValue(targets.first.map { $0 as! Target }))
             },
-            unload: { unsafeDowncast($0, to: Model.self)[keyPath: storage] = _PersistedValue() })
+            unload: { location.set($0, _PersistedValue()) })
     }
 
     static func toOneRequired<Model: PersistentModel, Target: PersistentModel>(
@@ -57,9 +60,10 @@ struct RelationshipAccess: @unchecked Sendable {
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target>>,
         name: String
     ) -> RelationshipAccess {
-        RelationshipAccess(
-            isLoaded: { unsafeDowncast($0, to: Model.self)[keyPath: storage].isLoaded },
-            targets: { [unsafeDowncast($0, to: Model.self)[keyPath: storage].value] },
+        let location = StorageLocation(storage, name: name)
+        return RelationshipAccess(
+            isLoaded: { location.get($0).isLoaded },
+            targets: { [location.get($0).value] },
             set: { model, targets in
                 guard let target = targets.first else {
                     preconditionFailure(
@@ -73,8 +77,8 @@ struct RelationshipAccess: @unchecked Sendable {
                     preconditionFailure(
                         "A stored \(Model.self) has no \(name), which is not optional; make the relationship optional")
                 }
-                unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue(target as! Target)
+                location.set(model, _PersistedValue(target as! Target))
             },
-            unload: { unsafeDowncast($0, to: Model.self)[keyPath: storage] = _PersistedValue() })
+            unload: { location.set($0, _PersistedValue()) })
     }
 }

@@ -137,7 +137,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: false, isOptional: true,
                     valueType: Target?.self, explicitAttribute: attribute))
-            relationshipAccess = .toOne(keyPath, storage)
+            relationshipAccess = .toOne(keyPath, storage, name: name)
         }
 
         /// Describes a non-optional to-one relationship without `@Relationship`. Called by generated code.
@@ -173,7 +173,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: true, isOptional: false,
                     valueType: [Target].self, explicitAttribute: attribute))
-            relationshipAccess = .toMany(keyPath, storage)
+            relationshipAccess = .toMany(keyPath, storage, name: name)
         }
 
         // MARK: Relationships with @Relationship
@@ -194,7 +194,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: false, isOptional: true,
                     valueType: Target?.self, explicitAttribute: nil))
-            relationshipAccess = .toOne(keyPath, storage)
+            relationshipAccess = .toOne(keyPath, storage, name: name)
         }
 
         /// Describes a non-optional to-one relationship with `@Relationship`. Called by generated code.
@@ -232,7 +232,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: true, isOptional: false,
                     valueType: [Target].self, explicitAttribute: nil))
-            relationshipAccess = .toMany(keyPath, storage)
+            relationshipAccess = .toMany(keyPath, storage, name: name)
         }
 
         // MARK: Transient properties

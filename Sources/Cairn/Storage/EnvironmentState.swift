@@ -200,6 +200,27 @@ final class EnvironmentState: @unchecked Sendable {
         }
     }
 
+    /// Grows the map ahead of a write expected to add about `bytes`, so that a large save does
+    /// not fill the map, abort and start again once per doubling (each attempt redoes all the
+    /// puts of the one before). Room is counted as twice the bytes, for page overhead and the
+    /// copy-on-write pages a transaction holds until it commits. Stays within the configured
+    /// maximum; a write that still does not fit grows by doubling as before. The caller holds
+    /// no transaction.
+    func reserve(_ bytes: Int) throws(StorageError) {
+        try gate.withExclusive { () throws(StorageError) in
+            let maximum = LMDBEnvironment.roundedMapSize(max(configuration.maximumMapSize, mapSize), pageSize: pageSize)
+            guard let environment = try? environment() else { return }
+            var info = MDB_envinfo()
+            mdb_env_info(environment, &info)
+            let used = (info.me_last_pgno + 1) * pageSize
+            let (wanted, overflow) = used.addingReportingOverflow(bytes.multipliedReportingOverflow(by: 2).partialValue)
+            guard !overflow, wanted > mapSize, mapSize < maximum else { return }
+            var size = mapSize
+            while size < wanted && size < maximum { size = size > maximum / 2 ? maximum : size * 2 }
+            try setMapSize(min(LMDBEnvironment.roundedMapSize(size, pageSize: pageSize), maximum))
+        }
+    }
+
     /// Adopts a larger map size set by another process (`MDB_MAP_RESIZED`).
     func absorbResize() throws(StorageError) {
         try gate.withExclusive { () throws(StorageError) in try setMapSize(0) }

@@ -229,8 +229,10 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// - Throws: What `body` throws (the first error; nothing is committed), or ``StorageError``:
     ///   `.maximumSizeReached`, `.transactionTooLarge`, `.diskFull`, `.ioError`, `.readOnly`, …
     /// - Precondition: not called inside another transaction's closure on the same thread.
+    /// - Parameter expectedBytes: About how many bytes of keys and values the transaction will
+    ///   put; the map grows ahead of it when they would not fit (0: no estimate).
     @discardableResult
-    package func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+    package func write<R>(expectedBytes: Int = 0, _ body: (borrowing WriteTransaction) throws -> R) throws -> R {
         try checkProcess()
         guard !configuration.isReadOnly else {
             throw StorageError(
@@ -244,6 +246,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
                 + "finish that transaction first")
         state.writerLock.lock()
         defer { state.writerLock.unlock() }
+        if expectedBytes > 0 { try state.reserve(expectedBytes) }
         while true {
             switch try attemptWrite(body) {
             case .committed(let result): return result

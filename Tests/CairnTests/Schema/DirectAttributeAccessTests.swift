@@ -51,6 +51,19 @@ final class EveryBuiltInType {
     }
 }
 
+@Model final class DirectOwner {
+    var name: String = ""
+    @Relationship(inverse: \DirectItem.owner) var items: [DirectItem] = []
+    var best: DirectItem?
+    init() {}
+}
+
+@Model final class DirectItem {
+    var label: String = ""
+    var owner: DirectOwner?
+    init(_ label: String) { self.label = label }
+}
+
 /// The direct attribute access (field offsets, specialized closures) against the general one
 /// (key paths and codecs): same bytes, same keys, same decoding, same errors.
 @Suite struct DirectAttributeAccessTests {
@@ -80,6 +93,38 @@ final class EveryBuiltInType {
     @Test func otherTypesKeepTheGeneralPath() throws {
         #expect(try parts("format", BookFormat.self).direct == nil)
         #expect(try parts("size", BookDimensions?.self).direct == nil)
+    }
+
+    @Test func relationshipsAreReadAndWrittenAtTheirFieldOffsets() throws {
+        let container = try ModelContainer(
+            for: DirectOwner.self, DirectItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let owner = DirectOwner()
+        let (first, second) = (DirectItem("a"), DirectItem("b"))
+        owner.items = [first, second]
+        owner.best = second
+        context.insert(owner)
+        for (name, type) in [
+            ("items", _PersistedValue<[DirectItem]>.self), ("best", _PersistedValue<DirectItem?>.self),
+        ]
+            as [(String, Any.Type)]
+        {
+            #expect(
+                AttributeAccess.storageOffset(in: DirectOwner.self, field: "_$" + name, type: type) != nil,
+                "\(name) has a field offset")
+        }
+        let entity = try #require(container.schema.entities.first { $0.name == "DirectOwner" })
+        let items = try #require(entity.relationshipsByName["items"]?.access)
+        let best = try #require(entity.relationshipsByName["best"]?.access)
+        #expect(items.isLoaded(owner) && best.isLoaded(owner))
+        #expect(items.targets(owner).map(ObjectIdentifier.init) == [first, second].map(ObjectIdentifier.init))
+        #expect(best.targets(owner).map(ObjectIdentifier.init) == [ObjectIdentifier(second)])
+        items.load(owner, [second])
+        #expect(owner.items.map(\.label) == ["b"])
+        items.unload(owner)
+        #expect(!items.isLoaded(owner) && best.isLoaded(owner))
+        items.load(owner, [first, second])
+        #expect(owner.items.map(\.label) == ["a", "b"])
     }
 
     // MARK: Helpers
@@ -112,7 +157,7 @@ final class EveryBuiltInType {
         let value = model[keyPath: storage].value
 
         // The field offset is where the key path points.
-        var target = model
+        let target = model
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(model).toOpaque())
         let address = withUnsafeMutablePointer(to: &target[keyPath: storage]) { UnsafeMutableRawPointer($0) }
         #expect(
