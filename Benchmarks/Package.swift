@@ -12,9 +12,15 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CLMDBRaw", path: "Sources/CLMDBRaw", pkgConfig: "lmdb"),
+        .target(
+            name: "BenchmarkModels",
+            dependencies: [.product(name: "Cairn", package: "Cairn")],
+            path: "Sources/BenchmarkModels"
+        ),
         .executableTarget(
             name: "cairn-compare",
             dependencies: [
+                "BenchmarkModels",
                 .product(name: "Cairn", package: "Cairn"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "CLMDBRaw",

@@ -32,12 +32,21 @@ func peakRSSMB() -> Double {
     return kb / 1024
 }
 
-/// A directory that is removed when the run ends.
+/// The scratch directories made so far, removed by ``removeScratchDirectories()``.
+nonisolated(unsafe) var scratchDirectories: [URL] = []
+
+/// A new directory, removed when the run ends (``removeScratchDirectories()``).
 func scratchDirectory(_ name: String) -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(
         "cairn-compare-\(getpid())-\(name)-\(UUID().uuidString.prefix(8))")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    scratchDirectories.append(url)
     return url
+}
+
+func removeScratchDirectories() {
+    for url in scratchDirectories { try? FileManager.default.removeItem(at: url) }
+    scratchDirectories.removeAll()
 }
 
 /// Runs `body` (which returns how many items it processed) and returns items per second.
@@ -57,7 +66,8 @@ func printTable(_ figures: [Figure]) {
         print(
             figure.workload.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                 + figure.system.padding(toLength: 38, withPad: " ", startingAt: 0)
-                + String(format: "%9d %12.0f %11.0f %11.0f %9.1f", figure.n, figure.median, sorted.first ?? 0,
+                + String(
+                    format: "%9d %12.0f %11.0f %11.0f %9.1f", figure.n, figure.median, sorted.first ?? 0,
                     sorted.last ?? 0, figure.peakRSSMB))
     }
 }

@@ -1,3 +1,4 @@
+import BenchmarkModels
 import CLMDBRaw
 import Cairn
 import Foundation
@@ -19,7 +20,7 @@ enum CairnSystem {
         return values.count
     }
 
-    static func upsert(_ values: [AuthorValues], into directory: URL) throws -> Int {
+    static func upsert(_ values: some Sequence<AuthorValues>, into directory: URL) throws -> Int {
         let context = ModelContext(try container(directory))
         let report = try context.upsert(values.lazy.map(\.model))
         return report.insertedCount + report.updatedCount + report.unchangedCount
@@ -72,7 +73,8 @@ enum GRDBSystem {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
         }
-        let queue = try DatabaseQueue(path: directory.appendingPathComponent("bench.sqlite").path, configuration: configuration)
+        let queue = try DatabaseQueue(
+            path: directory.appendingPathComponent("bench.sqlite").path, configuration: configuration)
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -84,16 +86,18 @@ enum GRDBSystem {
         return queue
     }
 
-    static func preparedInsert(_ values: [AuthorValues], into directory: URL, wal: Bool) throws -> Int {
+    static func preparedInsert(_ values: some Sequence<AuthorValues>, into directory: URL, wal: Bool) throws -> Int {
         let queue = try queue(directory, wal: wal)
-        try queue.write { db in
+        return try queue.write { db in
             let statement = try db.makeStatement(
                 sql: "INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)")
+            var count = 0
             for value in values {
                 try statement.execute(arguments: [value.id, value.name, value.email, value.score, value.createdAt])
+                count += 1
             }
+            return count
         }
-        return values.count
     }
 
     static func preparedUpsert(_ values: [AuthorValues], into directory: URL, wal: Bool) throws -> Int {
@@ -129,16 +133,27 @@ final class RawLMDB {
     var env: OpaquePointer?
     var records: MDB_dbi = 0
     var uniques: MDB_dbi = 0
+    var bookRecords: MDB_dbi = 0
+    var bookUniques: MDB_dbi = 0
+    /// Author.books edges: duplicates of the author's row, rank then book row (as Cairn's).
+    var authorBooks: MDB_dbi = 0
+    /// Book.author edges.
+    var bookAuthor: MDB_dbi = 0
 
     init(_ directory: URL) {
         mdb_env_create(&env)
-        mdb_env_set_mapsize(env, 4 << 30)
-        mdb_env_set_maxdbs(env, 4)
+        mdb_env_set_mapsize(env, 16 << 30)
+        mdb_env_set_maxdbs(env, 8)
         precondition(mdb_env_open(env, directory.path, UInt32(MDB_NOTLS), 0o600) == 0, "mdb_env_open")
         var txn: OpaquePointer?
         mdb_txn_begin(env, nil, 0, &txn)
+        let edges = UInt32(MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED)
         mdb_dbi_open(txn, "e/Author", UInt32(MDB_CREATE), &records)
         mdb_dbi_open(txn, "u/Author/id", UInt32(MDB_CREATE), &uniques)
+        mdb_dbi_open(txn, "e/Book", UInt32(MDB_CREATE), &bookRecords)
+        mdb_dbi_open(txn, "u/Book/id", UInt32(MDB_CREATE), &bookUniques)
+        mdb_dbi_open(txn, "r/Author/books", edges, &authorBooks)
+        mdb_dbi_open(txn, "r/Book/author", edges, &bookAuthor)
         mdb_txn_commit(txn)
     }
 
@@ -183,7 +198,7 @@ final class RawLMDB {
         }
     }
 
-    func insert(_ values: [AuthorValues]) -> Int {
+    func insert(_ values: some Sequence<AuthorValues>) -> Int {
         var txn: OpaquePointer?
         mdb_txn_begin(env, nil, 0, &txn)
         var row: UInt64 = 1
@@ -193,7 +208,7 @@ final class RawLMDB {
             row += 1
         }
         precondition(mdb_txn_commit(txn) == 0, "mdb_txn_commit")
-        return values.count
+        return Int(row - 1)
     }
 
     /// Looks each key up, reads the record, writes it only when it differs.

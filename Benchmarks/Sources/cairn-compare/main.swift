@@ -1,12 +1,22 @@
+import BenchmarkModels
 import Foundation
 
 // cairn-compare: the same workloads on Cairn, GRDB and raw LMDB, interleaved in one process.
 //
-//   swift run -c release --package-path Benchmarks cairn-compare [--n 100000] [--rounds 3] [--workloads W1,W2]
+//   swift build -c release --package-path Benchmarks
+//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W1,W2,W3,W4,W5,W6] [--only NAME]
+//
+// W1, W2 and W5 use n authors; W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through
+// the batch upsert at n/10, n and 10n, each in a child process of its own, so that its peak
+// resident memory is its own.
+
+if CommandLine.arguments.dropFirst().first == "--child" {
+    runChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 var n = 100_000
 var rounds = 3
-var selected: Set<String> = ["W1", "W2"]
+var selected: Set<String> = ["W1", "W2", "W3", "W4", "W5", "W6"]
 var only: String? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -16,20 +26,22 @@ while let argument = arguments.popFirst() {
     case "--workloads": selected = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--only": only = arguments.popFirst()
     default:
-        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W1,W2]")
+        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W1,W2,W3,W4,W5,W6] [--only SYSTEM-SUBSTRING]")
         exit(2)
     }
 }
 
-/// One system's run of one workload: prepares what is not measured, then measures.
+/// One system's run of one workload at a size: prepares what is not measured, then measures.
 struct Run {
     let workload: String
     let system: String
+    var n = 0
     let body: () throws -> (perSecond: Double, peakMB: Double)
 }
 
 let fresh = (0..<Int64(n)).map { AuthorValues($0) }
 let changed = changedHalf(n)
+let graph = Graph(authors: max(n / 10, 1))
 
 /// A directory already holding the n authors in every system, for W2.
 func seeded(_ name: String, _ seed: (URL) throws -> Void) throws -> URL {
@@ -37,6 +49,28 @@ func seeded(_ name: String, _ seed: (URL) throws -> Void) throws -> URL {
     try seed(directory)
     return directory
 }
+
+/// Stores seeded once for the read workloads (W4, W5), which do not change them.
+final class Seeded {
+    private var directories: [String: URL] = [:]
+    private var stores: [String: RawLMDB] = [:]
+
+    func directory(_ name: String, _ seed: (URL) throws -> Void) throws -> URL {
+        if let directory = directories[name] { return directory }
+        let directory = try seeded(name, seed)
+        directories[name] = directory
+        return directory
+    }
+
+    func lmdb(_ name: String, _ seed: (RawLMDB) -> Void) -> RawLMDB {
+        if let store = stores[name] { return store }
+        let store = RawLMDB(scratchDirectory(name))
+        seed(store)
+        stores[name] = store
+        return store
+    }
+}
+let once = Seeded()
 
 var runs: [Run] = []
 if selected.contains("W1") {
@@ -93,21 +127,117 @@ if selected.contains("W2") {
     ]
 }
 
+if selected.contains("W3") {
+    runs += [
+        Run(workload: "W3", system: "Cairn insert + save") {
+            let d = scratchDirectory("w3-cairn")
+            return try measure { try CairnSystem.insertGraph(graph, into: d) }
+        },
+        Run(workload: "W3", system: "GRDB prepared INSERT (default)") {
+            let d = scratchDirectory("w3-grdb")
+            return try measure { try GRDBSystem.insertGraph(graph, into: d, wal: false) }
+        },
+        Run(workload: "W3", system: "GRDB prepared INSERT (WAL, NORMAL)") {
+            let d = scratchDirectory("w3-grdb-wal")
+            return try measure { try GRDBSystem.insertGraph(graph, into: d, wal: true) }
+        },
+        Run(workload: "W3", system: "raw LMDB puts") {
+            let lmdb = RawLMDB(scratchDirectory("w3-lmdb"))
+            return measure { lmdb.insertGraph(graph) }
+        },
+    ].map {
+        var run = $0; run.n = graph.objects; return run
+    }
+}
+if selected.contains("W4") {
+    let cairn = { try once.directory("w4-cairn") { _ = try CairnSystem.insertGraph(graph, into: $0) } }
+    let grdb = { try once.directory("w4-grdb") { _ = try GRDBSystem.insertGraph(graph, into: $0, wal: false) } }
+    let grdbWAL = { try once.directory("w4-grdb-wal") { _ = try GRDBSystem.insertGraph(graph, into: $0, wal: true) } }
+    runs += [
+        Run(workload: "W4", system: "Cairn prefetch") {
+            let d = try cairn()
+            return try measure { try CairnSystem.readTitles(in: d, prefetch: true) }
+        },
+        Run(workload: "W4", system: "GRDB including(all:) (default)") {
+            let d = try grdb()
+            return try measure { try GRDBSystem.readTitlesIncludingAll(in: d, wal: false) }
+        },
+        Run(workload: "W4", system: "GRDB including(all:) (WAL, NORMAL)") {
+            let d = try grdbWAL()
+            return try measure { try GRDBSystem.readTitlesIncludingAll(in: d, wal: true) }
+        },
+        Run(workload: "W4", system: "Cairn no prefetch") {
+            let d = try cairn()
+            return try measure { try CairnSystem.readTitles(in: d, prefetch: false) }
+        },
+        Run(workload: "W4", system: "GRDB query per author (default)") {
+            let d = try grdb()
+            return try measure { try GRDBSystem.readTitlesPerAuthor(in: d, wal: false) }
+        },
+        Run(workload: "W4", system: "GRDB query per author (WAL, NORMAL)") {
+            let d = try grdbWAL()
+            return try measure { try GRDBSystem.readTitlesPerAuthor(in: d, wal: true) }
+        },
+        Run(workload: "W4", system: "raw LMDB cursor + gets") {
+            let lmdb = once.lmdb("w4-lmdb") { _ = $0.insertGraph(graph) }
+            return measure { lmdb.readTitles() }
+        },
+    ].map {
+        var run = $0; run.n = graph.books.count; return run
+    }
+}
+if selected.contains("W5") {
+    runs += [
+        Run(workload: "W5", system: "Cairn fetch") {
+            let d = try once.directory("w5-cairn") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
+            return try measure { try CairnSystem.readAuthors(in: d) }
+        },
+        Run(workload: "W5", system: "GRDB fetchAll (default)") {
+            let d = try once.directory("w5-grdb") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: false) }
+            return try measure { try GRDBSystem.readAuthors(in: d, wal: false) }
+        },
+        Run(workload: "W5", system: "GRDB fetchAll (WAL, NORMAL)") {
+            let d = try once.directory("w5-grdb-wal") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: true) }
+            return try measure { try GRDBSystem.readAuthors(in: d, wal: true) }
+        },
+        Run(workload: "W5", system: "raw LMDB cursor") {
+            let lmdb = once.lmdb("w5-lmdb") { _ = $0.insert(fresh) }
+            return measure { lmdb.readAuthors() }
+        },
+    ]
+}
+if selected.contains("W6") {
+    for size in [max(n / 10, 1), n, n * 10] {
+        for (system, name) in [
+            ("cairn-upsert", "Cairn batch upsert"), ("grdb", "GRDB prepared INSERT (default)"),
+            ("grdb-wal", "GRDB prepared INSERT (WAL, NORMAL)"), ("lmdb", "raw LMDB puts"),
+        ] {
+            runs.append(Run(workload: "W6", system: name, n: size) { try runInChild(system, size) })
+        }
+    }
+}
+
 if let only { runs = runs.filter { $0.system.localizedCaseInsensitiveContains(only) } }
+
+runs = runs.map {
+    var run = $0; if run.n == 0 { run.n = n }; return run
+}
+func key(_ run: Run) -> String { "\(run.workload)|\(run.system)|\(run.n)" }
 
 var figures: [String: Figure] = [:]
 for round in 1...rounds {
     FileHandle.standardError.write("round \(round) of \(rounds)\n".data(using: .utf8)!)
     for run in runs {
         let (perSecond, peak) = try run.body()
-        let key = run.workload + "|" + run.system
-        var figure = figures[key] ?? Figure(workload: run.workload, system: run.system, n: n)
+        let key = key(run)
+        var figure = figures[key] ?? Figure(workload: run.workload, system: run.system, n: run.n)
         figure.perSecond.append(perSecond)
         figure.peakRSSMB = max(figure.peakRSSMB, peak)
         figures[key] = figure
     }
 }
-let ordered = runs.compactMap { figures[$0.workload + "|" + $0.system] }
+removeScratchDirectories()
+let ordered = runs.compactMap { figures[key($0)] }
 printTable(ordered)
 print("")
 for figure in ordered { print(figure.json) }
