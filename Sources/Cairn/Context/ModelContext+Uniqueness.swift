@@ -115,8 +115,11 @@ extension ModelContext {
             let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
             if let row = plan.takeovers[ObjectIdentifier(model)] {
-                // The row's old values give way to the new model's.
-                for (unique, key) in zip(tables.uniques, try storedKeys(row: row, tables: tables)) {
+                // The row's old values give way to the new model's. With one constraint, the row's
+                // key is the one it was found by, so the record need not be read.
+                let oldKeys =
+                    tables.uniques.count == 1 ? insertKeys[position] : try storedKeys(row: row, tables: tables)
+                for (unique, key) in zip(tables.uniques, oldKeys) {
                     free(unique.table, key)
                 }
                 try planReleasedRelationships(of: model, takingOver: row, tables: tables, into: &plan)
@@ -147,10 +150,12 @@ extension ModelContext {
         of model: any PersistentModel, takingOver row: UInt64, tables: Store.EntityTables,
         into plan: inout UniquenessPlan
     ) throws {
+        let relating = tables.entity.relationships.filter { !$0.access.targets(model).isEmpty }
+        guard !relating.isEmpty else { return }
         let rowModel = registeredOrFault(
             PersistentIdentifier(
                 entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: row))
-        for relationship in tables.entity.relationships where !relationship.access.targets(model).isEmpty {
+        for relationship in relating {
             guard let inverseName = relationship.inverseName,
                 let inverse = entity(named: relationship.destination).relationshipsByName[inverseName]
             else { continue }
