@@ -473,7 +473,28 @@ extension ModelContext {
         txn: borrowing WriteTransaction
     ) throws {
         let store = container.store
+        // The edge lists this transaction wrote, as written: a target whose inverse list was
+        // written with the owner in it needs no read (inserted graphs are consistent in memory,
+        // and reading every target's edges back cost more than writing them). Any list the
+        // repair below changes is dropped from here, so it is read from the store again.
+        struct ListKey: Hashable {
+            let table: UInt32
+            let owner: UInt64
+        }
+        struct Written {
+            let rows: [UInt64]
+            let set: Set<UInt64>?
+            init(_ rows: [UInt64]) {
+                self.rows = rows
+                set = rows.count > 16 ? Set(rows) : nil
+            }
+            func contains(_ row: UInt64) -> Bool { set?.contains(row) ?? rows.contains(row) }
+        }
+        var written: [ListKey: Written] = [:]
+        written.reserveCapacity(rewritten.count)
+        for entry in rewritten { written[ListKey(table: entry.table.handle, owner: entry.owner)] = Written(entry.new) }
         func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: String) throws {
+            written[ListKey(table: table.handle, owner: owner)] = nil
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
                 _ = try txn.delete(Self.rowKey(owner), value: edge.value, in: table)
                 history.record(.edges, entity, owner)
@@ -494,12 +515,18 @@ extension ModelContext {
             for target in new {
                 let targetID = PersistentIdentifier(
                     entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
+                if !deleted.contains(targetID),
+                    written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true
+                {
+                    continue
+                }
                 guard !deleted.contains(targetID), try txn.contains(Self.rowKey(target), in: destination.records) else {
                     try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
                     continue
                 }
                 let edges = try Self.storedEdges(of: target, in: inverseTable, txn: txn)
                 if edges.contains(where: { $0.target == owner }) { continue }
+                written[ListKey(table: inverseTable.handle, owner: target)] = nil
                 if inverse.isToOneRelationship {
                     // The target's to-one pointed at another row: that row no longer has the target.
                     for edge in edges {

@@ -9,7 +9,8 @@ import Foundation
 /// let newIDs = report.inserted
 /// ```
 ///
-/// Rows are kept as 8-byte row ids, so a report of a million rows takes about 8 MB; the
+/// Rows are kept as runs of consecutive row ids, so a report of a million new rows (which get
+/// consecutive ids) takes a few bytes, and memory stays flat however long the input is; the
 /// identifier arrays are made when asked for.
 public struct UpsertReport: Sendable {
     /// The entity the models belong to.
@@ -19,9 +20,9 @@ public struct UpsertReport: Sendable {
     /// ```
     public let entityName: String
     let storeIdentifier: String
-    var insertedRows: [UInt64] = []
-    var updatedRows: [UInt64] = []
-    var unchangedRows: [UInt64] = []
+    var insertedRows = RowRuns()
+    var updatedRows = RowRuns()
+    var unchangedRows = RowRuns()
 
     /// How many models were new and inserted.
     ///
@@ -61,8 +62,33 @@ public struct UpsertReport: Sendable {
     /// ```
     public var unchanged: [PersistentIdentifier] { identifiers(unchangedRows) }
 
-    private func identifiers(_ rows: [UInt64]) -> [PersistentIdentifier] {
+    private func identifiers(_ rows: RowRuns) -> [PersistentIdentifier] {
         rows.map { PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, rowID: $0) }
+    }
+}
+
+/// Row ids in the order they were added, kept as runs of consecutive ids.
+struct RowRuns: Sendable, Sequence {
+    private var runs: [(first: UInt64, count: UInt64)] = []
+    private(set) var count = 0
+    /// How many runs hold the rows.
+    var runCount: Int { runs.count }
+
+    mutating func append(_ row: UInt64) {
+        count += 1
+        if let last = runs.last, last.first &+ last.count == row {
+            runs[runs.count - 1].count += 1
+        } else {
+            runs.append((row, 1))
+        }
+    }
+
+    mutating func append(contentsOf rows: some Sequence<UInt64>) {
+        for row in rows { append(row) }
+    }
+
+    func makeIterator() -> some IteratorProtocol<UInt64> {
+        runs.lazy.flatMap { run in (0..<run.count).lazy.map { run.first + $0 } }.makeIterator()
     }
 }
 
@@ -181,8 +207,8 @@ extension ModelContext {
             updated.append(existing.row)
         }
         try save()
-        report.insertedRows += inserted.map { $0.persistentModelID.rowID! }
-        report.updatedRows += updated
+        report.insertedRows.append(contentsOf: inserted.lazy.map { $0.persistentModelID.rowID! })
+        report.updatedRows.append(contentsOf: updated)
     }
 
     /// Gives `target`, a model the context holds, every persisted attribute value of `source`,

@@ -584,6 +584,8 @@ public final class ModelContext: _ModelLoader {
                     relationship.access.set(previous, previousTargets.filter { $0 !== target })
                 }
                 inverse.access.set(target, [model])
+            } else if let append = inverse.access.append {
+                append(target, model)
             } else {
                 inverse.access.set(target, current + [model])
             }

@@ -18,6 +18,10 @@ struct RelationshipAccess: @unchecked Sendable {
     let load: (AnyObject, [any PersistentModel]) -> Void
     /// Forgets the loaded targets, so the next read loads them from the store.
     let unload: (AnyObject) -> Void
+    /// Adds one target at the end, through the property's setter like `set` (to-many only;
+    /// `nil` for to-one). Keeping an inverse up to date appends one model at a time, and `set`
+    /// would rebuild and re-cast the whole list each time.
+    let append: ((AnyObject, any PersistentModel) -> Void)?
 
     static func toMany<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, [Target]>,
@@ -29,12 +33,17 @@ struct RelationshipAccess: @unchecked Sendable {
             isLoaded: { location.get($0).isLoaded },
             targets: { location.get($0).value },
             set: { model, targets in
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.map { $0 as! Target }
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.map {
+                    unsafeDowncast($0, to: Target.self)
+                }
             },
             load: { model, targets in
-                location.set(model, _PersistedValue(targets.map { $0 as! Target }))
+                location.set(model, _PersistedValue(targets.map { unsafeDowncast($0, to: Target.self) }))
             },
-            unload: { location.set($0, _PersistedValue()) })
+            unload: { location.set($0, _PersistedValue()) },
+            append: { model, target in
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath].append(unsafeDowncast(target, to: Target.self))
+            })
     }
 
     static func toOne<Model: PersistentModel, Target: PersistentModel>(
@@ -47,12 +56,15 @@ struct RelationshipAccess: @unchecked Sendable {
             isLoaded: { location.get($0).isLoaded },
             targets: { model in location.get(model).value.map { [$0] } ?? [] },
             set: { model, targets in
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.first.map { $0 as! Target }
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.first.map {
+                    unsafeDowncast($0, to: Target.self)
+                }
             },
             load: { model, targets in
-                location.set(model, _PersistedValue(targets.first.map { $0 as! Target }))
+                location.set(model, _PersistedValue(targets.first.map { unsafeDowncast($0, to: Target.self) }))
             },
-            unload: { location.set($0, _PersistedValue()) })
+            unload: { location.set($0, _PersistedValue()) },
+            append: nil)
     }
 
     static func toOneRequired<Model: PersistentModel, Target: PersistentModel>(
@@ -70,15 +82,16 @@ struct RelationshipAccess: @unchecked Sendable {
                         "\(Model.self).\(name) is not optional and cannot be cleared; delete the model or make the relationship optional"
                     )
                 }
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = target as! Target
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = unsafeDowncast(target, to: Target.self)
             },
             load: { model, targets in
                 guard let target = targets.first else {
                     preconditionFailure(
                         "A stored \(Model.self) has no \(name), which is not optional; make the relationship optional")
                 }
-                location.set(model, _PersistedValue(target as! Target))
+                location.set(model, _PersistedValue(unsafeDowncast(target, to: Target.self)))
             },
-            unload: { location.set($0, _PersistedValue()) })
+            unload: { location.set($0, _PersistedValue()) },
+            append: nil)
     }
 }

@@ -57,6 +57,20 @@ final class Reading {
         #expect(try check.invariantViolations().isEmpty)
     }
 
+    @Test func rowRunsKeepOrderAndCountAndCompressConsecutiveRows() {
+        var rows = RowRuns()
+        let input: [UInt64] = [5, 6, 7, 2, 3, 9, 10, 10, 1]
+        rows.append(contentsOf: input)
+        #expect(rows.count == input.count)
+        #expect(Array(rows) == input)
+        var million = RowRuns()
+        million.append(contentsOf: 1...1_000_000)
+        #expect(million.count == 1_000_000)
+        #expect(million.reduce(0, +) == 500_000_500_000)
+        #expect(rows.runCount == 5, "[5-7], [2-3], [9-10], [10], [1]")
+        #expect(million.runCount == 1)
+    }
+
     @Test func aModelTheContextHoldsTakesTheNewValues() throws {
         let container = try container()
         let context = ModelContext(container)
