@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+@Model final class LifetimeOwner {
+    #Unique<LifetimeOwner>([\.code])
+    var code: Int
+    @Relationship(deleteRule: .cascade, inverse: \LifetimeItem.owner) var items: [LifetimeItem] = []
+    init(code: Int) { self.code = code }
+}
+
+@Model final class LifetimeItem {
+    var title: String
+    var owner: LifetimeOwner?
+    init(title: String) { self.title = title }
+}
+
+/// A container and its contexts, once released, leave nothing open: no file descriptors, no
+/// mapped store (a long-running process opens and closes many stores). Models whose
+/// relationships are loaded both ways keep each other alive, as managed objects do in Core Data
+/// (see "Memory" in Docs/Concurrency.md); they do not keep their context or store alive.
+@Suite struct LifetimeTests {
+    private static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func releasedContainersCloseTheirStores() throws {
+        let directory = TemporaryDirectory()
+        weak var lastContainer: ModelContainer?
+        weak var lastContext: ModelContext?
+        func useAStore(_ round: Int) throws {
+            let container = try ModelContainer(
+                for: LifetimeOwner.self, LifetimeItem.self,
+                configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Store\(round).store"))))
+            let context = ModelContext(container)
+            for code in 0..<200 {
+                let owner = LifetimeOwner(code: code)
+                context.insert(owner)
+                for position in 0..<5 {
+                    let item = LifetimeItem(title: "\(code).\(position)")
+                    context.insert(item)
+                    item.owner = owner
+                }
+            }
+            try context.save()
+            _ = try context.upsert((0..<300).lazy.map { LifetimeOwner(code: $0) })
+            var descriptor = FetchDescriptor<LifetimeOwner>()
+            descriptor.relationshipKeyPathsForPrefetching = [\.items]
+            let owners = try context.fetch(descriptor)
+            #expect(owners.count == 300)
+            lastContext = context
+            lastContainer = container
+        }
+        try useAStore(0)
+        let baseline = Self.openDescriptors()
+        for round in 1...20 { try useAStore(round) }
+        #expect(lastContainer == nil, "the container was released")
+        #expect(lastContext == nil, "the context was released")
+        #expect(Self.openDescriptors() <= baseline, "no store left open (\(Self.openDescriptors()) > \(baseline))")
+    }
+}
