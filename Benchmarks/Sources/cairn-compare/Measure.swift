@@ -51,6 +51,9 @@ func removeScratchDirectories() {
 
 /// Runs `body` (which returns how many items it processed) and returns items per second.
 func measure(_ body: () throws -> Int) rethrows -> (perSecond: Double, peakMB: Double) {
+    // Earlier runs' dirty pages go to disk first, so their writeback does not land in this
+    // run's synced commit.
+    sync()
     resetPeakRSS()
     let start = DispatchTime.now().uptimeNanoseconds
     let items = try body()

@@ -183,7 +183,10 @@ extension PersistentModel {
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: [Target]?, to newValue: [Target]) {
         _$markChanged(index)
         // A model outside any context that is related to one inside joins that context.
+        // Converted element by element: an implicit `[Target]` to `[any PersistentModel]`
+        // conversion is a checked cast of every element (`_arrayForceCast`).
         (_$modelState.loader ?? newValue.lazy.compactMap { $0._$modelState.loader }.first)?.relationshipDidChange(
-            self, index, from: oldValue, to: newValue)
+            self, index, from: oldValue.map { $0.map { $0 as any PersistentModel } },
+            to: newValue.map { $0 as any PersistentModel })
     }
 }
