@@ -333,6 +333,18 @@ public final class ModelContext: _ModelLoader {
             preconditionFailure(
                 "ModelContext.model(for:): \(persistentModelID) is not a saved model of this container's store")
         }
+        return fault(persistentModelID, tables: tables)
+    }
+
+    /// The same for a row of `tables`' entity in this store, which the caller read: no checks.
+    func registeredOrFault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel
+    {
+        if let registered = registrations[persistentModelID]?.live { return registered }
+        return fault(persistentModelID, tables: tables)
+    }
+
+    /// A new, registered fault for a stored row.
+    private func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
         var state = _ModelState()
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)

@@ -132,7 +132,8 @@ extension ModelContext {
             for (row, reader) in records {
                 let target = registeredOrFault(
                     PersistentIdentifier(
-                        entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: row))
+                        entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: row),
+                    tables: destination)
                 try apply(reader, to: target, tables: destination)
                 statistics.recordLoads += 1
                 loaded[row] = target
@@ -213,8 +214,8 @@ extension ModelContext {
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(
                 entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: rowID)
-            let model = registeredOrFault(id) as! T
-            if deleted.contains(ObjectIdentifier(model)) { continue }
+            let model = unsafeDowncast(registeredOrFault(id, tables: tables), to: T.self)
+            if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables, only: only)
             models.append(model)
         }
