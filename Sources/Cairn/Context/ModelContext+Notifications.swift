@@ -23,9 +23,10 @@ extension ModelContext {
     /// let inserted = notification.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier]
     /// ```
     public enum NotificationKey: String, Sendable {
-        /// The inserted models.
+        /// The inserted models that got new rows.
         case insertedIdentifiers
-        /// The changed models.
+        /// The changed models, and inserted models that took over a stored row with the same
+        /// unique values (an upsert: the row existed, its values changed).
         case updatedIdentifiers
         /// The deleted models, including those the delete rules cascaded to.
         case deletedIdentifiers

@@ -118,7 +118,11 @@ extension ModelContext {
                 externalWrites.append((tables.externals!, model, tag, writer.finished()))
             }
         }
-        post(Self.willSave, inserted: inserted, updated: changed, deleted: plan.deleted.map(\.persistentModelID))
+        // An insert that takes over a stored row updates that row.
+        let isTakeover = { (model: any PersistentModel) in uniqueness.takeovers[ObjectIdentifier(model)] != nil }
+        let newModels = uniqueness.takeovers.isEmpty ? inserted : inserted.filter { !isTakeover($0) }
+        let updatedModels = uniqueness.takeovers.isEmpty ? changed : changed + inserted.filter(isTakeover)
+        post(Self.willSave, inserted: newModels, updated: updatedModels, deleted: plan.deleted.map(\.persistentModelID))
 
         // About what the transaction puts (records, keys, edges, history), so the map grows once
         // ahead of a large save instead of filling up and starting over at each doubling.
@@ -280,7 +284,7 @@ extension ModelContext {
         for (model, written) in zip(changed, updateRecords) {
             model._$modelState.recordChecksum = RecordReader.storedChecksum(of: written.record)
         }
-        post(Self.didSave, inserted: inserted, updated: changed, deleted: deletedIDs)
+        post(Self.didSave, inserted: newModels, updated: updatedModels, deleted: deletedIDs)
         checkInvariantsAfterSave()
     }
 

@@ -67,6 +67,11 @@ public final class ModelContext: _ModelLoader {
     private var maintainingInverses = false
     /// How much the context has read from the store: for tests of fetching and prefetching.
     var statistics = ReadStatistics()
+    /// Whether ``upsert(_:chunkSize:)`` may write a chunk in one pass (see
+    /// `bulkUpsertChunk`); tests turn it off to compare with the general path.
+    var allowsBulkUpsert = true
+    /// How many chunks took that path (for tests).
+    var bulkUpsertChunks = 0
     /// The newest commit whose changes this context has taken into account (see `refreshIfNeeded`).
     var lastSeenCommit: UInt64 = 0
     /// Commits this context made itself that are newer than `lastSeenCommit`.
@@ -375,7 +380,7 @@ public final class ModelContext: _ModelLoader {
         }
     }
 
-    private func register(_ model: any PersistentModel, id: PersistentIdentifier) {
+    func register(_ model: any PersistentModel, id: PersistentIdentifier) {
         registrations[id] = Registration(model, pinned: false)
         sweepRegistrations()
     }

@@ -97,10 +97,125 @@ final class Reading {
         #expect(stored.map(\.note) == ["second"])
     }
 
+    /// The one-pass path for plain chunks and the general path (insert, copy, save) give the same
+    /// reports, the same stored rows and index entries, the same registered instances and the
+    /// same notifications, over random chunks with duplicate keys, unchanged rows, rows the
+    /// context already holds, and index values that move.
+    @Test(arguments: [1, 2, 3, 4, 5, 6])
+    func theBulkPathAgreesWithTheGeneralPath(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let (bulkContainer, generalContainer) = (try container(), try container())
+        let bulk = ModelContext(bulkContainer)
+        let general = ModelContext(generalContainer)
+        general.allowsBulkUpsert = false
+        let saved = SaveLog()
+        var observers: [any NSObjectProtocol] = []
+        for context in [bulk, general] {
+            let name = ObjectIdentifier(context)
+            observers.append(
+                NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) {
+                    note in
+                    func rows(_ key: ModelContext.NotificationKey) -> [Int] {
+                        (note.userInfo?[key.rawValue] as? [PersistentIdentifier] ?? []).compactMap(\.rowID).map {
+                            Int($0)
+                        }
+                        .sorted()
+                    }
+                    saved.append(name, ["inserted": rows(.insertedIdentifiers), "updated": rows(.updatedIdentifiers)])
+                })
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        var held: [[Reading]] = [[], []]
+        for round in 0..<8 {
+            let count = Int(random.next() % 300)
+            let values = (0..<count).map { _ in
+                (
+                    sensor: Int(random.next() % 200), value: Double(random.next() % 50),
+                    note: ["a", "b"][Int(random.next() % 2)]
+                )
+            }
+            let chunkSize = Int(random.next() % 120) + 1
+            if round % 3 == 2 {
+                // Hold some stored models, so registered instances take new values.
+                let low = Double(random.next() % 50)
+                for (index, context) in [bulk, general].enumerated() {
+                    held[index] = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.value >= low }))
+                }
+            }
+            var reports: [UpsertReport] = []
+            for context in [bulk, general] {
+                reports.append(
+                    try context.upsert(
+                        values.lazy.map { Reading(sensor: $0.sensor, value: $0.value, note: $0.note) },
+                        chunkSize: chunkSize))
+            }
+            #expect(Array(reports[0].insertedRows) == Array(reports[1].insertedRows), "round \(round): inserted")
+            #expect(Array(reports[0].updatedRows) == Array(reports[1].updatedRows), "round \(round): updated")
+            #expect(Array(reports[0].unchangedRows) == Array(reports[1].unchangedRows), "round \(round): unchanged")
+            #expect(!bulk.hasChanges && !general.hasChanges)
+            #expect(
+                held[0].map { "\($0.sensor) \($0.value) \($0.note)" }
+                    == held[1].map { "\($0.sensor) \($0.value) \($0.note)" },
+                "round \(round): held instances")
+            // The stores, read fresh, and through the index.
+            func rows(_ container: ModelContainer, _ predicate: Predicate<Reading>? = nil) throws -> [String] {
+                try ModelContext(container).fetch(
+                    FetchDescriptor<Reading>(predicate: predicate, sortBy: [SortDescriptor(\.sensor)])
+                )
+                .map { "\($0.persistentModelID.rowID!) \($0.sensor) \($0.value) \($0.note)" }
+            }
+            #expect(try rows(bulkContainer) == rows(generalContainer), "round \(round): stored rows")
+            let cut = Double(random.next() % 50)
+            let above = #Predicate<Reading> { $0.value > cut }
+            #expect(try rows(bulkContainer, above) == rows(generalContainer, above), "round \(round): index range")
+            #expect(
+                try rows(bulkContainer, above)
+                    == rows(bulkContainer).filter { Double($0.split(separator: " ")[2])! > cut })
+            // The same models, from the upserting contexts.
+            let mine = { (context: ModelContext) in
+                try context.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.sensor)])).map {
+                    "\($0.sensor) \($0.value) \($0.note) \($0.hasChanges)"
+                }
+            }
+            #expect(try mine(bulk) == mine(general), "round \(round): the contexts' models")
+            #expect(try bulk.invariantViolations().isEmpty && general.invariantViolations().isEmpty)
+        }
+        #expect(bulk.bulkUpsertChunks > 0 && general.bulkUpsertChunks == 0, "each context took its path")
+        #expect(saved[bulk] == saved[general], "the same didSave notifications")
+        #expect(!saved[bulk].isEmpty)
+    }
+
     @Test func anEntityWithoutAUniquenessConstraintIsRefused() throws {
         let context = ModelContext(try container())
         let error = #expect(throws: SaveError.self) { try context.upsert([Tally(label: "t", amount: 1)]) }
         #expect(error?.code == .noUniquenessConstraint && error?.message.contains("#Unique<Tally>") == true)
         #expect(!context.hasChanges)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// didSave notifications per context, as row lists.
+final class SaveLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [ObjectIdentifier: [[String: [Int]]]] = [:]
+
+    func append(_ context: ObjectIdentifier, _ entry: [String: [Int]]) {
+        lock.withLock { entries[context, default: []].append(entry) }
+    }
+
+    subscript(_ context: ModelContext) -> [[String: [Int]]] {
+        lock.withLock { entries[ObjectIdentifier(context)] ?? [] }
     }
 }
