@@ -92,6 +92,10 @@ extension ModelContext {
             let isNew = model.persistentModelID.isTemporary
             for relationship in tables.entity.relationships
             where isNew || model._$modelState.isChanged(relationship.index) {
+                if isNew && !relationship.access.hasTargets(model) {
+                    finalTargets.append((model, relationship, []))
+                    continue
+                }
                 let targets = relationship.access.targets(model).filter { !plan.isDeleted($0) }
                 finalTargets.append((model, relationship, targets))
                 guard !(isNew && targets.isEmpty) else { continue }

@@ -188,9 +188,7 @@ extension ModelContext {
         }
         if allowsBulkUpsert && !hasChanges && tables.uniques.count == 1 && tables.externalAttributes.isEmpty
             && winners.allSatisfy({ position in
-                tables.entity.relationships.allSatisfy {
-                    !$0.access.isLoaded(chunk[position]) || $0.access.targets(chunk[position]).isEmpty
-                }
+                tables.entity.relationships.allSatisfy { !$0.access.hasTargets(chunk[position]) }
             })
         {
             try bulkUpsertChunk(
@@ -209,9 +207,7 @@ extension ModelContext {
                 continue
             }
             let record = try self.record(of: model)
-            let relates = tables.entity.relationships.contains {
-                $0.access.isLoaded(model) && !$0.access.targets(model).isEmpty
-            }
+            let relates = tables.entity.relationships.contains { $0.access.hasTargets(model) }
             if comparable && !relates && existing.record == record {
                 report.unchangedRows.append(existing.row)
                 continue

@@ -233,9 +233,8 @@ public final class ModelContext: _ModelLoader {
         insertedIDs.append(id)
         scheduleAutosave()
         // The models it relates to join too, and their inverses point back, as in SwiftData.
-        for relationship in tables.entity.relationships where relationship.access.isLoaded(model) {
-            let targets = relationship.access.targets(model)
-            if !targets.isEmpty { relationshipDidChange(model, relationship.index, from: [], to: targets) }
+        for relationship in tables.entity.relationships where relationship.access.hasTargets(model) {
+            relationshipDidChange(model, relationship.index, from: [], to: relationship.access.targets(model))
         }
     }
 

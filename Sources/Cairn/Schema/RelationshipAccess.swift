@@ -22,6 +22,9 @@ struct RelationshipAccess: @unchecked Sendable {
     /// `nil` for to-one). Keeping an inverse up to date appends one model at a time, and `set`
     /// would rebuild and re-cast the whole list each time.
     let append: ((AnyObject, any PersistentModel) -> Void)?
+    /// Whether the relationship is loaded and has at least one target: what `targets` tells,
+    /// without building the list of existentials.
+    let hasTargets: (AnyObject) -> Bool
 
     static func toMany<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, [Target]>,
@@ -45,7 +48,8 @@ struct RelationshipAccess: @unchecked Sendable {
             unload: { location.set($0, _PersistedValue()) },
             append: { model, target in
                 unsafeDowncast(model, to: Model.self)[keyPath: keyPath].append(unsafeDowncast(target, to: Target.self))
-            })
+            },
+            hasTargets: { location.get($0).loadedValue.map { !$0.isEmpty } ?? false })
     }
 
     static func toOne<Model: PersistentModel, Target: PersistentModel>(
@@ -66,7 +70,8 @@ struct RelationshipAccess: @unchecked Sendable {
                 location.set(model, _PersistedValue(targets.first.map { unsafeDowncast($0, to: Target.self) }))
             },
             unload: { location.set($0, _PersistedValue()) },
-            append: nil)
+            append: nil,
+            hasTargets: { location.get($0).loadedValue.map { $0 != nil } ?? false })
     }
 
     static func toOneRequired<Model: PersistentModel, Target: PersistentModel>(
@@ -94,6 +99,7 @@ struct RelationshipAccess: @unchecked Sendable {
                 location.set(model, _PersistedValue(unsafeDowncast(target, to: Target.self)))
             },
             unload: { location.set($0, _PersistedValue()) },
-            append: nil)
+            append: nil,
+            hasTargets: { location.get($0).isLoaded })
     }
 }

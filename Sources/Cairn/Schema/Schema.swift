@@ -1,3 +1,5 @@
+import Foundation
+
 /// The models a store holds: one ``Entity`` per model class, with its attributes, relationships,
 /// constraints and indexes.
 ///
@@ -140,9 +142,11 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         "Schema \(version)\n" + entities.map { "  \($0)" }.joined(separator: "\n")
     }
 
-    /// The entity name of a model class: its unqualified type name, as in SwiftData.
+    /// The entity name of a model class: its unqualified type name, as in SwiftData. Cached:
+    /// `String(describing:)` costs thousands of instructions, and a new model asked for its
+    /// identifier before it is inserted needs the name.
     static func entityName(of type: any PersistentModel.Type) -> String {
-        String(describing: type)
+        EntityNames.shared.name(of: type)
     }
 
     /// Pairs each relationship with its inverse and reports inconsistencies.
@@ -241,5 +245,20 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
             }
         }
         return problems
+    }
+}
+
+/// Entity names by model class, computed once per class.
+private final class EntityNames: @unchecked Sendable {
+    static let shared = EntityNames()
+    private let lock = NSLock()
+    private var names: [ObjectIdentifier: String] = [:]
+
+    func name(of type: any PersistentModel.Type) -> String {
+        let key = ObjectIdentifier(type)
+        if let name = lock.withLock({ names[key] }) { return name }
+        let name = String(describing: type)
+        lock.withLock { names[key] = name }
+        return name
     }
 }
