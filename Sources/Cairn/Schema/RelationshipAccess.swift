@@ -49,7 +49,14 @@ struct RelationshipAccess: @unchecked Sendable {
             append: { model, target in
                 unsafeDowncast(model, to: Model.self)[keyPath: keyPath].append(unsafeDowncast(target, to: Target.self))
             },
-            hasTargets: { location.get($0).loadedValue.map { !$0.isEmpty } ?? false })
+            hasTargets: { model in
+                // An array of class references has one layout whatever the class, so the
+                // storage can be read as `[AnyObject]` in code that is not generic.
+                if let offset = location.offset {
+                    return slot(model, offset, [AnyObject].self).pointee.loadedValue.map { !$0.isEmpty } ?? false
+                }
+                return location.get(model).loadedValue.map { !$0.isEmpty } ?? false
+            })
     }
 
     static func toOne<Model: PersistentModel, Target: PersistentModel>(

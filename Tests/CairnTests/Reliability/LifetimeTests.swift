@@ -25,8 +25,10 @@ import Testing
     /// parallel, so the process-wide count says nothing).
     private static func openDescriptors(under directory: String) -> [String] {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
-            .filter { $0.hasPrefix(directory) }
+        return descriptors.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+        }
+        .filter { $0.hasPrefix(directory) }
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))

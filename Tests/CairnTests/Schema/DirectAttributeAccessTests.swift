@@ -121,10 +121,16 @@ final class EveryBuiltInType {
         #expect(best.targets(owner).map(ObjectIdentifier.init) == [ObjectIdentifier(second)])
         items.load(owner, [second])
         #expect(owner.items.map(\.label) == ["b"])
+        #expect(items.hasTargets(owner) && best.hasTargets(owner))
         items.unload(owner)
         #expect(!items.isLoaded(owner) && best.isLoaded(owner))
+        #expect(!items.hasTargets(owner), "an unloaded relationship has no loaded targets")
+        items.load(owner, [])
+        #expect(!items.hasTargets(owner))
         items.load(owner, [first, second])
-        #expect(owner.items.map(\.label) == ["a", "b"])
+        #expect(owner.items.map(\.label) == ["a", "b"] && items.hasTargets(owner))
+        best.load(owner, [])
+        #expect(!best.hasTargets(owner) && owner.best == nil)
     }
 
     // MARK: Helpers
