@@ -31,15 +31,19 @@ struct History {
     }
 
     func encoded() -> [UInt8] {
+        // Entity by entity (each name's bytes made once), then by row and kind: the order and
+        // bytes are those of sorting every entry by (entity, row, kind).
         var bytes: [UInt8] = []
-        for entry in entries.sorted(by: {
-            ($0.entity, $0.row, $0.kind.rawValue) < ($1.entity, $1.row, $1.kind.rawValue)
-        }) {
-            let name = Array(entry.entity.utf8.prefix(255))
-            bytes.append(entry.kind.rawValue)
-            bytes.append(UInt8(name.count))
-            bytes += name
-            bytes += withUnsafeBytes(of: entry.row.bigEndian) { Array($0) }
+        let byEntity = Dictionary(grouping: entries, by: \.entity)
+        for entity in byEntity.keys.sorted() {
+            let name = Array(entity.utf8.prefix(255))
+            bytes.reserveCapacity(bytes.count + byEntity[entity]!.count * (10 + name.count))
+            for entry in byEntity[entity]!.sorted(by: { ($0.row, $0.kind.rawValue) < ($1.row, $1.kind.rawValue) }) {
+                bytes.append(entry.kind.rawValue)
+                bytes.append(UInt8(name.count))
+                bytes += name
+                withUnsafeBytes(of: entry.row.bigEndian) { bytes.append(contentsOf: $0) }
+            }
         }
         return bytes
     }

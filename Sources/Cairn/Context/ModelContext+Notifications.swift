@@ -36,11 +36,20 @@ extension ModelContext {
         _ name: Notification.Name, inserted: [any PersistentModel], updated: [any PersistentModel],
         deleted: [PersistentIdentifier]
     ) {
+        post(
+            name, insertedIDs: inserted.map(\.persistentModelID), updatedIDs: updated.map(\.persistentModelID),
+            deleted: deleted)
+    }
+
+    func post(
+        _ name: Notification.Name, insertedIDs: [PersistentIdentifier], updatedIDs: [PersistentIdentifier],
+        deleted: [PersistentIdentifier]
+    ) {
         NotificationCenter.default.post(
             name: name, object: self,
             userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: inserted.map(\.persistentModelID),
-                NotificationKey.updatedIdentifiers.rawValue: updated.map(\.persistentModelID),
+                NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
+                NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
                 NotificationKey.deletedIdentifiers.rawValue: deleted,
             ])
     }

@@ -325,8 +325,9 @@ extension ModelContext {
 
         // The models now stand for their rows: a registered instance takes an updated row's
         // values; otherwise the given model joins the context with the row's identifier.
-        var inserted: [any PersistentModel] = []
-        var updated: [any PersistentModel] = []
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        inserted.reserveCapacity(outcomes.count)
         for ((outcome, record), position) in zip(zip(outcomes, records), winners) {
             let row: UInt64
             switch outcome {
@@ -340,21 +341,21 @@ extension ModelContext {
                 row = existing
                 report.updatedRows.append(row)
             }
-            if case .updated = outcome, let instance = registered(row) {
+            let id = PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)
+            if case .updated = outcome, let instance = registrations[id]?.live {
                 for (_, access) in tables.encodingOrder { access.unload(instance) }
                 try apply(try RecordReader(record), to: instance, tables: tables)
-                updated.append(instance)
+                updated.append(id)
                 continue
             }
             let model = chunk[position]
-            let id = PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)
             model._$modelState.persistentIdentifier = id
             model._$modelState.loader = self
             model._$modelState.recordChecksum = RecordReader.storedChecksum(of: record)
             register(model, id: id)
-            if case .inserted = outcome { inserted.append(model) } else { updated.append(model) }
+            if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }
         }
-        post(Self.didSave, inserted: inserted, updated: updated, deleted: [])
+        post(Self.didSave, insertedIDs: inserted, updatedIDs: updated, deleted: [])
         checkInvariantsAfterSave()
     }
 
