@@ -28,6 +28,7 @@ extension ModelContext {
                 code: .readOnly,
                 message: "The container was opened with allowsSave: false. Open it with allowsSave: true to save.")
         }
+        if try saveInsertsInOnePass() { return }
         // Everything is prepared before the transaction: no encoding, and no reads of the store
         // through faults, may happen inside it. Nothing in memory changes until it commits.
         // Partly loaded changed models (propertiesToFetch, faults) are completed first: their

@@ -108,23 +108,8 @@ final class Reading {
         let bulk = ModelContext(bulkContainer)
         let general = ModelContext(generalContainer)
         general.allowsBulkUpsert = false
-        let saved = SaveLog()
-        var observers: [any NSObjectProtocol] = []
-        for context in [bulk, general] {
-            let name = ObjectIdentifier(context)
-            observers.append(
-                NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) {
-                    note in
-                    func rows(_ key: ModelContext.NotificationKey) -> [Int] {
-                        (note.userInfo?[key.rawValue] as? [PersistentIdentifier] ?? []).compactMap(\.rowID).map {
-                            Int($0)
-                        }
-                        .sorted()
-                    }
-                    saved.append(name, ["inserted": rows(.insertedIdentifiers), "updated": rows(.updatedIdentifiers)])
-                })
-        }
-        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        general.allowsOnePassSave = false
+        let saved = SaveLog(observing: [bulk, general])
         var held: [[Reading]] = [[], []]
         for round in 0..<8 {
             let count = Int(random.next() % 300)
@@ -157,13 +142,7 @@ final class Reading {
                 held[0].map { "\($0.sensor) \($0.value) \($0.note)" }
                     == held[1].map { "\($0.sensor) \($0.value) \($0.note)" },
                 "round \(round): held instances")
-            // The stores, read fresh, and through the index.
-            func rows(_ container: ModelContainer, _ predicate: Predicate<Reading>? = nil) throws -> [String] {
-                try ModelContext(container).fetch(
-                    FetchDescriptor<Reading>(predicate: predicate, sortBy: [SortDescriptor(\.sensor)])
-                )
-                .map { "\($0.persistentModelID.rowID!) \($0.sensor) \($0.value) \($0.note)" }
-            }
+            // The stores, read fresh (`rows`), and through the index.
             #expect(try rows(bulkContainer) == rows(generalContainer), "round \(round): stored rows")
             let cut = Double(random.next() % 50)
             let above = #Predicate<Reading> { $0.value > cut }
@@ -185,12 +164,62 @@ final class Reading {
         #expect(!saved[bulk].isEmpty)
     }
 
+    /// Saving only new plain models in one pass and the general save give the same rows, keys,
+    /// identifiers and notifications; batches with a unique value already stored, or repeated,
+    /// take the general path in both contexts.
+    @Test(arguments: [11, 12, 13, 14])
+    func theOnePassSaveAgreesWithTheGeneralSave(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let (fastContainer, generalContainer) = (try container(), try container())
+        let fast = ModelContext(fastContainer)
+        let general = ModelContext(generalContainer)
+        general.allowsOnePassSave = false
+        let saved = SaveLog(observing: [fast, general])
+        for round in 0..<12 {
+            let count = Int(random.next() % 150) + 1
+            // Mostly new sensors; now and then one already stored or repeated in the batch.
+            let base = 1_000 * round
+            let values = (0..<count).map { position in
+                let sensor = random.next() % 20 == 0 ? Int(random.next() % UInt64(base + 1)) : base + position
+                return (sensor: sensor, value: Double(random.next() % 50), note: ["a", "b"][Int(random.next() % 2)])
+            }
+            var ids: [[UInt64?]] = []
+            for context in [fast, general] {
+                let models = values.map { Reading(sensor: $0.sensor, value: $0.value, note: $0.note) }
+                for model in models { context.insert(model) }
+                try context.save()
+                #expect(!context.hasChanges)
+                ids.append(models.map { $0.persistentModelID.rowID })
+            }
+            #expect(ids[0] == ids[1], "round \(round): identifiers")
+            #expect(try rows(fastContainer) == rows(generalContainer), "round \(round): stored rows")
+            let cut = Double(random.next() % 50)
+            let above = #Predicate<Reading> { $0.value > cut }
+            #expect(try rows(fastContainer, above) == rows(generalContainer, above), "round \(round): index range")
+            let sensor = values[0].sensor
+            let unique = #Predicate<Reading> { $0.sensor == sensor }
+            #expect(try rows(fastContainer, unique) == rows(generalContainer, unique), "round \(round): unique key")
+            #expect(try fast.invariantViolations().isEmpty && general.invariantViolations().isEmpty)
+        }
+        #expect(fast.onePassSaves > 0 && general.onePassSaves == 0, "each context took its path")
+        #expect(fast.onePassSaves < 12, "some batches needed the general save")
+        #expect(saved[fast] == saved[general], "the same didSave notifications")
+    }
+
     @Test func anEntityWithoutAUniquenessConstraintIsRefused() throws {
         let context = ModelContext(try container())
         let error = #expect(throws: SaveError.self) { try context.upsert([Tally(label: "t", amount: 1)]) }
         #expect(error?.code == .noUniquenessConstraint && error?.message.contains("#Unique<Tally>") == true)
         #expect(!context.hasChanges)
     }
+}
+
+/// A container's readings, read by a new context, in sensor order: row, sensor, value, note.
+private func rows(_ container: ModelContainer, _ predicate: Predicate<Reading>? = nil) throws -> [String] {
+    try ModelContext(container).fetch(
+        FetchDescriptor<Reading>(predicate: predicate, sortBy: [SortDescriptor(\.sensor)])
+    )
+    .map { "\($0.persistentModelID.rowID!) \($0.sensor) \($0.value) \($0.note)" }
 }
 
 /// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
@@ -206,12 +235,32 @@ struct SplitMix: RandomNumberGenerator {
     }
 }
 
-/// didSave notifications per context, as row lists.
+/// The didSave notifications of some contexts, as sorted row lists, recorded until released.
 final class SaveLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [ObjectIdentifier: [[String: [Int]]]] = [:]
+    private var observers: [any NSObjectProtocol] = []
 
-    func append(_ context: ObjectIdentifier, _ entry: [String: [Int]]) {
+    init(observing contexts: [ModelContext]) {
+        for context in contexts {
+            let name = ObjectIdentifier(context)
+            observers.append(
+                NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) {
+                    [weak self] note in
+                    func rows(_ key: ModelContext.NotificationKey) -> [Int] {
+                        (note.userInfo?[key.rawValue] as? [PersistentIdentifier] ?? []).compactMap(\.rowID).map {
+                            Int($0)
+                        }
+                        .sorted()
+                    }
+                    self?.append(name, ["inserted": rows(.insertedIdentifiers), "updated": rows(.updatedIdentifiers)])
+                })
+        }
+    }
+
+    deinit { observers.forEach(NotificationCenter.default.removeObserver) }
+
+    private func append(_ context: ObjectIdentifier, _ entry: [String: [Int]]) {
         lock.withLock { entries[context, default: []].append(entry) }
     }
 

@@ -1,0 +1,113 @@
+import Foundation
+
+extension ModelContext {
+    /// Saves a context whose only changes are new plain models in one pass, and returns `true`;
+    /// returns `false`, having changed nothing, when the general ``save()`` is needed.
+    ///
+    /// Plain means: no relationship targets (so no edges, inverses or counts to check), no
+    /// external storage, and no unique value already stored or repeated among the new models (so
+    /// no row is taken over and none superseded). Most imports look like that, and the general
+    /// save's planning passes (deletes, uniqueness, indexes, edges, counts) cost tens of
+    /// thousands of instructions per model with nothing to do. The outcome is the general save's:
+    /// the same rows, keys, history, notifications and identifiers; a test compares the two.
+    func saveInsertsInOnePass() throws -> Bool {
+        guard allowsOnePassSave, changedModelsArray.isEmpty, deletedModelsArray.isEmpty else { return false }
+        let inserted = insertedModelsArray
+        guard !inserted.isEmpty else { return false }
+        let store = container.store
+        struct Slot: Hashable {
+            let table: UInt32
+            let key: [UInt8]
+        }
+        var prepared: [(tables: Store.EntityTables, record: [UInt8], uniqueKeys: [[UInt8]], indexKeys: [[UInt8]])] = []
+        prepared.reserveCapacity(inserted.count)
+        var claimed: Set<Slot> = []
+        for model in inserted {
+            let tables = store.tables(of: model)
+            guard tables.externalAttributes.isEmpty,
+                tables.entity.relationships.allSatisfy({ relationship in
+                    (relationship.isToOneRelationship || relationship.minimumModelCount == nil)
+                        && !relationship.access.hasTargets(model)
+                })
+            else { return false }
+            let uniqueKeys = tables.uniques.map { $0.key(of: model) }
+            for (unique, key) in zip(tables.uniques, uniqueKeys) {
+                // Two new models with the same unique values: the later supersedes the earlier.
+                guard claimed.insert(Slot(table: unique.table.handle, key: key)).inserted else { return false }
+            }
+            prepared.append((tables, try record(of: model), uniqueKeys, tables.indexes.map { $0.key(of: model) }))
+        }
+        // A stored model with the same unique values is taken over: the general save does that.
+        if !claimed.isEmpty {
+            let taken = try store.environment.read { txn in
+                try prepared.contains { item in
+                    try zip(item.tables.uniques, item.uniqueKeys).contains { unique, key in
+                        try txn.get(key, in: unique.table) != nil
+                    }
+                }
+            }
+            if taken { return false }
+        }
+        onePassSaves += 1
+        post(Self.willSave, inserted: inserted, updated: [], deleted: [])
+
+        var expectedBytes = 0
+        for item in prepared {
+            expectedBytes &+= item.record.count &+ 60
+            for key in item.uniqueKeys + item.indexKeys { expectedBytes &+= key.count &+ 40 }
+        }
+        let (rowIDs, commit) = try store.environment.write(expectedBytes: expectedBytes) {
+            txn -> ([UInt64], UInt64) in
+            // This closure may run again after the map grows, so it only reads its inputs.
+            var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
+            var rows: [UInt64] = []
+            rows.reserveCapacity(prepared.count)
+            var history = History()
+            for (item, model) in zip(prepared, inserted) {
+                let tables = item.tables
+                let entity = tables.entity.name
+                let row =
+                    try next[ObjectIdentifier(tables)]?.row
+                    ?? txn.get(Self.rowCounterKey(entity), in: store.meta).map(Self.number) ?? 1
+                let key = Self.rowKey(row)
+                guard try txn.put(item.record, for: key, in: tables.records, options: .append) else {
+                    throw StorageError(
+                        code: .damaged,
+                        message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
+                            + "Restore the store from a backup.")
+                }
+                for (unique, uniqueKey) in zip(tables.uniques, item.uniqueKeys) {
+                    guard try txn.put(key, for: uniqueKey, in: unique.table, options: .noOverwrite) else {
+                        // Another process stored the same unique values since the read above.
+                        throw SaveError(
+                            code: .uniquenessViolated,
+                            message: "Another writer stored a \(entity) with the same unique values "
+                                + "while this save was prepared. Save again to update that model instead.",
+                            models: [model.persistentModelID])
+                    }
+                }
+                for (index, indexKey) in zip(tables.indexes, item.indexKeys) {
+                    try txn.put(key, for: indexKey, in: index.table)
+                }
+                history.record(.inserted, entity, row)
+                rows.append(row)
+                next[ObjectIdentifier(tables)] = (tables, row + 1)
+            }
+            for (tables, row) in next.values {
+                try txn.put(Self.rowKey(row), for: Self.rowCounterKey(tables.entity.name), in: store.meta)
+            }
+            if let table = store.history {
+                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
+            }
+            return (rows, txn.id)
+        }
+        didSave(inserted: inserted, rowIDs: rowIDs, changed: [], plan: DeletePlan(), uniqueness: UniquenessPlan())
+        noteOwnCommit(commit)
+        for (model, item) in zip(inserted, prepared) {
+            model._$modelState.recordChecksum = RecordReader.storedChecksum(of: item.record)
+        }
+        post(Self.didSave, inserted: inserted, updated: [], deleted: [])
+        checkInvariantsAfterSave()
+        return true
+    }
+}
