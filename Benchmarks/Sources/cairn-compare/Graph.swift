@@ -59,16 +59,13 @@ extension CairnSystem {
         let context = ModelContext(try container(directory))
         var descriptor = FetchDescriptor<Author>()
         if prefetch { descriptor.relationshipKeyPathsForPrefetching = [\.books] }
-        var books = 0
-        var characters = 0
+        var titles = TitleCount()
         for author in try context.fetch(descriptor) {
             for book in author.books {
-                characters &+= book.title.utf8.count
-                books += 1
+                titles.add(book.title)
             }
         }
-        precondition(characters > 0)
-        return books
+        return titles.result
     }
 
     /// W5: every author as an object, every attribute read; returns the number of authors.
@@ -80,6 +77,23 @@ extension CairnSystem {
             check.add(author.id, author.name, author.email, author.score, author.createdAt)
         }
         return check.count
+    }
+}
+
+/// Counts the titles read, keeping their lengths so the optimizer cannot drop the reads.
+struct TitleCount {
+    private var count = 0
+    private var characters = 0
+
+    mutating func add(_ title: String) {
+        count += 1
+        characters &+= title.utf8.count
+    }
+
+    /// How many titles were read; stops if none had any characters.
+    var result: Int {
+        precondition(characters > 0)
+        return count
     }
 }
 
@@ -152,17 +166,14 @@ extension GRDBSystem {
     static func readTitlesIncludingAll(in directory: URL, wal: Bool) throws -> Int {
         let queue = try queue(directory, wal: wal)
         return try queue.read { db in
-            var books = 0
-            var characters = 0
+            var titles = TitleCount()
             let request = AuthorRecord.including(all: AuthorRecord.books)
             for info in try AuthorWithBooks.fetchAll(db, request) {
                 for book in info.books {
-                    characters &+= book.title.utf8.count
-                    books += 1
+                    titles.add(book.title)
                 }
             }
-            precondition(characters > 0)
-            return books
+            return titles.result
         }
     }
 
@@ -171,17 +182,14 @@ extension GRDBSystem {
     static func readTitlesPerAuthor(in directory: URL, wal: Bool) throws -> Int {
         let queue = try queue(directory, wal: wal)
         return try queue.read { db in
-            var books = 0
-            var characters = 0
+            var titles = TitleCount()
             let statement = try db.makeStatement(sql: "SELECT * FROM book WHERE authorId = ?")
             for author in try AuthorRecord.fetchAll(db) {
                 for book in try BookRecord.fetchAll(statement, arguments: [author.id]) {
-                    characters &+= book.title.utf8.count
-                    books += 1
+                    titles.add(book.title)
                 }
             }
-            precondition(characters > 0)
-            return books
+            return titles.result
         }
     }
 
@@ -249,8 +257,7 @@ extension RawLMDB {
             mdb_cursor_close(authors)
             mdb_cursor_close(edges)
         }
-        var books = 0
-        var characters = 0
+        var titles = TitleCount()
         var key = MDB_val()
         var value = MDB_val()
         var operation = MDB_FIRST
@@ -265,12 +272,10 @@ extension RawLMDB {
                 var bookKey = MDB_val(mv_size: 8, mv_data: edge.mv_data! + 8)
                 var book = MDB_val()
                 precondition(mdb_get(txn, bookRecords, &bookKey, &book) == 0)
-                characters &+= Self.decodeTitle(book).utf8.count
-                books += 1
+                titles.add(Self.decodeTitle(book))
             }
         }
-        precondition(characters > 0)
-        return books
+        return titles.result
     }
 
     /// W5: every author record decoded into values.

@@ -142,36 +142,23 @@ extension ModelContext {
             expectedBytes: expectedBytes
         ) { txn in
             // This closure may run again after the map grows, so it only reads its inputs.
-            var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
+            var rows = RowAppender()
             var assigned: [UInt64] = []
             var assignedByModel: [ObjectIdentifier: UInt64] = [:]
             assigned.reserveCapacity(insertRecords.count)
             assignedByModel.reserveCapacity(insertRecords.count)
             for ((tables, record), model) in zip(insertRecords, inserted) {
-                let entity = tables.entity.name
-                if let row = uniqueness.takeovers[ObjectIdentifier(model)] {
-                    try txn.put(record, for: Self.rowKey(row), in: tables.records)
-                    assigned.append(row)
-                    assignedByModel[ObjectIdentifier(model)] = row
-                    continue
+                let row: UInt64
+                if let takenOver = uniqueness.takeovers[ObjectIdentifier(model)] {
+                    try txn.put(record, for: Self.rowKey(takenOver), in: tables.records)
+                    row = takenOver
+                } else {
+                    row = try rows.append(record, to: tables, meta: store.meta, txn: txn)
                 }
-                var rowID =
-                    try next[ObjectIdentifier(tables)]?.row
-                    ?? txn.get(Self.rowCounterKey(entity), in: store.meta).map(Self.number) ?? 1
-                guard try txn.put(record, for: Self.rowKey(rowID), in: tables.records, options: .append) else {
-                    throw StorageError(
-                        code: .damaged,
-                        message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
-                            + "Restore the store from a backup.")
-                }
-                assigned.append(rowID)
-                assignedByModel[ObjectIdentifier(model)] = rowID
-                rowID += 1
-                next[ObjectIdentifier(tables)] = (tables, rowID)
+                assigned.append(row)
+                assignedByModel[ObjectIdentifier(model)] = row
             }
-            for (tables, rowID) in next.values {
-                try txn.put(Self.rowKey(rowID), for: Self.rowCounterKey(tables.entity.name), in: store.meta)
-            }
+            try rows.writeCounters(meta: store.meta, txn: txn)
             var gone: [PersistentIdentifier] = []
             for ((table, key, record), model) in zip(updateRecords, changed) {
                 guard try txn.contains(key, in: table) else {
@@ -450,6 +437,37 @@ extension ModelContext {
 
     static func number(_ bytes: [UInt8]) -> UInt64 {
         bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+/// New rows within one write transaction: each entity's row counter is read once, each record is
+/// appended under the next row id, and ``writeCounters(meta:txn:)`` stores the counters.
+struct RowAppender {
+    private var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
+
+    /// Appends `record` as a new row of `tables`' entity and returns its row id.
+    mutating func append(
+        _ record: [UInt8], to tables: Store.EntityTables, meta: Table, txn: borrowing WriteTransaction
+    ) throws -> UInt64 {
+        let entity = tables.entity.name
+        let row =
+            try next[ObjectIdentifier(tables)]?.row
+            ?? txn.get(ModelContext.rowCounterKey(entity), in: meta).map(ModelContext.number) ?? 1
+        guard try txn.put(record, for: ModelContext.rowKey(row), in: tables.records, options: .append) else {
+            throw StorageError(
+                code: .damaged,
+                message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
+                    + "Restore the store from a backup.")
+        }
+        next[ObjectIdentifier(tables)] = (tables, row + 1)
+        return row
+    }
+
+    /// Stores the counters of the entities that got new rows.
+    func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
+        for (tables, row) in next.values {
+            try txn.put(ModelContext.rowKey(row), for: ModelContext.rowCounterKey(tables.entity.name), in: meta)
+        }
     }
 }
 

@@ -15,13 +15,9 @@ extension ModelContext {
         let inserted = insertedModelsArray
         guard !inserted.isEmpty else { return false }
         let store = container.store
-        struct Slot: Hashable {
-            let table: UInt32
-            let key: [UInt8]
-        }
         var prepared: [(tables: Store.EntityTables, record: [UInt8], uniqueKeys: [[UInt8]], indexKeys: [[UInt8]])] = []
         prepared.reserveCapacity(inserted.count)
-        var claimed: Set<Slot> = []
+        var claimed: Set<KeySlot> = []
         for model in inserted {
             let tables = store.tables(of: model)
             guard tables.externalAttributes.isEmpty,
@@ -33,7 +29,7 @@ extension ModelContext {
             let uniqueKeys = tables.uniques.map { $0.key(of: model) }
             for (unique, key) in zip(tables.uniques, uniqueKeys) {
                 // Two new models with the same unique values: the later supersedes the earlier.
-                guard claimed.insert(Slot(table: unique.table.handle, key: key)).inserted else { return false }
+                guard claimed.insert(KeySlot(unique.table, key)).inserted else { return false }
             }
             prepared.append((tables, try record(of: model), uniqueKeys, tables.indexes.map { $0.key(of: model) }))
         }
@@ -59,23 +55,15 @@ extension ModelContext {
         let (rowIDs, commit) = try store.environment.write(expectedBytes: expectedBytes) {
             txn -> ([UInt64], UInt64) in
             // This closure may run again after the map grows, so it only reads its inputs.
-            var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
+            var appender = RowAppender()
             var rows: [UInt64] = []
             rows.reserveCapacity(prepared.count)
             var history = History()
             for (item, model) in zip(prepared, inserted) {
                 let tables = item.tables
                 let entity = tables.entity.name
-                let row =
-                    try next[ObjectIdentifier(tables)]?.row
-                    ?? txn.get(Self.rowCounterKey(entity), in: store.meta).map(Self.number) ?? 1
+                let row = try appender.append(item.record, to: tables, meta: store.meta, txn: txn)
                 let key = Self.rowKey(row)
-                guard try txn.put(item.record, for: key, in: tables.records, options: .append) else {
-                    throw StorageError(
-                        code: .damaged,
-                        message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
-                            + "Restore the store from a backup.")
-                }
                 for (unique, uniqueKey) in zip(tables.uniques, item.uniqueKeys) {
                     guard try txn.put(key, for: uniqueKey, in: unique.table, options: .noOverwrite) else {
                         // Another process stored the same unique values since the read above.
@@ -91,11 +79,8 @@ extension ModelContext {
                 }
                 history.record(.inserted, entity, row)
                 rows.append(row)
-                next[ObjectIdentifier(tables)] = (tables, row + 1)
             }
-            for (tables, row) in next.values {
-                try txn.put(Self.rowKey(row), for: Self.rowCounterKey(tables.entity.name), in: store.meta)
-            }
+            try appender.writeCounters(meta: store.meta, txn: txn)
             if let table = store.history {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }

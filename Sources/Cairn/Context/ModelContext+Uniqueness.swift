@@ -1,6 +1,17 @@
 import Foundation
 
 extension ModelContext {
+    /// A key in a given unique table, for sets and maps of keys across tables.
+    struct KeySlot: Hashable {
+        let table: UInt32
+        let key: [UInt8]
+
+        init(_ table: Table, _ key: [UInt8]) {
+            self.table = table.handle
+            self.key = key
+        }
+    }
+
     /// What the pending changes do to the uniqueness constraints, worked out before the save's
     /// transaction without changing any model.
     struct UniquenessPlan {
@@ -26,12 +37,12 @@ extension ModelContext {
         var plan = UniquenessPlan()
         let store = container.store
         let deletedRows = Set(deletes.deletedSaved.map(\.persistentModelID))
-        var freedKeys: Set<[UInt8]> = []
+        var freedKeys: Set<KeySlot> = []
         func free(_ table: Table, _ key: [UInt8]) {
             plan.freed.append((table, key))
-            freedKeys.insert(Array(table.name.utf8) + [0] + key)
+            freedKeys.insert(KeySlot(table, key))
         }
-        func isFreed(_ table: Table, _ key: [UInt8]) -> Bool { freedKeys.contains(Array(table.name.utf8) + [0] + key) }
+        func isFreed(_ table: Table, _ key: [UInt8]) -> Bool { freedKeys.contains(KeySlot(table, key)) }
         func stored(_ table: Table, _ key: [UInt8]) throws -> UInt64? {
             try store.environment.read { txn in try txn.get(key, in: table).map(Self.number) }
         }
@@ -63,10 +74,6 @@ extension ModelContext {
         }
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
         // Each key is computed once, and all are looked up in one read transaction.
-        struct Slot: Hashable {
-            let table: UInt32
-            let key: [UInt8]
-        }
         let insertKeys: [[[UInt8]]] = inserted.map { model in store.tables(of: model).uniques.map { $0.key(of: model) }
         }
         let storedRows: [[UInt64?]] = try store.environment.read { txn in
@@ -76,13 +83,13 @@ extension ModelContext {
                 }
             }
         }
-        var claimedByInsert: [Slot: any PersistentModel] = [:]
+        var claimedByInsert: [KeySlot: any PersistentModel] = [:]
         for (position, model) in inserted.enumerated() {
             let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
             let keys = insertKeys[position]
             for (unique, key) in zip(tables.uniques, keys) {
-                let slot = Slot(table: unique.table.handle, key: key)
+                let slot = KeySlot(unique.table, key)
                 if let earlier = claimedByInsert.updateValue(model, forKey: slot), earlier !== model {
                     plan.superseded.insert(ObjectIdentifier(earlier))
                 }
@@ -191,7 +198,11 @@ extension ModelContext {
         row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction
     ) throws -> (any PersistentModel)? {
         let reader = try txn.withValue(for: Self.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
-        guard let reader else { return nil }
+        return try reader.map { try scratchModel(from: $0, tables: tables) }
+    }
+
+    /// A scratch instance, in no context, holding a record's attributes.
+    func scratchModel(from reader: RecordReader, tables: Store.EntityTables) throws -> any PersistentModel {
         let scratch = tables.entity.modelType.init(_$modelState: _ModelState())
         try apply(reader, to: scratch, tables: tables)
         return scratch

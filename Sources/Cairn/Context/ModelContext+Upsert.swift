@@ -271,7 +271,7 @@ extension ModelContext {
             // This closure may run again after the map grows, so it only reads its inputs.
             var outcomes: [BulkOutcome] = []
             outcomes.reserveCapacity(winners.count)
-            var next: UInt64?
+            var rows = RowAppender()
             var history = History()
             for (record, position) in zip(records, winners) {
                 let model = chunk[position]
@@ -284,11 +284,10 @@ extension ModelContext {
                     }
                     try txn.put(record, for: key, in: tables.records)
                     if !tables.indexes.isEmpty {
-                        let previous = tables.entity.modelType.init(_$modelState: _ModelState())
-                        if let old { try apply(try RecordReader(old), to: previous, tables: tables) }
+                        let previous = try old.map { try scratchModel(from: RecordReader($0), tables: tables) }
                         for index in tables.indexes {
                             let newKey = index.key(of: model)
-                            if old != nil {
+                            if let previous {
                                 let oldKey = index.key(of: previous)
                                 if oldKey == newKey { continue }
                                 _ = try txn.delete(oldKey, value: key, in: index.table)
@@ -299,23 +298,15 @@ extension ModelContext {
                     history.record(.updated, entity, row)
                     outcomes.append(.updated(row))
                 } else {
-                    let row = try next ?? txn.get(Self.rowCounterKey(entity), in: store.meta).map(Self.number) ?? 1
+                    let row = try rows.append(record, to: tables, meta: store.meta, txn: txn)
                     let key = Self.rowKey(row)
-                    guard try txn.put(record, for: key, in: tables.records, options: .append) else {
-                        throw StorageError(
-                            code: .damaged,
-                            message:
-                                "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
-                                + "Restore the store from a backup.")
-                    }
                     try txn.put(key, for: keys[position], in: constraint.table)
                     for index in tables.indexes { try txn.put(key, for: index.key(of: model), in: index.table) }
                     history.record(.inserted, entity, row)
                     outcomes.append(.inserted(row))
-                    next = row + 1
                 }
             }
-            if let next { try txn.put(Self.rowKey(next), for: Self.rowCounterKey(entity), in: store.meta) }
+            try rows.writeCounters(meta: store.meta, txn: txn)
             if let table = store.history, !history.entries.isEmpty {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// The collection belongs to the context's executor, like the context. A model whose row was
 /// deleted from the store after the collection was made comes back unloaded, as
-/// ``ModelContext/registeredOrFault()`` returns it (``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``
+/// ``ModelContext/model(for:)`` returns it (``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``
 /// skips such models).
 public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
     final class Storage {

@@ -88,11 +88,7 @@ private struct DirectContext {
                 } else if let defaultValue {
                     storage.pointee = _PersistedValue(defaultValue)
                 } else {
-                    throw StorageError(
-                        code: .damagedRecord,
-                        message: "A stored \(entity) has no value for \(name), which has no default value. Give "
-                            + "\(entity).\(name) a default value or make it optional, so records written before it "
-                            + "existed can be read.")
+                    throw AttributeAccess.missingValue(entity: entity, attribute: name)
                 }
             },
             unload: general.unload,

@@ -56,11 +56,7 @@ struct AttributeAccess: @unchecked Sendable {
                 } else if let defaultValue {
                     model[keyPath: storage] = _PersistedValue(defaultValue)
                 } else {
-                    throw StorageError(
-                        code: .damagedRecord,
-                        message: "A stored \(entity) has no value for \(name), which has no default value. Give "
-                            + "\(entity).\(name) a default value or make it optional, so records written before it "
-                            + "existed can be read.")
+                    throw AttributeAccess.missingValue(entity: entity, attribute: name)
                 }
             },
             unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() },
@@ -74,6 +70,17 @@ struct AttributeAccess: @unchecked Sendable {
                 model[keyPath: storage] = _PersistedValue(value)
                 return true
             })
+    }
+}
+
+extension AttributeAccess {
+    /// The error for a record without a value for a non-optional attribute that has no default.
+    static func missingValue(entity: String, attribute: String) -> StorageError {
+        StorageError(
+            code: .damagedRecord,
+            message: "A stored \(entity) has no value for \(attribute), which has no default value. Give "
+                + "\(entity).\(attribute) a default value or make it optional, so records written before it "
+                + "existed can be read.")
     }
 }
 

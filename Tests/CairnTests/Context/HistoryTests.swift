@@ -7,7 +7,7 @@ import Testing
 /// and read back as written.
 @Suite struct HistoryTests {
     @Test func entriesAreWrittenSortedAndReadBack() throws {
-        var random = SplitMix(seed: 7)
+        var random = SeededGenerator(seed: 7)
         var history = History()
         var expected: Set<History.Entry> = []
         for _ in 0..<2_000 {

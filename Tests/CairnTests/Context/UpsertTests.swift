@@ -103,7 +103,7 @@ final class Reading {
     /// context already holds, and index values that move.
     @Test(arguments: [1, 2, 3, 4, 5, 6])
     func theBulkPathAgreesWithTheGeneralPath(seed: UInt64) throws {
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let (bulkContainer, generalContainer) = (try container(), try container())
         let bulk = ModelContext(bulkContainer)
         let general = ModelContext(generalContainer)
@@ -169,7 +169,7 @@ final class Reading {
     /// take the general path in both contexts.
     @Test(arguments: [11, 12, 13, 14])
     func theOnePassSaveAgreesWithTheGeneralSave(seed: UInt64) throws {
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let (fastContainer, generalContainer) = (try container(), try container())
         let fast = ModelContext(fastContainer)
         let general = ModelContext(generalContainer)
@@ -220,19 +220,6 @@ private func rows(_ container: ModelContainer, _ predicate: Predicate<Reading>? 
         FetchDescriptor<Reading>(predicate: predicate, sortBy: [SortDescriptor(\.sensor)])
     )
     .map { "\($0.persistentModelID.rowID!) \($0.sensor) \($0.value) \($0.note)" }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// The didSave notifications of some contexts, as sorted row lists, recorded until released.
