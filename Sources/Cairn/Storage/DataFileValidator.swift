@@ -4,282 +4,332 @@ import Glibc
 import Darwin
 #endif
 
-/// Checks an existing LMDB data file with plain reads before LMDB maps it.
+/// Checks an existing LMDB data file without LMDB, before LMDB maps it, and chooses the snapshot
+/// to open.
 ///
-/// LMDB 0.9.24 keeps no page checksums and trusts its meta pages: a zero `psize` divides by zero
-/// (SIGFPE), a root or last page beyond the end of the file faults when touched (SIGBUS), a
-/// damaged transaction id silently selects an old snapshot whose pages may have been reused, and a
-/// zero-length file is taken for a new store. So before `mdb_env_open` sees a file, this checks
-/// the file size and both meta pages field by field (see `Docs/Design.md`, "Files and tables"),
-/// and the root page of each of the two B-trees the chosen meta page points at.
+/// LMDB 0.9.24 keeps no page checksums and trusts what it reads: a zero page size divides by zero
+/// (`SIGFPE`), a page past the end of the file faults when touched (`SIGBUS`), a page of the wrong
+/// kind aborts on an assertion, and a zero-length file is taken for a new store. So before
+/// `mdb_env_open` sees a file, this:
 ///
-/// The layout is LMDB 0.9.x's on 64-bit platforms: a 16-byte page header followed by `MDB_meta`.
+/// 1. reads both meta pages and does what `mdb_env_read_header` does: a page without the meta
+///    flag, LMDB's magic number or its data version makes LMDB refuse the file;
+/// 2. takes the meta page LMDB would select (the newer transaction id; page 0 on a tie) and checks
+///    it field by field (``MetaPage``), walks the snapshot it names (``PageWalker``: every page
+///    of a store up to ``StorageConfiguration/fullCheckLimit``, the free list and the table
+///    catalogue of a larger one), and checks that its main tree holds the commit marker of that
+///    very transaction (``CommitMarker``), which catches a root moved to another valid page;
+/// 3. if that fails, does the same for the other meta page: LMDB never reuses the pages of the
+///    previous commit before the next one, so that snapshot is intact unless the file was damaged
+///    there too. If it passes, the store opens at that older commit: the damaged meta page is
+///    rewritten as a retired copy of the good one, which is what LMDB's own recovery
+///    (`MDB_PREVSNAPSHOT`, not in 0.9.24) amounts to, and ``Summary/recovery`` says what was
+///    skipped. Rewriting needs a writable store that no other process has open.
+///
+/// The meta page LMDB does not select is never held against the store: after a failed meta
+/// write, LMDB writes that page back with the new roots but the old transaction id so that it is
+/// never selected, and those roots may be garbage.
+///
+/// Another process may commit while the file is read; a walk that fails while the meta pages
+/// changed under it is repeated rather than reported.
 struct DataFileValidator {
-    /// What the chosen (newest) meta page says, for diagnostics and for sizing the map.
-    struct Summary: Equatable {
+    /// What was chosen, for sizing the map and for reporting.
+    struct Summary {
         var pageSize: Int
         var lastPage: UInt64
         var transactionID: UInt64
         var mapSize: UInt64
         var fileSize: Int
+        /// Set when a damaged meta page was rewritten.
+        var recovery: StoreRecovery?
     }
 
-    static let magic: UInt32 = 0xBEEF_C0DE
-    static let dataVersion: UInt32 = 1
-    static let headerSize = 16
-    /// `P_BRANCH`, `P_LEAF`, `P_OVERFLOW`, `P_META` from `mdb.c`.
-    static let branchFlag: UInt16 = 0x01, leafFlag: UInt16 = 0x02, metaFlag: UInt16 = 0x08
-    static let invalidPage = UInt64.max
-    /// Byte offsets inside a meta page (page header included).
-    enum Offset {
-        static let pageNumber = 0, pad = 8, flags = 10, lower = 12, upper = 14
-        static let magic = 16, version = 20, address = 24, mapSize = 32
-        static let freeDB = 40, mainDB = 88, lastPage = 136, transactionID = 144
-        static let end = 152
-    }
-    /// Offsets inside an `MDB_db` (48 bytes).
-    enum DBOffset {
-        static let pad = 0, flags = 4, depth = 6, branchPages = 8, leafPages = 16
-        static let overflowPages = 24, entries = 32, root = 40
-    }
+    typealias Offset = MetaPage.Offset
 
+    /// The data file.
     let path: String
+    /// The lock file beside it, locked while a damaged meta page is rewritten.
+    let lockPath: String
+    /// Stores up to this size are walked page by page; larger ones have their free list and
+    /// table catalogue walked.
+    let fullCheckLimit: Int
+    /// Whether a damaged meta page may be rewritten (the store is opened writable).
+    let mayRepair: Bool
 
-    /// Validates the file at `path`.
-    ///
-    /// Another process may commit while the file is read, so damage is reported only when two
-    /// passes in a row find the same fault.
+    init(directory: String, fullCheckLimit: Int, mayRepair: Bool) {
+        path = StoreFiles.dataFile(in: directory)
+        lockPath = StoreFiles.lockFile(in: directory)
+        self.fullCheckLimit = fullCheckLimit
+        self.mayRepair = mayRepair
+    }
+
+    /// Validates the file and repairs a damaged meta page when an intact snapshot remains.
     ///
     /// - Throws: ``StorageError`` `.notFound` when there is no file, `.damaged` for a zero-length,
-    ///   truncated or damaged file, `.versionMismatch` for another LMDB data version.
+    ///   truncated or damaged file whose snapshots are both unusable (or that cannot be repaired
+    ///   now, saying why), `.versionMismatch` for another LMDB data version.
     func validate() throws(StorageError) -> Summary {
-        var previous: String?
-        var attempts = 0
+        var attempt = 0
         while true {
+            attempt += 1
+            let file = try MappedDataFile(path: path)
+            let before = transactionIDs()
             do {
-                return try validateOnce()
-            } catch  where error.code == .damaged && error.message != previous && attempts < 5 {
-                previous = error.message
-                attempts += 1
-                usleep(2000)
+                return try validate(file)
+            } catch where error.code == .damaged && attempt < 8 && transactionIDs() != before {
+                usleep(2000)  // another process committed meanwhile: look again
             }
         }
     }
 
-    private func validateOnce() throws(StorageError) -> Summary {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                throw StorageError(
-                    code: .notFound,
-                    message: "There is no data file. Check the path, or create the store instead of opening it.",
-                    path: path)
-            }
-            throw LMDBError(code).storageError(operation: "Reading the data file", path: path)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw LMDBError(errno).storageError(operation: "Reading the data file's size", path: path)
-        }
-        let fileSize = Int(info.st_size)
-        guard fileSize > 0 else {
+    private func validate(_ file: MappedDataFile) throws(StorageError) -> Summary {
+        guard file.fileSize > 0 else {
             throw damaged(
                 "the data file is empty (0 bytes). An empty file is never treated as a new store: "
                     + "if it was being created, delete the store directory and create it again; "
                     + "otherwise restore it from a backup.")
         }
-        guard fileSize >= 2 * 512 else {
-            throw damaged(
-                "the data file is \(fileSize) bytes, too short to hold LMDB's two meta pages. "
-                    + "It is truncated or not a store; restore it from a backup.")
-        }
-
-        // The first meta page tells the page size; read the minimum first, then whole pages.
-        let first = try read(fd: fd, offset: 0, count: min(fileSize, 4096))
-        let pageSize = Int(first.uint32(at: Offset.freeDB + DBOffset.pad))
-        guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
-            throw damaged(
-                "meta page 0 gives a page size of \(pageSize), which is not a power of two "
-                    + "between 512 and 65536. Restore the store from a backup.")
-        }
-        guard fileSize >= 2 * pageSize else {
-            throw damaged(
-                "the data file is \(fileSize) bytes, shorter than its two \(pageSize)-byte meta pages. "
-                    + "It is truncated; restore it from a backup.")
-        }
-        let metas = try [0, 1].map { (index: Int) throws(StorageError) -> Bytes in
-            let page = try read(fd: fd, offset: index * pageSize, count: pageSize)
-            try checkMetaPage(page, index: index, pageSize: pageSize, fileSize: fileSize)
-            return page
-        }
-
-        // One meta page is written per commit, alternating by transaction id parity, so the two
-        // ids differ by exactly one, each in its own slot. Equal ids occur only when both meta
-        // pages say the same (a new file); LMDB would then pick meta page 0, so a damaged id that
-        // merely equals the other must not pass.
-        let id0 = metas[0].uint64(at: Offset.transactionID), id1 = metas[1].uint64(at: Offset.transactionID)
-        let identical = metas[0].storage[Offset.magic..<Offset.end] == metas[1].storage[Offset.magic..<Offset.end]
-        let consistent =
-            (id0 == id1 && identical) || (id0 % 2 == 0 && id1 % 2 == 1 && (id0 &+ 1 == id1 || id1 &+ 1 == id0))
-        guard consistent else {
-            throw damaged(
-                "the meta pages' transaction ids (\(id0), \(id1)) do not follow each other, "
-                    + "so LMDB could pick a stale snapshot. Restore the store from a backup.")
-        }
-        let newest = id1 > id0 ? metas[1] : metas[0]
-        let lastPage = newest.uint64(at: Offset.lastPage)
-        let pagesInFile = UInt64(fileSize / pageSize)
-        if lastPage >= pagesInFile {
-            // Short: safe only if nothing the trees reference lies past the end.
-            var walker = PageWalker(fd: fd, pageSize: pageSize, pagesInFile: pagesInFile, path: path)
-            try walker.walk(roots: [
-                newest.uint64(at: Offset.freeDB + DBOffset.root),
-                newest.uint64(at: Offset.mainDB + DBOffset.root),
-            ])
-        }
-        for database in [Offset.freeDB, Offset.mainDB] {
-            let root = newest.uint64(at: database + DBOffset.root)
-            guard root != Self.invalidPage else { continue }
-            guard root < pagesInFile else {
-                throw damaged(
-                    "the root page \(root) of the newest meta page lies past the end of the file: it is truncated. "
-                        + "Restore it from a backup.")
-            }
-            let rootPage = try read(fd: fd, offset: Int(root) * pageSize, count: Self.headerSize)
-            let depth = Int(newest.uint16(at: database + DBOffset.depth))
-            let flags = rootPage.uint16(at: Offset.flags)
-            let expected = depth == 1 ? Self.leafFlag : Self.branchFlag
-            guard rootPage.uint64(at: Offset.pageNumber) == root, flags & 0x07 == expected else {
-                throw damaged(
-                    "the root page \(root) named by the newest meta page is not a "
-                        + "\(depth == 1 ? "leaf" : "branch") page of this tree. Restore the store from a backup.")
-            }
-        }
-        return Summary(
-            pageSize: pageSize, lastPage: lastPage, transactionID: max(id0, id1),
-            mapSize: newest.uint64(at: Offset.mapSize), fileSize: fileSize)
-    }
-
-    private func checkMetaPage(_ page: Bytes, index: Int, pageSize: Int, fileSize: Int) throws(StorageError) {
-        let name = "meta page \(index)"
-        guard page.uint32(at: Offset.magic) == Self.magic else {
-            throw damaged(
-                "\(name) lacks LMDB's magic number: the file is damaged or is not a store. "
-                    + "Restore it from a backup.")
-        }
-        guard page.uint32(at: Offset.version) == Self.dataVersion else {
+        let (pageSize, metas) = try readMetaPages(file)
+        if let newer = metas.first, metas.allSatisfy({ $0.magic == MetaPage.magic && $0.version == newer.version }),
+            newer.version != MetaPage.dataVersion
+        {
             throw StorageError(
                 code: .versionMismatch,
-                message: "\(name) has LMDB data version \(page.uint32(at: Offset.version)), "
-                    + "this build reads version \(Self.dataVersion). Open the store with the release that wrote it.",
+                message: "The store has LMDB data version \(newer.version); this build reads version "
+                    + "\(MetaPage.dataVersion). Open the store with the release that wrote it.",
                 path: path)
         }
-        guard page.uint64(at: Offset.pageNumber) == UInt64(index),
-            page.uint16(at: Offset.pad) == 0,
-            page.uint16(at: Offset.flags) == Self.metaFlag,
-            page.uint16(at: Offset.lower) == 0, page.uint16(at: Offset.upper) == 0
+        // LMDB's choice first (the newer transaction id, page 0 on a tie). The other is checked
+        // when that fails, or when its id is odd for its slot: a damaged id may hide the newest
+        // commit behind an older one.
+        let preferred = metas[1].transactionID > metas[0].transactionID ? metas[1] : metas[0]
+        let other = metas[1 - preferred.index]
+        var checks: [Int: SnapshotCheck] = [preferred.index: checkSnapshot(preferred, pageSize: pageSize, in: file)]
+        if checks[preferred.index]!.problem != nil || !other.hasSlotParity
+            || checks[preferred.index]!.restoredTransactionID != nil
+        {
+            checks[other.index] = checkSnapshot(other, pageSize: pageSize, in: file)
+        }
+        let sound = [preferred, other].filter { checks[$0.index].map { $0.problem == nil } ?? false }
+        guard let chosen = sound.max(by: { checks[$0.index]!.transactionID($0) < checks[$1.index]!.transactionID($1) })
         else {
-            throw damaged("\(name)'s page header is damaged. Restore the store from a backup.")
-        }
-        guard page.uint64(at: Offset.address) == 0 else {
-            throw damaged("\(name) names a fixed map address, which Cairn never uses. Restore the store from a backup.")
-        }
-        guard Int(page.uint32(at: Offset.freeDB + DBOffset.pad)) == pageSize else {
-            throw damaged("\(name) gives another page size than meta page 0. Restore the store from a backup.")
-        }
-        // Everything after the meta structure is zero in every page LMDB writes.
-        for offset in Offset.end..<pageSize where page[offset] != 0 {
+            let problems = [preferred, other].map {
+                "meta page \($0.index) (transaction \($0.transactionID)): \(checks[$0.index]!.problem!)"
+            }
             throw damaged(
-                "\(name) has non-zero bytes after its meta data (at byte \(offset)). "
+                "no meta page leads to a consistent snapshot. " + problems.joined(separator: "; ")
+                    + ". Restore the store from a backup.")
+        }
+        return try choose(chosen, metas: metas, checks: checks, file: file)
+    }
+
+    /// Reads both meta pages. The page size comes from page 0, or, when page 0's is damaged,
+    /// from page 1 at the system page size.
+    private func readMetaPages(_ file: MappedDataFile) throws(StorageError) -> (pageSize: Int, metas: [MetaPage]) {
+        guard file.fileSize >= 2 * 512 else {
+            throw damaged(
+                "the data file is \(file.fileSize) bytes, too short to hold LMDB's two meta pages. "
+                    + "It is truncated or not a store; restore it from a backup.")
+        }
+        func pageSize(at offset: Int) -> Int? {
+            guard let view = try? file.bytes(at: offset + Offset.freeDB, count: 4, for: "a meta page"),
+                let size = try? Int(view.u32(0)), size >= 512, size <= 65536, size & (size - 1) == 0
+            else { return nil }
+            return size
+        }
+        let system = LMDBEnvironment.systemPageSize
+        guard let size = pageSize(at: 0) ?? (pageSize(at: system) == system ? system : nil) else {
+            throw damaged(
+                "neither meta page gives a page size that is a power of two between 512 and 65536. "
                     + "Restore the store from a backup.")
         }
-        let lastPage = page.uint64(at: Offset.lastPage)
-        // The file may legitimately end before the last page (pages allocated and freed in one
-        // transaction are never written); `validate` walks the trees when it does.
-        guard lastPage >= 1, lastPage < UInt64(Int.max / pageSize) else {
-            throw damaged("\(name) gives the impossible last page \(lastPage). Restore the store from a backup.")
-        }
-        let mapSize = page.uint64(at: Offset.mapSize)
-        guard mapSize / UInt64(pageSize) > lastPage else {
+        guard file.fileSize >= 2 * size else {
             throw damaged(
-                "\(name) gives a map size of \(mapSize) bytes, which does not hold its "
-                    + "\(lastPage + 1) pages. Restore the store from a backup.")
+                "the data file is \(file.fileSize) bytes, shorter than its two \(size)-byte meta pages. "
+                    + "It is truncated; restore it from a backup.")
         }
-        // LMDB persists MDB_INTEGERKEY on the free-page tree and no flags on the main tree.
-        guard page.uint16(at: Offset.freeDB + DBOffset.flags) == 0x08,
-            page.uint32(at: Offset.mainDB + DBOffset.pad) == 0,
-            page.uint16(at: Offset.mainDB + DBOffset.flags) == 0
-        else {
-            throw damaged("\(name)'s tree flags are damaged. Restore the store from a backup.")
+        let metas = try [0, 1].map { (index: Int) throws(StorageError) -> MetaPage in
+            let view = try file.bytes(at: index * size, count: size, for: "meta page \(index)")
+            do {
+                return try MetaPage(index: index, view: view)
+            } catch {
+                throw damaged("meta page \(index) is too short. Restore the store from a backup.")
+            }
         }
-        for database in [Offset.freeDB, Offset.mainDB] {
-            try checkTree(page, at: database, lastPage: lastPage, name: name)
-        }
+        return (size, metas)
     }
 
-    private func checkTree(_ page: Bytes, at base: Int, lastPage: UInt64, name: String) throws(StorageError) {
-        let root = page.uint64(at: base + DBOffset.root)
-        let depth = page.uint16(at: base + DBOffset.depth)
-        let branch = page.uint64(at: base + DBOffset.branchPages)
-        let leaf = page.uint64(at: base + DBOffset.leafPages)
-        let overflow = page.uint64(at: base + DBOffset.overflowPages)
-        let entries = page.uint64(at: base + DBOffset.entries)
-        let tree = base == Offset.freeDB ? "free-page tree" : "main tree"
-        if root == Self.invalidPage {
-            guard depth == 0, branch == 0, leaf == 0, overflow == 0, entries == 0 else {
-                throw damaged(
-                    "\(name) describes an empty \(tree) with pages or entries. Restore the store from a backup.")
-            }
-            return
+    /// What checking one meta page and its snapshot found.
+    struct SnapshotCheck {
+        /// Why the snapshot cannot be opened, or `nil` when it can.
+        var problem: String?
+        /// The commit marker the snapshot holds, when its trees could be walked.
+        var marker: UInt64?
+        /// The page's true transaction id, taken from the marker, when the id on the page is damaged.
+        var restoredTransactionID: UInt64?
+
+        func transactionID(_ meta: MetaPage) -> UInt64 { restoredTransactionID ?? meta.transactionID }
+    }
+
+    private func checkSnapshot(_ meta: MetaPage, pageSize: Int, in file: MappedDataFile) -> SnapshotCheck {
+        if let problem = meta.problem(pageSize: pageSize) { return SnapshotCheck(problem: problem) }
+        var walker = PageWalker(file: file, pageSize: meta.pageSize, lastPage: meta.lastPage)
+        let summary: PageWalker.Summary
+        do {
+            summary = try walker.walk(
+                meta, scope: file.fileSize <= fullCheckLimit ? .everything : .catalogue, stopAtFirstProblem: true)
+        } catch {
+            return SnapshotCheck(problem: error.message)
         }
-        // LMDB's cursors hold at most 32 levels; pages 0 and 1 are the meta pages.
-        let (pages, overflowed) = branch.addingReportingOverflow(leaf)
-        guard root >= 2, root <= lastPage, depth >= 1, depth <= 32, leaf >= 1,
-            (depth == 1) == (branch == 0), !overflowed, pages <= lastPage, overflow <= lastPage
-        else {
+        // Every commit Cairn makes records its own id in the main tree; a compacted copy restarts
+        // LMDB's ids at 1 and keeps the old marker until its next write.
+        guard meta.transactionID > 1 || !meta.hasSlotParity else {
+            return SnapshotCheck(marker: summary.marker)
+        }
+        guard let marker = summary.marker else {
+            return SnapshotCheck(
+                problem: "its main tree lacks the commit marker every Cairn commit writes: its root is damaged, "
+                    + "or another program wrote the store")
+        }
+        // An id of the wrong parity for its slot is damage LMDB never writes (a failed meta write
+        // keeps the slot's old id), so the snapshot's own marker tells the true id.
+        if !meta.hasSlotParity {
+            guard marker > 1, Int(marker % 2) == meta.index else {
+                return SnapshotCheck(
+                    problem: "it holds transaction \(meta.transactionID), which belongs in the other meta page",
+                    marker: marker)
+            }
+            return SnapshotCheck(marker: marker, restoredTransactionID: marker)
+        }
+        guard marker == meta.transactionID else {
+            return SnapshotCheck(
+                problem: "it names transaction \(meta.transactionID), but the snapshot it leads to was committed as "
+                    + "transaction \(marker)",
+                marker: marker)
+        }
+        return SnapshotCheck(marker: marker)
+    }
+
+    /// Opens at `chosen`, first restoring its header constants when they are damaged and
+    /// retiring the other meta page when LMDB would not choose the same.
+    private func choose(
+        _ chosen: MetaPage, metas: [MetaPage], checks: [Int: SnapshotCheck], file: MappedDataFile
+    ) throws(StorageError) -> Summary {
+        let chosenID = checks[chosen.index]!.transactionID(chosen)
+        var summary = Summary(
+            pageSize: chosen.pageSize, lastPage: chosen.lastPage, transactionID: chosenID,
+            mapSize: chosen.mapSize, fileSize: file.fileSize)
+        let other = metas[1 - chosen.index]
+        // LMDB finds page 1 at page 0's page size, so a damaged page size there misleads it too.
+        let lmdbAgrees =
+            other.isAcceptedByLMDB && other.pageSize == chosen.pageSize
+            && (other.transactionID < chosen.transactionID
+                || (other.transactionID == chosen.transactionID && chosen.index == 0))
+        let chosenIsWhole = chosen.hasCanonicalHeader && chosenID == chosen.transactionID
+        guard !lmdbAgrees || !chosenIsWhole else { return summary }
+
+        // A commit is lost when the other page claims a newer one whose snapshot is not there; a
+        // page whose snapshot turns out older (a damaged id) cost nothing.
+        let otherCheck = checks[other.index]
+        let skipped: UInt64? =
+            other.transactionID > chosenID && (otherCheck?.marker ?? .max) > chosenID ? other.transactionID : nil
+        let reason =
+            otherCheck?.problem.map { "meta page \(other.index) (transaction \(other.transactionID)): \($0)" }
+            ?? (chosenIsWhole
+                ? "meta page \(other.index)'s header (meta flag, magic number, data version or page size) is damaged, "
+                    + "so LMDB would refuse or misread the file"
+                : "meta page \(chosen.index)'s header (page number, meta flag, magic number, data version or "
+                    + "transaction id) is damaged")
+        guard mayRepair else {
             throw damaged(
-                "\(name)'s \(tree) (root \(root), depth \(depth)) does not fit in the file's "
-                    + "\(lastPage + 1) pages. Restore the store from a backup.")
+                "\(reason). "
+                    + (skipped.map { "Commit \($0) is lost, " } ?? "No commit is lost: ")
+                    + "commit \(chosenID) is intact, and opening the store writable (with no other process "
+                    + "using it) recovers it. Open it writable once, or restore it from a backup.")
+        }
+        try withExclusiveLock { () throws(StorageError) in
+            if !chosenIsWhole {
+                try write(
+                    chosen.canonicalBytes(slot: chosen.index, transactionID: chosenID), at: chosen.index * chosen.pageSize)
+            }
+            // The retired page takes the id just below the chosen one, in its own slot's parity, so
+            // LMDB selects the chosen page and its next commit overwrites this one.
+            let retiredID = chosenID == 0 ? 0 : chosenID - 1
+            if !lmdbAgrees || other.transactionID >= chosenID && chosenID > 0 {
+                try write(
+                    chosen.canonicalBytes(slot: other.index, transactionID: retiredID), at: other.index * chosen.pageSize)
+            }
+        }
+        summary.recovery = StoreRecovery(openedTransaction: chosenID, skippedTransaction: skipped, reason: reason)
+        return summary
+    }
+
+    /// Runs `body` holding LMDB's exclusive lock on the store (the lock file's first byte), which
+    /// every process with the store open holds shared: so no other process has it open meanwhile.
+    private func withExclusiveLock(_ body: () throws(StorageError) -> Void) throws(StorageError) {
+        let fd = open(lockPath, O_RDWR | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT { return try body() }  // no process has opened the store since it was made
+        guard fd >= 0 else {
+            throw LMDBError(errno).storageError(operation: "Opening the lock file to repair a meta page", path: lockPath)
+        }
+        // Closing any descriptor of the file drops this process's locks on it: the registry
+        // guarantees no environment of this process has the store open now.
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        guard fcntl(fd, F_SETLK, &lock) == 0 else {
+            throw damaged(
+                "a meta page is damaged and must be rewritten before the store can be opened, but another process "
+                    + "has the store open. Close the store in every other process, then open it again.")
+        }
+        defer {
+            lock.l_type = Int16(F_UNLCK)
+            _ = fcntl(fd, F_SETLK, &lock)
+        }
+        try body()
+    }
+
+    private func write(_ bytes: [UInt8], at offset: Int) throws(StorageError) {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw LMDBError(errno).storageError(operation: "Opening the data file to repair a meta page", path: path)
+        }
+        defer { close(fd) }
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard written == bytes.count else {
+            let code = written < 0 ? errno : EIO
+            throw LMDBError(code).storageError(operation: "Rewriting a damaged meta page", path: path)
+        }
+        guard fdatasync(fd) == 0 else {
+            throw LMDBError(errno).storageError(operation: "Flushing a repaired meta page", path: path)
         }
     }
 
-    private func read(fd: Int32, offset: Int, count: Int) throws(StorageError) -> Bytes {
-        try Self.read(fd: fd, offset: offset, count: count, path: path)
-    }
-
-    /// Reads `count` bytes at `offset`; a file that ends first is damage (truncation).
-    static func read(fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> Bytes {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LMDBError(errno).storageError(operation: "Reading the data file", path: path)
-            }
-            if n == 0 {
-                throw StorageError(
-                    code: .damaged,
-                    message:
-                        "The store cannot be opened: the data file ends at byte \(offset + done), inside a page it "
-                        + "needs. It is truncated; restore it from a backup.",
-                    path: path)
-            }
-            done += n
+    /// Both meta pages' transaction ids, read afresh, to tell damage from a concurrent commit.
+    private func transactionIDs() -> [UInt64] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var page0 = [UInt8](repeating: 0, count: Offset.end)
+        guard page0.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, 0) }) == Offset.end else { return [] }
+        let size = Int(page0.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Offset.freeDB, as: UInt32.self) })
+        var page1 = [UInt8](repeating: 0, count: Offset.end)
+        let offset = size >= 512 && size <= 65536 ? size : LMDBEnvironment.systemPageSize
+        guard page1.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, off_t(offset)) }) == Offset.end
+        else { return [] }
+        return [page0, page1].map { page in
+            UInt64(littleEndian: page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Offset.transactionID, as: UInt64.self) })
         }
-        return Bytes(storage: bytes)
     }
 
     private func damaged(_ reason: String) -> StorageError {
         StorageError(code: .damaged, message: "The store cannot be opened: \(reason)", path: path)
     }
 
-    /// Little-endian field access; LMDB writes native order and Cairn supports little-endian
-    /// platforms only (x86-64, arm64).
+    /// Little-endian field access to a copy of a data file's bytes, for tests that damage files.
     struct Bytes {
         var storage: [UInt8]
         subscript(offset: Int) -> UInt8 { storage[offset] }

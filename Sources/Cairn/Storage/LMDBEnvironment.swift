@@ -40,13 +40,20 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// print(environment.path)   // "/var/lib/app/Library.cairn"
     /// ```
     package let path: String
+    /// What opening the store had to repair, or `nil` when it opened as it was.
+    ///
+    /// ```swift
+    /// if let recovery = environment.recovery { print(recovery) }
+    /// ```
+    package let recovery: StoreRecovery?
     // Immutable after init; its own fields say what guards them.
     let state: EnvironmentState
 
-    private init(configuration: StorageConfiguration, path: String, state: EnvironmentState) {
+    private init(configuration: StorageConfiguration, path: String, state: EnvironmentState, recovery: StoreRecovery?) {
         self.configuration = configuration
         self.path = path
         self.state = state
+        self.recovery = recovery
     }
 
     deinit {
@@ -133,7 +140,9 @@ package final class LMDBEnvironment: @unchecked Sendable {
         }
         return try EnvironmentRegistry.shared.environment(for: registryKey, configuration: configuration) {
             () throws(StorageError) -> LMDBEnvironment in
-            let summary = try DataFileValidator(path: StoreFiles.dataFile(in: path)).validate()
+            let summary = try DataFileValidator(
+                directory: path, fullCheckLimit: configuration.fullCheckLimit, mayRepair: !configuration.isReadOnly
+            ).validate()
             let pageSize = max(summary.pageSize, systemPageSize)
             let wanted = max(configuration.initialMapSize, Int(clamping: summary.mapSize), summary.fileSize)
             let capped = min(wanted, max(configuration.maximumMapSize, summary.fileSize))
@@ -141,7 +150,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             resolved.path = path
             let state = try EnvironmentState(
                 configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize), registryKey: registryKey)
-            return LMDBEnvironment(configuration: resolved, path: path, state: state)
+            return LMDBEnvironment(configuration: resolved, path: path, state: state, recovery: summary.recovery)
         }
     }
 

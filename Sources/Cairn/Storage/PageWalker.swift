@@ -4,133 +4,483 @@ import Glibc
 import Darwin
 #endif
 
-/// Walks LMDB's B-trees in a data file with plain reads, checking that every page the trees
-/// reference lies inside the file and is the kind of page its parent says.
+/// Walks LMDB's B-trees in a data file without LMDB, checking every page a snapshot uses.
 ///
-/// LMDB leaves a file shorter than its last page number when pages allocated and freed in one
-/// transaction are never written; reading such a file is safe, because nothing references those
-/// pages. A truncated file instead has referenced pages past its end, and LMDB touching one dies
-/// with SIGBUS. The meta pages alone cannot tell the two apart, so when a file is short,
-/// ``DataFileValidator`` has this walk every tree from the newest meta page's roots: the free-page
-/// tree, the main tree, every named table it lists, and every duplicate sub-tree. Each page is
-/// read once; a page referenced twice or of the wrong kind is damage too.
+/// LMDB 0.9.24 trusts its pages: a child pointer past the end of the file dies with `SIGBUS`, a
+/// page of the wrong kind trips an assertion that aborts the process, a mis-sorted key makes
+/// lookups miss rows that are there, and a damaged free list makes the first write reuse a page
+/// that is still in use. So before LMDB maps a store, ``DataFileValidator`` has this walk the
+/// snapshot it is about to open, and ``LMDBEnvironment/checkPages()`` walks the open one.
 ///
-/// Layout (LMDB 0.9, 64-bit): a page has a 16-byte header (`mp_pgno` u64, `mp_pad` u16,
-/// `mp_flags` u16, `mp_lower` u16, `mp_upper` u16 — or `mp_pages` u32 on overflow pages) and then
-/// `(mp_lower - 16) / 2` u16 node offsets. A node is `mn_lo` u16, `mn_hi` u16, `mn_flags` u16,
-/// `mn_ksize` u16, the key, then the data. In a branch page the child page number is
-/// `mn_lo | mn_hi << 16 | mn_flags << 32`; in a leaf page the data size is `mn_lo | mn_hi << 16`
-/// and `mn_flags` says whether the data is an overflow page number (`F_BIGDATA`), an `MDB_db`
-/// (`F_SUBDATA`) or an inline page of duplicates (`F_DUPDATA`).
+/// For every tree (the free-page tree, the main tree, each named table, each sub-tree of
+/// duplicates) it checks that:
+/// - each page lies inside the file and at or below the snapshot's last page, says it is the page
+///   it is, is of the kind its parent expects, and is used once only;
+/// - each page's node table and every node, key and value lie inside the page;
+/// - keys ascend strictly within each page and stay between the separators of the parent page;
+/// - every leaf is at the tree's depth, and the pages and entries counted match the tree's record;
+/// - large values' overflow pages lie inside the file and are used once;
+/// - the free list names only pages inside the snapshot that no tree uses, each once;
+/// - the main tree holds Cairn's commit marker (see ``CommitMarker``), which it reports.
+///
+/// Layout (LMDB 0.9, 64-bit): a page has a 16-byte header (`mp_pgno` u64, `mp_pad` u16 — the key
+/// size of a `LEAF2` page —, `mp_flags` u16, `mp_lower` u16, `mp_upper` u16, or `mp_pages` u32 at
+/// byte 12 of an overflow page) and then `(mp_lower - 16) / 2` u16 node offsets. A node is `mn_lo`
+/// u16, `mn_hi` u16, `mn_flags` u16, `mn_ksize` u16, the key, then the data. In a branch page the
+/// child page number is `mn_lo | mn_hi << 16 | mn_flags << 32`; in a leaf page the data size is
+/// `mn_lo | mn_hi << 16` and `mn_flags` says whether the data is an overflow page number
+/// (`F_BIGDATA`), an `MDB_db` (`F_SUBDATA`: a named table, or with `F_DUPDATA` a sub-tree of
+/// duplicates) or an inline sub-page of duplicates (`F_DUPDATA`). `LEAF2` pages hold fixed-size
+/// keys back to back after the header. This type is the one place that knows that layout.
 struct PageWalker {
-    let fd: Int32
-    let pageSize: Int
-    let pagesInFile: UInt64
-    let path: String
-
-    static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
-    static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04, leaf2: UInt16 = 0x20
-    static let databaseSize = 48
-
-    private var visited = Set<UInt64>()
-
-    init(fd: Int32, pageSize: Int, pagesInFile: UInt64, path: String) {
-        self.fd = fd
-        self.pageSize = pageSize
-        self.pagesInFile = pagesInFile
-        self.path = path
+    /// How much of the snapshot to walk.
+    enum Scope {
+        /// Every page of every tree.
+        case everything
+        /// The free-page tree and the main tree, and only the root page of each named table:
+        /// what is cheap on a store of any size.
+        case catalogue
     }
 
-    /// Walks the trees rooted at `roots` (free-page tree and main tree).
-    mutating func walk(roots: [UInt64]) throws(StorageError) {
-        var pending: [UInt64] = roots.filter { $0 != DataFileValidator.invalidPage }
-        while let pageNumber = pending.popLast() {
-            let page = try read(pageNumber)
-            let flags = page.uint16(at: DataFileValidator.Offset.flags)
-            if flags & Self.branch != 0 {
-                try forEachNode(of: page, number: pageNumber) { (node) throws(StorageError) in
-                    pending.append(
-                        UInt64(page.uint16(at: node)) | UInt64(page.uint16(at: node + 2)) << 16
-                            | UInt64(page.uint16(at: node + 4)) << 32)
+    /// What a walk found.
+    struct Summary {
+        /// The commit marker's value in the main tree, if it has one.
+        var marker: UInt64?
+        /// Each named table (by name) with its record, and whether its pages were walked.
+        var tables: [(name: String, record: DatabaseRecord)] = []
+        /// Pages used by the trees walked (overflow pages included).
+        var usedPages = 0
+        /// Pages the free list names.
+        var freePages = 0
+        /// Problems found, each naming its tree and page; empty when the snapshot is sound.
+        var problems: [String] = []
+    }
+
+    static let branchFlag: UInt16 = 0x01, leafFlag: UInt16 = 0x02, overflowFlag: UInt16 = 0x04
+    static let dirtyFlag: UInt16 = 0x10, leaf2Flag: UInt16 = 0x20, subPageFlag: UInt16 = 0x40
+    static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
+    /// `MDB_db.md_flags` bits that change how keys or duplicates compare.
+    static let reverseKey: UInt16 = 0x02, duplicateSort: UInt16 = 0x04, integerKey: UInt16 = 0x08
+    static let duplicateFixed: UInt16 = 0x10, integerDuplicate: UInt16 = 0x20, reverseDuplicate: UInt16 = 0x40
+    static let headerSize = 16, nodeHeaderSize = 8
+
+    let file: MappedDataFile
+    let pageSize: Int
+    let lastPage: UInt64
+    let pagesInFile: UInt64
+    /// One bit per page of the file: used by a tree walked so far.
+    private var used: [UInt64]
+    private var summary = Summary()
+
+    init(file: MappedDataFile, pageSize: Int, lastPage: UInt64) {
+        self.file = file
+        self.pageSize = pageSize
+        self.lastPage = lastPage
+        pagesInFile = UInt64(file.fileSize / pageSize)
+        used = [UInt64](repeating: 0, count: Int(min(pagesInFile, lastPage &+ 1) + 63) / 64)
+    }
+
+    /// Walks the snapshot `meta` names.
+    ///
+    /// - Parameter stopAtFirstProblem: throw the first problem (opening a store) instead of
+    ///   collecting one problem per tree (verifying one).
+    /// - Throws: ``StorageError`` `.damaged` with the first problem, when `stopAtFirstProblem`.
+    mutating func walk(_ meta: MetaPage, scope: Scope, stopAtFirstProblem: Bool) throws(StorageError) -> Summary {
+        var free: [UInt64] = []
+        func attempt(_ tree: String, _ body: () throws(PageFault) -> Void) throws(StorageError) {
+            do {
+                try body()
+            } catch {
+                let problem = "\(tree): \(error.reason)"
+                if stopAtFirstProblem {
+                    throw StorageError(
+                        code: .damaged,
+                        message: "The store cannot be opened: in transaction \(meta.transactionID)'s \(problem). "
+                            + "Restore the store from a backup.",
+                        path: file.path)
                 }
-            } else if flags & Self.leaf2 != 0 {
-                continue  // fixed-size duplicates: keys only, no references
-            } else if flags & Self.leaf != 0 {
-                try forEachNode(of: page, number: pageNumber) { (node) throws(StorageError) in
-                    let nodeFlags = page.uint16(at: node + 4)
-                    let keySize = Int(page.uint16(at: node + 6))
-                    let data = node + 8 + keySize
-                    if nodeFlags & Self.bigData != 0 {
-                        try need(data + 8, in: pageNumber)
-                        try checkOverflow(page.uint64(at: data), from: pageNumber)
-                    } else if nodeFlags & Self.subData != 0 {
-                        try need(data + Self.databaseSize, in: pageNumber)
-                        let root = page.uint64(at: data + 40)
-                        if root != DataFileValidator.invalidPage { pending.append(root) }
+                summary.problems.append(problem)
+            }
+        }
+        try attempt("free-page tree") { () throws(PageFault) in
+            try walkTree(meta.freeTree, kind: .free) { (key, value) throws(PageFault) in
+                // A free-list record: u64 count, then that many page numbers.
+                guard key.count == 8, value.count >= 8, value.count % 8 == 0 else {
+                    throw PageFault("a free-list record has a \(key.count)-byte key and a \(value.count)-byte value")
+                }
+                let count = value.loadUnaligned(as: UInt64.self)
+                guard count == UInt64(value.count / 8 - 1) else {
+                    throw PageFault("a free-list record counts \(count) pages in \(value.count) bytes")
+                }
+                for index in 1..<(value.count / 8) {
+                    free.append(value.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                }
+            }
+        }
+        var marker: UInt64?
+        try attempt("main tree") { () throws(PageFault) in
+            try walkTree(meta.mainTree, kind: .main) { (key, value) throws(PageFault) in
+                guard key.elementsEqual(CommitMarker.key) else { return }
+                guard value.count == 8 else { throw PageFault("the commit marker is \(value.count) bytes, not 8") }
+                marker = UInt64(bigEndian: value.loadUnaligned(as: UInt64.self))
+            }
+        }
+        summary.marker = marker
+        for (name, record) in summary.tables {
+            try attempt("table '\(name)'") { () throws(PageFault) in
+                if let problem = record.problem(lastPage: lastPage, name: "tree") { throw PageFault(problem) }
+                switch scope {
+                case .everything: try walkTree(record, kind: .table) { _, _ in }
+                case .catalogue: try checkRoot(of: record)
+                }
+            }
+        }
+        try attempt("free list") { () throws(PageFault) in
+            try checkFreeList(free, scope: scope)
+        }
+        summary.freePages = free.count
+        return summary
+    }
+
+    // MARK: Trees
+
+    /// A page to visit, with the key range its parent allows (lower inclusive, upper exclusive).
+    private struct Visit {
+        let page: UInt64
+        let level: Int
+        let lower: UnsafeRawBufferPointer?
+        let upper: UnsafeRawBufferPointer?
+    }
+
+    /// Walks one tree, checking its pages and its record's counts; calls `leaf` with each plain
+    /// key and value of a leaf (not for named tables or duplicates).
+    private mutating func walkTree(
+        _ record: DatabaseRecord, kind: TreeKind,
+        leaf: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(PageFault) -> Void
+    ) throws(PageFault) {
+        guard !record.isEmpty else { return }
+        let order = KeyOrder(kind: kind, flags: record.flags)
+        let duplicates = kind == .table && record.flags & Self.duplicateSort != 0
+        var counts = (branch: UInt64(0), leaf: UInt64(0), overflow: UInt64(0), entries: UInt64(0))
+        var pending = [Visit(page: record.root, level: 1, lower: nil, upper: nil)]
+        while let visit = pending.popLast() {
+            let page = try claim(visit.page)
+            let flags = try page.u16(10)
+            let fixedKeys = kind == .duplicates && record.flags & Self.duplicateFixed != 0
+            if flags == Self.branchFlag {
+                counts.branch += 1
+                guard visit.level < Int(record.depth) else {
+                    throw PageFault("branch page \(visit.page) lies at the leaf level \(visit.level)")
+                }
+                let nodes = try nodeOffsets(page, number: visit.page)
+                guard !nodes.isEmpty else { throw PageFault("branch page \(visit.page) is empty") }
+                var separators: [UnsafeRawBufferPointer?] = []
+                var children: [UInt64] = []
+                for (index, node) in nodes.enumerated() {
+                    let child = UInt64(try page.u16(node)) | UInt64(try page.u16(node + 2)) << 16
+                        | UInt64(try page.u16(node + 4)) << 32
+                    let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
+                    // The first node's key is not used: its child holds everything below the second.
+                    if index > 0 {
+                        try order.check(
+                            key, lower: separators.last ?? visit.lower, inclusive: index == 1, upper: visit.upper,
+                            in: visit.page)
+                        separators.append(key)
                     } else {
-                        // Plain data, or an inline page of duplicates: no page references.
-                        let size = Int(page.uint16(at: node)) | Int(page.uint16(at: node + 2)) << 16
-                        try need(data + size, in: pageNumber)
+                        separators.append(visit.lower)
+                    }
+                    children.append(child)
+                }
+                for (index, child) in children.enumerated().reversed() {
+                    let upper = index + 1 < separators.count ? separators[index + 1] : visit.upper
+                    pending.append(Visit(page: child, level: visit.level + 1, lower: separators[index], upper: upper))
+                }
+            } else if flags == Self.leafFlag || (fixedKeys && flags == Self.leafFlag | Self.leaf2Flag) {
+                counts.leaf += 1
+                guard visit.level == Int(record.depth) else {
+                    throw PageFault("leaf page \(visit.page) lies at level \(visit.level) of a tree \(record.depth) deep")
+                }
+                if flags & Self.leaf2Flag != 0 {
+                    counts.entries += try checkFixedKeys(
+                        page, keySize: Int(record.pad), order: order, lower: visit.lower, upper: visit.upper,
+                        in: visit.page)
+                    continue
+                }
+                var previous = visit.lower
+                for (index, node) in try nodeOffsets(page, number: visit.page).enumerated() {
+                    let nodeFlags = try page.u16(node + 4)
+                    let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
+                    try order.check(key, lower: previous, inclusive: index == 0, upper: visit.upper, in: visit.page)
+                    previous = key
+                    let size = Int(try page.u16(node)) | Int(try page.u16(node + 2)) << 16
+                    let dataOffset = node + Self.nodeHeaderSize + key.count
+                    if nodeFlags & Self.bigData != 0 {
+                        guard nodeFlags == Self.bigData else { throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)") }
+                        let value = try overflowValue(first: try page.u64(dataOffset), size: size, from: visit.page)
+                        counts.overflow += UInt64((Self.headerSize + size + pageSize - 1) / pageSize)
+                        counts.entries += 1
+                        if kind != .table { try leaf(key, value) }
+                    } else if nodeFlags & Self.subData != 0 {
+                        guard size == DatabaseRecord.size else {
+                            throw PageFault("a tree record in page \(visit.page) is \(size) bytes, not \(DatabaseRecord.size)")
+                        }
+                        let sub = try DatabaseRecord(page, at: dataOffset)
+                        if kind == .main && nodeFlags == Self.subData {
+                            summary.tables.append((String(decoding: key, as: UTF8.self), sub))
+                            counts.entries += 1
+                        } else if duplicates && nodeFlags == Self.subData | Self.dupData {
+                            if let problem = sub.problem(lastPage: lastPage, name: "sub-tree") { throw PageFault(problem) }
+                            var subRecord = sub
+                            subRecord.flags = record.flags
+                            try walkTree(subRecord, kind: .duplicates) { _, _ in }
+                            counts.entries += sub.entries
+                        } else {
+                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
+                        }
+                    } else if nodeFlags & Self.dupData != 0 {
+                        guard duplicates, nodeFlags == Self.dupData else {
+                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
+                        }
+                        counts.entries += try checkSubPage(
+                            try page.view(dataOffset, size), flags: record.flags, in: visit.page)
+                    } else {
+                        guard nodeFlags == 0 else { throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)") }
+                        let value = try page.slice(dataOffset, size)
+                        counts.entries += 1
+                        if kind != .table { try leaf(key, value) }
                     }
                 }
             } else {
-                throw damaged("page \(pageNumber) is referenced as a tree page but has flags \(flags)")
+                throw PageFault("page \(visit.page) is used as a tree page but has flags \(flags)")
             }
         }
-    }
-
-    private mutating func checkOverflow(_ first: UInt64, from parent: UInt64) throws(StorageError) {
-        let page = try read(first)
-        guard page.uint16(at: DataFileValidator.Offset.flags) & Self.overflow != 0 else {
-            throw damaged("page \(parent) names page \(first) as a large value's first page, but it is not one")
-        }
-        let count = UInt64(page.uint32(at: 12))
-        let (end, overflowed) = first.addingReportingOverflow(count)
-        guard count >= 1, !overflowed, end <= pagesInFile else {
-            throw damaged("the large value on pages \(first)…\(first &+ count &- 1) runs past the end of the file")
+        guard counts.branch == record.branchPages, counts.leaf == record.leafPages,
+            counts.overflow == record.overflowPages, counts.entries == record.entries
+        else {
+            throw PageFault(
+                "the tree holds \(counts.branch) branch, \(counts.leaf) leaf and \(counts.overflow) overflow pages "
+                    + "and \(counts.entries) entries, but its record says \(record.branchPages), "
+                    + "\(record.leafPages), \(record.overflowPages) and \(record.entries)")
         }
     }
 
-    /// Calls `body` with the offset of each node of a branch or leaf page, after bounds checks.
-    private func forEachNode(
-        of page: DataFileValidator.Bytes, number: UInt64, _ body: (Int) throws(StorageError) -> Void
-    ) throws(StorageError) {
-        let lower = Int(page.uint16(at: DataFileValidator.Offset.lower))
-        let upper = Int(page.uint16(at: DataFileValidator.Offset.upper))
-        guard lower >= DataFileValidator.headerSize, lower <= upper, upper <= pageSize, lower % 2 == 0 else {
-            throw damaged("page \(number)'s node table is out of bounds")
+    /// A page of the tree: inside the file and the snapshot, saying it is itself, used once.
+    private mutating func claim(_ number: UInt64) throws(PageFault) -> PageView {
+        guard number >= 2, number <= lastPage else {
+            throw PageFault("a page refers to page \(number), outside the snapshot's pages 2…\(lastPage)")
         }
-        for index in 0..<(lower - DataFileValidator.headerSize) / 2 {
-            let node = Int(page.uint16(at: DataFileValidator.headerSize + 2 * index))
-            guard node >= upper, node + 8 <= pageSize else {
-                throw damaged("node \(index) of page \(number) lies outside the page")
-            }
-            try body(node)
+        guard number < pagesInFile else {
+            throw PageFault("a page refers to page \(number), but the file ends at page \(pagesInFile) (truncated)")
         }
-    }
-
-    private func need(_ end: Int, in pageNumber: UInt64) throws(StorageError) {
-        guard end <= pageSize else { throw damaged("a node of page \(pageNumber) runs past the page") }
-    }
-
-    private mutating func read(_ pageNumber: UInt64) throws(StorageError) -> DataFileValidator.Bytes {
-        guard pageNumber >= 2, pageNumber < pagesInFile else {
-            throw damaged(
-                "the trees reference page \(pageNumber), but the file holds pages 0…\(pagesInFile &- 1): "
-                    + "it is truncated")
+        let word = Int(number / 64), bit = UInt64(1) << (number % 64)
+        guard used[word] & bit == 0 else { throw PageFault("page \(number) is used twice") }
+        used[word] |= bit
+        summary.usedPages += 1
+        let page: PageView
+        do {
+            page = try file.bytes(at: Int(number) * pageSize, count: pageSize, for: "page \(number)")
+        } catch {
+            throw PageFault("page \(number) lies past the end of the file")
         }
-        guard visited.insert(pageNumber).inserted else {
-            throw damaged("page \(pageNumber) is referenced twice")
-        }
-        let page = try DataFileValidator.read(fd: fd, offset: Int(pageNumber) * pageSize, count: pageSize, path: path)
-        guard page.uint64(at: DataFileValidator.Offset.pageNumber) == pageNumber else {
-            throw damaged("page \(pageNumber) says it is page \(page.uint64(at: DataFileValidator.Offset.pageNumber))")
-        }
+        guard try page.u64(0) == number else { throw PageFault("page \(number) says it is page \(try page.u64(0))") }
         return page
     }
 
-    private func damaged(_ reason: String) -> StorageError {
-        StorageError(
-            code: .damaged, message: "The store cannot be opened: \(reason). Restore it from a backup.", path: path)
+    /// The offsets of a page's nodes, each checked to lie inside the page with its header.
+    private func nodeOffsets(_ page: PageView, number: UInt64) throws(PageFault) -> [Int] {
+        let lower = Int(try page.u16(12)), upper = Int(try page.u16(14))
+        guard lower >= Self.headerSize, lower <= upper, upper <= page.size, lower % 2 == 0 else {
+            throw PageFault("page \(number)'s node table is out of bounds")
+        }
+        var offsets: [Int] = []
+        offsets.reserveCapacity((lower - Self.headerSize) / 2)
+        for index in 0..<(lower - Self.headerSize) / 2 {
+            let node = Int(try page.u16(Self.headerSize + 2 * index))
+            guard node >= upper, node + Self.nodeHeaderSize <= page.size else {
+                throw PageFault("node \(index) of page \(number) lies outside the page")
+            }
+            offsets.append(node)
+        }
+        return offsets
+    }
+
+    /// A large value's bytes on its overflow pages, which are claimed.
+    private mutating func overflowValue(first: UInt64, size: Int, from parent: UInt64) throws(PageFault) -> UnsafeRawBufferPointer {
+        let head = try claim(first)
+        guard try head.u16(10) == Self.overflowFlag else {
+            throw PageFault("page \(parent) names page \(first) as a large value's first page, but it is not one")
+        }
+        let count = UInt64(try head.u32(12))
+        let needed = UInt64((Self.headerSize + size + pageSize - 1) / pageSize)
+        guard count == needed else {
+            throw PageFault("the large value on page \(first) spans \(count) pages, but its \(size) bytes need \(needed)")
+        }
+        for page in (first &+ 1)..<(first &+ count) {
+            guard page <= lastPage, page < pagesInFile else {
+                throw PageFault("the large value on page \(first) runs past the end of the file")
+            }
+            let word = Int(page / 64), bit = UInt64(1) << (page % 64)
+            guard used[word] & bit == 0 else { throw PageFault("page \(page) is used twice") }
+            used[word] |= bit
+            summary.usedPages += 1
+        }
+        let value: PageView
+        do {
+            value = try file.bytes(
+                at: Int(first) * pageSize + Self.headerSize, count: size, for: "the large value on page \(first)")
+        } catch {
+            throw PageFault(error.message)
+        }
+        return try value.slice(0, size)
+    }
+
+    /// Checks an inline sub-page of duplicates; returns how many it holds.
+    private func checkSubPage(_ sub: PageView, flags: UInt16, in number: UInt64) throws(PageFault) -> UInt64 {
+        let order = KeyOrder(kind: .duplicates, flags: flags)
+        let pageFlags = try sub.u16(10) & ~Self.dirtyFlag
+        let fixed = flags & Self.duplicateFixed != 0
+        guard pageFlags == Self.leafFlag | Self.subPageFlag | (fixed ? Self.leaf2Flag : 0) else {
+            throw PageFault("a sub-page of duplicates in page \(number) has flags \(pageFlags)")
+        }
+        if fixed {
+            return try checkFixedKeys(sub, keySize: Int(try sub.u16(8)), order: order, lower: nil, upper: nil, in: number)
+        }
+        var previous: UnsafeRawBufferPointer?
+        let nodes = try nodeOffsets(sub, number: number)
+        for node in nodes {
+            guard try sub.u16(node + 4) == 0 else { throw PageFault("a duplicate in page \(number) has node flags") }
+            let key = try sub.slice(node + Self.nodeHeaderSize, Int(try sub.u16(node + 6)))
+            try order.check(key, lower: previous, inclusive: false, upper: nil, in: number)
+            previous = key
+        }
+        return UInt64(nodes.count)
+    }
+
+    /// Checks a `LEAF2` page or sub-page: fixed-size keys after the header, in order.
+    private func checkFixedKeys(
+        _ page: PageView, keySize: Int, order: KeyOrder, lower: UnsafeRawBufferPointer?,
+        upper: UnsafeRawBufferPointer?, in number: UInt64
+    ) throws(PageFault) -> UInt64 {
+        let lowerBound = Int(try page.u16(12))
+        guard keySize >= 1, keySize <= 511, try page.u16(8) == UInt16(keySize), lowerBound >= Self.headerSize,
+            lowerBound % 2 == 0
+        else {
+            throw PageFault("page \(number) of fixed-size duplicates gives a bad size or count")
+        }
+        let count = (lowerBound - Self.headerSize) / 2
+        var previous = lower
+        for index in 0..<count {
+            let key = try page.slice(Self.headerSize + index * keySize, keySize)
+            try order.check(key, lower: previous, inclusive: index == 0, upper: upper, in: number)
+            previous = key
+        }
+        return UInt64(count)
+    }
+
+    /// Checks a named table's root page alone: inside the file and of the kind its depth says.
+    private func checkRoot(of record: DatabaseRecord) throws(PageFault) {
+        guard !record.isEmpty else { return }
+        guard record.root < pagesInFile else {
+            throw PageFault("its root page \(record.root) lies past the end of the file (truncated)")
+        }
+        let page: PageView
+        do {
+            page = try file.bytes(at: Int(record.root) * pageSize, count: Self.headerSize, for: "a root page")
+        } catch {
+            throw PageFault("its root page \(record.root) lies past the end of the file")
+        }
+        let flags = try page.u16(10)
+        let expected = record.depth == 1 ? Self.leafFlag : Self.branchFlag
+        guard try page.u64(0) == record.root, flags & 0x07 == expected else {
+            throw PageFault("its root page \(record.root) is not a \(record.depth == 1 ? "leaf" : "branch") page")
+        }
+    }
+
+    /// Checks the free list's pages: inside the snapshot, named once, and (when every tree was
+    /// walked) used by none of them. Pages past the end of the file may be free: a transaction
+    /// that allocated and freed them never wrote them.
+    private func checkFreeList(_ free: [UInt64], scope: Scope) throws(PageFault) {
+        var seen = Set<UInt64>()
+        seen.reserveCapacity(free.count)
+        for page in free {
+            guard page >= 2, page <= lastPage else {
+                throw PageFault("it names page \(page), outside the snapshot's pages 2…\(lastPage)")
+            }
+            guard seen.insert(page).inserted else { throw PageFault("it names page \(page) twice") }
+            if scope == .everything && page < pagesInFile && used[Int(page / 64)] & (UInt64(1) << (page % 64)) != 0 {
+                throw PageFault("it names page \(page), which a tree uses")
+            }
+        }
+    }
+}
+
+/// Which tree a walk is in: the key order and what leaves hold depend on it.
+private enum TreeKind {
+    case free, main, table, duplicates
+}
+
+/// How a tree's keys compare, and the checks that they ascend.
+private struct KeyOrder {
+    /// `nil`: an order this walker does not check (reverse or integer duplicates, which Cairn
+    /// never uses).
+    let compare: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int)?
+
+    init(kind: TreeKind, flags: UInt16) {
+        switch kind {
+        case .free:
+            compare = Self.integers
+        case .main, .table:
+            if flags & PageWalker.integerKey != 0 {
+                compare = Self.integers
+            } else if flags & PageWalker.reverseKey != 0 {
+                compare = nil
+            } else {
+                compare = Self.bytes
+            }
+        case .duplicates:
+            if flags & (PageWalker.integerDuplicate | PageWalker.reverseDuplicate) != 0 {
+                compare = nil
+            } else {
+                compare = Self.bytes
+            }
+        }
+    }
+
+    /// `mdb_cmp_memn`: bytes in order, then the shorter first.
+    static func bytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let result = memcmp(a.baseAddress!, b.baseAddress!, common)
+            if result != 0 { return Int(result) }
+        }
+        return a.count - b.count
+    }
+
+    /// `mdb_cmp_long` / `mdb_cmp_int`: native unsigned integers of the keys' size.
+    static func integers(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        guard a.count == b.count else { return a.count - b.count }
+        switch a.count {
+        case 8:
+            let (x, y) = (a.loadUnaligned(as: UInt64.self), b.loadUnaligned(as: UInt64.self))
+            return x < y ? -1 : x == y ? 0 : 1
+        case 4:
+            let (x, y) = (a.loadUnaligned(as: UInt32.self), b.loadUnaligned(as: UInt32.self))
+            return x < y ? -1 : x == y ? 0 : 1
+        default:
+            return bytes(a, b)
+        }
+    }
+
+    /// Checks that `key` follows `lower` (or equals it, when `inclusive`) and precedes `upper`.
+    func check(
+        _ key: UnsafeRawBufferPointer, lower: UnsafeRawBufferPointer?, inclusive: Bool,
+        upper: UnsafeRawBufferPointer?, in page: UInt64
+    ) throws(PageFault) {
+        guard let compare else { return }
+        if let lower {
+            let order = compare(lower, key)
+            if order > 0 || (order == 0 && !inclusive) { throw PageFault("the keys of page \(page) are out of order") }
+        }
+        if let upper, compare(key, upper) >= 0 { throw PageFault("a key of page \(page) lies beyond its parent's range") }
     }
 }

@@ -50,6 +50,15 @@ package struct StorageConfiguration: Sendable, Hashable {
     /// ```
     package var durability: Durability = .full
 
+    /// Stores up to this size, in bytes, have every page checked when they open; larger ones have
+    /// their free list and table catalogue checked (see `Docs/Reliability.md` for what each
+    /// costs). `0` checks only the catalogue; `Int.max` checks every store fully.
+    ///
+    /// ```swift
+    /// configuration.fullCheckLimit = 4 << 30
+    /// ```
+    package var fullCheckLimit: Int = 1 << 30
+
     /// Whether the store is opened for reading only.
     ///
     /// ```swift
