@@ -126,6 +126,24 @@ public final class ModelContainer: Sendable {
     /// ```
     public var storeIdentifier: String { store.identifier }
 
+    /// What opening the store had to repair, or `nil` when it opened as it was last saved.
+    ///
+    /// When the newest commit's meta page, or a page only it uses, is damaged while the commit
+    /// before it is intact, the store opens at that earlier commit instead of refusing to open:
+    /// ``StoreRecovery/skippedTransaction`` names the commit that was lost. When only the older
+    /// meta page was damaged, it is rewritten and nothing is lost. Stores that no meta page leads
+    /// to intact data are refused with ``StorageError/Code/damaged``. Recovery rewrites a meta
+    /// page, so it needs a writable store that no other process has open; otherwise opening
+    /// throws and says so.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Book.self)
+    /// if let recovery = container.recovery, let lost = recovery.skippedTransaction {
+    ///     showAlert("The last save (\(lost)) was damaged on disk and could not be recovered.")
+    /// }
+    /// ```
+    public var recovery: StoreRecovery? { store.environment.recovery }
+
     /// Deletes every model in the store; the schema stays.
     ///
     /// ```swift

@@ -129,7 +129,20 @@ final class EnvironmentState: @unchecked Sendable {
         var flags = UInt32(MDB_NOTLS)
         if configuration.durability == .noMetaSync { flags |= UInt32(MDB_NOMETASYNC) }
         if configuration.isReadOnly { flags |= UInt32(MDB_RDONLY) }
-        try check(mdb_env_open(environment, path, flags, StoreFiles.fileMode), "Opening the store")
+        let opened = mdb_env_open(environment, path, flags, StoreFiles.fileMode)
+        if opened == MDB_INVALID || opened == MDB_VERSION_MISMATCH {
+            // The data file passed its checks before this call, so LMDB objects to the lock file,
+            // which it resets only when no other process has the store open.
+            mdb_env_close(environment)
+            throw StorageError(
+                code: .damaged,
+                message: "The store cannot be opened: its lock file (\(StoreFiles.lockFileName)) is damaged or was "
+                    + "written by another LMDB version, and another process has the store open. The data is not "
+                    + "affected: close the store in every other process (LMDB then rebuilds the lock file), and open "
+                    + "it again.",
+                path: StoreFiles.lockFile(in: path), cause: LMDBError(opened))
+        }
+        try check(opened, "Opening the store")
         return environment
     }
 
@@ -184,11 +197,31 @@ final class EnvironmentState: @unchecked Sendable {
 
     // MARK: Map changes
 
-    /// Doubles the map, up to the configured maximum. The caller holds no transaction.
+    /// The largest the map may grow now: the configured maximum, or the process's file-size limit
+    /// when that is lower, so that LMDB reports a full map before it writes past the limit (which
+    /// would kill the process with `SIGXFSZ`, or fail the write). Never below the current size.
+    private func growthLimit() -> (maximum: Int, byFileSizeLimit: Bool) {
+        let configured = LMDBEnvironment.roundedMapSize(max(configuration.maximumMapSize, mapSize), pageSize: pageSize)
+        guard let limit = DiskSpace.fileSizeLimit(), limit / pageSize * pageSize < configured else {
+            return (configured, false)
+        }
+        return (max(limit / pageSize * pageSize, mapSize), true)
+    }
+
+    /// Doubles the map, up to the configured maximum and the process's file-size limit. The
+    /// caller holds no transaction.
     func grow() throws(StorageError) {
         try gate.withExclusive { () throws(StorageError) in
-            let maximum = LMDBEnvironment.roundedMapSize(max(configuration.maximumMapSize, mapSize), pageSize: pageSize)
+            let (maximum, byFileSizeLimit) = growthLimit()
             guard mapSize < maximum else {
+                if byFileSizeLimit {
+                    throw StorageError(
+                        code: .diskFull,
+                        message: "The store cannot grow: its data file would pass the process's file-size limit "
+                            + "(RLIMIT_FSIZE, `ulimit -f`) of \(DiskSpace.fileSizeLimit() ?? maximum) bytes. Raise the "
+                            + "limit or delete data, then save again; earlier commits are intact.",
+                        path: configuration.path)
+                }
                 throw StorageError(
                     code: .maximumSizeReached,
                     message: "The store reached its configured maximum size of \(maximum) bytes. "
@@ -208,7 +241,7 @@ final class EnvironmentState: @unchecked Sendable {
     /// no transaction.
     func reserve(_ bytes: Int) throws(StorageError) {
         try gate.withExclusive { () throws(StorageError) in
-            let maximum = LMDBEnvironment.roundedMapSize(max(configuration.maximumMapSize, mapSize), pageSize: pageSize)
+            let maximum = growthLimit().maximum
             guard let environment = try? environment() else { return }
             var info = MDB_envinfo()
             mdb_env_info(environment, &info)

@@ -140,17 +140,44 @@ package final class LMDBEnvironment: @unchecked Sendable {
         }
         return try EnvironmentRegistry.shared.environment(for: registryKey, configuration: configuration) {
             () throws(StorageError) -> LMDBEnvironment in
+            try checkFilesArePresent(in: path)
             let summary = try DataFileValidator(
                 directory: path, fullCheckLimit: configuration.fullCheckLimit, mayRepair: !configuration.isReadOnly
             ).validate()
             let pageSize = max(summary.pageSize, systemPageSize)
             let wanted = max(configuration.initialMapSize, Int(clamping: summary.mapSize), summary.fileSize)
-            let capped = min(wanted, max(configuration.maximumMapSize, summary.fileSize))
+            // Within the configured maximum and the process's file-size limit (see DiskSpace), but
+            // never below what the file already holds.
+            let ceiling = min(configuration.maximumMapSize, DiskSpace.fileSizeLimit() ?? Int.max)
+            let capped = min(wanted, max(ceiling, summary.fileSize, Int(clamping: summary.lastPage + 1) &* pageSize))
             var resolved = configuration
             resolved.path = path
             let state = try EnvironmentState(
                 configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize), registryKey: registryKey)
             return LMDBEnvironment(configuration: resolved, path: path, state: state, recovery: summary.recovery)
+        }
+    }
+
+    /// Refuses a store directory whose lock file is not a file, or whose data file is gone while
+    /// its lock file is left, with a message that says so: LMDB would report only a generic error,
+    /// and creating a new store there would hide the loss.
+    private static func checkFilesArePresent(in directory: String) throws(StorageError) {
+        let data = StoreFiles.dataFile(in: directory), lock = StoreFiles.lockFile(in: directory)
+        if StoreFiles.exists(lock) && !StoreFiles.isRegularFile(lock) {
+            throw StorageError(
+                code: .damaged,
+                message: "The store cannot be opened: its lock file (\(StoreFiles.lockFileName)) is a directory or "
+                    + "another kind of entry, not a file. The data is not affected: while no process uses the store, "
+                    + "remove that entry (LMDB makes a new lock file), then open the store again.",
+                path: lock)
+        }
+        if !StoreFiles.exists(data) && StoreFiles.exists(lock) {
+            throw StorageError(
+                code: .damaged,
+                message: "The store cannot be opened: its data file (\(StoreFiles.dataFileName)) is missing, though "
+                    + "its lock file is there, so the store's data was deleted or moved. Restore \(StoreFiles.dataFileName) "
+                    + "from a backup, or delete the store directory to start an empty store.",
+                path: data)
         }
     }
 
@@ -162,6 +189,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// let environment = try LMDBEnvironment.openOrCreate(StorageConfiguration(path: path))
     /// ```
     package static func openOrCreate(_ configuration: StorageConfiguration) throws(StorageError) -> LMDBEnvironment {
+        if StoreFiles.isDirectory(configuration.path) { try checkFilesArePresent(in: configuration.path) }
         if StoreFiles.exists(StoreFiles.dataFile(in: configuration.path)) || configuration.isReadOnly {
             return try open(configuration)
         }

@@ -68,6 +68,10 @@ struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// This code as the public error, with a message that says how to fix it.
     func storageError(operation: String, path: String?) -> StorageError {
+        // LMDB reports a write cut short by a full disk or a file-size limit as EIO.
+        if rawValue == EIO || rawValue == MDB_PANIC, let path, let exhaustion = DiskSpace.exhaustion(at: path) {
+            return StorageError(code: .diskFull, message: "\(operation) failed: \(exhaustion)", path: path, cause: self)
+        }
         let (code, remedy) = classification
         return StorageError(
             code: code, message: "\(operation) failed: \(remedy)", path: path, cause: self)
