@@ -75,7 +75,10 @@ import Testing
         do { try damage.write(to: path) } catch { return ("setupFailed", "\(error)") }
         let run: HelperRun
         do {
-            run = try HelperProcess.run(["damage-read", path], environment: [:], timeLimit: 20)
+            // Debug builds check a context's invariants after each save and trap on a violation;
+            // release builds do not, and what a damaged store does in a release build is the question.
+            run = try HelperProcess.run(
+                ["damage-read", path], environment: ["CAIRN_CHECK_INVARIANTS": "0"], timeLimit: 20)
         } catch {
             return ("setupFailed", "\(error)")
         }

@@ -90,8 +90,18 @@ struct HelperRun: Sendable {
         return "exit \(status)"
     }
 
-    /// The last few lines of standard error, on one line.
-    var errorTail: String { errors.split(separator: "\n").suffix(3).joined(separator: " | ") }
+    /// Why the process crashed, from standard error: assertion and fatal-error messages, the
+    /// crash line, and the first frames outside the C library. Falls back to the last lines.
+    var errorTail: String {
+        let lines = errors.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        var picked = lines.filter {
+            $0.contains("Assertion") || $0.contains("Fatal error") || $0.contains("Program crashed")
+                || $0.contains("precondition") || $0.hasPrefix("failed ")
+        }
+        let frames = lines.filter { $0.first?.isNumber == true && $0.contains(" in ") && !$0.contains("libc.so") && !$0.contains("libswiftCore.so") }
+        picked += frames.prefix(4)
+        return (picked.isEmpty ? Array(lines.suffix(3)) : picked).joined(separator: " | ")
+    }
 }
 
 extension HelperProcess {
