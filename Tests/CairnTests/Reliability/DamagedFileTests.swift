@@ -85,12 +85,15 @@ import Testing
     @Test func emptyAndTruncatedFilesAreRefused() throws {
         let template = try Template()
         #expect(template.bytes.count >= template.pagesNeeded * 4096)
+        var random = SeededGenerator()
         var lengths = [0, 1, 511, 512, 4095, 4096, 8191, 8192, template.pagesNeeded * 4096 - 1]
-        lengths += (1..<template.pagesNeeded).map { $0 * 4096 }.shuffled().prefix(30)
-        lengths += (0..<60).map { _ in Int.random(in: 1..<template.pagesNeeded * 4096) }
+        lengths += (1..<template.pagesNeeded).map { $0 * 4096 }.shuffled(using: &random).prefix(30)
+        lengths += (0..<60).map { _ in Int.random(in: 1..<template.pagesNeeded * 4096, using: &random) }
         for length in lengths {
             let result = template.open(Array(template.bytes.prefix(length)), case: "truncated to \(length)")
-            #expect(Self.isTypedRefusal(result), "truncated to \(length) bytes: \(Self.summary(result))")
+            #expect(
+                Self.isTypedRefusal(result),
+                "truncated to \(length) bytes (lengths from seed \(random.seed)): \(Self.summary(result))")
             if length == 0, case .failure(let error as StorageError) = result {
                 #expect(error.message.contains("empty"), "an empty file says so: \(error.message)")
             }
@@ -174,25 +177,35 @@ import Testing
     /// Random damage anywhere in the two meta pages: some bytes (a map size's high bits, a tree's
     /// entry count) are not checkable, so such a store may open, but then every entry reads back
     /// exactly; everything else is refused with a typed error. Never a crash.
+    ///
+    /// Each case has its own seed, printed on failure; `CAIRN_META_DAMAGE_SEED=<seed>` replays one.
     @Test func randomMetaDamageIsRefusedOrHarmless() throws {
         let template = try Template()
+        let replayed = ProcessInfo.processInfo.environment["CAIRN_META_DAMAGE_SEED"].flatMap { UInt64($0) }
+        var seeds = SeededGenerator()
+        let caseSeeds = replayed.map { [$0] } ?? (0..<150).map { _ in seeds.next() }
         var refused = 0
-        let cases = 150
-        for _ in 0..<cases {
+        for seed in caseSeeds {
+            var random = SeededGenerator(seed: seed)
             var bytes = template.bytes
-            let offset = Int.random(in: 0..<2 * 4096)
-            bytes[offset] ^= UInt8.random(in: 1...255)
+            let offset = Int.random(in: 0..<2 * 4096, using: &random)
+            bytes[offset] ^= UInt8.random(in: 1...255, using: &random)
             let result = template.open(bytes, case: "byte \(offset)")
             switch result {
             case .success(let contents):
-                #expect(contents == template.contents, "byte \(offset) damaged: opened with other contents")
+                #expect(
+                    contents == template.contents, "seed \(seed): byte \(offset) damaged: opened with other contents")
             case .failure(let error):
-                #expect(error is StorageError, "byte \(offset): \(error)")
+                #expect(error is StorageError, "seed \(seed): byte \(offset): \(error)")
                 refused += 1
             }
         }
         // Most meta bytes are checked (the structure, the zero tail); a few are not checkable.
-        #expect(refused >= cases * 8 / 10, "refused \(refused) of \(cases)")
+        if replayed == nil {
+            #expect(
+                refused >= caseSeeds.count * 8 / 10,
+                "refused \(refused) of \(caseSeeds.count) (case seeds from seed \(seeds.seed))")
+        }
     }
 
     @Test func anEmptyDataFileIsNeverTreatedAsANewStore() throws {
