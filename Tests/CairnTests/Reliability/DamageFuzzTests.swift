@@ -35,7 +35,9 @@ import Testing
             }
             data = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
             lock = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/lock.mdb")))
-            func uint64(_ offset: Int) -> UInt64 { data[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
+            func uint64(_ offset: Int) -> UInt64 {
+                data[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+            }
             let newest = uint64(StoreDamage.Meta.transactionID) > uint64(4096 + StoreDamage.Meta.transactionID) ? 0 : 1
             usedPages = Int(uint64(newest * 4096 + StoreDamage.Meta.lastPage)) + 1
         }
@@ -48,7 +50,9 @@ import Testing
         var generator = SeededGenerator(seed: baseSeed)
         let seeds = Self.replayedSeed.map { [$0] } ?? (0..<Self.cases).map { _ in generator.next() }
         if Self.replayedSeed == nil {
-            print("DamageFuzzTests: \(Self.cases) cases from base seed \(baseSeed), template of \(template.data.count) bytes")
+            print(
+                "DamageFuzzTests: \(Self.cases) cases from base seed \(baseSeed), template of \(template.data.count) bytes"
+            )
         }
         let tally = FaultTally("DamageFuzzTests")
         // Two cases at a time: each is a child process that mostly waits on its own start-up.
@@ -58,8 +62,10 @@ import Testing
                 let seed = seeds[index]
                 let damage = StoreDamage(
                     seed: seed, data: template.data, lock: template.lock, usedPages: template.usedPages)
-                let (outcome, detail) = Self.run(damage, in: template.directory.child("case-\(seed)"), template: template)
-                let passed = outcome.hasPrefix("typedError") || outcome == "readCorrectly" || outcome == "recoveredEarlier"
+                let (outcome, detail) = Self.run(
+                    damage, in: template.directory.child("case-\(seed)"), template: template)
+                let passed =
+                    outcome.hasPrefix("typedError") || outcome == "readCorrectly" || outcome == "recoveredEarlier"
                 tally.record(
                     "seed \(seed) (\(damage.description))", outcome, detail: detail, failed: !passed)
             }
@@ -86,9 +92,9 @@ import Testing
     }
 
     static func classify(_ run: HelperRun, template: Template) -> (String, String) {
-        if run.timedOut { return ("hang", "no exit within 20 s; last output: \(run.lines.last ?? "none")") }
+        if run.timedOut { return ("hang", "no exit within 20 s; last output: \(run.lines.last?.prefix(80) ?? "none")") }
         if run.signal != nil || run.status != 0 {
-            return ("crash", "\(run.ending); last output: \(run.lines.last ?? "none"); stderr: \(run.errorTail)")
+            return ("crash", "\(run.ending); last output: \(run.lines.last?.prefix(80) ?? "none"); stderr: \(run.errorTail)")
         }
         let problems = run.lines.filter { $0.hasPrefix("problem ") }.map { $0.dropFirst(8) }
         let recovery = run.lines.first { $0.hasPrefix("recovery ") }
@@ -99,7 +105,9 @@ import Testing
             if canonical != newest {
                 if let earlier = template.states.first(where: { $0.value == canonical })?.key {
                     if recovery == nil {
-                        return ("wrongData", "read commit \(earlier) of \(DamageFuzzTests.commits) and reported no recovery")
+                        return (
+                            "wrongData", "read commit \(earlier) of \(DamageFuzzTests.commits) and reported no recovery"
+                        )
                     }
                 } else {
                     let entries = canonical.split(separator: " ").count

@@ -125,7 +125,9 @@ import Glibc
             return ("lostSave", "saves \(acknowledged.subtracting(held).sorted().prefix(5)) acknowledged but missing")
         }
         if !held.isSubset(of: acknowledged) {
-            return ("failedSaveVisible", "saves \(held.subtracting(acknowledged).sorted().prefix(5)) there unacknowledged")
+            return (
+                "failedSaveVisible", "saves \(held.subtracting(acknowledged).sorted().prefix(5)) there unacknowledged"
+            )
         }
         if !check.problems.isEmpty { return ("brokenInvariant", check.problems.prefix(3).joined(separator: "; ")) }
         if !resumed {

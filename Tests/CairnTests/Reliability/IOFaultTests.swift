@@ -59,7 +59,9 @@ struct IOFaultTests {
         let calls = counting.calls
         try #require(calls.count >= 10, "the shim counted the store's calls: \(calls.count)")
         let kinds = Dictionary(calls.map { ($0.name, 1) }, uniquingKeysWith: +)
-        print("IOFaultTests \(scenario.name): a fault-free run makes \(calls.count) counted calls \(kinds.sorted { $0.key < $1.key })")
+        print(
+            "IOFaultTests \(scenario.name): a fault-free run makes \(calls.count) counted calls \(kinds.sorted { $0.key < $1.key })"
+        )
 
         let tally = FaultTally("IOFaultTests \(scenario.name)")
         let codes = FaultTally("IOFaultTests \(scenario.name) error codes")

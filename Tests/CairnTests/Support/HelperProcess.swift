@@ -98,7 +98,10 @@ struct HelperRun: Sendable {
             $0.contains("Assertion") || $0.contains("Fatal error") || $0.contains("Program crashed")
                 || $0.contains("precondition") || $0.hasPrefix("failed ")
         }
-        let frames = lines.filter { $0.first?.isNumber == true && $0.contains(" in ") && !$0.contains("libc.so") && !$0.contains("libswiftCore.so") }
+        let frames = lines.filter {
+            $0.first?.isNumber == true && $0.contains(" in ") && !$0.contains("libc.so")
+                && !$0.contains("libswiftCore.so")
+        }
         picked += frames.prefix(4)
         return (picked.isEmpty ? Array(lines.suffix(3)) : picked).joined(separator: " | ")
     }
@@ -153,7 +156,9 @@ private final class CollectedOutput: @unchecked Sendable {
 
     func set(_ data: Data, isOutput: Bool) {
         lock.withLock {
-            if isOutput { outputText = String(decoding: data, as: UTF8.self) } else {
+            if isOutput {
+                outputText = String(decoding: data, as: UTF8.self)
+            } else {
                 errorText = String(decoding: data, as: UTF8.self)
             }
         }

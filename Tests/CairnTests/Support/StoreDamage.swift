@@ -25,8 +25,13 @@ struct StoreDamage {
         lock = templateLock
         let pages = max(2, bytes.count / Self.pageSize)
         let used = min(pages, max(2, usedPages))
-        func page() -> Int { random.next() % 4 == 0 ? Int.random(in: 0..<pages, using: &random) : Int.random(in: 0..<used, using: &random) }
-        func pageRange(_ page: Int) -> Range<Int> { page * Self.pageSize..<min(bytes.count, (page + 1) * Self.pageSize) }
+        func page() -> Int {
+            random.next() % 4 == 0
+                ? Int.random(in: 0..<pages, using: &random) : Int.random(in: 0..<used, using: &random)
+        }
+        func pageRange(_ page: Int) -> Range<Int> {
+            page * Self.pageSize..<min(bytes.count, (page + 1) * Self.pageSize)
+        }
         func set(_ value: UInt64, at offset: Int) {
             withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + 8, with: $0) }
         }
@@ -123,6 +128,8 @@ struct StoreDamage {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         if let data { try Data(data).write(to: URL(fileURLWithPath: path + "/data.mdb")) }
         if let lock { try Data(lock).write(to: URL(fileURLWithPath: path + "/lock.mdb")) }
-        if lockIsDirectory { try FileManager.default.createDirectory(atPath: path + "/lock.mdb", withIntermediateDirectories: false) }
+        if lockIsDirectory {
+            try FileManager.default.createDirectory(atPath: path + "/lock.mdb", withIntermediateDirectories: false)
+        }
     }
 }
