@@ -11,6 +11,10 @@
 //   ledger <store> <seconds>                   save balanced batches of Tally rows, "ack N" after each save
 //   ledger-reader <store>                      fetch every Tally forever, "read N sum S" after each fetch
 //   tally-update <store> <label> <amount>      set the amount of the Tally with that label, or delete it ("delete")
+//   fault-save <store> <first> <count> <volumes> <body-length>   numbered model saves (FaultWorkloads.swift)
+//   damage-template <store> <commits>          build the damage tests' template store
+//   damage-read <store>                        open a damaged store, read, check, save once more
+//   disk-full <store> <how> <body-length> <limit> [<filler>]   save until the disk is full, free space, resume
 import Cairn
 import Foundation
 
@@ -267,6 +271,18 @@ do {
             let tallies = try context.fetch(FetchDescriptor<Tally>())
             say("read \(n) sum \(tallies.reduce(0) { $0 + $1.amount }) count \(tallies.count)")
         }
+
+    case "fault-save":
+        FaultWorkload.run(arguments)
+
+    case "damage-template":
+        DamageWorkload.template(arguments)
+
+    case "damage-read":
+        DamageWorkload.read(arguments)
+
+    case "disk-full":
+        DiskFullWorkload.run(arguments)
 
     default:
         fail("unknown mode \(mode)")

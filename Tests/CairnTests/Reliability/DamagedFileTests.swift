@@ -109,12 +109,15 @@ import Testing
     @Test func emptyAndTruncatedFilesAreRefusedOrRecovered() throws {
         let template = try Template()
         #expect(template.bytes.count >= template.pagesNeeded * 4096)
+        var random = SeededGenerator()
         var lengths = [0, 1, 511, 512, 4095, 4096, 8191, 8192, template.pagesNeeded * 4096 - 1]
-        lengths += (1..<template.pagesNeeded).map { $0 * 4096 }.shuffled().prefix(30)
-        lengths += (0..<60).map { _ in Int.random(in: 1..<template.pagesNeeded * 4096) }
+        lengths += (1..<template.pagesNeeded).map { $0 * 4096 }.shuffled(using: &random).prefix(30)
+        lengths += (0..<60).map { _ in Int.random(in: 1..<template.pagesNeeded * 4096, using: &random) }
         for length in lengths {
             let result = template.open(Array(template.bytes.prefix(length)), case: "truncated to \(length)")
-            #expect(Self.isRefusedOrRead(result, from: template), "truncated to \(length) bytes: \(Self.summary(result))")
+            #expect(
+                Self.isRefusedOrRead(result, from: template),
+                "truncated to \(length) bytes (lengths from seed \(random.seed)): \(Self.summary(result))")
             if length == 0, case .failure(let error as StorageError) = result {
                 #expect(error.message.contains("empty"), "an empty file says so: \(error.message)")
             }

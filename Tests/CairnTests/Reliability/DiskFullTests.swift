@@ -3,8 +3,22 @@ import Testing
 
 @testable import Cairn
 
-/// A writer under a file-size limit (`RLIMIT_FSIZE`, what `ulimit -f` sets) runs out of room.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A writer runs out of room: under a file-size limit (`RLIMIT_FSIZE`, what `ulimit -f` sets)
+/// with SIGXFSZ at its default and ignored, and on a small tmpfs when the tests may mount one.
+/// Every run must end in a typed `diskFull` error (never a SIGXFSZ kill, never `ioError`), keep
+/// every acknowledged save, and save again in the same process once space is freed.
+///
+/// The quick tier runs one model run per way; `CAIRN_DISK_FULL_RUNS=<count>` runs that many,
+/// cycling through the three ways × six payload sizes.
 @Suite struct DiskFullTests {
+    static let runs = Int(ProcessInfo.processInfo.environment["CAIRN_DISK_FULL_RUNS"] ?? "") ?? 3
+    static let ways = ["rlimit", "rlimit-ignored", "tmpfs"]
+    static let payloads = [2_000, 30_000, 150_000, 400_000, 800_000, 1_500_000]
+
     /// With `SIGXFSZ` ignored a write past the limit fails; at its default it would kill the
     /// process, so the map must never grow past the limit.
     @Test(arguments: ["ignored-signal", "default-signal"])
@@ -23,5 +37,123 @@ import Testing
         let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
         let table = try environment.openTable("t")!
         try environment.write { txn in try txn.put([1], for: [0xFF], in: table) }
+    }
+
+    /// One run: a way of filling the disk, a payload per save, and the room there is.
+    struct Run: CustomStringConvertible {
+        var way: String
+        var payload: Int
+        /// The file-size limit, or the tmpfs size.
+        var room: Int
+
+        var description: String { "\(way) payload \(payload) room \(room)" }
+
+        /// The n-th run: ways fastest, then payloads, then more room on each later round.
+        init(_ n: Int) {
+            way = DiskFullTests.ways[n % DiskFullTests.ways.count]
+            payload = DiskFullTests.payloads[(n / DiskFullTests.ways.count) % DiskFullTests.payloads.count]
+            let round = n / (DiskFullTests.ways.count * DiskFullTests.payloads.count)
+            room = (6 + 2 * round) << 20
+        }
+    }
+
+    @Test(.timeLimit(.minutes(30)))
+    func modelSavesMeetAFullDiskWithDiskFullAndResume() throws {
+        let tally = FaultTally("DiskFullTests")
+        for n in 0..<Self.runs {
+            let run = Run(Self.runs <= Self.ways.count ? n + 2 * Self.ways.count : n)  // the quick tier: 150 KB saves
+            let (outcome, detail) = try Self.perform(run)
+            tally.record(
+                "run \(n) (\(run))", outcome, detail: detail, failed: outcome != "passed" && outcome != "skipped")
+        }
+        for failure in tally.finish().prefix(20) { Issue.record(Comment(rawValue: failure)) }
+        #expect(tally.failureCount == 0, "\(tally.summary)")
+    }
+
+    static func perform(_ run: Run) throws -> (String, String) {
+        let directory = TemporaryDirectory("DiskFull")
+        var root = directory.path
+        var arguments: [String]
+        if run.way == "tmpfs" {
+            root = directory.child("mount")
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+            let mounted = try HelperRunner.shell(["mount", "-t", "tmpfs", "-o", "size=\(run.room)", "tmpfs", root])
+            guard mounted.status == 0 else {
+                print("DiskFullTests: skipping \(run): mount is not permitted here (\(mounted.output))")
+                return ("skipped", "mount is not permitted")
+            }
+            // A filler takes half the room; removing it is how the run frees space.
+            let filler = root + "/filler"
+            try Data(count: run.room / 2).write(to: URL(fileURLWithPath: filler))
+            arguments = ["disk-full", root + "/store", "filler", "\(run.payload)", "0", filler]
+        } else {
+            arguments = ["disk-full", root + "/store", run.way, "\(run.payload)", "\(run.room)"]
+        }
+        defer { if run.way == "tmpfs" { _ = try? HelperRunner.shell(["umount", root]) } }
+        // The debug builds' invariant check after every save reads the whole store: thousands of
+        // small saves would take minutes. The store check afterwards covers the invariants.
+        let result = try HelperProcess.run(arguments, environment: ["CAIRN_CHECK_INVARIANTS": "0"], timeLimit: 120)
+        return classify(result, store: root + "/store")
+    }
+
+    static func classify(_ result: HelperRun, store: String) -> (String, String) {
+        let said = result.errorLine ?? "no error line"
+        if result.timedOut { return ("hang", said) }
+        if result.signal == SIGXFSZ { return ("killedBySIGXFSZ", "after \(result.acknowledged.max() ?? 0) saves") }
+        if result.signal != nil || result.status != 0 {
+            return ("crash", "\(result.ending); \(said); stderr: \(result.errorTail)")
+        }
+        guard let error = result.errorLine, error.hasPrefix("save "), !error.hasPrefix("save none") else {
+            return ("noDiskFull", said)
+        }
+        let fields = error.split(separator: " ")
+        let (outcome, detail) = afterwards(result, store: store)
+        if fields.count < 3 || fields[2] != "StorageError.diskFull" {
+            return ("notDiskFull \(fields.count > 2 ? fields[2] : "?")", "\(said); afterwards: \(outcome) \(detail)")
+        }
+        return (outcome, detail)
+    }
+
+    /// The store after the run: every acknowledged save there and no other, invariants, resumption.
+    static func afterwards(_ result: HelperRun, store: String) -> (String, String) {
+        let check = FaultStoreCheck(store)
+        if let openError = check.openError { return ("lockedOut", openError) }
+        let resumed = result.lines.contains("done")
+        let acknowledged = Set(result.acknowledged)
+        let held = Set(
+            check.canonical.split(separator: " ").filter { $0.hasPrefix("S:s") }.compactMap {
+                Int($0.dropFirst(3).prefix { $0.isNumber })
+            })
+        if !acknowledged.isSubset(of: held) {
+            return ("lostSave", "saves \(acknowledged.subtracting(held).sorted().prefix(5)) acknowledged but missing")
+        }
+        if !held.isSubset(of: acknowledged) {
+            return (
+                "failedSaveVisible", "saves \(held.subtracting(acknowledged).sorted().prefix(5)) there unacknowledged"
+            )
+        }
+        if !check.problems.isEmpty { return ("brokenInvariant", check.problems.prefix(3).joined(separator: "; ")) }
+        if !resumed {
+            let resume = result.lines.last { $0.hasPrefix("error ") } ?? result.lines.last ?? ""
+            return ("notResumed", String(resume))
+        }
+        if let error = check.furtherSaveError { return ("noFurtherSave", error) }
+        return ("passed", "")
+    }
+}
+
+/// Runs a system command (mount, umount) and collects its output.
+enum HelperRunner {
+    static func shell(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

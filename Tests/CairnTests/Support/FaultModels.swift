@@ -1,0 +1,1 @@
+../../CairnTestHelper/FaultModels.swift
