@@ -9,13 +9,10 @@ import Foundation
 import Glibc
 #endif
 
-/// The recovery the container reports when it opened the store at an earlier commit because the
-/// newest one was damaged, or nil when it opened the newest commit.
-///
-/// This is the one place the damage tests read that report: until `ModelContainer` exposes it,
-/// no recovery is ever reported, so a store that opens at an earlier commit counts as wrong data.
+/// The recovery the container reports when opening repaired a damaged meta page (and, if it
+/// says so, skipped the damaged newest commit), or nil when it opened the store as it was.
 func recoveryNote(_ container: ModelContainer) -> String? {
-    nil
+    container.recovery.map { "\($0.openedTransaction) skipped \($0.skippedTransaction.map(String.init) ?? "none")" }
 }
 
 /// Runs `body`, and on a thrown error prints it with the phase and exits with status 0.

@@ -104,11 +104,22 @@ struct DataFileValidator {
         // commit behind an older one.
         let preferred = metas[1].transactionID > metas[0].transactionID ? metas[1] : metas[0]
         let other = metas[1 - preferred.index]
-        var checks: [Int: SnapshotCheck] = [preferred.index: checkSnapshot(preferred, pageSize: pageSize, in: file)]
-        if checks[preferred.index]!.problem != nil || !other.hasSlotParity
-            || checks[preferred.index]!.restoredTransactionID != nil
-        {
-            checks[other.index] = checkSnapshot(other, pageSize: pageSize, in: file)
+        var checks: [Int: SnapshotCheck] = [:]
+        for meta in [preferred, other] {
+            // LMDB writes commit t to slot t % 2, so its two pages hold ids one apart (both 0 in a
+            // file nobody has written to). An id that breaks that is damage, and the snapshot's
+            // own commit marker then tells the page's true id.
+            let neighbour = metas[1 - meta.index].transactionID
+            let suspect =
+                !meta.hasSlotParity
+                || (meta.transactionID != 0 || neighbour != 0)
+                    && meta.transactionID &+ 1 != neighbour && neighbour &+ 1 != meta.transactionID
+            if meta.index == other.index, let first = checks[preferred.index], first.problem == nil,
+                first.restoredTransactionID == nil, !suspect
+            {
+                break  // LMDB's choice is sound and the other page is what LMDB leaves: no need to look
+            }
+            checks[meta.index] = checkSnapshot(meta, pageSize: pageSize, suspectID: suspect, in: file)
         }
         let sound = [preferred, other].filter { checks[$0.index].map { $0.problem == nil } ?? false }
         guard let chosen = sound.max(by: { checks[$0.index]!.transactionID($0) < checks[$1.index]!.transactionID($1) })
@@ -171,7 +182,7 @@ struct DataFileValidator {
         func transactionID(_ meta: MetaPage) -> UInt64 { restoredTransactionID ?? meta.transactionID }
     }
 
-    private func checkSnapshot(_ meta: MetaPage, pageSize: Int, in file: MappedDataFile) -> SnapshotCheck {
+    private func checkSnapshot(_ meta: MetaPage, pageSize: Int, suspectID: Bool, in file: MappedDataFile) -> SnapshotCheck {
         if let problem = meta.problem(pageSize: pageSize) { return SnapshotCheck(problem: problem) }
         var walker = PageWalker(file: file, pageSize: meta.pageSize, lastPage: meta.lastPage)
         let summary: PageWalker.Summary
@@ -183,17 +194,15 @@ struct DataFileValidator {
         }
         // Every commit Cairn makes records its own id in the main tree; a compacted copy restarts
         // LMDB's ids at 1 and keeps the old marker until its next write.
-        guard meta.transactionID > 1 || !meta.hasSlotParity else {
-            return SnapshotCheck(marker: summary.marker)
-        }
+        guard meta.transactionID > 1 || suspectID else { return SnapshotCheck(marker: summary.marker) }
         guard let marker = summary.marker else {
             return SnapshotCheck(
                 problem: "its main tree lacks the commit marker every Cairn commit writes: its root is damaged, "
                     + "or another program wrote the store")
         }
-        // An id of the wrong parity for its slot is damage LMDB never writes (a failed meta write
-        // keeps the slot's old id), so the snapshot's own marker tells the true id.
-        if !meta.hasSlotParity {
+        // An id LMDB never writes there (a failed meta write keeps the slot's old id, one below
+        // the other page's) is damage, so the snapshot's own marker tells the true id.
+        if suspectID && marker != meta.transactionID {
             guard marker > 1, Int(marker % 2) == meta.index else {
                 return SnapshotCheck(
                     problem: "it holds transaction \(meta.transactionID), which belongs in the other meta page",
