@@ -57,7 +57,7 @@ package struct StorageConfiguration: Sendable, Hashable {
     /// ```swift
     /// configuration.fullCheckLimit = 4 << 30
     /// ```
-    package var fullCheckLimit: Int = 1 << 30
+    package var fullCheckLimit: Int = 64 << 20
 
     /// Whether the store is opened for reading only.
     ///
