@@ -323,7 +323,7 @@ public final class ModelContext: _ModelLoader {
             let tables = store.entities[persistentModelID.entityName]
         else { return nil }
         statistics.readTransactions += 1
-        let exists = (try? store.environment.read { txn in try txn.contains(Self.rowKey(rowID), in: tables.records) })
+        let exists = (try? store.environment.read { txn in try txn.contains(EntryLayout.rowKey(rowID), in: tables.records) })
         return exists == true ? registeredOrFault(persistentModelID) : nil
     }
 
@@ -474,10 +474,10 @@ public final class ModelContext: _ModelLoader {
         statistics.readTransactions += 1
         let targetRows: [UInt64] = try store.environment.read { txn in
             var rows: [UInt64] = []
-            try txn.forEachDuplicate(of: Self.rowKey(rowID), in: table) { value in
-                let row = UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                if try !checkRows || txn.contains(Self.rowKey(row), in: destination.records) { rows.append(row) }
-                return true
+            for edge in try txn.edges(of: rowID, in: table) {
+                if try !checkRows || txn.contains(EntryLayout.rowKey(edge.target), in: destination.records) {
+                    rows.append(edge.target)
+                }
             }
             return rows
         }
@@ -502,7 +502,7 @@ public final class ModelContext: _ModelLoader {
         statistics.readTransactions += 1
         statistics.recordLoads += 1
         let reader = try store.environment.read { txn in
-            try txn.withValue(for: Self.rowKey(rowID), in: tables.records) { bytes in
+            try txn.withValue(for: EntryLayout.rowKey(rowID), in: tables.records) { bytes in
                 try RecordReader(copying: bytes)
             }
         }
@@ -685,9 +685,5 @@ public final class ModelContext: _ModelLoader {
         keyChangedIDs.removeAll()
         deletedIDs.removeAll()
         sweepRegistrations()
-    }
-
-    static func rowKey(_ rowID: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: rowID.bigEndian) { Array($0) }
     }
 }
