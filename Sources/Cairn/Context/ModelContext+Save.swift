@@ -18,9 +18,13 @@ extension ModelContext {
     /// try context.save()
     /// ```
     /// - Throws: ``SaveError`` when a delete is denied or a relationship count is out of range;
-    ///   ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …).
+    ///   ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …);
+    ///   ``FetchError`` (``FetchError/Code/loadFailed``) when a property could not be loaded since
+    ///   the last save or fetch (see ``pendingLoadErrors``): nothing is written, and the errors are
+    ///   cleared, so saving again writes the changes as they are.
     public func save() throws {
         checkOwner()
+        try throwPendingLoadErrors()
         guard hasChanges else { return }
         let store = container.store
         guard !store.isReadOnly else {
@@ -109,6 +113,9 @@ extension ModelContext {
             finalTargets.append((owner, relationship, targets))
         }
         try checkCounts(finalTargets)
+        // Planning read relationships through getters: one that failed to load read as empty, so
+        // the plan (cascades, inverses) may be wrong. Nothing is written then.
+        try throwPendingLoadErrors()
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.

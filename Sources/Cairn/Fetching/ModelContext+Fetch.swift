@@ -15,10 +15,13 @@ extension ModelContext {
     /// let recent = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.year > 2000 }))
     /// ```
     /// - Throws: ``StorageError`` when the store cannot be read; ``FetchError`` when the predicate
-    ///   cannot be evaluated on a model.
+    ///   cannot be evaluated on a model, or (``FetchError/Code/loadFailed``, before anything is
+    ///   read) when a property could not be loaded since the last save or fetch: see
+    ///   ``pendingLoadErrors``.
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         checkOwner()
+        try throwPendingLoadErrors()
         refreshIfNeeded()
         let tables = entityTables(of: T.self, for: "fetch(_:)")
         if !descriptor.includePendingChanges && hasChanges {
@@ -147,6 +150,7 @@ extension ModelContext {
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         checkOwner()
+        try throwPendingLoadErrors()
         refreshIfNeeded()
         let tables = entityTables(of: T.self, for: "fetchCount(_:)")
         if !descriptor.includePendingChanges && hasChanges {
