@@ -42,7 +42,7 @@ struct History {
                 bytes.append(entry.kind.rawValue)
                 bytes.append(UInt8(name.count))
                 bytes += name
-                withUnsafeBytes(of: entry.row.bigEndian) { bytes.append(contentsOf: $0) }
+                bytes += EntryLayout.rowKey(entry.row)
             }
         }
         return bytes
@@ -56,9 +56,9 @@ struct History {
             guard offset + 2 <= bytes.count, let kind = Kind(rawValue: bytes[offset]) else { return nil }
             let length = Int(bytes[offset + 1])
             guard offset + 2 + length + 8 <= bytes.count,
-                let entity = String(validating: bytes[(offset + 2)..<(offset + 2 + length)], as: UTF8.self)
+                let entity = String(validating: bytes[(offset + 2)..<(offset + 2 + length)], as: UTF8.self),
+                let row = EntryLayout.bigEndianUInt64(in: bytes, at: offset + 2 + length)
             else { return nil }
-            let row = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 2 + length, as: UInt64.self))
             entries.append(Entry(kind: kind, entity: entity, row: row))
             offset += 2 + length + 8
         }
@@ -67,17 +67,22 @@ struct History {
 
     /// Writes this commit's entry and drops entries older than ``retainedCommits``.
     func write(commit: UInt64, history: Table, meta: Table, txn: borrowing WriteTransaction) throws {
-        try txn.put(encoded(), for: ModelContext.rowKey(commit), in: history)
+        try txn.put(encoded(), for: EntryLayout.historyKey(commit: commit), in: history)
         guard commit > Self.retainedCommits else { return }
         let floor = commit - Self.retainedCommits
-        let stored = try txn.get(Self.floorKey, in: meta).map(ModelContext.number) ?? 0
+        let stored = try Self.floor(meta: meta, txn: txn)
         guard floor > stored + Self.retainedCommits / 10 else { return }  // prune in steps
         var old: [[UInt8]] = []
-        try txn.scan(history, KeyRange(to: .exclusive(ModelContext.rowKey(floor)))) { key, _ in
+        try txn.scan(history, KeyRange(to: .exclusive(EntryLayout.historyKey(commit: floor)))) { key, _ in
             old.append(Array(key))
             return true
         }
         for key in old { _ = try txn.delete(key, in: history) }
-        try txn.put(ModelContext.rowKey(floor), for: Self.floorKey, in: meta)
+        try txn.put(EntryLayout.counter(floor), for: Self.floorKey, in: meta)
+    }
+
+    /// The oldest commit id whose entry is kept (0 before the first pruning).
+    static func floor(meta: Table, txn: borrowing some StorageTransaction & ~Copyable) throws -> UInt64 {
+        try txn.get(floorKey, in: meta).map { try EntryLayout.counter($0, key: floorKey, table: meta) } ?? 0
     }
 }

@@ -31,13 +31,20 @@ extension ModelContext {
         // already counts but this snapshot does not include is left for the next refresh.
         let found = try? store.environment.read { txn -> (current: UInt64, entries: [History.Entry]?) in
             let current = txn.id
-            let floor = try txn.get(History.floorKey, in: store.meta).map(Self.number) ?? 0
+            let floor = try History.floor(meta: store.meta, txn: txn)
             guard seen + 1 >= floor else { return (current, nil) }  // entries were dropped: refresh all
             var entries: [History.Entry] = []
             var damaged = false
-            try txn.scan(table, KeyRange(from: .exclusive(Self.rowKey(seen)), to: .inclusive(Self.rowKey(current)))) {
-                key, value in
-                let commit = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+            let range = KeyRange(
+                from: .exclusive(EntryLayout.historyKey(commit: seen)),
+                to: .inclusive(EntryLayout.historyKey(commit: current)))
+            try txn.scan(table, range) { key, value in
+                // A damaged entry cannot say which rows changed: every model the context holds is
+                // refreshed instead, which is correct, only slower.
+                guard let commit = try? EntryLayout.commit(historyKey: key, table: table) else {
+                    damaged = true
+                    return false
+                }
                 guard !ownCommits.contains(commit) else { return true }
                 guard let decoded = History.decode(value) else {
                     damaged = true

@@ -41,11 +41,11 @@ extension ModelContext {
                 guard total <= Self.invariantCheckLimit else { return [] }
                 var ids = Set<UInt64>()
                 try txn.scan(tables.records) { key, _ in
-                    ids.insert(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+                    ids.insert(try EntryLayout.row(key: key, table: tables.records))
                     return true
                 }
                 rows[name] = ids
-                let counter = try txn.get(Self.rowCounterKey(name), in: store.meta).map(Self.number) ?? 1
+                let counter = try Self.nextRow(of: name, meta: store.meta, txn: txn)
                 if let highest = ids.max(), highest >= counter {
                     violations.append("\(name): row \(highest) is not below the row counter \(counter)")
                 }
@@ -64,10 +64,11 @@ extension ModelContext {
                     let inverseTable = inverse.flatMap { store.entities[relationship.destination]?.edges[$0.name] }
                     var lastOwner: UInt64?
                     var lastRank: UInt64 = 0
-                    try txn.scan(tables.edges[relationship.name]!) { key, value in
-                        let owner = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-                        let rank = UInt64(bigEndian: value.loadUnaligned(as: UInt64.self))
-                        let target = UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    let edgeTable = tables.edges[relationship.name]!
+                    try txn.scan(edgeTable) { key, value in
+                        let owner = try EntryLayout.row(key: key, table: edgeTable)
+                        let edge = try EntryLayout.edge(value: value, ownerKey: key, table: edgeTable)
+                        let (rank, target) = (edge.rank, edge.target)
                         if owner == lastOwner && rank <= lastRank {
                             violations.append("\(name)/\(owner).\(relationship.name): ranks do not rise")
                         }
@@ -84,12 +85,7 @@ extension ModelContext {
                             )
                         }
                         if let inverseTable, relationship.deleteRule != .noAction {
-                            var back = false
-                            try txn.forEachDuplicate(of: Self.rowKey(target), in: inverseTable) { value in
-                                back =
-                                    UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == owner
-                                return !back
-                            }
+                            let back = try txn.edges(of: target, in: inverseTable).contains { $0.target == owner }
                             if !back {
                                 violations.append(
                                     "\(name)/\(owner).\(relationship.name) → \(relationship.destination)/\(target) has no inverse edge"
@@ -101,9 +97,9 @@ extension ModelContext {
                 }
                 for index in tables.indexes {
                     var entries = 0
-                    try txn.scan(index.table) { _, value in
+                    try txn.scan(index.table) { key, value in
                         entries += 1
-                        let row = Self.number(Array(value))
+                        let row = try EntryLayout.row(keyedValue: value, key: key, table: index.table)
                         if !(rows[name]?.contains(row) ?? false) {
                             violations.append("\(index.table.name): an entry names missing row \(row)")
                         }
@@ -113,8 +109,8 @@ extension ModelContext {
                         guard let stored = try storedModel(row: row, tables: tables, in: txn) else { continue }
                         let key = index.key(of: stored)
                         var found = false
-                        try txn.forEachDuplicate(of: key, in: index.table) { value in
-                            found = Self.number(Array(value)) == row
+                        try txn.forEachIndexedRow(for: key, in: index.table) { stored in
+                            found = stored == row
                             return !found
                         }
                         if !found { violations.append("\(index.table.name): row \(row) is not under its key") }
@@ -126,7 +122,7 @@ extension ModelContext {
                 for (index, unique) in tables.uniques.enumerated() {
                     var keyed = Set<UInt64>()
                     try txn.scan(unique.table) { key, value in
-                        let row = Self.number(Array(value))
+                        let row = try EntryLayout.row(keyedValue: value, key: key, table: unique.table)
                         keyed.insert(row)
                         if !(rows[name]?.contains(row) ?? false) {
                             violations.append("\(unique.table.name): a key names missing row \(row)")
@@ -135,7 +131,7 @@ extension ModelContext {
                     }
                     for row in rows[name] ?? [] {
                         let stored = try storedKeys(row: row, tables: tables, in: txn)[index]
-                        if try txn.get(stored, in: unique.table).map(Self.number) != row {
+                        if try txn.uniqueRow(for: stored, in: unique.table) != row {
                             violations.append("\(unique.table.name): row \(row) is not under its key")
                         }
                     }

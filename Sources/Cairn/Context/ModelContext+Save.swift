@@ -18,9 +18,13 @@ extension ModelContext {
     /// try context.save()
     /// ```
     /// - Throws: ``SaveError`` when a delete is denied or a relationship count is out of range;
-    ///   ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …).
+    ///   ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …);
+    ///   ``FetchError`` (``FetchError/Code/loadFailed``) when a property could not be loaded since
+    ///   the last save or fetch (see ``pendingLoadErrors``): nothing is written, and the errors are
+    ///   cleared, so saving again writes the changes as they are.
     public func save() throws {
         checkOwner()
+        try throwPendingLoadErrors()
         guard hasChanges else { return }
         let store = container.store
         guard !store.isReadOnly else {
@@ -75,7 +79,7 @@ extension ModelContext {
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
                 try load(model, rowID: id.rowID!, tables: tables)
             }
-            updateRecords.append((tables.records, Self.rowKey(id.rowID!), try record(of: model)))
+            updateRecords.append((tables.records, EntryLayout.rowKey(id.rowID!), try record(of: model)))
         }
         // The relationships to write: every one of an inserted model, the changed ones of a
         // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
@@ -109,6 +113,9 @@ extension ModelContext {
             finalTargets.append((owner, relationship, targets))
         }
         try checkCounts(finalTargets)
+        // Planning read relationships through getters: one that failed to load read as empty, so
+        // the plan (cascades, inverses) may be wrong. Nothing is written then.
+        try throwPendingLoadErrors()
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
@@ -150,7 +157,7 @@ extension ModelContext {
             for ((tables, record), model) in zip(insertRecords, inserted) {
                 let row: UInt64
                 if let takenOver = uniqueness.takeovers[ObjectIdentifier(model)] {
-                    try txn.put(record, for: Self.rowKey(takenOver), in: tables.records)
+                    try txn.put(record, for: EntryLayout.rowKey(takenOver), in: tables.records)
                     row = takenOver
                 } else {
                     row = try rows.append(record, to: tables, meta: store.meta, txn: txn)
@@ -174,7 +181,7 @@ extension ModelContext {
             for model in plan.deletedSaved {
                 let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!
-                let key = Self.rowKey(row)
+                let key = EntryLayout.rowKey(row)
                 try txn.delete(key, in: tables.records)
                 for (name, table) in tables.edges {
                     if let relationship = tables.entity.relationshipsByName[name] {
@@ -201,16 +208,22 @@ extension ModelContext {
                         + "(it was deleted before it was ever saved). Remove it from the relationship, or insert it again."
                 )
             }
-            for (table, key, row) in indexRemovals { try txn.delete(key, value: Self.rowKey(row), in: table) }
+            for (table, key, row) in indexRemovals {
+                try txn.delete(key, value: EntryLayout.keyedValue(row: row, key: key), in: table)
+            }
             for (table, key, model) in indexAdditions {
-                try txn.put(Self.rowKey(try rowID(of: model)), for: key, in: table)
+                try txn.put(EntryLayout.keyedValue(row: try rowID(of: model), key: key), for: key, in: table)
             }
             for (table, owner, tag, value) in externalWrites {
                 try txn.put(value, for: Store.EntityTables.externalKey(row: try rowID(of: owner), tag: tag), in: table)
             }
             for (table, key) in uniqueness.freed { try txn.delete(key, in: table) }
             for (table, key, model) in uniqueness.claimed {
-                guard try txn.put(Self.rowKey(try rowID(of: model)), for: key, in: table, options: .noOverwrite) else {
+                guard
+                    try txn.put(
+                        EntryLayout.keyedValue(row: try rowID(of: model), key: key), for: key, in: table,
+                        options: .noOverwrite)
+                else {
                     // Another process stored the same unique values since the save was planned.
                     throw SaveError(
                         code: .uniquenessViolated,
@@ -236,13 +249,13 @@ extension ModelContext {
             }
             for (table, owner, targets, relationship) in edgeWrites {
                 let ownerRow = try rowID(of: owner)
-                let ownerKey = Self.rowKey(ownerRow)
+                let ownerKey = EntryLayout.rowKey(ownerRow)
                 let old = try Self.storedEdges(of: ownerRow, in: table, txn: txn).map(\.target)
                 try txn.delete(ownerKey, in: table)
                 var new: [UInt64] = []
                 for (rank, target) in targets.enumerated() {
                     let targetRow = try rowID(of: target)
-                    let edge = Self.rowKey(UInt64(rank)) + Self.rowKey(targetRow)
+                    let edge = EntryLayout.edgeValue(owner: ownerRow, rank: UInt64(rank), target: targetRow)
                     try txn.put(edge, for: ownerKey, in: table, options: .appendDuplicate)
                     new.append(targetRow)
                 }
@@ -435,8 +448,12 @@ extension ModelContext {
 
     static func rowCounterKey(_ entity: String) -> [UInt8] { Array("rowid:\(entity)".utf8) }
 
-    static func number(_ bytes: [UInt8]) -> UInt64 {
-        bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    /// An entity's next row id as `meta` stores it (1 when it has none yet).
+    static func nextRow(of entity: String, meta: Table, txn: borrowing some StorageTransaction & ~Copyable) throws
+        -> UInt64
+    {
+        let key = rowCounterKey(entity)
+        return try txn.get(key, in: meta).map { try EntryLayout.counter($0, key: key, table: meta) } ?? 1
     }
 }
 
@@ -452,8 +469,8 @@ struct RowAppender {
         let entity = tables.entity.name
         let row =
             try next[ObjectIdentifier(tables)]?.row
-            ?? txn.get(ModelContext.rowCounterKey(entity), in: meta).map(ModelContext.number) ?? 1
-        guard try txn.put(record, for: ModelContext.rowKey(row), in: tables.records, options: .append) else {
+            ?? ModelContext.nextRow(of: entity, meta: meta, txn: txn)
+        guard try txn.put(record, for: EntryLayout.rowKey(row), in: tables.records, options: .append) else {
             throw StorageError(
                 code: .damaged,
                 message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
@@ -466,22 +483,20 @@ struct RowAppender {
     /// Stores the counters of the entities that got new rows.
     func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
         for (tables, row) in next.values {
-            try txn.put(ModelContext.rowKey(row), for: ModelContext.rowCounterKey(tables.entity.name), in: meta)
+            try txn.put(EntryLayout.counter(row), for: ModelContext.rowCounterKey(tables.entity.name), in: meta)
         }
     }
 }
 
 extension ModelContext {
-    /// A row's stored edges in one relationship table: each duplicate's bytes and target row.
+    /// A row's stored edges in one relationship table, verified: each duplicate's bytes (to delete
+    /// it by), rank and target row.
     static func storedEdges(
         of owner: UInt64, in table: Table, txn: borrowing WriteTransaction
-    ) throws -> [(value: [UInt8], target: UInt64)] {
-        var edges: [(value: [UInt8], target: UInt64)] = []
-        try txn.forEachDuplicate(of: rowKey(owner), in: table) { value in
-            edges.append((Array(value), UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))))
-            return true
+    ) throws -> [(value: [UInt8], rank: UInt64, target: UInt64)] {
+        try txn.edges(of: owner, in: table).map { edge in
+            (EntryLayout.edgeValue(owner: owner, rank: edge.rank, target: edge.target), edge.rank, edge.target)
         }
-        return edges
     }
 
     /// Makes the stored inverse edges agree with every relationship list this save rewrote.
@@ -523,7 +538,7 @@ extension ModelContext {
         func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: String) throws {
             written[ListKey(table: table.handle, owner: owner)] = nil
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
-                _ = try txn.delete(Self.rowKey(owner), value: edge.value, in: table)
+                _ = try txn.delete(EntryLayout.rowKey(owner), value: edge.value, in: table)
                 history.record(.edges, entity, owner)
                 repaired.append(
                     PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: owner))
@@ -547,7 +562,7 @@ extension ModelContext {
                 {
                     continue
                 }
-                guard !deleted.contains(targetID), try txn.contains(Self.rowKey(target), in: destination.records) else {
+                guard !deleted.contains(targetID), try txn.contains(EntryLayout.rowKey(target), in: destination.records) else {
                     try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
                     continue
                 }
@@ -557,18 +572,18 @@ extension ModelContext {
                 if inverse.isToOneRelationship {
                     // The target's to-one pointed at another row: that row no longer has the target.
                     for edge in edges {
-                        _ = try txn.delete(Self.rowKey(target), value: edge.value, in: inverseTable)
+                        _ = try txn.delete(EntryLayout.rowKey(target), value: edge.value, in: inverseTable)
                         try removeEdge(table, owner: edge.target, target: target, entity: inverse.destination)
                     }
                     try txn.put(
-                        Self.rowKey(0) + Self.rowKey(owner), for: Self.rowKey(target), in: inverseTable,
-                        options: .appendDuplicate)
+                        EntryLayout.edgeValue(owner: target, rank: 0, target: owner), for: EntryLayout.rowKey(target),
+                        in: inverseTable, options: .appendDuplicate)
                     repaired.append(targetID)
                 } else {
-                    let rank = edges.last.map { Self.number(Array($0.value.prefix(8))) + 1 } ?? 0
+                    let rank = edges.last.map { $0.rank + 1 } ?? 0
                     try txn.put(
-                        Self.rowKey(rank) + Self.rowKey(owner), for: Self.rowKey(target), in: inverseTable,
-                        options: .appendDuplicate)
+                        EntryLayout.edgeValue(owner: target, rank: rank, target: owner), for: EntryLayout.rowKey(target),
+                        in: inverseTable, options: .appendDuplicate)
                     repaired.append(targetID)
                 }
             }

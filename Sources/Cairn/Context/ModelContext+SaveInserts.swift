@@ -38,7 +38,7 @@ extension ModelContext {
             let taken = try store.environment.read { txn in
                 try prepared.contains { item in
                     try zip(item.tables.uniques, item.uniqueKeys).contains { unique, key in
-                        try txn.get(key, in: unique.table) != nil
+                        try txn.uniqueRow(for: key, in: unique.table) != nil
                     }
                 }
             }
@@ -63,9 +63,9 @@ extension ModelContext {
                 let tables = item.tables
                 let entity = tables.entity.name
                 let row = try appender.append(item.record, to: tables, meta: store.meta, txn: txn)
-                let key = Self.rowKey(row)
                 for (unique, uniqueKey) in zip(tables.uniques, item.uniqueKeys) {
-                    guard try txn.put(key, for: uniqueKey, in: unique.table, options: .noOverwrite) else {
+                    let value = EntryLayout.keyedValue(row: row, key: uniqueKey)
+                    guard try txn.put(value, for: uniqueKey, in: unique.table, options: .noOverwrite) else {
                         // Another process stored the same unique values since the read above.
                         throw SaveError(
                             code: .uniquenessViolated,
@@ -75,7 +75,7 @@ extension ModelContext {
                     }
                 }
                 for (index, indexKey) in zip(tables.indexes, item.indexKeys) {
-                    try txn.put(key, for: indexKey, in: index.table)
+                    try txn.put(EntryLayout.keyedValue(row: row, key: indexKey), for: indexKey, in: index.table)
                 }
                 history.record(.inserted, entity, row)
                 rows.append(row)

@@ -44,7 +44,7 @@ extension ModelContext {
         }
         func isFreed(_ table: Table, _ key: [UInt8]) -> Bool { freedKeys.contains(KeySlot(table, key)) }
         func stored(_ table: Table, _ key: [UInt8]) throws -> UInt64? {
-            try store.environment.read { txn in try txn.get(key, in: table).map(Self.number) }
+            try store.environment.read { txn in try txn.uniqueRow(for: key, in: table) }
         }
 
         for model in deletes.deletedSaved {
@@ -79,7 +79,7 @@ extension ModelContext {
         let storedRows: [[UInt64?]] = try store.environment.read { txn in
             try zip(inserted, insertKeys).map { model, keys in
                 try zip(store.tables(of: model).uniques, keys).map { unique, key in
-                    isFreed(unique.table, key) ? nil : try txn.get(key, in: unique.table).map(Self.number)
+                    isFreed(unique.table, key) ? nil : try txn.uniqueRow(for: key, in: unique.table)
                 }
             }
         }
@@ -197,7 +197,7 @@ extension ModelContext {
     func storedModel(
         row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction
     ) throws -> (any PersistentModel)? {
-        let reader = try txn.withValue(for: Self.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
+        let reader = try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
         return try reader.map { try scratchModel(from: $0, tables: tables) }
     }
 

@@ -182,8 +182,8 @@ extension ModelContext {
         statistics.readTransactions += 1
         let stored: [(row: UInt64, record: [UInt8]?)?] = try store.environment.read { txn in
             try winners.map { position in
-                guard let row = try txn.get(keys[position], in: constraint.table).map(Self.number) else { return nil }
-                return (row, try txn.get(Self.rowKey(row), in: tables.records))
+                guard let row = try txn.uniqueRow(for: keys[position], in: constraint.table) else { return nil }
+                return (row, try txn.get(EntryLayout.rowKey(row), in: tables.records))
             }
         }
         if allowsBulkUpsert && !hasChanges && tables.uniques.count == 1 && tables.externalAttributes.isEmpty
@@ -275,8 +275,8 @@ extension ModelContext {
             var history = History()
             for (record, position) in zip(records, winners) {
                 let model = chunk[position]
-                if let row = try txn.get(keys[position], in: constraint.table).map(Self.number) {
-                    let key = Self.rowKey(row)
+                if let row = try txn.uniqueRow(for: keys[position], in: constraint.table) {
+                    let key = EntryLayout.rowKey(row)
                     let old = try txn.get(key, in: tables.records)
                     if old == record {
                         outcomes.append(.unchanged(row))
@@ -290,18 +290,22 @@ extension ModelContext {
                             if let previous {
                                 let oldKey = index.key(of: previous)
                                 if oldKey == newKey { continue }
-                                _ = try txn.delete(oldKey, value: key, in: index.table)
+                                _ = try txn.delete(
+                                    oldKey, value: EntryLayout.keyedValue(row: row, key: oldKey), in: index.table)
                             }
-                            try txn.put(key, for: newKey, in: index.table)
+                            try txn.put(EntryLayout.keyedValue(row: row, key: newKey), for: newKey, in: index.table)
                         }
                     }
                     history.record(.updated, entity, row)
                     outcomes.append(.updated(row))
                 } else {
                     let row = try rows.append(record, to: tables, meta: store.meta, txn: txn)
-                    let key = Self.rowKey(row)
-                    try txn.put(key, for: keys[position], in: constraint.table)
-                    for index in tables.indexes { try txn.put(key, for: index.key(of: model), in: index.table) }
+                    try txn.put(
+                        EntryLayout.keyedValue(row: row, key: keys[position]), for: keys[position], in: constraint.table)
+                    for index in tables.indexes {
+                        let indexKey = index.key(of: model)
+                        try txn.put(EntryLayout.keyedValue(row: row, key: indexKey), for: indexKey, in: index.table)
+                    }
                     history.record(.inserted, entity, row)
                     outcomes.append(.inserted(row))
                 }

@@ -81,6 +81,8 @@ public final class ModelContext: _ModelLoader {
     var lastSeenCommit: UInt64 = 0
     /// Commits this context made itself that are newer than `lastSeenCommit`.
     var ownCommits: Set<UInt64> = []
+    /// Loads that failed in a getter, not yet reported (see `pendingLoadErrors`).
+    var loadErrors: [FetchError] = []
 
     /// Counts of the context's reads.
     struct ReadStatistics: Equatable {
@@ -306,13 +308,6 @@ public final class ModelContext: _ModelLoader {
         return registrations[persistentModelID]?.live as? Model
     }
 
-    /// The model with this identifier: the registered instance, or a new fault that loads its
-    /// values when first read.
-    ///
-    /// ```swift
-    /// let book = context.model(for: id) as! Book
-    /// ```
-    /// - Precondition: the identifier belongs to this container's store and schema.
     /// The model with this identifier if it is registered or stored, else `nil`: no fault is made
     /// for a row that does not exist.
     func existingModel(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
@@ -323,24 +318,49 @@ public final class ModelContext: _ModelLoader {
             let tables = store.entities[persistentModelID.entityName]
         else { return nil }
         statistics.readTransactions += 1
-        let exists = (try? store.environment.read { txn in try txn.contains(Self.rowKey(rowID), in: tables.records) })
+        let exists = (try? store.environment.read { txn in try txn.contains(EntryLayout.rowKey(rowID), in: tables.records) })
         return exists == true ? registeredOrFault(persistentModelID) : nil
     }
 
+    /// The model with this identifier: the registered instance, or a new fault that loads its
+    /// values when first read.
+    ///
+    /// An identifier that names no model of this store — one of another store, or of a model
+    /// that was never saved — does not trap: you get an instance whose properties read as their
+    /// default values (or `nil` or empty), which the context does not track, and each property
+    /// read records a ``FetchError`` (``FetchError/Code/loadFailed``) in ``pendingLoadErrors``
+    /// that the next ``save()`` or ``fetch(_:)`` throws. A row deleted since makes a model whose
+    /// ``PersistentModel/isDeleted`` becomes `true` when it is first read. To learn whether a
+    /// model exists without that, fetch it: `#Predicate { $0.persistentModelID == id }`.
+    ///
+    /// ```swift
+    /// let book = context.model(for: id) as! Book
+    /// ```
+    /// - Precondition: the identifier's entity is in the container's schema (an identifier of
+    ///   another schema is a programming error: there is no class to make an instance of).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         checkOwner()
         refreshIfNeeded()
         return registeredOrFault(persistentModelID)
     }
 
-    /// The registered model for an identifier, or a new registered fault.
+    /// The registered model for an identifier, or a new registered fault; for an identifier that
+    /// names no saved model of this store, an untracked placeholder (see ``model(for:)``).
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let registered = registrations[persistentModelID]?.live { return registered }
-        guard let tables = store.entities[persistentModelID.entityName],
-            persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier
-        else {
+        guard let tables = store.entities[persistentModelID.entityName] else {
             preconditionFailure(
-                "ModelContext.model(for:): \(persistentModelID) is not a saved model of this container's store")
+                "ModelContext.model(for:): \(persistentModelID) names entity \(persistentModelID.entityName), which "
+                    + "is not in the container's schema; pass identifiers of this container's models")
+        }
+        guard persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier else {
+            // Not registered, so never tracked or saved; its getters go to `fulfill`, which
+            // records the error and returns placeholders.
+            var state = _ModelState()
+            state.persistentIdentifier = persistentModelID
+            let model = tables.entity.modelType.init(_$modelState: state)
+            model._$modelState.loader = self
+            return model
         }
         return fault(persistentModelID, tables: tables)
     }
@@ -416,11 +436,19 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func fulfill(_ model: any PersistentModel, _ index: Int) {
         checkOwner()
-        guard let id = model._$modelState.persistentIdentifier, let rowID = id.rowID,
-            let tables = store.entities[id.entityName]
-        else {
+        guard let id = model._$modelState.persistentIdentifier, let tables = store.entities[id.entityName] else {
             preconditionFailure(
-                "\(type(of: model)) property #\(index) was read before it was loaded, and the model is not saved")
+                "\(type(of: model)) property #\(index) was read before it was loaded, and the model has no "
+                    + "identifier of this context's schema: create models with their own initialisers")
+        }
+        guard let rowID = id.rowID, id.storeIdentifier == store.identifier else {
+            let reason =
+                id.rowID == nil
+                ? "the identifier is of a model that was never saved" : "the identifier is of another store"
+            recordLoadError(
+                id, property: propertyName(index, tables: tables),
+                cause: StorageError(code: .notFound, message: "\(id): \(reason)."), reason: reason)
+            return fillPlaceholder(model, index, tables: tables)
         }
         refreshIfNeeded()
         // A model deleted elsewhere (found now or earlier) reads what it lacks as placeholders.
@@ -438,7 +466,10 @@ public final class ModelContext: _ModelLoader {
             markDeletedElsewhere(model, tables: tables)
             fillPlaceholder(model, index, tables: tables)
         } catch {
-            preconditionFailure("Loading \(id) failed: \(error)")
+            // A damaged record or edge list (or any other failure to read): the getter gets a
+            // placeholder, and the next save or fetch reports the error.
+            recordLoadError(id, property: propertyName(index, tables: tables), cause: error, reason: "\(error)")
+            fillPlaceholder(model, index, tables: tables)
         }
     }
 
@@ -474,10 +505,10 @@ public final class ModelContext: _ModelLoader {
         statistics.readTransactions += 1
         let targetRows: [UInt64] = try store.environment.read { txn in
             var rows: [UInt64] = []
-            try txn.forEachDuplicate(of: Self.rowKey(rowID), in: table) { value in
-                let row = UInt64(bigEndian: value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                if try !checkRows || txn.contains(Self.rowKey(row), in: destination.records) { rows.append(row) }
-                return true
+            for edge in try txn.edges(of: rowID, in: table) {
+                if try !checkRows || txn.contains(EntryLayout.rowKey(edge.target), in: destination.records) {
+                    rows.append(edge.target)
+                }
             }
             return rows
         }
@@ -502,7 +533,7 @@ public final class ModelContext: _ModelLoader {
         statistics.readTransactions += 1
         statistics.recordLoads += 1
         let reader = try store.environment.read { txn in
-            try txn.withValue(for: Self.rowKey(rowID), in: tables.records) { bytes in
+            try txn.withValue(for: EntryLayout.rowKey(rowID), in: tables.records) { bytes in
                 try RecordReader(copying: bytes)
             }
         }
@@ -685,9 +716,5 @@ public final class ModelContext: _ModelLoader {
         keyChangedIDs.removeAll()
         deletedIDs.removeAll()
         sweepRegistrations()
-    }
-
-    static func rowKey(_ rowID: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: rowID.bigEndian) { Array($0) }
     }
 }

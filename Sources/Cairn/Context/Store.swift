@@ -69,9 +69,7 @@ final class Store: @unchecked Sendable {
             externalAttributes = external
         }
 
-        static func externalKey(row: UInt64, tag: UInt32) -> [UInt8] {
-            withUnsafeBytes(of: row.bigEndian) { Array($0) } + withUnsafeBytes(of: tag.bigEndian) { Array($0) }
-        }
+        static func externalKey(row: UInt64, tag: UInt32) -> [UInt8] { EntryLayout.externalKey(row: row, tag: tag) }
     }
 
     /// The store's identifier (a UUID written when the store was created).
@@ -92,8 +90,11 @@ final class Store: @unchecked Sendable {
 
     static let formatKey = Array("format".utf8)
     static let storeKey = Array("store".utf8)
-    static let formatVersion: UInt8 = 1
-    /// An edge value is 16 bytes, rank then target row id, so duplicates sort by rank.
+    /// The store format this version reads and writes. Format 2 added a checksum to every unique,
+    /// index and edge entry (see ``EntryLayout``); format 1 stores are refused, not migrated.
+    static let formatVersion: UInt8 = 2
+    /// An edge value is 20 bytes (``EntryLayout/edgeValue(owner:rank:target:)``), rank first, so
+    /// duplicates sort by rank.
     static let edgeFlags: TableFlags = [.duplicateSort, .duplicateFixed]
 
     var environment: LMDBEnvironment { openEnvironment! }
@@ -134,7 +135,10 @@ final class Store: @unchecked Sendable {
                     path: configuration.url.path)
             }
             self.meta = meta
-            self.identifier = UUID(uuid: Self.uuidBytes(identifier)).uuidString
+            if let format = try environment.read({ txn in try txn.get(Self.formatKey, in: meta) }) {
+                try Self.checkFormat(format)
+            }
+            self.identifier = UUID(uuid: try Self.uuidBytes(identifier, meta: meta)).uuidString
         } else {
             meta = try environment.openTable("meta", create: true)!
             identifier = try Self.initialize(environment: environment, meta: meta)
@@ -163,17 +167,12 @@ final class Store: @unchecked Sendable {
     private static func initialize(environment: LMDBEnvironment, meta: Table) throws -> String {
         try environment.write { txn in
             if let format = try txn.get(formatKey, in: meta) {
-                guard format == [formatVersion] else {
-                    throw StorageError(
-                        code: .versionMismatch,
-                        message: "The store has format \(format.first.map(String.init) ?? "?"), but this version of "
-                            + "Cairn reads format \(formatVersion). Open it with the release that wrote it.")
-                }
+                try checkFormat(format)
             } else {
                 try txn.put([formatVersion], for: formatKey, in: meta)
             }
             if let stored = try txn.get(storeKey, in: meta) {
-                return UUID(uuid: uuidBytes(stored)).uuidString
+                return UUID(uuid: try uuidBytes(stored, meta: meta)).uuidString
             }
             let identifier = UUID()
             try txn.put(withUnsafeBytes(of: identifier.uuid) { Array($0) }, for: storeKey, in: meta)
@@ -305,12 +304,40 @@ final class Store: @unchecked Sendable {
             // No history entry lists every row: contexts that have not seen this commit refresh
             // everything they hold (see History).
             if let history { try txn.removeAll(from: history) }
-            try txn.put(ModelContext.rowKey(txn.id + 1), for: History.floorKey, in: meta)
+            try txn.put(EntryLayout.counter(txn.id + 1), for: History.floorKey, in: meta)
         }
     }
 
-    private static func uuidBytes(_ bytes: [UInt8]) -> uuid_t {
-        precondition(bytes.count == 16, "a store identifier is 16 bytes")
+    /// Refuses a store of another format with a message saying which and what to do.
+    static func checkFormat(_ format: [UInt8]) throws {
+        guard format != [formatVersion] else { return }
+        guard format.count == 1, let version = format.first else {
+            throw StorageError(
+                code: .damagedRecord,
+                message: "The store's format entry in table 'meta' holds \(format.count) bytes where it takes 1. "
+                    + "The store is damaged; restore it from a backup.")
+        }
+        if version < formatVersion {
+            throw StorageError(
+                code: .versionMismatch,
+                message: "The store has format \(version), written before unique, index and edge entries carried "
+                    + "checksums; this version of Cairn reads format \(formatVersion) only and does not convert older "
+                    + "stores. Open it with the version that wrote it to copy its models out, or delete it and save "
+                    + "them again.")
+        }
+        throw StorageError(
+            code: .versionMismatch,
+            message: "The store has format \(version), newer than format \(formatVersion) that this version of Cairn "
+                + "reads. Open it with the newer version of Cairn that wrote it.")
+    }
+
+    private static func uuidBytes(_ bytes: [UInt8], meta: Table) throws -> uuid_t {
+        guard bytes.count == 16 else {
+            throw StorageError(
+                code: .damagedRecord,
+                message: "The store identifier in table 'meta' holds \(bytes.count) bytes where it takes 16. The "
+                    + "store is damaged; restore it from a backup.")
+        }
         return (
             bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]

@@ -41,6 +41,15 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// catch let error as FetchError where error.code == .mutationsEscaped { try context.save() }
         /// ```
         public static let mutationsEscaped = Code("mutationsEscaped")
+        /// A property of a model could not be loaded from the store (its record or edges are
+        /// damaged, or its identifier names no model of this store). The property read as its
+        /// default value, `nil` or empty; ``FetchError/model`` and ``FetchError/property`` say
+        /// which, and ``FetchError/cause`` why. See ``ModelContext/pendingLoadErrors``.
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .loadFailed { print(error.model!, error.property!) }
+        /// ```
+        public static let loadFailed = Code("loadFailed")
     }
 
     /// What kind of failure this is.
@@ -67,17 +76,41 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// print(error.underlying)   // "forceUnwrapFailure(…)"
     /// ```
     public var underlying: String
+    /// The property that could not be loaded (``Code/loadFailed``), else `nil`.
+    ///
+    /// ```swift
+    /// if let property = error.property { print("\(error.model!).\(property) read as its default") }
+    /// ```
+    public var property: String?
+    /// The error behind this one, such as the ``StorageError`` of a damaged record, when there is one.
+    ///
+    /// ```swift
+    /// if let storage = error.cause as? StorageError, storage.code == .damagedRecord { restoreFromBackup() }
+    /// ```
+    public var cause: (any Error & Sendable)?
 
     /// Creates a fetch error.
     ///
     /// ```swift
     /// FetchError(code: .predicateFailed, message: "…", model: id, underlying: "\(error)")
     /// ```
-    public init(code: Code, message: String, model: PersistentIdentifier?, underlying: String) {
+    /// - Parameters:
+    ///   - code: What kind of failure this is.
+    ///   - message: What failed and how to fix it.
+    ///   - model: The model concerned, if any.
+    ///   - underlying: The underlying error as text; empty when there is none.
+    ///   - property: The property concerned, if any.
+    ///   - cause: The underlying error, if any.
+    public init(
+        code: Code, message: String, model: PersistentIdentifier?, underlying: String, property: String? = nil,
+        cause: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.message = message
         self.model = model
         self.underlying = underlying
+        self.property = property
+        self.cause = cause
     }
 
     /// The message, with the code.

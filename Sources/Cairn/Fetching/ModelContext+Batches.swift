@@ -173,10 +173,9 @@ extension ModelContext {
                 statistics.readTransactions += 1
                 let rows = try container.store.environment.read { txn in
                     var rows: [(UInt64, RecordReader)] = []
-                    let range = after.map { KeyRange(from: .exclusive(Self.rowKey($0))) } ?? .all
+                    let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
                     try txn.scan(tables.records, range) { key, value in
-                        rows.append(
-                            (UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), try RecordReader(copying: value)))
+                        rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value)))
                         return rows.count < chunk
                     }
                     return rows

@@ -15,10 +15,13 @@ extension ModelContext {
     /// let recent = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.year > 2000 }))
     /// ```
     /// - Throws: ``StorageError`` when the store cannot be read; ``FetchError`` when the predicate
-    ///   cannot be evaluated on a model.
+    ///   cannot be evaluated on a model, or (``FetchError/Code/loadFailed``, before anything is
+    ///   read) when a property could not be loaded since the last save or fetch: see
+    ///   ``pendingLoadErrors``.
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         checkOwner()
+        try throwPendingLoadErrors()
         refreshIfNeeded()
         let tables = entityTables(of: T.self, for: "fetch(_:)")
         if !descriptor.includePendingChanges && hasChanges {
@@ -106,22 +109,14 @@ extension ModelContext {
                 var edges: [UInt64: [UInt64]] = [:]
                 try txn.withCursor(on: edgeTable) { cursor in
                     for row in ownerRows {
-                        var targets: [UInt64] = []
-                        var more = try cursor.seek(exactly: Self.rowKey(row))
-                        while more {
-                            targets.append(
-                                UInt64(
-                                    bigEndian: cursor.current.value.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-                            more = try cursor.nextDuplicate()
-                        }
-                        edges[row] = targets
+                        edges[row] = try ReadTransaction.edges(of: row, cursor: cursor, table: edgeTable).map(\.target)
                     }
                 }
                 var records: [UInt64: RecordReader] = [:]
                 for target in Set(edges.values.joined()).sorted() {
                     // A target whose row is gone (a dangling reference) is left out.
                     if let reader = try txn.withValue(
-                        for: Self.rowKey(target), in: destination.records, { try RecordReader(copying: $0) })
+                        for: EntryLayout.rowKey(target), in: destination.records, { try RecordReader(copying: $0) })
                     {
                         records[target] = reader
                     }
@@ -155,6 +150,7 @@ extension ModelContext {
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         checkOwner()
+        try throwPendingLoadErrors()
         refreshIfNeeded()
         let tables = entityTables(of: T.self, for: "fetchCount(_:)")
         if !descriptor.includePendingChanges && hasChanges {
@@ -306,8 +302,7 @@ extension ModelContext {
                 var entries: [(key: [UInt8], row: UInt64, reader: RecordReader?)] = []
                 var taken = 0
                 var exhausted = true
-                try txn.scan(order.index.table, range, direction: order.direction) { key, value in
-                    let row = Self.number(Array(value))
+                try txn.scanIndexedRows(order.index.table, range, direction: order.direction) { key, row in
                     if visited.contains(row) { return true }
                     let key = Array(key)
                     if taken >= want, let last = entries.last, group(last.key) != group(key) {
@@ -315,7 +310,7 @@ extension ModelContext {
                         return false
                     }
                     // A dangling index entry (no record) is skipped.
-                    let reader = try txn.withValue(for: Self.rowKey(row), in: tables.records) {
+                    let reader = try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) {
                         try RecordReader(copying: $0)
                     }
                     entries.append((key, row, reader))
@@ -348,7 +343,7 @@ extension ModelContext {
         guard let rowIDs = try candidateRowIDs(access, txn: txn) else {
             var rows: [(UInt64, RecordReader)] = []
             try txn.scan(tables.records) { key, value in
-                rows.append((UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), try RecordReader(copying: value)))
+                rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value)))
                 return true
             }
             return rows
@@ -367,25 +362,25 @@ extension ModelContext {
         case .rows(let rows):
             rowIDs = rows
         case .unique(let unique, let key):
-            if let row = try txn.get(key, in: unique.table) { rowIDs = [number(row)] }
+            if let row = try txn.uniqueRow(for: key, in: unique.table) { rowIDs = [row] }
         case .indexEquality(let index, let key):
-            try txn.forEachDuplicate(of: key, in: index.table) { value in
-                rowIDs.append(number(Array(value)))
+            try txn.forEachIndexedRow(for: key, in: index.table) { row in
+                rowIDs.append(row)
                 return true
             }
         case .indexRange(let index, let range, _, _), .compound(let index, let range, _, _, _):
-            try txn.scan(index.table, range) { _, value in
-                rowIDs.append(number(Array(value)))
+            try txn.scanIndexedRows(index.table, range) { _, row in
+                rowIDs.append(row)
                 return true
             }
         case .oneOf(let keyed, let keys, let isUnique):
             var seen = Set<UInt64>()
             for key in Set(keys) {
                 if isUnique {
-                    if let row = try txn.get(key, in: keyed.table) { rowIDs.append(number(row)) }
+                    if let row = try txn.uniqueRow(for: key, in: keyed.table) { rowIDs.append(row) }
                 } else {
-                    try txn.forEachDuplicate(of: key, in: keyed.table) { value in
-                        rowIDs.append(number(Array(value)))
+                    try txn.forEachIndexedRow(for: key, in: keyed.table) { row in
+                        rowIDs.append(row)
                         return true
                     }
                 }
@@ -400,7 +395,7 @@ extension ModelContext {
         of rowIDs: some Sequence<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
         try rowIDs.compactMap { row in
-            try txn.withValue(for: rowKey(row), in: tables.records) { (row, try RecordReader(copying: $0)) }
+            try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) { (row, try RecordReader(copying: $0)) }
         }
     }
 
@@ -450,7 +445,7 @@ extension ModelContext {
                     estimatedRows: try txn.count(of: tables.records))
             case .rows(let rows):
                 var count = 0
-                for row in rows where try txn.contains(Self.rowKey(row), in: tables.records) { count += 1 }
+                for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.records) { count += 1 }
                 return FetchPlan(
                     accessPath: .identifiers(table: tables.records.name, count: rows.count), evaluatesPredicate: true,
                     estimatedRows: count)

@@ -49,7 +49,7 @@ import Testing
         let store = context.container.store
         try store.environment.write { txn in
             try txn.delete(
-                ModelContext.rowKey(book.persistentModelID.rowID!), in: store.entities["LibraryBook"]!.records)
+                EntryLayout.rowKey(book.persistentModelID.rowID!), in: store.entities["LibraryBook"]!.records)
         }
         let violations = try context.invariantViolations()
         #expect(violations.contains { $0.contains("\(book.persistentModelID) is registered but has no row") })

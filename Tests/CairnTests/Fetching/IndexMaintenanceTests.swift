@@ -12,8 +12,8 @@ import Testing
         let index = try #require(tables.indexes.first { $0.names == ["lastName"] })
         let rows: [UInt64] = try store.environment.read { txn in
             var rows: [UInt64] = []
-            try txn.scan(index.table) { _, value in
-                rows.append(ModelContext.number(Array(value)))
+            try txn.scan(index.table) { key, value in
+                rows.append(try EntryLayout.row(keyedValue: value, key: key, table: index.table))
                 return true
             }
             return rows
