@@ -4,7 +4,10 @@ extension ModelContainer {
     /// Reads the whole store and checks that it is consistent, reporting every problem instead of
     /// stopping at the first.
     ///
-    /// It checks that every record decodes and passes its checksum; that every uniqueness and
+    /// It first walks every page of the data file without the storage engine (the page kinds,
+    /// bounds, key order, depth and counts of every tree, and the free list); damaged pages are
+    /// reported as ``VerificationReport/Problem/Kind/damagedPage`` and the rows are then not read.
+    /// Then it checks that every record decodes and passes its checksum; that every uniqueness and
     /// index entry passes its checksum, names an existing row and agrees with that row's values,
     /// and that every row has its entries; that no two rows hold the same unique values; that
     /// every relationship entry passes its checksum, has its inverse entry, and points at rows
@@ -27,8 +30,14 @@ extension ModelContainer {
         var report = VerificationReport()
         let store = self.store
         let decoder = ModelContext(self)
-        // Page-level walk: a check of every B-tree page (bounds, kinds, references) belongs here,
-        // before the logical checks below, and adds its findings to `report`.
+        // Every page first, without the storage engine: reading a damaged page through LMDB can
+        // stop the process, so the rows and entries are read only when every page is sound.
+        let pages = try store.environment.checkPages()
+        for problem in pages.problems {
+            let table = problem.split(separator: "'").dropFirst().first.map(String.init) ?? ""
+            report.add(.damagedPage, table: table, [], problem)
+        }
+        guard pages.problems.isEmpty else { return report }
         try store.environment.read { txn in
             var rows: [String: Set<UInt64>] = [:]
             // For each unique or index table: the key each row's values give → those rows.

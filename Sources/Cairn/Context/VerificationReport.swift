@@ -73,6 +73,14 @@ public struct VerificationReport: Sendable, CustomStringConvertible {
             /// report.problems.filter { $0.kind == .missingRow }
             /// ```
             public static let missingRow = Kind("missingRow")
+            /// A page of the data file is damaged: out of bounds, of the wrong kind, used twice,
+            /// with keys out of order, or miscounted. The rows and entries are then not read
+            /// through the storage engine, which could crash on such a page.
+            ///
+            /// ```swift
+            /// if report.problems.contains(where: { $0.kind == .damagedPage }) { restoreFromBackup() }
+            /// ```
+            public static let damagedPage = Kind("damagedPage")
         }
 
         /// What kind of problem this is.

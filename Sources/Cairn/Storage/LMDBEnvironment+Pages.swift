@@ -1,3 +1,5 @@
+internal import CLMDB
+
 /// A check of every page of the store, as ``PageWalker`` does it before a store opens, on the
 /// snapshot a read transaction holds, so that no writer reuses its pages meanwhile.
 extension LMDBEnvironment {
@@ -31,7 +33,12 @@ extension LMDBEnvironment {
         for _ in 0..<8 {
             let check: PageCheck? = try read { txn in
                 let id = txn.id
-                let file = try MappedDataFile(path: StoreFiles.dataFile(in: path))
+                // LMDB's own descriptor: the file the store really uses, even if its path changed.
+                var descriptor: Int32 = -1
+                guard mdb_env_get_fd(try state.environment(), &descriptor) == MDB_SUCCESS else {
+                    throw StorageError(code: .other, message: "The store's data file is not open.", path: path)
+                }
+                let file = try MappedDataFile(duplicating: descriptor, path: StoreFiles.dataFile(in: path))
                 let pageSize = state.pageSize
                 // The snapshot's meta page may be rewritten two commits later; look again then.
                 for index in 0..<2 {

@@ -21,8 +21,7 @@ final class MappedDataFile {
     /// Maps the data file at `path`.
     ///
     /// - Throws: ``StorageError`` `.notFound` when there is no file, or the code of the system error.
-    init(path: String) throws(StorageError) {
-        self.path = path
+    convenience init(path: String) throws(StorageError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -34,6 +33,19 @@ final class MappedDataFile {
             }
             throw LMDBError(code).storageError(operation: "Reading the data file", path: path)
         }
+        try self.init(ownedDescriptor: fd, path: path)
+    }
+
+    /// Maps the file an open descriptor refers to (an open store's own), whatever has happened
+    /// to its path since; the descriptor is duplicated, not taken.
+    convenience init(duplicating descriptor: Int32, path: String) throws(StorageError) {
+        let fd = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw LMDBError(errno).storageError(operation: "Reading the data file", path: path) }
+        try self.init(ownedDescriptor: fd, path: path)
+    }
+
+    private init(ownedDescriptor fd: Int32, path: String) throws(StorageError) {
+        self.path = path
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno

@@ -35,28 +35,53 @@ import Testing
 
     /// The finding that started this: one flipped bit in a unique key made an equality fetch
     /// return nothing while a full fetch found the model, and the app then inserted a duplicate.
+    ///
+    /// The bit is flipped while the store is open (the storage engine maps the file, so it reads
+    /// the damaged page at once), which is what the checks at read time are for; opening the file
+    /// afterwards is the open-time check's business (see the second half).
     @Test func aFlippedBitInAUniqueKeyOnDiskIsAnErrorNotAMiss() throws {
         let directory = TemporaryDirectory()
-        _ = try library(directory)
-        // The unique key of "b19-1" is its UTF-8 bytes and the terminator 00 01; records hold the
-        // string without the terminator, so this finds the key in the u/ table's leaf page.
-        let path = directory.child("Library.store/data.mdb")
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let needle = Array("b19-1".utf8) + [0x00, 0x01]
-        let offsets = bytes.indices.dropLast(needle.count).filter { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
-        #expect(offsets.count == 1, "the key is stored once")
-        let offset = try #require(offsets.first)
-        bytes[offset + 4] ^= 0x01  // "b19-1" becomes "b19-0"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        do {
+            let container = try library(directory)
+            // The unique key of "b19-1" is its UTF-8 bytes and the terminator 00 01; records hold the
+            // string without the terminator, so this finds the key in the u/ table's leaf page.
+            let path = directory.child("Library.store/data.mdb")
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let needle = Array("b19-1".utf8) + [0x00, 0x01]
+            let offsets = bytes.indices.dropLast(needle.count).filter {
+                bytes[$0..<($0 + needle.count)].elementsEqual(needle)
+            }
+            #expect(offsets.count == 1, "the key is stored once")
+            let offset = try #require(offsets.first)
+            let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+            try file.seek(toOffset: UInt64(offset + 4))
+            try file.write(contentsOf: [bytes[offset + 4] ^ 0x01])  // "b19-1" becomes "b19-0"
+            try file.synchronize()
+            try file.close()
 
-        let context = ModelContext(try libraryContainer(directory))
-        #expect(throws: StorageError.self) {
-            try context.fetch(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.isbn == "b19-1" }))
+            let context = ModelContext(container)
+            #expect(throws: StorageError.self) {
+                try context.fetch(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.isbn == "b19-1" }))
+            }
+            // An insert with the same unique value looks the key up too: it refuses instead of
+            // storing a duplicate.
+            context.insert(LibraryBook(isbn: "b19-1", title: "Duplicate"))
+            #expect(throws: StorageError.self) { try context.save() }
+        }  // the container closes the store here
+
+        // Opened again, the walk of every page finds the keys out of order in the last commit's
+        // snapshot: the store opens at the commit before, and says so, or is refused; never a
+        // silent miss.
+        let reopened: Result<ModelContainer, any Error> = Result { try libraryContainer(directory) }
+        switch reopened {
+        case .success(let again):
+            let recovery = try #require(again.recovery, "a damaged last commit is reported")
+            #expect(recovery.skippedTransaction != nil)
+            let books = try ModelContext(again).fetch(FetchDescriptor<LibraryBook>())
+            #expect(books.isEmpty, "the commit before the library's save holds no books")
+        case .failure(let error):
+            #expect(error is StorageError, "\(error)")
         }
-        // An insert with the same unique value looks the key up too: it refuses instead of
-        // storing a duplicate.
-        context.insert(LibraryBook(isbn: "b19-1", title: "Duplicate"))
-        #expect(throws: StorageError.self) { try context.save() }
     }
 
     @Test func aUniqueEntryNamingAnotherRowIsAnError() throws {
@@ -69,8 +94,9 @@ import Testing
             try txn.put(value, for: key, in: unique.table)
         }
         let context = ModelContext(container)
-        #expect { try context.fetch(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.isbn == "b19-3" })) }
-            throws: { isDamagedRecord($0) }
+        #expect {
+            try context.fetch(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.isbn == "b19-3" }))
+        } throws: { isDamagedRecord($0) }
         // An insert with the same value would take over the wrong row: it refuses instead.
         context.insert(LibraryBook(isbn: "b19-3", title: "Replacement"))
         #expect { try context.save() } throws: { isDamagedRecord($0) }
@@ -82,8 +108,10 @@ import Testing
         try container.store.environment.write { txn in
             try txn.put([0x01, 0x02], for: LibraryBook.uniqueKey("b19-4"), in: unique.table)
         }
-        #expect { try ModelContext(container).fetch(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.isbn == "b19-4" })) }
-            throws: { isDamagedRecord($0) }
+        #expect {
+            try ModelContext(container).fetch(
+                FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.isbn == "b19-4" }))
+        } throws: { isDamagedRecord($0) }
     }
 
     @Test func anIndexEntryUnderADamagedKeyIsAnErrorNotAMiss() throws {
@@ -101,10 +129,12 @@ import Testing
             try txn.put(value, for: damagedKey, in: index.table)
         }
         let context = ModelContext(container)
-        #expect { try context.fetch(FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName == "Eliot" })) }
-            throws: { isDamagedRecord($0) }
-        #expect { try context.fetch(FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName > "C" })) }
-            throws: { isDamagedRecord($0) }
+        #expect {
+            try context.fetch(FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName == "Eliot" }))
+        } throws: { isDamagedRecord($0) }
+        #expect {
+            try context.fetch(FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName > "C" }))
+        } throws: { isDamagedRecord($0) }
     }
 
     @Test func anIndexValueWithAFlippedBitIsAnError() throws {
@@ -122,8 +152,9 @@ import Testing
             try txn.put(damaged, for: key, in: index.table)
         }
         let context = ModelContext(container)
-        #expect { try context.fetch(FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName == "Austen" })) }
-            throws: { isDamagedRecord($0) }
+        #expect {
+            try context.fetch(FetchDescriptor<LibraryAuthor>(predicate: #Predicate { $0.lastName == "Austen" }))
+        } throws: { isDamagedRecord($0) }
         // A fetch sorted by the indexed attribute with a limit reads the index in order.
         var ordered = FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.lastName)])
         ordered.fetchLimit = 2

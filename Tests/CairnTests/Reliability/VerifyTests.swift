@@ -155,4 +155,31 @@ import Testing
                 $0.kind == .missingRow && $0.identifiers.map(\.rowID) == [owner, target]
             }, "\(report)")
     }
+
+    /// A page damaged under an open store (the storage engine maps the file and would read the
+    /// page as it is) is found by the walk of every page, and the rows are not read through the
+    /// storage engine, which could stop the process on such a page.
+    @Test(arguments: [(12, [0xFF, 0xFF, 0x00, 0x00] as [UInt8]), (10, [0x01, 0x00]), (0, [0x09, 0, 0, 0])])
+    func aDamagedPageIsFoundWithoutReadingIt(offset: Int, garbage: [UInt8]) throws {
+        let directory = TemporaryDirectory()
+        let container = try libraryContainer(directory)
+        let context = ModelContext(container)
+        for number in 0..<40 { context.insert(LibraryBook(isbn: "isbn-\(number)", title: "Title \(number)")) }
+        try context.save()
+        // The leaf page that holds the records: the one containing a record's title.
+        let path = directory.child("Library.store/data.mdb")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let needle = Array("Title 17".utf8)
+        let found = try #require(
+            bytes.indices.dropLast(needle.count).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
+        let page = found / 4096 * 4096
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try file.seek(toOffset: UInt64(page + offset))
+        try file.write(contentsOf: garbage)
+        try file.close()
+
+        let report = try container.verify()
+        #expect(report.problems.contains { $0.kind == .damagedPage && $0.table == "e/LibraryBook" }, "\(report)")
+        #expect(report.problems.allSatisfy { $0.kind == .damagedPage }, "\(report)")
+    }
 }
