@@ -107,14 +107,22 @@ enum DamageWorkload {
     }
 
     /// `damage-read <store>`: opens a possibly damaged store, prints "recovery <note>" if the
-    /// container reports one, "contents <canonical>", one "problem <text>" per broken invariant,
+    /// container reports one, "contents <canonical>" (or the first pending load error, when
+    /// reading them recorded one), one "problem <text>" per broken invariant,
     /// then saves once more and reads that save back ("saved", "read back").
     static func read(_ arguments: [String]) {
         let path = arguments[2]
         let container = step("open") { try FaultContents.container(path) }
         if let note = recoveryNote(container) { say("recovery \(note)") }
         let context = ModelContext(container)
-        let canonical = step("fetch") { try FaultContents.canonical(context) }
+        // A value that cannot be loaded reads as its default and is reported through
+        // `pendingLoadErrors` (the policy for getters, which cannot throw): an app that checks it
+        // after reading is told, so the read counts as a typed error, not as data.
+        let canonical = step("fetch") { () throws -> String in
+            let contents = try FaultContents.canonical(context)
+            if let failure = context.pendingLoadErrors.first { throw failure }
+            return contents
+        }
         say("contents \(canonical)")
         for problem in step("check", { try FaultContents.problems(context) }) { say("problem \(problem)") }
         let shelf = FaultShelf(key: "after-damage", name: "written after opening")
