@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", exact: "603.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -32,7 +33,7 @@ let package = Package(
         ),
         .target(
             name: "Cairn",
-            dependencies: ["CLMDB", "CairnMacros"]
+            dependencies: ["CLMDB", "CairnMacros", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "cairn",

@@ -44,7 +44,7 @@ extension ModelContext {
             message: "\(id).\(property) could not be loaded: \(reason). It read as its default value (or nil or "
                 + "empty) instead. Restore the store from a backup, or delete the model and save it again.",
             model: id, underlying: "\(cause)", property: property, cause: cause)
-        // log: error — "\(error.message)" once per model and property, at the moment the getter fails.
+        cairnLog.warning("\(error.message)")
         loadErrors.append(error)
     }
 

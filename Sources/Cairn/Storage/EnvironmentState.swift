@@ -268,6 +268,9 @@ final class EnvironmentState: @unchecked Sendable {
             guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
             var info = MDB_envinfo()
             mdb_env_info(environment, &info)
+            if info.me_mapsize != mapSize {
+                cairnLog.debug("Store \(configuration.path): map size \(mapSize) → \(info.me_mapsize) bytes")
+            }
             mapSize = info.me_mapsize
         } catch {
             throw error.storageError(operation: "Resizing the map", path: configuration.path)

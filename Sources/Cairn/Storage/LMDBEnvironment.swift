@@ -154,6 +154,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             resolved.path = path
             let state = try EnvironmentState(
                 configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize), registryKey: registryKey)
+            if let recovery = summary.recovery { cairnLog.warning("Store \(path): \(recovery)") }
             return LMDBEnvironment(configuration: resolved, path: path, state: state, recovery: summary.recovery)
         }
     }

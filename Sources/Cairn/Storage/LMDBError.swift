@@ -70,9 +70,11 @@ struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     func storageError(operation: String, path: String?) -> StorageError {
         // LMDB reports a write cut short by a full disk or a file-size limit as EIO.
         if rawValue == EIO || rawValue == MDB_PANIC, let path, let exhaustion = DiskSpace.exhaustion(at: path) {
+            cairnLog.notice("Store \(path): \(operation) failed: \(exhaustion)")
             return StorageError(code: .diskFull, message: "\(operation) failed: \(exhaustion)", path: path, cause: self)
         }
         let (code, remedy) = classification
+        if code == .diskFull { cairnLog.notice("Store \(path ?? "?"): \(operation) failed: \(remedy)") }
         return StorageError(
             code: code, message: "\(operation) failed: \(remedy)", path: path, cause: self)
     }
