@@ -333,11 +333,13 @@ public final class ModelContext: _ModelLoader {
     /// ``PersistentModel/isDeleted`` becomes `true` when it is first read. To learn whether a
     /// model exists without that, fetch it: `#Predicate { $0.persistentModelID == id }`.
     ///
+    /// An identifier whose entity is not in the container's schema (decoded from another app's
+    /// data, say) gives an empty model that is already deleted and casts to none of your classes,
+    /// and records the same error.
+    ///
     /// ```swift
-    /// let book = context.model(for: id) as! Book
+    /// guard let book = context.model(for: id) as? Book, !book.isDeleted else { return }
     /// ```
-    /// - Precondition: the identifier's entity is in the container's schema (an identifier of
-    ///   another schema is a programming error: there is no class to make an instance of).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         checkOwner()
         refreshIfNeeded()
@@ -349,9 +351,15 @@ public final class ModelContext: _ModelLoader {
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let registered = registrations[persistentModelID]?.live { return registered }
         guard let tables = store.entities[persistentModelID.entityName] else {
-            preconditionFailure(
-                "ModelContext.model(for:): \(persistentModelID) names entity \(persistentModelID.entityName), which "
-                    + "is not in the container's schema; pass identifiers of this container's models")
+            let cause = StorageError(
+                code: .notFound,
+                message: "\(persistentModelID) names entity '\(persistentModelID.entityName)', which is not in this "
+                    + "container's schema. Pass identifiers of this container's models.")
+            recordLoadError(persistentModelID, property: "*", cause: cause, reason: cause.message)
+            var state = _ModelState()
+            state.persistentIdentifier = persistentModelID
+            state.isDeleted = true
+            return UnknownEntityModel(_$modelState: state)
         }
         guard persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier else {
             // Not registered, so never tracked or saved; its getters go to `fulfill`, which

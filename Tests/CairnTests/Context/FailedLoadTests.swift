@@ -87,6 +87,23 @@ import Testing
         #expect((context.registeredModel(for: foreign) as LibraryBook?) == nil)
     }
 
+    /// An identifier of an entity this schema lacks (decoded from elsewhere) trapped in
+    /// `model(for:)`: it is an empty, deleted model of no app class, and a recorded error.
+    @Test func anIdentifierOfAnUnknownEntityGivesADeletedModelAndAnError() throws {
+        let (container, id) = try savedBook(TemporaryDirectory())
+        let json = try JSONEncoder().encode(id)
+        let text = String(decoding: json, as: UTF8.self).replacingOccurrences(of: "LibraryBook", with: "Spaceship")
+        let foreign = try JSONDecoder().decode(PersistentIdentifier.self, from: Data(text.utf8))
+        #expect(foreign.entityName == "Spaceship")
+        let context = ModelContext(container)
+        let model = context.model(for: foreign)
+        #expect(model.isDeleted)
+        #expect(!(model is LibraryBook))
+        #expect(context.pendingLoadErrors.first?.model == foreign)
+        #expect(throws: FetchError.self) { try context.fetch(FetchDescriptor<LibraryBook>()) }
+        #expect(try context.fetch(FetchDescriptor<LibraryBook>()).count == 1, "the error is reported once")
+    }
+
     /// A record key shorter than 8 bytes, read as a row id, trapped in the fetch's candidate rows.
     @Test func aShortRecordKeyIsAnErrorNotATrap() throws {
         let (container, _) = try savedBook(TemporaryDirectory())
