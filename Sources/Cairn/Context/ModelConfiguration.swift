@@ -47,7 +47,7 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// ```
     public var durability: Durability = .full
     /// The largest the store may grow, in bytes; a save that needs more fails with
-    /// ``StorageError/Code/maximumSizeReached``.
+    /// ``StorageError/Code-swift.struct/maximumSizeReached``.
     ///
     /// ```swift
     /// configuration.maximumSize = 64 << 30

@@ -132,7 +132,7 @@ public final class ModelContainer: Sendable {
     /// before it is intact, the store opens at that earlier commit instead of refusing to open:
     /// ``StoreRecovery/skippedTransaction`` names the commit that was lost. When only the older
     /// meta page was damaged, it is rewritten and nothing is lost. Stores that no meta page leads
-    /// to intact data are refused with ``StorageError/Code/damaged``. Recovery rewrites a meta
+    /// to intact data are refused with ``StorageError/Code-swift.struct/damaged``. Recovery rewrites a meta
     /// page, so it needs a writable store that no other process has open; otherwise opening
     /// throws and says so.
     ///

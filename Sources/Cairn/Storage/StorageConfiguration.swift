@@ -22,7 +22,7 @@ package struct StorageConfiguration: Sendable, Hashable {
     package var initialMapSize: Int = 1 << 20
 
     /// The largest the map (and so the data file) may grow, in bytes. A write that needs more
-    /// fails with ``StorageError/Code/maximumSizeReached``.
+    /// fails with ``StorageError/Code-swift.struct/maximumSizeReached``.
     ///
     /// ```swift
     /// configuration.maximumMapSize = 8 << 30
