@@ -42,6 +42,10 @@ struct DataFileValidator {
         var fileSize: Int
         /// Set when a damaged meta page was rewritten.
         var recovery: StoreRecovery?
+        /// Set when another process had the store open, so its pages could change under a walk
+        /// without LMDB: they are walked once LMDB has opened the store and a read transaction
+        /// pins the snapshot, to this depth.
+        var walkWhenPinned: PageWalker.Scope?
     }
 
     typealias Offset = MetaPage.Offset
@@ -83,6 +87,7 @@ struct DataFileValidator {
     }
 
     private func validate(_ file: MappedDataFile) throws(StorageError) -> Summary {
+        if file.fileSize > 0 && othersHaveTheStoreOpen() { return try validateInUse(file) }
         guard file.fileSize > 0 else {
             throw damaged(
                 "the data file is empty (0 bytes). An empty file is never treated as a new store: "
@@ -132,6 +137,45 @@ struct DataFileValidator {
                     + ". Restore the store from a backup.")
         }
         return try choose(chosen, metas: metas, checks: checks, file: file)
+    }
+
+    /// The checks that are sound while another process has the store open and may be committing:
+    /// the meta page LMDB will select, field by field, and what LMDB reads of the other. The
+    /// snapshot's pages are walked after LMDB opens the store (``Summary/walkWhenPinned``). No
+    /// repair is possible now: the other process uses the meta pages.
+    private func validateInUse(_ file: MappedDataFile) throws(StorageError) -> Summary {
+        let (pageSize, metas) = try readMetaPages(file)
+        let preferred = metas[1].transactionID > metas[0].transactionID ? metas[1] : metas[0]
+        let other = metas[1 - preferred.index]
+        let problem =
+            preferred.problem(pageSize: pageSize)
+            ?? (!preferred.hasCanonicalHeader || !other.isAcceptedByLMDB || other.pageSize != pageSize
+                ? "a meta page's header is damaged" : nil)
+        if let problem {
+            throw damaged(
+                "meta page \(preferred.index) (transaction \(preferred.transactionID)): \(problem). Another process "
+                    + "has the store open; close it in every process, then open it again to recover the last intact "
+                    + "commit, or restore the store from a backup.")
+        }
+        return Summary(
+            pageSize: pageSize, lastPage: preferred.lastPage, transactionID: preferred.transactionID,
+            mapSize: preferred.mapSize, fileSize: file.fileSize,
+            walkWhenPinned: file.fileSize <= fullCheckLimit ? .everything : .catalogue)
+    }
+
+    /// Whether another process has the store open: each holds LMDB's lock on the lock file's
+    /// first byte (shared once open), so an exclusive lock there would conflict. Only asks
+    /// (`F_GETLK`); takes nothing.
+    private func othersHaveTheStoreOpen() -> Bool {
+        let fd = open(lockPath, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        return fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != Int16(F_UNLCK)
     }
 
     /// Reads both meta pages. The page size comes from page 0, or, when page 0's is damaged,

@@ -67,7 +67,13 @@ final class EnvironmentState: @unchecked Sendable {
         }
     }
 
-    init(configuration: StorageConfiguration, mapSize: Int, registryKey: String) throws(StorageError) {
+    /// Opens the environment. With `walkWhenPinned`, the pages of the snapshot LMDB opened are
+    /// walked first, pinned by a read transaction (another process had the store open, so they
+    /// could not be walked before), and nothing else reads the trees until they pass.
+    init(
+        configuration: StorageConfiguration, mapSize: Int, registryKey: String,
+        walkWhenPinned: PageWalker.Scope? = nil
+    ) throws(StorageError) {
         self.configuration = configuration
         self.mapSize = mapSize
         self.registryKey = registryKey
@@ -82,6 +88,7 @@ final class EnvironmentState: @unchecked Sendable {
         var dead: Int32 = 0
         mdb_reader_check(environment, &dead)
         do throws(StorageError) {
+            if let scope = walkWhenPinned { try Self.walkPinned(environment, pageSize: pageSize, scope: scope, path: configuration.path) }
             do throws(LMDBError) {
                 // LMDB sets the main table's comparator only in mdb_dbi_open; until then a lookup
                 // in it (listing tables) calls a null function pointer.
@@ -97,6 +104,36 @@ final class EnvironmentState: @unchecked Sendable {
             liveEnvironment = nil
             throw error
         }
+    }
+
+    /// Walks the snapshot a new read transaction pins and throws its first problem, or a missing
+    /// or wrong commit marker (see ``DataFileValidator``).
+    private static func walkPinned(
+        _ environment: OpaquePointer, pageSize: Int, scope: PageWalker.Scope, path: String
+    ) throws(StorageError) {
+        for _ in 0..<8 {
+            var pointer: OpaquePointer?
+            let rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &pointer)
+            guard rc == MDB_SUCCESS, let transaction = pointer else {
+                throw LMDBError(rc).storageError(operation: "Checking the store's pages", path: path)
+            }
+            defer { mdb_txn_abort(transaction) }
+            guard
+                let (id, summary) = try PinnedSnapshot.walk(
+                    transaction, of: environment, pageSize: pageSize, path: path, scope: scope, stopAtFirstProblem: true)
+            else { continue }
+            if id > 1 && summary.marker != id {
+                throw StorageError(
+                    code: .damaged,
+                    message: "The store cannot be opened: the snapshot of transaction \(id) carries "
+                        + (summary.marker.map { "the commit marker of transaction \($0)" } ?? "no commit marker")
+                        + ", so a meta page is damaged. Close the store in every process, then open it again to "
+                        + "recover the last intact commit, or restore it from a backup.",
+                    path: path)
+            }
+            return
+        }
+        throw PinnedSnapshot.busy(path)
     }
 
     /// The open `MDB_env`. The caller holds the gate.

@@ -1,7 +1,7 @@
 internal import CLMDB
 
 /// A check of every page of the store, as ``PageWalker`` does it before a store opens, on the
-/// snapshot a read transaction holds, so that no writer reuses its pages meanwhile.
+/// snapshot a read transaction holds, so that no writer (in any process) reuses its pages meanwhile.
 extension LMDBEnvironment {
     /// What a walk of every page found: each problem names its tree and page.
     ///
@@ -32,35 +32,56 @@ extension LMDBEnvironment {
     package func checkPages() throws -> PageCheck {
         for _ in 0..<8 {
             let check: PageCheck? = try read { txn in
-                let id = txn.id
-                // LMDB's own descriptor: the file the store really uses, even if its path changed.
-                var descriptor: Int32 = -1
-                guard mdb_env_get_fd(try state.environment(), &descriptor) == MDB_SUCCESS else {
-                    throw StorageError(code: .other, message: "The store's data file is not open.", path: path)
-                }
-                let file = try MappedDataFile(duplicating: descriptor, path: StoreFiles.dataFile(in: path))
-                let pageSize = state.pageSize
-                // The snapshot's meta page may be rewritten two commits later; look again then.
-                for index in 0..<2 {
-                    guard let view = try? file.bytes(at: index * pageSize, count: pageSize, for: "a meta page"),
-                        let meta = try? MetaPage(index: index, view: view), meta.transactionID == id
-                    else { continue }
-                    var walker = PageWalker(file: file, pageSize: pageSize, lastPage: meta.lastPage)
-                    let summary = try walker.walk(meta, scope: .everything, stopAtFirstProblem: false)
-                    return PageCheck(
+                let walked = try PinnedSnapshot.walk(
+                    txn.handle.pointer, of: try state.environment(), pageSize: state.pageSize, path: path,
+                    scope: .everything, stopAtFirstProblem: false)
+                return walked.map { id, summary in
+                    PageCheck(
                         transactionID: id, usedPages: summary.usedPages, freePages: summary.freePages,
                         entriesByTable: Dictionary(
                             summary.tables.map { ($0.name, $0.record.entries) }, uniquingKeysWith: { first, _ in first }),
                         problems: summary.problems)
                 }
-                return nil
             }
             if let check { return check }
         }
-        throw StorageError(
+        throw PinnedSnapshot.busy(path)
+    }
+}
+
+/// The walk of the snapshot an open read transaction pins.
+enum PinnedSnapshot {
+    /// Walks the snapshot that `transaction`, a read transaction of `environment`, sees, through
+    /// LMDB's own descriptor of the data file (the file the store really uses, even if its path
+    /// changed).
+    ///
+    /// - Returns: the snapshot's transaction id and what the walk found, or `nil` when its meta
+    ///   page was rewritten meanwhile (two commits later), so the caller looks again.
+    static func walk(
+        _ transaction: OpaquePointer, of environment: OpaquePointer, pageSize: Int, path: String,
+        scope: PageWalker.Scope, stopAtFirstProblem: Bool
+    ) throws(StorageError) -> (UInt64, PageWalker.Summary)? {
+        let id = UInt64(mdb_txn_id(transaction))
+        var descriptor: Int32 = -1
+        guard mdb_env_get_fd(environment, &descriptor) == MDB_SUCCESS else {
+            throw StorageError(code: .other, message: "The store's data file is not open.", path: path)
+        }
+        let file = try MappedDataFile(duplicating: descriptor, path: StoreFiles.dataFile(in: path))
+        for index in 0..<2 {
+            guard let view = try? file.bytes(at: index * pageSize, count: pageSize, for: "a meta page"),
+                let meta = try? MetaPage(index: index, view: view), meta.transactionID == id
+            else { continue }
+            var walker = PageWalker(file: file, pageSize: pageSize, lastPage: meta.lastPage)
+            return (id, try walker.walk(meta, scope: scope, stopAtFirstProblem: stopAtFirstProblem))
+        }
+        return nil
+    }
+
+    static func busy(_ path: String) -> StorageError {
+        StorageError(
             code: .other,
             message: "The pages could not be checked: other processes kept committing while the check looked for "
-                + "the snapshot's meta page. Check again when the store is quieter.",
+                + "the snapshot's meta page. Try again when the store is quieter.",
             path: path)
     }
 }

@@ -153,7 +153,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
             var resolved = configuration
             resolved.path = path
             let state = try EnvironmentState(
-                configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize), registryKey: registryKey)
+                configuration: resolved, mapSize: roundedMapSize(capped, pageSize: pageSize), registryKey: registryKey,
+                walkWhenPinned: summary.walkWhenPinned)
             if let recovery = summary.recovery { cairnLog.warning("Store \(path): \(recovery)") }
             return LMDBEnvironment(configuration: resolved, path: path, state: state, recovery: summary.recovery)
         }

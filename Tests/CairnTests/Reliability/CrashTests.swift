@@ -44,3 +44,33 @@ import Glibc
         #expect(lastCommitted >= UInt64(killsDuringWrites), "every mid-stream round committed at least one transaction")
     }
 }
+
+/// Opening a store that another process is committing to.
+@Suite struct OpenWhileWritingTests {
+    // Bug (found while adding the page walk at open): a walk of the file without LMDB raced a
+    // writer in another process, which reuses freed pages two commits later. Symptom: a healthy
+    // store could be reported damaged, or "recovered", while another process wrote to it. Fix:
+    // when another process has the store open, its pages are walked only once LMDB's read
+    // transaction pins the snapshot.
+    @Test(.timeLimit(.minutes(2)))
+    func aStoreAnotherProcessIsWritingOpensEveryTime() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.child("store")
+        let writer = try HelperProcess(["commit-loop", path, "50"])
+        defer {
+            writer.kill()
+            _ = writer.waitForExit()
+        }
+        #expect(writer.readLine()?.hasPrefix("ack") == true, "the writer commits")
+        for round in 0..<10 {
+            do {
+                let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
+                #expect(environment.recovery == nil, "round \(round): nothing to recover")
+                let last = try NumberedStore.verify(path, keysPerTransaction: 50)
+                #expect(last > 0, "round \(round)")
+            } catch {
+                Issue.record("round \(round): \(error)")
+            }
+        }
+    }
+}
