@@ -381,17 +381,4 @@ struct DataFileValidator {
     private func damaged(_ reason: String) -> StorageError {
         StorageError(code: .damaged, message: "The store cannot be opened: \(reason)", path: path)
     }
-
-    /// Little-endian field access to a copy of a data file's bytes, for tests that damage files.
-    struct Bytes {
-        var storage: [UInt8]
-        subscript(offset: Int) -> UInt8 { storage[offset] }
-        func uint16(at offset: Int) -> UInt16 { load(at: offset) }
-        func uint32(at offset: Int) -> UInt32 { load(at: offset) }
-        func uint64(at offset: Int) -> UInt64 { load(at: offset) }
-        private func load<T: FixedWidthInteger>(at offset: Int) -> T {
-            precondition(offset + MemoryLayout<T>.size <= storage.count, "meta field read past the page")
-            return storage.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
-        }
-    }
 }

@@ -43,7 +43,7 @@ import Testing
             }
         }
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
-        let meta = DataFileValidator.Bytes(storage: bytes)
+        let meta = DataFileBytes(storage: bytes)
         let newest =
             meta.uint64(at: 4096 + DataFileValidator.Offset.transactionID)
                 > meta.uint64(at: DataFileValidator.Offset.transactionID) ? 4096 : 0
@@ -61,7 +61,7 @@ import Testing
     @Test func aHealthyFileShorterThanItsLastPageOpens() throws {
         let directory = TemporaryDirectory()
         var (path, bytes, newest) = try Self.closedStore(directory)
-        let lastPage = DataFileValidator.Bytes(storage: bytes).uint64(at: newest + DataFileValidator.Offset.lastPage)
+        let lastPage = DataFileBytes(storage: bytes).uint64(at: newest + DataFileValidator.Offset.lastPage)
         // Five pages that nothing references, past the end of the file, as LMDB can leave them.
         Self.set(lastPage + 5, at: newest + DataFileValidator.Offset.lastPage, in: &bytes)
         try Data(bytes).write(to: URL(fileURLWithPath: path + "/data.mdb"))

@@ -41,7 +41,7 @@ import Testing
             // The environment is closed here: its last reference is gone.
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
             contents = try Self.read(path).contents
-            let page = DataFileValidator.Bytes(storage: bytes)
+            let page = DataFileBytes(storage: bytes)
             let id0 = page.uint64(at: Offset.transactionID), id1 = page.uint64(at: 4096 + Offset.transactionID)
             newestMeta = id1 > id0 ? 1 : 0
             pagesNeeded = Int(page.uint64(at: newestMeta * 4096 + Offset.lastPage)) + 1
@@ -160,7 +160,7 @@ import Testing
                 (
                     "\(name) transaction id +2",
                     { bytes in
-                        let id = DataFileValidator.Bytes(storage: bytes).uint64(at: base + Offset.transactionID)
+                        let id = DataFileBytes(storage: bytes).uint64(at: base + Offset.transactionID)
                         set(id + 2, at: base + Offset.transactionID)(&bytes)
                     }
                 ),
@@ -172,7 +172,7 @@ import Testing
                     "\(name) older id equal to newer",
                     { bytes in
                         let other = (1 - meta) * 4096 + Offset.transactionID
-                        set(DataFileValidator.Bytes(storage: bytes).uint64(at: other), at: base + Offset.transactionID)(
+                        set(DataFileBytes(storage: bytes).uint64(at: other), at: base + Offset.transactionID)(
                             &bytes)
                     }
                 ),
@@ -184,7 +184,7 @@ import Testing
         // damage: LMDB writes both (see StorageReviewRegressionTests).
         // The newest meta page's roots must name real roots: another in-bounds page is damage.
         let newest = template.newestMeta * 4096
-        let mainRoot = DataFileValidator.Bytes(storage: template.bytes).uint64(at: newest + Offset.mainDB + 40)
+        let mainRoot = DataFileBytes(storage: template.bytes).uint64(at: newest + Offset.mainDB + 40)
         for other in [mainRoot - 1, mainRoot + 1, 2] where other >= 2 && other < filePages && other != mainRoot {
             cases.append(("newest main root moved to page \(other)", set(other, at: newest + Offset.mainDB + 40)))
         }
