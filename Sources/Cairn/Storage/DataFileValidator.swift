@@ -170,12 +170,19 @@ struct DataFileValidator {
         let fd = open(lockPath, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        var lock = Self.exclusiveLock
+        return fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != Int16(F_UNLCK)
+    }
+
+    /// LMDB's exclusive lock on the lock file's first byte (`mdb_env_excl_lock`): the first
+    /// process to open a store takes it, and every process that has it open holds it shared.
+    private static var exclusiveLock: flock {
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)
         lock.l_start = 0
         lock.l_len = 1
-        return fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != Int16(F_UNLCK)
+        return lock
     }
 
     /// Reads both meta pages. The page size comes from page 0, or, when page 0's is damaged,
@@ -328,11 +335,7 @@ struct DataFileValidator {
         // Closing any descriptor of the file drops this process's locks on it: the registry
         // guarantees no environment of this process has the store open now.
         defer { close(fd) }
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = 0
-        lock.l_len = 1
+        var lock = Self.exclusiveLock
         guard fcntl(fd, F_SETLK, &lock) == 0 else {
             throw damaged(
                 "a meta page is damaged and must be rewritten before the store can be opened, but another process "

@@ -272,10 +272,7 @@ struct PageWalker {
         guard number < pagesInFile else {
             throw PageFault("a page refers to page \(number), but the file ends at page \(pagesInFile) (truncated)")
         }
-        let word = Int(number / 64), bit = UInt64(1) << (number % 64)
-        guard used[word] & bit == 0 else { throw PageFault("page \(number) is used twice") }
-        used[word] |= bit
-        summary.usedPages += 1
+        try markUsed(number)
         let page: PageView
         do {
             page = try file.bytes(at: Int(number) * pageSize, count: pageSize, for: "page \(number)")
@@ -284,6 +281,14 @@ struct PageWalker {
         }
         guard try page.u64(0) == number else { throw PageFault("page \(number) says it is page \(try page.u64(0))") }
         return page
+    }
+
+    /// Records that a tree uses `page` (inside the file and the snapshot: the caller checked).
+    private mutating func markUsed(_ page: UInt64) throws(PageFault) {
+        let word = Int(page / 64), bit = UInt64(1) << (page % 64)
+        guard used[word] & bit == 0 else { throw PageFault("page \(page) is used twice") }
+        used[word] |= bit
+        summary.usedPages += 1
     }
 
     /// The offsets of a page's nodes, each checked to lie inside the page with its header.
@@ -319,10 +324,7 @@ struct PageWalker {
             guard page <= lastPage, page < pagesInFile else {
                 throw PageFault("the large value on page \(first) runs past the end of the file")
             }
-            let word = Int(page / 64), bit = UInt64(1) << (page % 64)
-            guard used[word] & bit == 0 else { throw PageFault("page \(page) is used twice") }
-            used[word] |= bit
-            summary.usedPages += 1
+            try markUsed(page)
         }
         let value: PageView
         do {
