@@ -230,6 +230,48 @@ import Testing
         #expect(outcomes.values.reduce(0, +) == seeds.count, "\(outcomes)")
     }
 
+    /// Recovery rewrites a meta page, so a read-only open of a store whose last commit is damaged
+    /// is refused with a message saying how to recover it, and the file is left as it was; a
+    /// writable open then recovers, and the store takes new commits.
+    @Test func recoveryNeedsAWritableOpenAndThenWritesOnNormally() throws {
+        let template = try Template()
+        var bytes = template.bytes
+        let newest = template.newestMeta * 4096
+        // The newest meta page's main tree root moved to the free-page tree's root: a sound page
+        // of another tree, caught by the walk and the commit marker.
+        let freeRoot = DataFileBytes(storage: bytes).uint64(at: newest + Offset.freeDB + 40)
+        withUnsafeBytes(of: freeRoot.littleEndian) {
+            bytes.replaceSubrange(newest + Offset.mainDB + 40..<newest + Offset.mainDB + 48, with: $0)
+        }
+        let path = template.directory.child("read-only-recovery")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: path + "/data.mdb", contents: Data(bytes))
+        var readOnly = StorageConfiguration(path: path)
+        readOnly.isReadOnly = true
+        #expect {
+            try LMDBEnvironment.open(readOnly)
+        } throws: { error in
+            guard let error = error as? StorageError, error.code == .damaged else { return false }
+            return error.message.contains("writable")
+        }
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))) == bytes, "left as it was")
+
+        do {
+            let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
+            let recovery = try #require(environment.recovery)
+            #expect(recovery.skippedTransaction != nil)
+            let table = try #require(try environment.openTable("a"))
+            try environment.write { txn in try txn.put([7], for: [0xFE], in: table) }
+        }
+        // The next commit overwrote the retired meta page: the store opens as it is, no recovery.
+        let reopened = try Template.read(path)
+        #expect(reopened.recovery == nil)
+        #expect(reopened.contents["a"]?.contains([0xFE, 0x3D, 7]) == true)
+        let entries = reopened.contents.values.map(\.count).reduce(0, +)
+        let before = template.previousContents.values.map(\.count).reduce(0, +)
+        #expect(entries == before + 1, "the commit before the damaged one, and the new entry")
+    }
+
     @Test func anEmptyDataFileIsNeverTreatedAsANewStore() throws {
         let directory = TemporaryDirectory()
         let path = directory.child("store")
