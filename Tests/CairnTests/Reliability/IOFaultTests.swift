@@ -12,7 +12,10 @@ import Glibc
 /// The quick tier fails each call index of a fault-free run once, cycling through the six ways
 /// (once or persistent × EIO, ENOSPC, short write); `CAIRN_IO_FAULTS=full` runs every index in
 /// every way. `CAIRN_IO_FAULT_CASE="existing call 12 once EIO"` replays one case.
-@Suite(.enabled(if: FaultShim.isAvailable, "the fault shim needs Linux and clang"))
+///
+/// On Linux the shim must build (the Swift toolchain ships `clang`): if it cannot, every test here
+/// fails with the reason instead of being skipped. Other systems have no `LD_PRELOAD`.
+@Suite(.enabled(if: FaultShim.isSupportedPlatform, "the fault shim needs Linux's LD_PRELOAD"))
 struct IOFaultTests {
     static let environment = ProcessInfo.processInfo.environment
     static let isFull = environment["CAIRN_IO_FAULTS"] == "full"
