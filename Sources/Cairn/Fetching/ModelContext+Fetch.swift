@@ -115,8 +115,9 @@ extension ModelContext {
                 var records: [UInt64: RecordReader] = [:]
                 for target in Set(edges.values.joined()).sorted() {
                     // A target whose row is gone (a dangling reference) is left out.
+                    let key = EntryLayout.rowKey(target)
                     if let reader = try txn.withValue(
-                        for: EntryLayout.rowKey(target), in: destination.records, { try RecordReader(copying: $0) })
+                        for: key, in: destination.records, { try RecordReader(copying: $0, key: key) })
                     {
                         records[target] = reader
                     }
@@ -310,8 +311,9 @@ extension ModelContext {
                         return false
                     }
                     // A dangling index entry (no record) is skipped.
-                    let reader = try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) {
-                        try RecordReader(copying: $0)
+                    let rowKey = EntryLayout.rowKey(row)
+                    let reader = try txn.withValue(for: rowKey, in: tables.records) {
+                        try RecordReader(copying: $0, key: rowKey)
                     }
                     entries.append((key, row, reader))
                     taken += 1
@@ -343,7 +345,7 @@ extension ModelContext {
         guard let rowIDs = try candidateRowIDs(access, txn: txn) else {
             var rows: [(UInt64, RecordReader)] = []
             try txn.scan(tables.records) { key, value in
-                rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value)))
+                rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
                 return true
             }
             return rows
@@ -395,7 +397,8 @@ extension ModelContext {
         of rowIDs: some Sequence<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
         try rowIDs.compactMap { row in
-            try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) { (row, try RecordReader(copying: $0)) }
+            let key = EntryLayout.rowKey(row)
+            return try txn.withValue(for: key, in: tables.records) { (row, try RecordReader(copying: $0, key: key)) }
         }
     }
 
