@@ -78,7 +78,7 @@ struct History {
             return true
         }
         for key in old { _ = try txn.delete(key, in: history) }
-        try txn.put(EntryLayout.counter(floor), for: Self.floorKey, in: meta)
+        try txn.put(EntryLayout.counter(floor, key: Self.floorKey), for: Self.floorKey, in: meta)
     }
 
     /// The oldest commit id whose entry is kept (0 before the first pruning).

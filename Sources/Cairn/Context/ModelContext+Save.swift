@@ -495,7 +495,8 @@ struct RowAppender {
     /// Stores the counters of the entities that got new rows.
     func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
         for (tables, row) in next.values {
-            try txn.put(EntryLayout.counter(row), for: ModelContext.rowCounterKey(tables.entity.name), in: meta)
+            let key = ModelContext.rowCounterKey(tables.entity.name)
+            try txn.put(EntryLayout.counter(row, key: key), for: key, in: meta)
         }
     }
 }
