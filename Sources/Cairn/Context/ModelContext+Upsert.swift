@@ -168,7 +168,8 @@ extension ModelContext {
         _ chunk: [T], constraint: Store.EntityTables.UniqueConstraint, tables: Store.EntityTables,
         into report: inout UpsertReport
     ) throws {
-        refreshIfNeeded()
+        // The one-pass path writes without save(): pending load errors are reported here alike.
+        try beginStoreAccess()
         // The last model of each key wins.
         let keys = chunk.map { model in
             precondition(

@@ -83,6 +83,8 @@ public final class ModelContext: _ModelLoader {
     var ownCommits: Set<UInt64> = []
     /// Loads that failed in a getter, not yet reported (see `pendingLoadErrors`).
     var loadErrors: [FetchError] = []
+    /// What store damage outside any model this context has reported (see `recordStoreDamage`).
+    var reportedStoreDamage: Set<String> = []
 
     /// Counts of the context's reads.
     struct ReadStatistics: Equatable {

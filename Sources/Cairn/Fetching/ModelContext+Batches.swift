@@ -262,8 +262,7 @@ extension ModelContext {
     ) throws
         -> FetchResultsCollection<T>
     {
-        checkOwner()
-        refreshIfNeeded()
+        try beginStoreAccess()
         precondition(batchSize > 0, "ModelContext.fetch(_:batchSize:): batchSize must be at least 1, not \(batchSize)")
         return FetchResultsCollection(
             storage: .init(

@@ -20,9 +20,7 @@ extension ModelContext {
     ///   ``pendingLoadErrors``.
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        checkOwner()
-        try throwPendingLoadErrors()
-        refreshIfNeeded()
+        try beginStoreAccess()
         let tables = entityTables(of: T.self, for: "fetch(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             return try fetchStoredOnly(descriptor, tables: tables)
@@ -150,9 +148,7 @@ extension ModelContext {
     /// - Complexity: O(*n*) in the candidate rows; without a predicate, O(1) plus the context's
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        checkOwner()
-        try throwPendingLoadErrors()
-        refreshIfNeeded()
+        try beginStoreAccess()
         let tables = entityTables(of: T.self, for: "fetchCount(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             var plain = descriptor
