@@ -21,7 +21,10 @@ extension ModelContext {
     /// Takes into account what other contexts and processes committed since this context last
     /// looked; cheap when nothing was committed (one read of the lock file's counter).
     func refreshIfNeeded() {
-        guard UInt64(store.environment.info.lastTransactionID) > lastSeenCommit else { return }
+        // The id comes from the data file's meta page as LMDB's size_t: a damaged page can make
+        // it negative as an Int, which must not trap here (any change makes the context look).
+        let lastCommit = UInt64(truncatingIfNeeded: store.environment.info.lastTransactionID)
+        guard lastCommit > lastSeenCommit else { return }
         let seen = lastSeenCommit
         guard let table = store.history else {
             if let current = try? store.environment.read({ txn in txn.id }) { lastSeenCommit = current }

@@ -196,16 +196,20 @@ final class Store: @unchecked Sendable {
                 try storedBytes.map { bytes in
                     // A checksum mismatch is damage, never a schema change to report.
                     let payload = try EntryLayout.metaPayload(bytes, key: key)
+                    let decoded: StoredEntity
                     do {
-                        return try BinaryDecoder().decode(StoredEntity.self, from: payload)
+                        decoded = try BinaryDecoder().decode(StoredEntity.self, from: payload)
                     } catch {
                         throw StorageError(
                             code: .damagedRecord,
                             message:
-                                "The stored description of entity \(entity.name) cannot be read. Restore the store "
-                                + "from a backup.",
+                                "The store's description is damaged: its description of entity \(entity.name) "
+                                + "cannot be decoded. This is damage to the file, not a change of your models; "
+                                + "restore the store from a backup.",
                             cause: error)
                     }
+                    try decoded.validate()
+                    return decoded
                 } ?? StoredEntity(name: entity.name)
             let records = try environment.openTable("e/\(entity.name)", create: !readOnly)
             guard let records else {

@@ -99,4 +99,62 @@ import Testing
         #expect { try Store.checkFormat([Store.formatVersion]) } throws: { isDamagedDescription($0) }
         try Store.checkFormat(EntryLayout.metaValue([Store.formatVersion], key: Store.formatKey))
     }
+    /// A description whose checksum matches but whose tags break the record format (a tag given
+    /// twice, the next tag below a used one, a tag out of range) used to stop the program in the
+    /// record writer at the first save; it is a typed storage error at open now.
+    @Test(arguments: ["duplicate", "nextTagTooLow", "zero", "nextTagTooHigh"])
+    func aDescriptionWithImpossibleTagsIsRefusedNotATrap(_ kind: String) throws {
+        let directory = TemporaryDirectory()
+        let key = StoredEntity.metaKey(for: "LibraryBook")
+        do {
+            let container = try library(directory)
+            try container.store.environment.write { txn in
+                let value = try #require(try txn.get(key, in: container.store.meta))
+                var stored = try BinaryDecoder().decode(StoredEntity.self, from: try EntryLayout.metaPayload(value, key: key))
+                switch kind {
+                case "duplicate": stored.attributes[1].tag = stored.attributes[0].tag
+                case "nextTagTooLow": stored.nextTag = stored.attributes.map(\.tag).max()!
+                case "zero": stored.attributes[0].tag = 0
+                default: stored.nextTag = RecordWriter.maximumTag + 1
+                }
+                let bytes = EntryLayout.metaValue(try BinaryEncoder().encode(stored), key: key)
+                try txn.put(bytes, for: key, in: container.store.meta)
+            }
+        }
+        #expect { try libraryContainer(directory) } throws: { error in
+            !(error is SchemaError) && isDamagedDescription(error)
+        }
+    }
+
+    /// The last commit id comes from the data file's meta page as a size_t, an `Int` in Swift:
+    /// with its top bit set by damage it is negative, and the conversion before each fetch used
+    /// to trap. The fetch now reads on (from the snapshot LMDB's reader table gives it).
+    @Test func aNegativeLastCommitIdDoesNotTrapAFetch() throws {
+        let directory = TemporaryDirectory()
+        let container = try library(directory)
+        let context = ModelContext(container)
+        #expect(try context.fetch(FetchDescriptor<LibraryBook>()).count == 1)
+        let path = directory.child("Library.store/data.mdb")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        func id(_ page: Int) -> UInt64 {
+            let offset = page * StoreDamage.pageSize + StoreDamage.Meta.transactionID
+            return bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let newest = id(0) > id(1) ? 0 : 1
+        let top = newest * StoreDamage.pageSize + StoreDamage.Meta.transactionID + 7
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try file.seek(toOffset: UInt64(top))
+        try file.write(contentsOf: [bytes[top] | 0x80])
+        try file.synchronize()
+        defer {
+            // Put the byte back so closing the store writes nothing from a damaged meta page.
+            try? file.seek(toOffset: UInt64(top))
+            try? file.write(contentsOf: [bytes[top]])
+            try? file.synchronize()
+            try? file.close()
+        }
+        #expect(container.store.environment.info.lastTransactionID < 0, "the damage is visible")
+        let books = try context.fetch(FetchDescriptor<LibraryBook>())
+        #expect(books.map(\.isbn) == ["d-1"])
+    }
 }
