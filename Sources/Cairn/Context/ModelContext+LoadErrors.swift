@@ -60,8 +60,8 @@ extension ModelContext {
     /// counting, identifiers, enumeration, upserts): it checks the executor, takes other
     /// contexts' commits into account, then throws what failed to load since the last report.
     /// One place, so every such call follows the failed-load policy alike.
-    func beginStoreAccess() throws {
-        checkOwner()
+    func beginStoreAccess(_ operation: StaticString = #function) throws {
+        checkOwner(operation)
         refreshIfNeeded()
         try throwPendingLoadErrors()
     }

@@ -169,7 +169,7 @@ extension ModelContext {
         into report: inout UpsertReport
     ) throws {
         // The one-pass path writes without save(): pending load errors are reported here alike.
-        try beginStoreAccess()
+        try beginStoreAccess("upsert(_:chunkSize:)")
         // The last model of each key wins.
         let keys = chunk.map { model in
             precondition(
