@@ -70,7 +70,15 @@ struct History {
         try txn.put(encoded(), for: EntryLayout.historyKey(commit: commit), in: history)
         guard commit > Self.retainedCommits else { return }
         let floor = commit - Self.retainedCommits
-        let stored = try Self.floor(meta: meta, txn: txn)
+        // A damaged floor is rewritten, with every entry below the new floor dropped: readers that
+        // had seen less then refresh everything, which is correct. Failing here would fail every
+        // save of every context from now on.
+        let stored: UInt64
+        do {
+            stored = try Self.floor(meta: meta, txn: txn)
+        } catch let error as StorageError where error.code == .damagedRecord {
+            stored = 0
+        }
         guard floor > stored + Self.retainedCommits / 10 else { return }  // prune in steps
         var old: [[UInt8]] = []
         try txn.scan(history, KeyRange(to: .exclusive(EntryLayout.historyKey(commit: floor)))) { key, _ in
@@ -78,7 +86,7 @@ struct History {
             return true
         }
         for key in old { _ = try txn.delete(key, in: history) }
-        try txn.put(EntryLayout.counter(floor), for: Self.floorKey, in: meta)
+        try txn.put(EntryLayout.counter(floor, key: Self.floorKey), for: Self.floorKey, in: meta)
     }
 
     /// The oldest commit id whose entry is kept (0 before the first pruning).

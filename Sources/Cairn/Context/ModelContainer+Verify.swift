@@ -56,7 +56,7 @@ extension ModelContainer {
                     }
                     ids.insert(row)
                     do {
-                        let model = try decoder.scratchModel(from: RecordReader(copying: value), tables: tables)
+                        let model = try decoder.scratchModel(from: RecordReader(copying: value, key: key), tables: tables)
                         for keyed in tables.uniques + tables.indexes {
                             expected[keyed.table.name, default: [:]][keyed.key(of: model), default: []].append(row)
                         }

@@ -21,7 +21,10 @@ extension ModelContext {
     /// Takes into account what other contexts and processes committed since this context last
     /// looked; cheap when nothing was committed (one read of the lock file's counter).
     func refreshIfNeeded() {
-        guard UInt64(store.environment.info.lastTransactionID) > lastSeenCommit else { return }
+        // The id comes from the data file's meta page as LMDB's size_t: a damaged page can make
+        // it negative as an Int, which must not trap here (any change makes the context look).
+        let lastCommit = UInt64(truncatingIfNeeded: store.environment.info.lastTransactionID)
+        guard lastCommit > lastSeenCommit else { return }
         let seen = lastSeenCommit
         guard let table = store.history else {
             if let current = try? store.environment.read({ txn in txn.id }) { lastSeenCommit = current }
@@ -29,9 +32,18 @@ extension ModelContext {
         }
         // The read's own snapshot bounds what is taken into account: a commit the lock file
         // already counts but this snapshot does not include is left for the next refresh.
+        var floorDamage: StorageError?
         let found = try? store.environment.read { txn -> (current: UInt64, entries: [History.Entry]?) in
             let current = txn.id
-            let floor = try History.floor(meta: store.meta, txn: txn)
+            let floor: UInt64
+            do {
+                floor = try History.floor(meta: store.meta, txn: txn)
+            } catch let error as StorageError where error.code == .damagedRecord {
+                // Damage, not a passing failure: trying again next time would fail forever and
+                // never take another commit into account. Refresh everything once instead.
+                floorDamage = error
+                return (current, nil)
+            }
             guard seen + 1 >= floor else { return (current, nil) }  // entries were dropped: refresh all
             var entries: [History.Entry] = []
             var damaged = false
@@ -55,6 +67,7 @@ extension ModelContext {
             }
             return (current, damaged ? nil : entries)
         }
+        if let floorDamage { recordStoreDamage(floorDamage, what: "The store's history floor") }
         guard let found else { return }  // the store cannot be read now: try again next time
         lastSeenCommit = found.current
         ownCommits = ownCommits.filter { $0 > found.current }

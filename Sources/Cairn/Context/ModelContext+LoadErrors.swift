@@ -17,9 +17,17 @@ extension ModelContext {
     /// model's identifier names no model of this store (``model(for:)`` with an identifier of
     /// another store, or of a model that was never saved), the getter returns the property's
     /// default value — or `nil`, an empty string or collection, zero, `false` — and the error is
-    /// kept here. The next ``save()`` or ``fetch(_:)`` (and ``fetchCount(_:)``) throws the first
-    /// of them and clears the list, so a save never writes placeholder values back over a
-    /// damaged row without you having been told. Reading this property does not clear it.
+    /// kept here. The next call that reads or writes the store — ``save()``, ``fetch(_:)``,
+    /// ``fetch(_:batchSize:)``, ``fetchCount(_:)``, ``fetchIdentifiers(_:)``,
+    /// ``enumerate(_:batchSize:allowEscapingMutations:block:)``, ``delete(model:where:includeSubclasses:)``
+    /// or ``upsert(_:chunkSize:)`` — throws the first of them and clears the list, so a save never
+    /// writes placeholder values back over a damaged row without you having been told. Reading
+    /// this property does not clear it.
+    ///
+    /// Damage the context finds while catching up with other contexts' commits (an unreadable
+    /// `history.floor` in the store's description) is reported here too, once, as an error with
+    /// no ``FetchError/model``: the context then refreshed every model it holds instead, which is
+    /// correct, only slower.
     ///
     /// ```swift
     /// let title = book.title              // "" if the record is damaged
@@ -46,6 +54,30 @@ extension ModelContext {
             model: id, underlying: "\(cause)", property: property, cause: cause)
         cairnLog.warning("\(error.message)")
         loadErrors.append(error)
+    }
+
+    /// Where every public call that reads the store through this context begins (the fetches,
+    /// counting, identifiers, enumeration, upserts): it checks the executor, takes other
+    /// contexts' commits into account, then throws what failed to load since the last report.
+    /// One place, so every such call follows the failed-load policy alike.
+    func beginStoreAccess(_ operation: StaticString = #function) throws {
+        checkOwner(operation)
+        refreshIfNeeded()
+        try throwPendingLoadErrors()
+    }
+
+    /// Records damage found outside any model's property (the history floor), once per context:
+    /// the fallback that follows it (refreshing everything) is correct, so reporting it at every
+    /// later refresh would only lock the app out of intact data.
+    func recordStoreDamage(_ cause: StorageError, what: String) {
+        guard !reportedStoreDamage.contains(what) else { return }
+        reportedStoreDamage.insert(what)
+        loadErrors.append(
+            FetchError(
+                code: .loadFailed,
+                message: "\(what) could not be read: \(cause.message) Every model the context holds was refreshed "
+                    + "from the store instead, so no stale value is used.",
+                model: nil, underlying: "\(cause)", property: nil, cause: cause))
     }
 
     /// Throws the first pending load error, naming how many more there were, and clears them all.

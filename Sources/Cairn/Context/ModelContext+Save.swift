@@ -66,12 +66,13 @@ extension ModelContext {
             })
         let changed = changedModelsArray.filter { !plan.isDeleted($0) && !takenOver.contains($0.persistentModelID) }
 
-        var insertRecords: [(tables: Store.EntityTables, record: [UInt8])] = []
+        // Records are sealed for their row keys in the transaction, where new rows get their ids.
+        var insertRecords: [(tables: Store.EntityTables, record: EncodedRecord)] = []
         insertRecords.reserveCapacity(inserted.count)
         for model in inserted {
             insertRecords.append((store.tables(of: model), try record(of: model)))
         }
-        var updateRecords: [(table: Table, key: [UInt8], record: [UInt8])] = []
+        var updateRecords: [(table: Table, key: [UInt8], record: EncodedRecord)] = []
         for model in changed {
             let id = model.persistentModelID
             let tables = store.entities[id.entityName]!
@@ -79,7 +80,10 @@ extension ModelContext {
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
                 try load(model, rowID: id.rowID!, tables: tables)
             }
-            updateRecords.append((tables.records, EntryLayout.rowKey(id.rowID!), try record(of: model)))
+            var record = try record(of: model)
+            let key = EntryLayout.rowKey(id.rowID!)
+            record.seal(forKey: key)
+            updateRecords.append((tables.records, key, record))
         }
         // The relationships to write: every one of an inserted model, the changed ones of a
         // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
@@ -119,7 +123,7 @@ extension ModelContext {
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
-        var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: [UInt8])] = []
+        var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
         for model in inserted + changed {
             let tables = store.tables(of: model)
             let isNew = model.persistentModelID.isTemporary
@@ -127,7 +131,7 @@ extension ModelContext {
             where isNew || model._$modelState.isChanged(index) {
                 var writer = RecordWriter()
                 try access.encode(model, tag, &writer)
-                externalWrites.append((tables.externals!, model, tag, writer.finished()))
+                externalWrites.append((tables.externals!, model, tag, writer.encoded()))
             }
         }
         // An insert that takes over a stored row updates that row.
@@ -154,13 +158,16 @@ extension ModelContext {
             var assignedByModel: [ObjectIdentifier: UInt64] = [:]
             assigned.reserveCapacity(insertRecords.count)
             assignedByModel.reserveCapacity(insertRecords.count)
-            for ((tables, record), model) in zip(insertRecords, inserted) {
+            for (position, model) in inserted.enumerated() {
+                let tables = insertRecords[position].tables
                 let row: UInt64
                 if let takenOver = uniqueness.takeovers[ObjectIdentifier(model)] {
-                    try txn.put(record, for: EntryLayout.rowKey(takenOver), in: tables.records)
+                    try txn.put(
+                        insertRecords[position].record.sealed(forRow: takenOver), for: EntryLayout.rowKey(takenOver),
+                        in: tables.records)
                     row = takenOver
                 } else {
-                    row = try rows.append(record, to: tables, meta: store.meta, txn: txn)
+                    row = try rows.append(&insertRecords[position].record, to: tables, meta: store.meta, txn: txn)
                 }
                 assigned.append(row)
                 assignedByModel[ObjectIdentifier(model)] = row
@@ -172,7 +179,7 @@ extension ModelContext {
                     gone.append(model.persistentModelID)
                     continue
                 }
-                try txn.put(record, for: key, in: table)
+                try txn.put(record.bytes, for: key, in: table)
             }
             if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
             // A deleted row's stored edges may include targets this context never saw (another
@@ -214,8 +221,10 @@ extension ModelContext {
             for (table, key, model) in indexAdditions {
                 try txn.put(EntryLayout.keyedValue(row: try rowID(of: model), key: key), for: key, in: table)
             }
-            for (table, owner, tag, value) in externalWrites {
-                try txn.put(value, for: Store.EntityTables.externalKey(row: try rowID(of: owner), tag: tag), in: table)
+            for position in externalWrites.indices {
+                let (table, owner, tag, _) = externalWrites[position]
+                let key = Store.EntityTables.externalKey(row: try rowID(of: owner), tag: tag)
+                try txn.put(externalWrites[position].value.sealed(forKey: key), for: key, in: table)
             }
             for (table, key) in uniqueness.freed { try txn.delete(key, in: table) }
             for (table, key, model) in uniqueness.claimed {
@@ -284,10 +293,10 @@ extension ModelContext {
         }
         // The models now hold what their rows hold.
         for (model, written) in zip(inserted, insertRecords) {
-            model._$modelState.recordChecksum = RecordReader.storedChecksum(of: written.record)
+            model._$modelState.recordChecksum = written.record.contentChecksum
         }
         for (model, written) in zip(changed, updateRecords) {
-            model._$modelState.recordChecksum = RecordReader.storedChecksum(of: written.record)
+            model._$modelState.recordChecksum = written.record.contentChecksum
         }
         post(Self.didSave, inserted: newModels, updated: updatedModels, deleted: deletedIDs)
         checkInvariantsAfterSave()
@@ -434,14 +443,15 @@ extension ModelContext {
         }
     }
 
-    /// The record of a model's attributes, fields in ascending tag order.
-    func record(of model: any PersistentModel) throws -> [UInt8] {
+    /// The record of a model's attributes, fields in ascending tag order, to be sealed for the
+    /// key it is stored under.
+    func record(of model: any PersistentModel) throws -> EncodedRecord {
         let tables = container.store.tables(of: model)
         var writer = RecordWriter()
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)
         }
-        return writer.finished()
+        return writer.encoded()
     }
 
     func entity(named name: String) -> Schema.Entity { container.store.entities[name]!.entity }
@@ -462,15 +472,17 @@ extension ModelContext {
 struct RowAppender {
     private var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
 
-    /// Appends `record` as a new row of `tables`' entity and returns its row id.
+    /// Appends `record`, sealed for its new row's key, as a new row of `tables`' entity and
+    /// returns its row id.
     mutating func append(
-        _ record: [UInt8], to tables: Store.EntityTables, meta: Table, txn: borrowing WriteTransaction
+        _ record: inout EncodedRecord, to tables: Store.EntityTables, meta: Table, txn: borrowing WriteTransaction
     ) throws -> UInt64 {
         let entity = tables.entity.name
         let row =
             try next[ObjectIdentifier(tables)]?.row
             ?? ModelContext.nextRow(of: entity, meta: meta, txn: txn)
-        guard try txn.put(record, for: EntryLayout.rowKey(row), in: tables.records, options: .append) else {
+        guard try txn.put(record.sealed(forRow: row), for: EntryLayout.rowKey(row), in: tables.records, options: .append)
+        else {
             throw StorageError(
                 code: .damaged,
                 message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
@@ -483,7 +495,8 @@ struct RowAppender {
     /// Stores the counters of the entities that got new rows.
     func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
         for (tables, row) in next.values {
-            try txn.put(EntryLayout.counter(row), for: ModelContext.rowCounterKey(tables.entity.name), in: meta)
+            let key = ModelContext.rowCounterKey(tables.entity.name)
+            try txn.put(EntryLayout.counter(row, key: key), for: key, in: meta)
         }
     }
 }

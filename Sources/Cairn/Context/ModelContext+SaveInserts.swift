@@ -15,7 +15,7 @@ extension ModelContext {
         let inserted = insertedModelsArray
         guard !inserted.isEmpty else { return false }
         let store = container.store
-        var prepared: [(tables: Store.EntityTables, record: [UInt8], uniqueKeys: [[UInt8]], indexKeys: [[UInt8]])] = []
+        var prepared: [(tables: Store.EntityTables, record: EncodedRecord, uniqueKeys: [[UInt8]], indexKeys: [[UInt8]])] = []
         prepared.reserveCapacity(inserted.count)
         var claimed: Set<KeySlot> = []
         for model in inserted {
@@ -59,10 +59,11 @@ extension ModelContext {
             var rows: [UInt64] = []
             rows.reserveCapacity(prepared.count)
             var history = History()
-            for (item, model) in zip(prepared, inserted) {
-                let tables = item.tables
+            for (position, model) in inserted.enumerated() {
+                let tables = prepared[position].tables
                 let entity = tables.entity.name
-                let row = try appender.append(item.record, to: tables, meta: store.meta, txn: txn)
+                let row = try appender.append(&prepared[position].record, to: tables, meta: store.meta, txn: txn)
+                let item = prepared[position]
                 for (unique, uniqueKey) in zip(tables.uniques, item.uniqueKeys) {
                     let value = EntryLayout.keyedValue(row: row, key: uniqueKey)
                     guard try txn.put(value, for: uniqueKey, in: unique.table, options: .noOverwrite) else {
@@ -89,7 +90,7 @@ extension ModelContext {
         didSave(inserted: inserted, rowIDs: rowIDs, changed: [], plan: DeletePlan(), uniqueness: UniquenessPlan())
         noteOwnCommit(commit)
         for (model, item) in zip(inserted, prepared) {
-            model._$modelState.recordChecksum = RecordReader.storedChecksum(of: item.record)
+            model._$modelState.recordChecksum = item.record.contentChecksum
         }
         post(Self.didSave, inserted: inserted, updated: [], deleted: [])
         checkInvariantsAfterSave()

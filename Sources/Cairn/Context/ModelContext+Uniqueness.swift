@@ -197,7 +197,8 @@ extension ModelContext {
     func storedModel(
         row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction
     ) throws -> (any PersistentModel)? {
-        let reader = try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) { try RecordReader(copying: $0) }
+        let key = EntryLayout.rowKey(row)
+        let reader = try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
         return try reader.map { try scratchModel(from: $0, tables: tables) }
     }
 

@@ -168,7 +168,8 @@ extension ModelContext {
         _ chunk: [T], constraint: Store.EntityTables.UniqueConstraint, tables: Store.EntityTables,
         into report: inout UpsertReport
     ) throws {
-        refreshIfNeeded()
+        // The one-pass path writes without save(): pending load errors are reported here alike.
+        try beginStoreAccess("upsert(_:chunkSize:)")
         // The last model of each key wins.
         let keys = chunk.map { model in
             precondition(
@@ -206,9 +207,10 @@ extension ModelContext {
                 inserted.append(model)
                 continue
             }
-            let record = try self.record(of: model)
+            // Equal bytes under the same key: the stored record is intact and holds these values.
+            var record = try self.record(of: model)
             let relates = tables.entity.relationships.contains { $0.access.hasTargets(model) }
-            if comparable && !relates && existing.record == record {
+            if comparable && !relates && existing.record == record.sealed(forRow: existing.row) {
                 report.unchangedRows.append(existing.row)
                 continue
             }
@@ -240,7 +242,8 @@ extension ModelContext {
     ) throws {
         bulkUpsertChunks += 1
         let entity = tables.entity.name
-        let records = try winners.map { try record(of: chunk[$0]) }
+        // Sealed for their rows in the transaction; compared with stored records sealed alike.
+        var records = try winners.map { try record(of: chunk[$0]) }
         func registered(_ row: UInt64) -> (any PersistentModel)? {
             registrations[PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)]?.live
         }
@@ -252,7 +255,7 @@ extension ModelContext {
                 willInsert.append(chunk[winners[index]])
                 continue
             }
-            guard existing.record != records[index] else { continue }
+            guard existing.record != records[index].sealed(forRow: existing.row) else { continue }
             willUpdate.append(registered(existing.row) ?? chunk[winners[index]])
         }
         // Nothing to write: no write transaction either.
@@ -273,18 +276,19 @@ extension ModelContext {
             outcomes.reserveCapacity(winners.count)
             var rows = RowAppender()
             var history = History()
-            for (record, position) in zip(records, winners) {
+            for (index, position) in winners.enumerated() {
                 let model = chunk[position]
                 if let row = try txn.uniqueRow(for: keys[position], in: constraint.table) {
                     let key = EntryLayout.rowKey(row)
                     let old = try txn.get(key, in: tables.records)
+                    let record = records[index].sealed(forRow: row)
                     if old == record {
                         outcomes.append(.unchanged(row))
                         continue
                     }
                     try txn.put(record, for: key, in: tables.records)
                     if !tables.indexes.isEmpty {
-                        let previous = try old.map { try scratchModel(from: RecordReader($0), tables: tables) }
+                        let previous = try old.map { try scratchModel(from: RecordReader($0, key: key), tables: tables) }
                         for index in tables.indexes {
                             let newKey = index.key(of: model)
                             if let previous {
@@ -299,7 +303,7 @@ extension ModelContext {
                     history.record(.updated, entity, row)
                     outcomes.append(.updated(row))
                 } else {
-                    let row = try rows.append(record, to: tables, meta: store.meta, txn: txn)
+                    let row = try rows.append(&records[index], to: tables, meta: store.meta, txn: txn)
                     try txn.put(
                         EntryLayout.keyedValue(row: row, key: keys[position]), for: keys[position], in: constraint.table)
                     for index in tables.indexes {
@@ -339,14 +343,14 @@ extension ModelContext {
             let id = PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)
             if case .updated = outcome, let instance = registrations[id]?.live {
                 for (_, access) in tables.encodingOrder { access.unload(instance) }
-                try apply(try RecordReader(record), to: instance, tables: tables)
+                try apply(try RecordReader(record.bytes, key: EntryLayout.rowKey(row)), to: instance, tables: tables)
                 updated.append(id)
                 continue
             }
             let model = chunk[position]
             model._$modelState.persistentIdentifier = id
             model._$modelState.loader = self
-            model._$modelState.recordChecksum = RecordReader.storedChecksum(of: record)
+            model._$modelState.recordChecksum = record.contentChecksum
             register(model, id: id)
             if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }
         }

@@ -83,6 +83,8 @@ public final class ModelContext: _ModelLoader {
     var ownCommits: Set<UInt64> = []
     /// Loads that failed in a getter, not yet reported (see `pendingLoadErrors`).
     var loadErrors: [FetchError] = []
+    /// What store damage outside any model this context has reported (see `recordStoreDamage`).
+    var reportedStoreDamage: Set<String> = []
 
     /// Counts of the context's reads.
     struct ReadStatistics: Equatable {
@@ -487,7 +489,7 @@ public final class ModelContext: _ModelLoader {
     ) throws {
         let key = Store.EntityTables.externalKey(row: rowID, tag: tag)
         let reader = try store.environment.read { txn in
-            try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0) }
+            try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0, key: key) }
         }
         // An absent value reads as an absent field: the default, or nil for an optional.
         try access.decode(model, tag, reader ?? RecordReader(RecordWriter().finished()))
@@ -541,8 +543,9 @@ public final class ModelContext: _ModelLoader {
         statistics.readTransactions += 1
         statistics.recordLoads += 1
         let reader = try store.environment.read { txn in
-            try txn.withValue(for: EntryLayout.rowKey(rowID), in: tables.records) { bytes in
-                try RecordReader(copying: bytes)
+            let key = EntryLayout.rowKey(rowID)
+            return try txn.withValue(for: key, in: tables.records) { bytes in
+                try RecordReader(copying: bytes, key: key)
             }
         }
         guard let reader else {

@@ -169,13 +169,15 @@ final class Store: @unchecked Sendable {
             if let format = try txn.get(formatKey, in: meta) {
                 try checkFormat(format)
             } else {
-                try txn.put([formatVersion], for: formatKey, in: meta)
+                try txn.put(EntryLayout.metaValue([formatVersion], key: formatKey), for: formatKey, in: meta)
             }
             if let stored = try txn.get(storeKey, in: meta) {
                 return UUID(uuid: try uuidBytes(stored, meta: meta)).uuidString
             }
             let identifier = UUID()
-            try txn.put(withUnsafeBytes(of: identifier.uuid) { Array($0) }, for: storeKey, in: meta)
+            try txn.put(
+                EntryLayout.metaValue(withUnsafeBytes(of: identifier.uuid) { Array($0) }, key: storeKey), for: storeKey,
+                in: meta)
             return identifier.uuidString
         }
     }
@@ -192,16 +194,22 @@ final class Store: @unchecked Sendable {
             let storedBytes = try environment.read { txn in try txn.get(key, in: meta) }
             var stored =
                 try storedBytes.map { bytes in
+                    // A checksum mismatch is damage, never a schema change to report.
+                    let payload = try EntryLayout.metaPayload(bytes, key: key)
+                    let decoded: StoredEntity
                     do {
-                        return try BinaryDecoder().decode(StoredEntity.self, from: bytes)
+                        decoded = try BinaryDecoder().decode(StoredEntity.self, from: payload)
                     } catch {
                         throw StorageError(
                             code: .damagedRecord,
                             message:
-                                "The stored description of entity \(entity.name) cannot be read. Restore the store "
-                                + "from a backup.",
+                                "The store's description is damaged: its description of entity \(entity.name) "
+                                + "cannot be decoded. This is damage to the file, not a change of your models; "
+                                + "restore the store from a backup.",
                             cause: error)
                     }
+                    try decoded.validate()
+                    return decoded
                 } ?? StoredEntity(name: entity.name)
             let records = try environment.openTable("e/\(entity.name)", create: !readOnly)
             guard let records else {
@@ -220,7 +228,7 @@ final class Store: @unchecked Sendable {
                         message: "The store's description of \(entity.name) differs from the schema, and the store "
                             + "is read-only. Open it once with allowsSave: true to record the schema.")
                 }
-                changed.append((key, try BinaryEncoder().encode(stored)))
+                changed.append((key, EntryLayout.metaValue(try BinaryEncoder().encode(stored), key: key)))
             }
             var edges: [String: Table] = [:]
             for relationship in entity.relationships {
@@ -304,19 +312,26 @@ final class Store: @unchecked Sendable {
             // No history entry lists every row: contexts that have not seen this commit refresh
             // everything they hold (see History).
             if let history { try txn.removeAll(from: history) }
-            try txn.put(EntryLayout.counter(txn.id + 1), for: History.floorKey, in: meta)
+            try txn.put(EntryLayout.counter(txn.id + 1, key: History.floorKey), for: History.floorKey, in: meta)
         }
     }
 
     /// Refuses a store of another format with a message saying which and what to do.
+    ///
+    /// Format 1 stored the bare version byte; format 2 stores it as a checksummed `meta` value.
     static func checkFormat(_ format: [UInt8]) throws {
-        guard format != [formatVersion] else { return }
-        guard format.count == 1, let version = format.first else {
-            throw StorageError(
-                code: .damagedRecord,
-                message: "The store's format entry in table 'meta' holds \(format.count) bytes where it takes 1. "
-                    + "The store is damaged; restore it from a backup.")
+        let version: UInt8
+        if format.count == 1, let legacy = format.first, legacy < formatVersion {
+            version = legacy
+        } else {
+            let payload = try EntryLayout.metaPayload(format, key: formatKey)
+            guard payload.count == 1, let stored = payload.first else {
+                throw EntryLayout.damagedDescription(
+                    key: formatKey, "holds a version of \(payload.count) bytes where it takes 1")
+            }
+            version = stored
         }
+        guard version != formatVersion else { return }
         if version < formatVersion {
             throw StorageError(
                 code: .versionMismatch,
@@ -331,7 +346,8 @@ final class Store: @unchecked Sendable {
                 + "reads. Open it with the newer version of Cairn that wrote it.")
     }
 
-    private static func uuidBytes(_ bytes: [UInt8], meta: Table) throws -> uuid_t {
+    private static func uuidBytes(_ value: [UInt8], meta: Table) throws -> uuid_t {
+        let bytes = try EntryLayout.metaPayload(value, key: storeKey)
         guard bytes.count == 16 else {
             throw StorageError(
                 code: .damagedRecord,

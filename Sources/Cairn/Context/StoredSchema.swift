@@ -42,6 +42,27 @@ struct StoredEntity: Codable, Equatable {
 
     static func metaKey(for entityName: String) -> [UInt8] { Array("entity:\(entityName)".utf8) }
 
+    /// Checks what the record format relies on: every tag in 1 … 2²⁹−1, no tag twice, and the
+    /// next tag above them all and still a valid tag. A description that breaks this (one that
+    /// passed its checksum, so written wrongly rather than damaged on disk) would otherwise stop
+    /// the program in the record writer, or give two attributes one field.
+    ///
+    /// - Throws: ``StorageError`` `.damagedRecord` naming the entity.
+    func validate() throws(StorageError) {
+        var seen = Set<UInt32>()
+        for attribute in attributes {
+            guard attribute.tag >= 1, attribute.tag < nextTag, seen.insert(attribute.tag).inserted else {
+                throw EntryLayout.damagedDescription(
+                    key: Self.metaKey(for: name),
+                    "gives \(name).\(attribute.name) the tag \(attribute.tag), which is out of range or taken")
+            }
+        }
+        guard nextTag >= 1, nextTag <= RecordWriter.maximumTag else {
+            throw EntryLayout.damagedDescription(
+                key: Self.metaKey(for: name), "holds the next tag \(nextTag), outside 1 … 2^29-1")
+        }
+    }
+
     /// Brings the stored entity up to date with `entity`, returning the tag of each persisted
     /// attribute by name. `hasRows` says whether the entity has stored rows already, which an
     /// attribute added now will be missing from.

@@ -1,5 +1,5 @@
 /// The byte layout of every stored key and value that is not a record: row keys, unique and
-/// index values, edge values, history keys, external-storage keys and the `meta` counters.
+/// index values, edge values, history keys, external-storage keys and every `meta` value.
 ///
 /// Records have their own format (``RecordWriter``/``RecordReader``) and index keys theirs
 /// (``KeyBuilder``/``KeyReader``); everything else Cairn writes is built here and read back
@@ -8,8 +8,8 @@
 /// before reading, verify the entry's checksum and throw ``StorageError`` `.damagedRecord`
 /// naming the table and key, so no stored byte can trap or be decoded into a wrong answer.
 ///
-/// Unique, index and edge entries carry a CRC-32C over the entry's key followed by the rest of
-/// its value, so damage to either the key or the value is found by the reader of that entry.
+/// Unique, index, edge and `meta` entries carry a CRC-32C over the entry's key followed by the
+/// rest of its value, so damage to either the key or the value is found by the reader of that entry.
 ///
 /// ```swift
 /// let value = EntryLayout.keyedValue(row: 42, key: uniqueKey)
@@ -74,26 +74,80 @@ package enum EntryLayout {
         return loadBigEndian(key, at: 0)
     }
 
-    /// A `meta` counter's value (an entity's next row id, `history.floor`): u64 big-endian.
+    /// A `meta` counter's value (an entity's next row id, `history.floor`): u64 big-endian, as a
+    /// ``metaValue(_:key:)``.
     ///
     /// ```swift
-    /// try txn.put(EntryLayout.counter(next), for: counterKey, in: meta)
+    /// try txn.put(EntryLayout.counter(next, key: counterKey), for: counterKey, in: meta)
     /// ```
-    package static func counter(_ value: UInt64) -> [UInt8] { rowKey(value) }
+    /// - Returns: 12 bytes.
+    package static func counter(_ value: UInt64, key: [UInt8]) -> [UInt8] { metaValue(rowKey(value), key: key) }
 
-    /// A stored `meta` counter.
+    /// A stored `meta` counter, after checking its checksum and size.
     ///
     /// ```swift
     /// let next = try txn.get(counterKey, in: meta).map { try EntryLayout.counter($0, key: counterKey, table: meta) }
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the value is not 8 bytes.
+    /// - Throws: ``StorageError`` `.damagedRecord` when the checksum or the size is wrong.
     package static func counter(_ value: [UInt8], key: [UInt8], table: Table) throws(StorageError) -> UInt64 {
-        guard value.count == rowIDSize else {
-            throw key.withUnsafeBytes { key in
-                damaged(table: table, key: key, "holds a counter of \(value.count) bytes where it takes 8")
-            }
+        let payload = try metaPayload(value, key: key)
+        guard payload.count == rowIDSize else {
+            throw damagedDescription(key: key, "holds a counter of \(payload.count) bytes where it takes 8")
         }
-        return value.withUnsafeBytes { loadBigEndian($0, at: 0) }
+        return payload.withUnsafeBytes { loadBigEndian($0, at: 0) }
+    }
+
+    // MARK: Meta values
+
+    /// A value of the `meta` table (the format version, the store identifier, an entity's stored
+    /// description, a counter): the payload, then CRC-32C of `key ‖ payload`, little-endian.
+    ///
+    /// The store's description lives here, so damage must not read as a schema change or another
+    /// identifier: every value carries the checksum, and ``metaPayload(_:key:)`` checks it.
+    ///
+    /// ```swift
+    /// try txn.put(EntryLayout.metaValue(description, key: key), for: key, in: meta)
+    /// ```
+    /// - Returns: `payload.count + 4` bytes.
+    package static func metaValue(_ payload: [UInt8], key: [UInt8]) -> [UInt8] {
+        var crc = CRC32C()
+        crc.update(key)
+        crc.update(payload)
+        var bytes = payload
+        bytes.reserveCapacity(payload.count + checksumSize)
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: crc.value >> UInt32(shift))) }
+        return bytes
+    }
+
+    /// The payload of a stored `meta` value, after checking its checksum.
+    ///
+    /// ```swift
+    /// let description = try EntryLayout.metaPayload(stored, key: key)
+    /// ```
+    /// - Throws: ``StorageError`` `.damagedRecord`, saying the store's description is damaged,
+    ///   when the value is too short or its checksum does not match its key and payload.
+    package static func metaPayload(_ value: [UInt8], key: [UInt8]) throws(StorageError) -> [UInt8] {
+        guard value.count >= checksumSize else {
+            throw damagedDescription(key: key, "holds \(value.count) bytes, fewer than its 4-byte checksum")
+        }
+        let end = value.count - checksumSize
+        var crc = CRC32C()
+        crc.update(key)
+        value.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
+        guard value.withUnsafeBytes({ loadLittleEndian32($0, at: end) }) == crc.value else {
+            throw damagedDescription(key: key, "has a checksum that does not match its key and value")
+        }
+        return Array(value[0..<end])
+    }
+
+    /// The error for a damaged `meta` value: the store's own description (its format, identity,
+    /// schema or counters) cannot be trusted, which no change to the app's models can fix.
+    package static func damagedDescription(key: [UInt8], _ what: String) -> StorageError {
+        let name = String(decoding: key, as: UTF8.self)
+        return StorageError(
+            code: .damagedRecord,
+            message: "The store's description is damaged: its entry '\(name)' in table 'meta' \(what). This is "
+                + "damage to the file, not a change of your models; restore the store from a backup.")
     }
 
     /// The key of an `.externalStorage` value in `x/<Entity>`: row id u64 then tag u32, both big-endian.

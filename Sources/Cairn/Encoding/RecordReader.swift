@@ -1,6 +1,7 @@
 /// Parses one stored record and hands out its fields by tag.
 ///
-/// The initializer verifies the checksum before looking at anything else, then walks the
+/// The initializer verifies the checksum (over the content and the key the record was read
+/// under, see ``EncodedRecord``) before looking at anything else, then walks the
 /// fields once, checking every length with overflow-safe arithmetic, and indexes them. It
 /// rejects tags that are not strictly ascending (so a duplicate tag is damage), unknown wire
 /// types, and bytes left between the last field and the checksum. Fields whose tags the caller
@@ -28,29 +29,25 @@ package struct RecordReader: Sendable {
     /// ```
     package let bytes: [UInt8]
 
-    /// The record's stored checksum: which version of a row a model's values came from.
+    /// The checksum of the record's content (its stored checksum without the key's part):
+    /// which version of a row a model's values came from, whatever key it was read under.
     ///
     /// ```swift
     /// if reader.checksum != lastSeen { … }   // the row was rewritten
     /// ```
-    package var checksum: UInt32 { Self.storedChecksum(of: bytes) }
+    package var checksum: UInt32 { EncodedRecord.storedChecksum(of: bytes) ^ keyChecksum }
 
-    /// The checksum stored in the last four bytes (little-endian) of a finished record.
-    ///
-    /// ```swift
-    /// let crc = RecordReader.storedChecksum(of: writer.finished())
-    /// ```
-    package static func storedChecksum(of record: [UInt8]) -> UInt32 {
-        var stored: UInt32 = 0
-        for offset in 0..<4 { stored |= UInt32(record[record.count - 4 + offset]) << (8 * offset) }
-        return stored
-    }
+    /// The CRC-32C of the key the record was read under (0 for no key).
+    private let keyChecksum: UInt32
     private let fields: [Field]
 
-    /// Parses a record held in an array, without copying it.
+    /// Parses a record built in memory (sealed for no key), without copying it.
+    ///
+    /// A record read from the store is parsed with the key it was stored under instead
+    /// (``init(_:key:)``, ``init(copying:key:)``).
     ///
     /// ```swift
-    /// let reader = try RecordReader(record)
+    /// let reader = try RecordReader(writer.finished())
     /// ```
     ///
     /// - Parameters:
@@ -59,24 +56,60 @@ package struct RecordReader: Sendable {
     ///   the bytes are not a well-formed record, and `.versionMismatch` when the record has a
     ///   valid checksum but a format byte this version does not know.
     package init(_ bytes: [UInt8]) throws(StorageError) {
-        self.bytes = bytes
-        self.fields = try RecordReader.index(bytes)
+        try self.init(bytes, keyChecksum: 0)
     }
 
-    /// Parses a record held in borrowed memory, copying it first.
+    /// Parses a record read from the store under `key`, without copying it.
+    ///
+    /// The record's checksum covers the key too (see ``EncodedRecord``), so a record read under
+    /// another key than the one it was stored under (a damaged row key) is damage.
+    ///
+    /// ```swift
+    /// let reader = try RecordReader(stored, key: EntryLayout.rowKey(row))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bytes: The stored record.
+    ///   - key: The key it was read under.
+    /// - Throws: ``StorageError`` as ``init(_:)`` does; `.damagedRecord` also when the checksum
+    ///   does not match the key.
+    package init(_ bytes: [UInt8], key: [UInt8]) throws(StorageError) {
+        try self.init(bytes, keyChecksum: CRC32C.checksum(key))
+    }
+
+    /// Parses a record borrowed from the store under `key`, copying it first.
     ///
     /// The copy lets the reader outlive the buffer (for example bytes borrowed from LMDB inside
     /// a read transaction).
     ///
     /// ```swift
-    /// let reader = try value.withUnsafeBytes { try RecordReader(copying: $0) }
+    /// try txn.scan(records) { key, value in readers.append(try RecordReader(copying: value, key: key)) }
     /// ```
     ///
     /// - Parameters:
-    ///   - buffer: A record as ``RecordWriter/finished()`` produced it.
-    /// - Throws: ``StorageError`` as ``init(_:)`` does.
-    package init(copying buffer: UnsafeRawBufferPointer) throws(StorageError) {
-        try self.init(Array(buffer))
+    ///   - buffer: The stored record.
+    ///   - key: The key it was read under.
+    /// - Throws: ``StorageError`` as ``init(_:key:)`` does.
+    package init(copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(StorageError) {
+        var crc = CRC32C()
+        crc.update(key)
+        try self.init(Array(buffer), keyChecksum: crc.value)
+    }
+
+    /// A record borrowed from the store, with the key it was read under in an array.
+    ///
+    /// ```swift
+    /// let reader = try txn.withValue(for: key, in: records) { try RecordReader(copying: $0, key: key) }
+    /// ```
+    /// - Throws: ``StorageError`` as ``init(_:key:)`` does.
+    package init(copying buffer: UnsafeRawBufferPointer, key: [UInt8]) throws(StorageError) {
+        try self.init(Array(buffer), keyChecksum: CRC32C.checksum(key))
+    }
+
+    private init(_ bytes: [UInt8], keyChecksum: UInt32) throws(StorageError) {
+        self.bytes = bytes
+        self.keyChecksum = keyChecksum
+        self.fields = try RecordReader.index(bytes, keyChecksum: keyChecksum)
     }
 
     /// The tags of the fields present, in ascending order.
@@ -130,7 +163,7 @@ package struct RecordReader: Sendable {
         return low < fields.count && fields[low].tag == tag ? low : nil
     }
 
-    private static func index(_ bytes: [UInt8]) throws(StorageError) -> [Field] {
+    private static func index(_ bytes: [UInt8], keyChecksum: UInt32) throws(StorageError) -> [Field] {
         guard bytes.count >= 5 else {
             throw StorageError.damagedRecord(
                 "The record is \(bytes.count) bytes long, shorter than the 5-byte minimum.")
@@ -140,8 +173,8 @@ package struct RecordReader: Sendable {
         for offset in 0..<4 { stored |= UInt32(bytes[end + offset]) << (8 * offset) }
         var crc = CRC32C()
         crc.update(bytes[0..<end])
-        guard crc.value == stored else {
-            throw StorageError.damagedRecord("The record's checksum does not match its contents.")
+        guard crc.value ^ keyChecksum == stored else {
+            throw StorageError.damagedRecord("The record's checksum does not match its contents and key.")
         }
         guard bytes[0] == RecordWriter.formatVersion else {
             throw StorageError(

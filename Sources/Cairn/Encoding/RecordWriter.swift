@@ -1,8 +1,9 @@
 /// Builds one stored record: a format byte, tagged fields in ascending tag order, a checksum.
 ///
 /// Layout (see `Docs/Design.md`, "Records"): byte `0x01`, then for each field the varint
-/// `tag << 3 | wireType` and its payload, then the CRC-32C of everything before it as four
-/// little-endian bytes. Write fields in strictly ascending tag order and skip absent optionals;
+/// `tag << 3 | wireType` and its payload, then four little-endian checksum bytes: the CRC-32C
+/// of everything before them, XOR the CRC-32C of the key the record is stored under (see
+/// ``EncodedRecord``; a record built in memory is sealed for no key, whose CRC-32C is 0). Write fields in strictly ascending tag order and skip absent optionals;
 /// the ``write(_:tag:)-(Value)`` overloads for optionals do that for you.
 ///
 /// ```swift
@@ -116,19 +117,34 @@ package struct RecordWriter: Sendable {
         }
     }
 
-    /// Finishes the record by appending its checksum, and returns its bytes.
+    /// Finishes the record by appending its checksum, and returns its bytes sealed for no key.
+    ///
+    /// Such a record is for use in memory (``RecordReader/init(_:)`` reads it). A record to
+    /// store is made with ``encoded()`` and sealed for its key.
     ///
     /// ```swift
-    /// let record = writer.finished()
-    /// try transaction.put(record, forKey: rowKey, in: table)
+    /// let reader = try RecordReader(writer.finished())
     /// ```
     ///
-    /// - Returns: The complete record, ready to store.
+    /// - Returns: The complete record, its checksum over its content only.
     package consuming func finished() -> [UInt8] {
+        encoded().bytes
+    }
+
+    /// Finishes the record by appending its content checksum, to be sealed for the key it is
+    /// stored under (see ``EncodedRecord``).
+    ///
+    /// ```swift
+    /// var record = writer.encoded()
+    /// try transaction.put(record.sealed(forRow: row), for: EntryLayout.rowKey(row), in: table)
+    /// ```
+    ///
+    /// - Returns: The complete record, sealed for no key.
+    package consuming func encoded() -> EncodedRecord {
         let checksum = CRC32C.checksum(payload.bytes)
         var bytes = payload.bytes
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> shift)) }
-        return bytes
+        return EncodedRecord(unkeyed: bytes)
     }
 
     private static func isValid(_ written: ArraySlice<UInt8>, for wireType: WireType) -> Bool {

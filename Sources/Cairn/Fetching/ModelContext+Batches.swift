@@ -175,7 +175,7 @@ extension ModelContext {
                     var rows: [(UInt64, RecordReader)] = []
                     let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
                     try txn.scan(tables.records, range) { key, value in
-                        rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value)))
+                        rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
                         return rows.count < chunk
                     }
                     return rows
@@ -262,8 +262,7 @@ extension ModelContext {
     ) throws
         -> FetchResultsCollection<T>
     {
-        checkOwner()
-        refreshIfNeeded()
+        try beginStoreAccess()
         precondition(batchSize > 0, "ModelContext.fetch(_:batchSize:): batchSize must be at least 1, not \(batchSize)")
         return FetchResultsCollection(
             storage: .init(

@@ -20,9 +20,7 @@ extension ModelContext {
     ///   ``pendingLoadErrors``.
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        checkOwner()
-        try throwPendingLoadErrors()
-        refreshIfNeeded()
+        try beginStoreAccess()
         let tables = entityTables(of: T.self, for: "fetch(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             return try fetchStoredOnly(descriptor, tables: tables)
@@ -115,8 +113,9 @@ extension ModelContext {
                 var records: [UInt64: RecordReader] = [:]
                 for target in Set(edges.values.joined()).sorted() {
                     // A target whose row is gone (a dangling reference) is left out.
+                    let key = EntryLayout.rowKey(target)
                     if let reader = try txn.withValue(
-                        for: EntryLayout.rowKey(target), in: destination.records, { try RecordReader(copying: $0) })
+                        for: key, in: destination.records, { try RecordReader(copying: $0, key: key) })
                     {
                         records[target] = reader
                     }
@@ -149,9 +148,7 @@ extension ModelContext {
     /// - Complexity: O(*n*) in the candidate rows; without a predicate, O(1) plus the context's
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        checkOwner()
-        try throwPendingLoadErrors()
-        refreshIfNeeded()
+        try beginStoreAccess()
         let tables = entityTables(of: T.self, for: "fetchCount(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             var plain = descriptor
@@ -310,8 +307,9 @@ extension ModelContext {
                         return false
                     }
                     // A dangling index entry (no record) is skipped.
-                    let reader = try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) {
-                        try RecordReader(copying: $0)
+                    let rowKey = EntryLayout.rowKey(row)
+                    let reader = try txn.withValue(for: rowKey, in: tables.records) {
+                        try RecordReader(copying: $0, key: rowKey)
                     }
                     entries.append((key, row, reader))
                     taken += 1
@@ -343,7 +341,7 @@ extension ModelContext {
         guard let rowIDs = try candidateRowIDs(access, txn: txn) else {
             var rows: [(UInt64, RecordReader)] = []
             try txn.scan(tables.records) { key, value in
-                rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value)))
+                rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
                 return true
             }
             return rows
@@ -395,7 +393,8 @@ extension ModelContext {
         of rowIDs: some Sequence<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
         try rowIDs.compactMap { row in
-            try txn.withValue(for: EntryLayout.rowKey(row), in: tables.records) { (row, try RecordReader(copying: $0)) }
+            let key = EntryLayout.rowKey(row)
+            return try txn.withValue(for: key, in: tables.records) { (row, try RecordReader(copying: $0, key: key)) }
         }
     }
 

@@ -14,8 +14,7 @@ extension ModelContext {
     /// - Complexity: That of ``fetch(_:)``.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
     {
-        checkOwner()
-        refreshIfNeeded()
+        try beginStoreAccess()
         return try orderedMatches(descriptor).map(\.identifier)
     }
 

@@ -115,4 +115,41 @@ import Testing
             (error as? StorageError)?.code == .damagedRecord && (error as? StorageError)?.message.contains("e/LibraryBook") == true
         }
     }
+    /// The public calls that read the store, each given a context with one pending load error.
+    enum StoreAccess: String, CaseIterable, Sendable {
+        case fetch, fetchCount, fetchIdentifiers, batchedFetch, enumerate, deleteWhere, upsert
+
+        func run(_ context: ModelContext) throws {
+            let chapters = FetchDescriptor<LibraryChapter>()
+            switch self {
+            case .fetch: _ = try context.fetch(chapters)
+            case .fetchCount: _ = try context.fetchCount(chapters)
+            case .fetchIdentifiers: _ = try context.fetchIdentifiers(chapters)
+            case .batchedFetch: _ = try context.fetch(chapters, batchSize: 10)
+            case .enumerate: try context.enumerate(chapters) { _ in }
+            case .deleteWhere: try context.delete(model: LibraryChapter.self, where: #Predicate { $0.number > 100 })
+            case .upsert: _ = try context.upsert([LibraryBook(isbn: "978-2", title: "Persuasion")])
+            }
+        }
+    }
+
+    /// `fetchIdentifiers`, `enumerate` and the batched fetch used to ignore pending load errors
+    /// that `fetch`, `fetchCount` and `save` threw: every call that reads the store follows one
+    /// policy now (it throws the first pending error, once).
+    @Test(arguments: StoreAccess.allCases)
+    func everyCallThatReadsTheStoreThrowsPendingLoadErrors(_ access: StoreAccess) throws {
+        let (container, id) = try savedBook(TemporaryDirectory())
+        let records = try #require(container.store.entities["LibraryBook"]).records
+        try container.store.environment.write { txn in
+            var record = try #require(try txn.get(EntryLayout.rowKey(id.rowID!), in: records))
+            record[3] ^= 0x20
+            try txn.put(record, for: EntryLayout.rowKey(id.rowID!), in: records)
+        }
+        let context = ModelContext(container)
+        let book = try #require(context.model(for: id) as? LibraryBook)
+        #expect(book.title == "")
+        #expect { try access.run(context) } throws: { isLoadFailed($0, property: "title") }
+        #expect(context.pendingLoadErrors.isEmpty, "a thrown error is reported once")
+        if access != .upsert { try access.run(context) }
+    }
 }
