@@ -18,7 +18,7 @@ enum CommitMarker {
     ///
     /// - Returns: `mdb_put`'s return code.
     static func write(in transaction: OpaquePointer, mainTable: Table) -> Int32 {
-        let id = withUnsafeBytes(of: UInt64(mdb_txn_id(transaction)).bigEndian) { Array($0) }
+        let id = withUnsafeBytes(of: UInt64(truncatingIfNeeded: mdb_txn_id(transaction)).bigEndian) { Array($0) }
         return withMDBValues(key, id) { key, value in mdb_put(transaction, mainTable.handle, &key, &value, 0) }
     }
 
@@ -32,7 +32,7 @@ enum CommitMarker {
             throw LMDBError(rc).storageError(operation: "Checking the last commit", path: path)
         }
         defer { mdb_txn_abort(transaction) }
-        let id = UInt64(mdb_txn_id(transaction))
+        let id = UInt64(truncatingIfNeeded: mdb_txn_id(transaction))
         guard id > 1 else { return }
         var data = MDB_val()
         let found = withMDBValue(key) { key in mdb_get(transaction, mainTable.handle, &key, &data) }

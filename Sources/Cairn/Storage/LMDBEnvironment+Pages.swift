@@ -61,7 +61,7 @@ enum PinnedSnapshot {
         _ transaction: OpaquePointer, of environment: OpaquePointer, pageSize: Int, path: String,
         scope: PageWalker.Scope, stopAtFirstProblem: Bool
     ) throws(StorageError) -> (UInt64, PageWalker.Summary)? {
-        let id = UInt64(mdb_txn_id(transaction))
+        let id = UInt64(truncatingIfNeeded: mdb_txn_id(transaction))
         var descriptor: Int32 = -1
         guard mdb_env_get_fd(environment, &descriptor) == MDB_SUCCESS else {
             throw StorageError(code: .other, message: "The store's data file is not open.", path: path)

@@ -21,7 +21,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```swift
     /// let commit = txn.id
     /// ```
-    package var id: UInt64 { UInt64(mdb_txn_id(handle.pointer)) }
+    package var id: UInt64 { UInt64(truncatingIfNeeded: mdb_txn_id(handle.pointer)) }
 
     /// The value stored for `key`, copied out of the store, or `nil` if there is none.
     ///
