@@ -4,11 +4,11 @@ import Foundation
 // cairn-compare: the same workloads on Cairn, GRDB and raw LMDB, interleaved in one process.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W1,W2,W3,W4,W5,W6] [--only NAME]
+//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,W2,W3,W4,W5,W6] [--only NAME]
 //
 // W1, W2 and W5 use n authors; W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through
 // the batch upsert at n/10, n and 10n, each in a child process of its own, so that its peak
-// resident memory is its own.
+// resident memory is its own. W0 opens the store of n authors (W5's) and reads one, 20 times.
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -26,7 +26,7 @@ while let argument = arguments.popFirst() {
     case "--workloads": selected = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--only": only = arguments.popFirst()
     default:
-        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W1,W2,W3,W4,W5,W6] [--only SYSTEM-SUBSTRING]")
+        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,W2,W3,W4,W5,W6] [--only SYSTEM-SUBSTRING]")
         exit(2)
     }
 }
@@ -203,6 +203,23 @@ if selected.contains("W5") {
         Run(workload: "W5", system: "raw LMDB cursor") {
             let lmdb = once.lmdb("w5-lmdb") { _ = $0.insert(fresh) }
             return measure { lmdb.readAuthors() }
+        },
+    ]
+}
+if selected.contains("W0") {
+    let opens = 20
+    runs += [
+        Run(workload: "W0", system: "Cairn open + read one", n: opens) {
+            let d = try once.directory("w5-cairn") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
+            return try measure { try CairnSystem.openAndReadOne(in: d, times: opens) }
+        },
+        Run(workload: "W0", system: "GRDB open + read one (default)", n: opens) {
+            let d = try once.directory("w5-grdb") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: false) }
+            return try measure { try GRDBSystem.openAndReadOne(in: d, wal: false, times: opens) }
+        },
+        Run(workload: "W0", system: "GRDB open + read one (WAL, NORMAL)", n: opens) {
+            let d = try once.directory("w5-grdb-wal") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: true) }
+            return try measure { try GRDBSystem.openAndReadOne(in: d, wal: true, times: opens) }
         },
     ]
 }

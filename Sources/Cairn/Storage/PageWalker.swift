@@ -172,11 +172,14 @@ struct PageWalker {
                 guard visit.level < Int(record.depth) else {
                     throw PageFault("branch page \(visit.page) lies at the leaf level \(visit.level)")
                 }
-                let nodes = try nodeOffsets(page, number: visit.page)
-                guard !nodes.isEmpty else { throw PageFault("branch page \(visit.page) is empty") }
+                let nodes = try NodeTable(page, number: visit.page)
+                guard nodes.count > 0 else { throw PageFault("branch page \(visit.page) is empty") }
                 var separators: [UnsafeRawBufferPointer?] = []
                 var children: [UInt64] = []
-                for (index, node) in nodes.enumerated() {
+                separators.reserveCapacity(nodes.count)
+                children.reserveCapacity(nodes.count)
+                for index in 0..<nodes.count {
+                    let node = try nodes.offset(index, in: page, number: visit.page)
                     let child = UInt64(try page.u16(node)) | UInt64(try page.u16(node + 2)) << 16
                         | UInt64(try page.u16(node + 4)) << 32
                     let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
@@ -207,7 +210,9 @@ struct PageWalker {
                     continue
                 }
                 var previous = visit.lower
-                for (index, node) in try nodeOffsets(page, number: visit.page).enumerated() {
+                let nodes = try NodeTable(page, number: visit.page)
+                for index in 0..<nodes.count {
+                    let node = try nodes.offset(index, in: page, number: visit.page)
                     let nodeFlags = try page.u16(node + 4)
                     let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
                     try order.check(key, lower: previous, inclusive: index == 0, upper: visit.upper, in: visit.page)
@@ -291,22 +296,29 @@ struct PageWalker {
         summary.usedPages += 1
     }
 
-    /// The offsets of a page's nodes, each checked to lie inside the page with its header.
-    private func nodeOffsets(_ page: PageView, number: UInt64) throws(PageFault) -> [Int] {
-        let lower = Int(try page.u16(12)), upper = Int(try page.u16(14))
-        guard lower >= Self.headerSize, lower <= upper, upper <= page.size, lower % 2 == 0 else {
-            throw PageFault("page \(number)'s node table is out of bounds")
+    /// A page's node table: how many nodes it has, checked to lie inside the page.
+    private struct NodeTable {
+        let count: Int
+        let upper: Int
+
+        init(_ page: PageView, number: UInt64) throws(PageFault) {
+            let lower = Int(try page.u16(12))
+            upper = Int(try page.u16(14))
+            guard lower >= PageWalker.headerSize, lower <= upper, upper <= page.size, lower % 2 == 0 else {
+                throw PageFault("page \(number)'s node table is out of bounds")
+            }
+            count = (lower - PageWalker.headerSize) / 2
         }
-        var offsets: [Int] = []
-        offsets.reserveCapacity((lower - Self.headerSize) / 2)
-        for index in 0..<(lower - Self.headerSize) / 2 {
-            let node = Int(try page.u16(Self.headerSize + 2 * index))
-            guard node >= upper, node + Self.nodeHeaderSize <= page.size else {
+
+        /// The offset of node `index`, checked to lie inside the page with its header.
+        @inline(__always)
+        func offset(_ index: Int, in page: PageView, number: UInt64) throws(PageFault) -> Int {
+            let node = Int(try page.u16(PageWalker.headerSize + 2 * index))
+            guard node >= upper, node + PageWalker.nodeHeaderSize <= page.size else {
                 throw PageFault("node \(index) of page \(number) lies outside the page")
             }
-            offsets.append(node)
+            return node
         }
-        return offsets
     }
 
     /// A large value's bytes on its overflow pages, which are claimed.
@@ -348,8 +360,9 @@ struct PageWalker {
             return try checkFixedKeys(sub, keySize: Int(try sub.u16(8)), order: order, lower: nil, upper: nil, in: number)
         }
         var previous: UnsafeRawBufferPointer?
-        let nodes = try nodeOffsets(sub, number: number)
-        for node in nodes {
+        let nodes = try NodeTable(sub, number: number)
+        for index in 0..<nodes.count {
+            let node = try nodes.offset(index, in: sub, number: number)
             guard try sub.u16(node + 4) == 0 else { throw PageFault("a duplicate in page \(number) has node flags") }
             let key = try sub.slice(node + Self.nodeHeaderSize, Int(try sub.u16(node + 6)))
             try order.check(key, lower: previous, inclusive: false, upper: nil, in: number)
@@ -422,29 +435,38 @@ private enum TreeKind {
 }
 
 /// How a tree's keys compare, and the checks that they ascend.
-private struct KeyOrder {
-    /// `nil`: an order this walker does not check (reverse or integer duplicates, which Cairn
-    /// never uses).
-    let compare: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int)?
+private enum KeyOrder {
+    /// `mdb_cmp_memn`, the default.
+    case bytes
+    /// `mdb_cmp_long` / `mdb_cmp_int`: the free-page tree and `MDB_INTEGERKEY` tables.
+    case integers
+    /// An order this walker does not check (reverse keys, reverse or integer duplicates, which
+    /// Cairn never uses).
+    case unchecked
 
     init(kind: TreeKind, flags: UInt16) {
         switch kind {
         case .free:
-            compare = Self.integers
+            self = .integers
         case .main, .table:
             if flags & PageWalker.integerKey != 0 {
-                compare = Self.integers
+                self = .integers
             } else if flags & PageWalker.reverseKey != 0 {
-                compare = nil
+                self = .unchecked
             } else {
-                compare = Self.bytes
+                self = .bytes
             }
         case .duplicates:
-            if flags & (PageWalker.integerDuplicate | PageWalker.reverseDuplicate) != 0 {
-                compare = nil
-            } else {
-                compare = Self.bytes
-            }
+            self = flags & (PageWalker.integerDuplicate | PageWalker.reverseDuplicate) != 0 ? .unchecked : .bytes
+        }
+    }
+
+    @inline(__always)
+    func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        switch self {
+        case .bytes: Self.bytes(a, b)
+        case .integers: Self.integers(a, b)
+        case .unchecked: 0
         }
     }
 
@@ -478,7 +500,7 @@ private struct KeyOrder {
         _ key: UnsafeRawBufferPointer, lower: UnsafeRawBufferPointer?, inclusive: Bool,
         upper: UnsafeRawBufferPointer?, in page: UInt64
     ) throws(PageFault) {
-        guard let compare else { return }
+        guard self != .unchecked else { return }
         if let lower {
             let order = compare(lower, key)
             if order > 0 || (order == 0 && !inclusive) { throw PageFault("the keys of page \(page) are out of order") }
