@@ -56,7 +56,8 @@ extension ModelContainer {
                     }
                     ids.insert(row)
                     do {
-                        let model = try decoder.scratchModel(from: RecordReader(copying: value, key: key), tables: tables)
+                        let model = try decoder.scratchModel(
+                            from: RecordReader(copying: value, key: key), tables: tables)
                         for keyed in tables.uniques + tables.indexes {
                             expected[keyed.table.name, default: [:]][keyed.key(of: model), default: []].append(row)
                         }
@@ -131,7 +132,8 @@ extension ModelContainer {
             for row in keyRows where !present.contains(Entry(key: key, row: row)) {
                 report.add(
                     .missingEntry, table: table.name, [identifier(entity, row)],
-                    "\(identifier(entity, row)) has no entry for its values of (\(keyed.names.joined(separator: ", "))).")
+                    "\(identifier(entity, row)) has no entry for its values of (\(keyed.names.joined(separator: ", ")))."
+                )
             }
         }
     }
@@ -170,7 +172,8 @@ extension ModelContainer {
                 if !(rows[name]?.contains(owner) ?? false) {
                     report.add(.missingRow, table: table.name, [ownerID], "Edges of \(ownerID), which does not exist.")
                 }
-                if !(rows[relationship.destination]?.contains(edge.target) ?? false) && !decoder.canDangle(relationship) {
+                if !(rows[relationship.destination]?.contains(edge.target) ?? false) && !decoder.canDangle(relationship)
+                {
                     report.add(
                         .missingRow, table: table.name, [ownerID, targetID],
                         "\(ownerID).\(relationship.name) points at \(targetID), which does not exist.")

@@ -87,7 +87,8 @@ extension ModelContext {
         loadErrors.removeAll()
         if !others.isEmpty {
             let names = others.prefix(5).map { "\($0.model.map { "\($0)" } ?? "?").\($0.property ?? "?")" }
-            first.message += " \(others.count) more loads failed too (\(names.joined(separator: ", "))"
+            first.message +=
+                " \(others.count) more loads failed too (\(names.joined(separator: ", "))"
                 + (others.count > 5 ? ", …" : "") + ")."
         }
         throw first

@@ -459,7 +459,9 @@ extension ModelContext {
     static func rowCounterKey(_ entity: String) -> [UInt8] { Array("rowid:\(entity)".utf8) }
 
     /// An entity's next row id as `meta` stores it (1 when it has none yet).
-    static func nextRow(of entity: String, meta: Table, txn: borrowing some StorageTransaction & ~Copyable) throws
+    static func nextRow(
+        of entity: String, meta: Table, txn: borrowing some StorageTransaction & ~Copyable
+    ) throws
         -> UInt64
     {
         let key = rowCounterKey(entity)
@@ -481,7 +483,8 @@ struct RowAppender {
         let row =
             try next[ObjectIdentifier(tables)]?.row
             ?? ModelContext.nextRow(of: entity, meta: meta, txn: txn)
-        guard try txn.put(record.sealed(forRow: row), for: EntryLayout.rowKey(row), in: tables.records, options: .append)
+        guard
+            try txn.put(record.sealed(forRow: row), for: EntryLayout.rowKey(row), in: tables.records, options: .append)
         else {
             throw StorageError(
                 code: .damaged,
@@ -575,7 +578,8 @@ extension ModelContext {
                 {
                     continue
                 }
-                guard !deleted.contains(targetID), try txn.contains(EntryLayout.rowKey(target), in: destination.records) else {
+                guard !deleted.contains(targetID), try txn.contains(EntryLayout.rowKey(target), in: destination.records)
+                else {
                     try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
                     continue
                 }
@@ -595,7 +599,8 @@ extension ModelContext {
                 } else {
                     let rank = edges.last.map { $0.rank + 1 } ?? 0
                     try txn.put(
-                        EntryLayout.edgeValue(owner: target, rank: rank, target: owner), for: EntryLayout.rowKey(target),
+                        EntryLayout.edgeValue(owner: target, rank: rank, target: owner),
+                        for: EntryLayout.rowKey(target),
                         in: inverseTable, options: .appendDuplicate)
                     repaired.append(targetID)
                 }

@@ -15,7 +15,8 @@ extension ModelContext {
         let inserted = insertedModelsArray
         guard !inserted.isEmpty else { return false }
         let store = container.store
-        var prepared: [(tables: Store.EntityTables, record: EncodedRecord, uniqueKeys: [[UInt8]], indexKeys: [[UInt8]])] = []
+        var prepared:
+            [(tables: Store.EntityTables, record: EncodedRecord, uniqueKeys: [[UInt8]], indexKeys: [[UInt8]])] = []
         prepared.reserveCapacity(inserted.count)
         var claimed: Set<KeySlot> = []
         for model in inserted {

@@ -288,7 +288,9 @@ extension ModelContext {
                     }
                     try txn.put(record, for: key, in: tables.records)
                     if !tables.indexes.isEmpty {
-                        let previous = try old.map { try scratchModel(from: RecordReader($0, key: key), tables: tables) }
+                        let previous = try old.map {
+                            try scratchModel(from: RecordReader($0, key: key), tables: tables)
+                        }
                         for index in tables.indexes {
                             let newKey = index.key(of: model)
                             if let previous {
@@ -305,7 +307,8 @@ extension ModelContext {
                 } else {
                     let row = try rows.append(&records[index], to: tables, meta: store.meta, txn: txn)
                     try txn.put(
-                        EntryLayout.keyedValue(row: row, key: keys[position]), for: keys[position], in: constraint.table)
+                        EntryLayout.keyedValue(row: row, key: keys[position]), for: keys[position], in: constraint.table
+                    )
                     for index in tables.indexes {
                         let indexKey = index.key(of: model)
                         try txn.put(EntryLayout.keyedValue(row: row, key: indexKey), for: indexKey, in: index.table)

@@ -320,7 +320,8 @@ public final class ModelContext: _ModelLoader {
             let tables = store.entities[persistentModelID.entityName]
         else { return nil }
         statistics.readTransactions += 1
-        let exists = (try? store.environment.read { txn in try txn.contains(EntryLayout.rowKey(rowID), in: tables.records) })
+        let exists =
+            (try? store.environment.read { txn in try txn.contains(EntryLayout.rowKey(rowID), in: tables.records) })
         return exists == true ? registeredOrFault(persistentModelID) : nil
     }
 

@@ -115,7 +115,9 @@ package enum EntryLayout {
         crc.update(payload)
         var bytes = payload
         bytes.reserveCapacity(payload.count + checksumSize)
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: crc.value >> UInt32(shift))) }
+        for shift in stride(from: 0, to: 32, by: 8) {
+            bytes.append(UInt8(truncatingIfNeeded: crc.value >> UInt32(shift)))
+        }
         return bytes
     }
 
@@ -157,8 +159,10 @@ package enum EntryLayout {
     /// ```
     package static func externalKey(row: UInt64, tag: UInt32) -> [UInt8] {
         var bytes = rowKey(row)
-        bytes += [UInt8(truncatingIfNeeded: tag >> 24), UInt8(truncatingIfNeeded: tag >> 16),
-            UInt8(truncatingIfNeeded: tag >> 8), UInt8(truncatingIfNeeded: tag)]
+        bytes += [
+            UInt8(truncatingIfNeeded: tag >> 24), UInt8(truncatingIfNeeded: tag >> 16),
+            UInt8(truncatingIfNeeded: tag >> 8), UInt8(truncatingIfNeeded: tag),
+        ]
         return bytes
     }
 
@@ -260,7 +264,8 @@ package enum EntryLayout {
         crc.update(key)
         crc.update(UnsafeRawBufferPointer(rebasing: value[0..<(2 * rowIDSize)]))
         guard crc.value == loadLittleEndian32(value, at: 2 * rowIDSize) else {
-            throw damaged(table: table, key: key, "has an edge whose checksum does not match its owner, rank and target")
+            throw damaged(
+                table: table, key: key, "has an edge whose checksum does not match its owner, rank and target")
         }
         return Edge(rank: loadBigEndian(value, at: 0), target: loadBigEndian(value, at: rowIDSize))
     }

@@ -175,7 +175,11 @@ extension ModelContext {
                     var rows: [(UInt64, RecordReader)] = []
                     let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
                     try txn.scan(tables.records, range) { key, value in
-                        rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
+                        rows.append(
+                            (
+                                try EntryLayout.row(key: key, table: tables.records),
+                                try RecordReader(copying: value, key: key)
+                            ))
                         return rows.count < chunk
                     }
                     return rows

@@ -341,7 +341,8 @@ extension ModelContext {
         guard let rowIDs = try candidateRowIDs(access, txn: txn) else {
             var rows: [(UInt64, RecordReader)] = []
             try txn.scan(tables.records) { key, value in
-                rows.append((try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
+                rows.append(
+                    (try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
                 return true
             }
             return rows

@@ -80,7 +80,7 @@ struct DataFileValidator {
             let before = transactionIDs()
             do {
                 return try validate(file)
-            } catch where error.code == .damaged && attempt < 8 && transactionIDs() != before {
+            } catch  where error.code == .damaged && attempt < 8 && transactionIDs() != before {
                 usleep(2000)  // another process committed meanwhile: look again
             }
         }
@@ -233,7 +233,9 @@ struct DataFileValidator {
         func transactionID(_ meta: MetaPage) -> UInt64 { restoredTransactionID ?? meta.transactionID }
     }
 
-    private func checkSnapshot(_ meta: MetaPage, pageSize: Int, suspectID: Bool, in file: MappedDataFile) -> SnapshotCheck {
+    private func checkSnapshot(
+        _ meta: MetaPage, pageSize: Int, suspectID: Bool, in file: MappedDataFile
+    ) -> SnapshotCheck {
         if let problem = meta.problem(pageSize: pageSize) { return SnapshotCheck(problem: problem) }
         var walker = PageWalker(file: file, pageSize: meta.pageSize, lastPage: meta.lastPage)
         let summary: PageWalker.Summary
@@ -310,14 +312,16 @@ struct DataFileValidator {
         try withExclusiveLock { () throws(StorageError) in
             if !chosenIsWhole {
                 try write(
-                    chosen.canonicalBytes(slot: chosen.index, transactionID: chosenID), at: chosen.index * chosen.pageSize)
+                    chosen.canonicalBytes(slot: chosen.index, transactionID: chosenID),
+                    at: chosen.index * chosen.pageSize)
             }
             // The retired page takes the id just below the chosen one, in its own slot's parity, so
             // LMDB selects the chosen page and its next commit overwrites this one.
             let retiredID = chosenID == 0 ? 0 : chosenID - 1
             if !lmdbAgrees || other.transactionID >= chosenID && chosenID > 0 {
                 try write(
-                    chosen.canonicalBytes(slot: other.index, transactionID: retiredID), at: other.index * chosen.pageSize)
+                    chosen.canonicalBytes(slot: other.index, transactionID: retiredID),
+                    at: other.index * chosen.pageSize)
             }
         }
         summary.recovery = StoreRecovery(openedTransaction: chosenID, skippedTransaction: skipped, reason: reason)
@@ -330,7 +334,8 @@ struct DataFileValidator {
         let fd = open(lockPath, O_RDWR | O_CLOEXEC)
         if fd < 0 && errno == ENOENT { return try body() }  // no process has opened the store since it was made
         guard fd >= 0 else {
-            throw LMDBError(errno).storageError(operation: "Opening the lock file to repair a meta page", path: lockPath)
+            throw LMDBError(errno).storageError(
+                operation: "Opening the lock file to repair a meta page", path: lockPath)
         }
         // Closing any descriptor of the file drops this process's locks on it: the registry
         // guarantees no environment of this process has the store open now.
@@ -377,7 +382,10 @@ struct DataFileValidator {
         guard page1.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, off_t(offset)) }) == Offset.end
         else { return [] }
         return [page0, page1].map { page in
-            UInt64(littleEndian: page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Offset.transactionID, as: UInt64.self) })
+            UInt64(
+                littleEndian: page.withUnsafeBytes {
+                    $0.loadUnaligned(fromByteOffset: Offset.transactionID, as: UInt64.self)
+                })
         }
     }
 

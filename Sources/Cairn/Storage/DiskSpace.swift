@@ -21,7 +21,8 @@ enum DiskSpace {
     static func availableBytes(at path: String) -> Int? {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
-        let (bytes, overflow) = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: Int(clamping: info.f_frsize))
+        let (bytes, overflow) = Int(clamping: info.f_bavail).multipliedReportingOverflow(
+            by: Int(clamping: info.f_frsize))
         return overflow ? Int.max : bytes
     }
 

@@ -88,7 +88,9 @@ final class EnvironmentState: @unchecked Sendable {
         var dead: Int32 = 0
         mdb_reader_check(environment, &dead)
         do throws(StorageError) {
-            if let scope = walkWhenPinned { try Self.walkPinned(environment, pageSize: pageSize, scope: scope, path: configuration.path) }
+            if let scope = walkWhenPinned {
+                try Self.walkPinned(environment, pageSize: pageSize, scope: scope, path: configuration.path)
+            }
             do throws(LMDBError) {
                 // LMDB sets the main table's comparator only in mdb_dbi_open; until then a lookup
                 // in it (listing tables) calls a null function pointer.
@@ -120,7 +122,8 @@ final class EnvironmentState: @unchecked Sendable {
             defer { mdb_txn_abort(transaction) }
             guard
                 let (id, summary) = try PinnedSnapshot.walk(
-                    transaction, of: environment, pageSize: pageSize, path: path, scope: scope, stopAtFirstProblem: true)
+                    transaction, of: environment, pageSize: pageSize, path: path, scope: scope, stopAtFirstProblem: true
+                )
             else { continue }
             if id > 1 && summary.marker != id {
                 throw StorageError(

@@ -39,7 +39,8 @@ extension LMDBEnvironment {
                     PageCheck(
                         transactionID: id, usedPages: summary.usedPages, freePages: summary.freePages,
                         entriesByTable: Dictionary(
-                            summary.tables.map { ($0.name, $0.record.entries) }, uniquingKeysWith: { first, _ in first }),
+                            summary.tables.map { ($0.name, $0.record.entries) }, uniquingKeysWith: { first, _ in first }
+                        ),
                         problems: summary.problems)
                 }
             }

@@ -65,19 +65,25 @@ struct MetaPage {
     /// - Returns: why the page cannot be used, or `nil` when it can.
     func problem(pageSize expected: Int) -> String? {
         do throws(PageFault) {
-            guard try view.u64(Offset.address) == 0 else { return "it names a fixed map address, which Cairn never uses" }
+            guard try view.u64(Offset.address) == 0 else {
+                return "it names a fixed map address, which Cairn never uses"
+            }
         } catch {
             return error.reason
         }
         guard pageSize == expected else { return "it gives the page size \(pageSize), not \(expected)" }
         // Everything after the meta structure is zero in every meta page LMDB writes.
         guard view.isZero(from: Offset.end) else { return "it has bytes after its meta data" }
-        guard lastPage >= 1, lastPage < UInt64(Int.max / pageSize) else { return "it gives the impossible last page \(lastPage)" }
+        guard lastPage >= 1, lastPage < UInt64(Int.max / pageSize) else {
+            return "it gives the impossible last page \(lastPage)"
+        }
         guard mapSize / UInt64(pageSize) > lastPage else {
             return "its map size of \(mapSize) bytes does not hold its \(lastPage + 1) pages"
         }
         // LMDB persists MDB_INTEGERKEY on the free-page tree and no flags on the main tree.
-        guard freeTree.flags == 0x08, mainTree.pad == 0, mainTree.flags == 0 else { return "its tree flags are damaged" }
+        guard freeTree.flags == 0x08, mainTree.pad == 0, mainTree.flags == 0 else {
+            return "its tree flags are damaged"
+        }
         if let problem = freeTree.problem(lastPage: lastPage, name: "free-page tree") { return problem }
         if let problem = mainTree.problem(lastPage: lastPage, name: "main tree") { return problem }
         return nil
@@ -91,7 +97,8 @@ struct MetaPage {
     /// what LMDB writes.
     var hasCanonicalHeader: Bool {
         guard isAcceptedByLMDB, flags == Self.metaFlag else { return false }
-        return (try? view.u64(Offset.pageNumber) == UInt64(index) && view.u16(Offset.pad) == 0
+        return
+            (try? view.u64(Offset.pageNumber) == UInt64(index) && view.u16(Offset.pad) == 0
             && view.u16(Offset.lower) == 0 && view.u16(Offset.upper) == 0) ?? false
     }
 
@@ -101,7 +108,9 @@ struct MetaPage {
     func canonicalBytes(slot: Int, transactionID id: UInt64) -> [UInt8] {
         var bytes = Array(UnsafeRawBufferPointer(start: view.base, count: view.size))
         func set<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
+            withUnsafeBytes(of: value.littleEndian) {
+                bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0)
+            }
         }
         set(UInt64(slot), at: Offset.pageNumber)
         set(UInt16(0), at: Offset.pad)

@@ -180,7 +180,8 @@ struct PageWalker {
                 children.reserveCapacity(nodes.count)
                 for index in 0..<nodes.count {
                     let node = try nodes.offset(index, in: page, number: visit.page)
-                    let child = UInt64(try page.u16(node)) | UInt64(try page.u16(node + 2)) << 16
+                    let child =
+                        UInt64(try page.u16(node)) | UInt64(try page.u16(node + 2)) << 16
                         | UInt64(try page.u16(node + 4)) << 32
                     let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
                     // The first node's key is not used: its child holds everything below the second.
@@ -201,7 +202,8 @@ struct PageWalker {
             } else if flags == Self.leafFlag || (fixedKeys && flags == Self.leafFlag | Self.leaf2Flag) {
                 counts.leaf += 1
                 guard visit.level == Int(record.depth) else {
-                    throw PageFault("leaf page \(visit.page) lies at level \(visit.level) of a tree \(record.depth) deep")
+                    throw PageFault(
+                        "leaf page \(visit.page) lies at level \(visit.level) of a tree \(record.depth) deep")
                 }
                 if flags & Self.leaf2Flag != 0 {
                     counts.entries += try checkFixedKeys(
@@ -220,21 +222,26 @@ struct PageWalker {
                     let size = Int(try page.u16(node)) | Int(try page.u16(node + 2)) << 16
                     let dataOffset = node + Self.nodeHeaderSize + key.count
                     if nodeFlags & Self.bigData != 0 {
-                        guard nodeFlags == Self.bigData else { throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)") }
+                        guard nodeFlags == Self.bigData else {
+                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
+                        }
                         let value = try overflowValue(first: try page.u64(dataOffset), size: size, from: visit.page)
                         counts.overflow += UInt64((Self.headerSize + size + pageSize - 1) / pageSize)
                         counts.entries += 1
                         if kind != .table { try leaf(key, value) }
                     } else if nodeFlags & Self.subData != 0 {
                         guard size == DatabaseRecord.size else {
-                            throw PageFault("a tree record in page \(visit.page) is \(size) bytes, not \(DatabaseRecord.size)")
+                            throw PageFault(
+                                "a tree record in page \(visit.page) is \(size) bytes, not \(DatabaseRecord.size)")
                         }
                         let sub = try DatabaseRecord(page, at: dataOffset)
                         if kind == .main && nodeFlags == Self.subData {
                             summary.tables.append((String(decoding: key, as: UTF8.self), sub))
                             counts.entries += 1
                         } else if duplicates && nodeFlags == Self.subData | Self.dupData {
-                            if let problem = sub.problem(lastPage: lastPage, name: "sub-tree") { throw PageFault(problem) }
+                            if let problem = sub.problem(lastPage: lastPage, name: "sub-tree") {
+                                throw PageFault(problem)
+                            }
                             var subRecord = sub
                             subRecord.flags = record.flags
                             try walkTree(subRecord, kind: .duplicates) { _, _ in }
@@ -249,7 +256,9 @@ struct PageWalker {
                         counts.entries += try checkSubPage(
                             try page.view(dataOffset, size), flags: record.flags, in: visit.page)
                     } else {
-                        guard nodeFlags == 0 else { throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)") }
+                        guard nodeFlags == 0 else {
+                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
+                        }
                         let value = try page.slice(dataOffset, size)
                         counts.entries += 1
                         if kind != .table { try leaf(key, value) }
@@ -322,7 +331,9 @@ struct PageWalker {
     }
 
     /// A large value's bytes on its overflow pages, which are claimed.
-    private mutating func overflowValue(first: UInt64, size: Int, from parent: UInt64) throws(PageFault) -> UnsafeRawBufferPointer {
+    private mutating func overflowValue(
+        first: UInt64, size: Int, from parent: UInt64
+    ) throws(PageFault) -> UnsafeRawBufferPointer {
         let head = try claim(first)
         guard try head.u16(10) == Self.overflowFlag else {
             throw PageFault("page \(parent) names page \(first) as a large value's first page, but it is not one")
@@ -330,7 +341,8 @@ struct PageWalker {
         let count = UInt64(try head.u32(12))
         let needed = UInt64((Self.headerSize + size + pageSize - 1) / pageSize)
         guard count == needed else {
-            throw PageFault("the large value on page \(first) spans \(count) pages, but its \(size) bytes need \(needed)")
+            throw PageFault(
+                "the large value on page \(first) spans \(count) pages, but its \(size) bytes need \(needed)")
         }
         for page in (first &+ 1)..<(first &+ count) {
             guard page <= lastPage, page < pagesInFile else {
@@ -357,7 +369,8 @@ struct PageWalker {
             throw PageFault("a sub-page of duplicates in page \(number) has flags \(pageFlags)")
         }
         if fixed {
-            return try checkFixedKeys(sub, keySize: Int(try sub.u16(8)), order: order, lower: nil, upper: nil, in: number)
+            return try checkFixedKeys(
+                sub, keySize: Int(try sub.u16(8)), order: order, lower: nil, upper: nil, in: number)
         }
         var previous: UnsafeRawBufferPointer?
         let nodes = try NodeTable(sub, number: number)
@@ -505,6 +518,8 @@ private enum KeyOrder {
             let order = compare(lower, key)
             if order > 0 || (order == 0 && !inclusive) { throw PageFault("the keys of page \(page) are out of order") }
         }
-        if let upper, compare(key, upper) >= 0 { throw PageFault("a key of page \(page) lies beyond its parent's range") }
+        if let upper, compare(key, upper) >= 0 {
+            throw PageFault("a key of page \(page) lies beyond its parent's range")
+        }
     }
 }

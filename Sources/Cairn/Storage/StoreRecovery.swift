@@ -50,7 +50,8 @@ public struct StoreRecovery: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var description: String {
         if let skippedTransaction {
-            return "Opened at commit \(openedTransaction); commit \(skippedTransaction) was damaged and skipped: \(reason)"
+            return
+                "Opened at commit \(openedTransaction); commit \(skippedTransaction) was damaged and skipped: \(reason)"
         }
         return "Opened at commit \(openedTransaction), losing nothing; a damaged meta page was rewritten: \(reason)"
     }

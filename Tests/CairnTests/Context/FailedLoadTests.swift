@@ -73,7 +73,9 @@ import Testing
         #expect(book.chapters.isEmpty)
         #expect(context.pendingLoadErrors.map(\.property) == ["isbn", "chapters"])
         #expect((context.registeredModel(for: unsaved) as LibraryBook?) == nil)
-        #expect { try context.fetchCount(FetchDescriptor<LibraryBook>()) } throws: { isLoadFailed($0, property: "isbn") }
+        #expect { try context.fetchCount(FetchDescriptor<LibraryBook>()) } throws: {
+            isLoadFailed($0, property: "isbn")
+        }
     }
 
     @Test func anIdentifierOfAnotherStoreGivesAPlaceholderAndAnError() throws {
@@ -112,7 +114,8 @@ import Testing
             try txn.put(RecordWriter().finished(), for: [0x00, 0x01], in: records)
         }
         #expect { try ModelContext(container).fetch(FetchDescriptor<LibraryBook>()) } throws: { error in
-            (error as? StorageError)?.code == .damagedRecord && (error as? StorageError)?.message.contains("e/LibraryBook") == true
+            (error as? StorageError)?.code == .damagedRecord
+                && (error as? StorageError)?.message.contains("e/LibraryBook") == true
         }
     }
     /// The public calls that read the store, each given a context with one pending load error.

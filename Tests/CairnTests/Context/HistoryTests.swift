@@ -78,7 +78,8 @@ import Testing
         }
         let (floor, old, new) = try store.environment.read { txn in
             (
-                try History.floor(meta: store.meta, txn: txn), try txn.get(EntryLayout.historyKey(commit: 3), in: table),
+                try History.floor(meta: store.meta, txn: txn),
+                try txn.get(EntryLayout.historyKey(commit: 3), in: table),
                 try txn.get(EntryLayout.historyKey(commit: 5_000), in: table)
             )
         }

@@ -128,7 +128,9 @@ func varintBytes(_ value: UInt64) -> [UInt8] {
         var writer = RecordWriter()
         writer.write(42 as Int64, tag: 1)
         let record = writer.finished()
-        let reader = try record.withUnsafeBytes { buffer throws(StorageError) in try RecordReader(copying: buffer, key: []) }
+        let reader = try record.withUnsafeBytes { buffer throws(StorageError) in
+            try RecordReader(copying: buffer, key: [])
+        }
         #expect(try reader.read(Int64.self, tag: 1) == 42)
     }
 

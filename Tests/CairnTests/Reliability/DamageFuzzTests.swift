@@ -94,7 +94,9 @@ import Testing
     static func classify(_ run: HelperRun, template: Template) -> (String, String) {
         if run.timedOut { return ("hang", "no exit within 20 s; last output: \(run.lines.last?.prefix(80) ?? "none")") }
         if run.signal != nil || run.status != 0 {
-            return ("crash", "\(run.ending); last output: \(run.lines.last?.prefix(80) ?? "none"); stderr: \(run.errorTail)")
+            return (
+                "crash", "\(run.ending); last output: \(run.lines.last?.prefix(80) ?? "none"); stderr: \(run.errorTail)"
+            )
         }
         let problems = run.lines.filter { $0.hasPrefix("problem ") }.map { $0.dropFirst(8) }
         let recovery = run.lines.first { $0.hasPrefix("recovery ") }

@@ -92,7 +92,9 @@ import Testing
         let meta = try #require(try library(TemporaryDirectory()).store.meta as Table?)
         #expect(try EntryLayout.counter(value, key: key, table: meta) == 42)
         // The same bytes under another key are damage: the checksum covers the key.
-        #expect(throws: StorageError.self) { try EntryLayout.counter(value, key: Array("rowid:Page".utf8), table: meta) }
+        #expect(throws: StorageError.self) {
+            try EntryLayout.counter(value, key: Array("rowid:Page".utf8), table: meta)
+        }
         #expect(throws: StorageError.self) { try EntryLayout.metaPayload([1, 2], key: key) }
         // A store whose format entry is the bare byte of this format was written before the
         // checksum: damage, not a format it could read.
@@ -110,7 +112,8 @@ import Testing
             let container = try library(directory)
             try container.store.environment.write { txn in
                 let value = try #require(try txn.get(key, in: container.store.meta))
-                var stored = try BinaryDecoder().decode(StoredEntity.self, from: try EntryLayout.metaPayload(value, key: key))
+                var stored = try BinaryDecoder().decode(
+                    StoredEntity.self, from: try EntryLayout.metaPayload(value, key: key))
                 switch kind {
                 case "duplicate": stored.attributes[1].tag = stored.attributes[0].tag
                 case "nextTagTooLow": stored.nextTag = stored.attributes.map(\.tag).max()!

@@ -48,8 +48,9 @@ import Testing
 
         // A full scan would have listed book k-5's values under row 4.
         #expect { try ModelContext(container).fetch(FetchDescriptor<LibraryBook>()) } throws: { isDamagedRecord($0) }
-        #expect { try ModelContext(container).fetch(FetchDescriptor<LibraryBook>(), batchSize: 2).forEach { _ = $0.title } }
-            throws: { isDamagedRecord($0) || ($0 as? FetchError)?.code == .loadFailed }
+        #expect {
+            try ModelContext(container).fetch(FetchDescriptor<LibraryBook>(), batchSize: 2).forEach { _ = $0.title }
+        } throws: { isDamagedRecord($0) || ($0 as? FetchError)?.code == .loadFailed }
 
         // A fault of row 4 reads the default, and the load error is recorded.
         let context = ModelContext(container)

@@ -125,7 +125,8 @@ import Testing
         let report = try container.verify()
         #expect(
             report.problems.contains {
-                $0.kind == .asymmetricEdge && $0.identifiers == [authors[0].persistentModelID, books[1].persistentModelID]
+                $0.kind == .asymmetricEdge
+                    && $0.identifiers == [authors[0].persistentModelID, books[1].persistentModelID]
             }, "\(report)")
     }
 
@@ -142,7 +143,8 @@ import Testing
             try txn.put(damaged, for: EntryLayout.rowKey(owner), in: table)
         }
         let report = try container.verify()
-        #expect(report.problems.contains { $0.kind == .damagedEntry && $0.table == "r/LibraryBook/chapters" }, "\(report)")
+        #expect(
+            report.problems.contains { $0.kind == .damagedEntry && $0.table == "r/LibraryBook/chapters" }, "\(report)")
     }
 
     @Test func anEdgeToAMissingRowIsFound() throws {
