@@ -21,7 +21,8 @@ import Testing
         return error.code == .loadFailed && error.property == property
     }
 
-    @Test func aDamagedRecordReadsAsDefaultsAndTheNextFetchThrows() throws {
+    /// A saved book whose record has one byte flipped, so it fails its checksum.
+    func bookWithDamagedRecord() throws -> (ModelContainer, PersistentIdentifier) {
         let (container, id) = try savedBook(TemporaryDirectory())
         let records = try #require(container.store.entities["LibraryBook"]).records
         try container.store.environment.write { txn in
@@ -29,6 +30,11 @@ import Testing
             record[3] ^= 0x20
             try txn.put(record, for: EntryLayout.rowKey(id.rowID!), in: records)
         }
+        return (container, id)
+    }
+
+    @Test func aDamagedRecordReadsAsDefaultsAndTheNextFetchThrows() throws {
+        let (container, id) = try bookWithDamagedRecord()
         let context = ModelContext(container)
         let book = try #require(context.model(for: id) as? LibraryBook)
         #expect(book.title == "", "the placeholder of a String without a default")
@@ -141,13 +147,7 @@ import Testing
     /// policy now (it throws the first pending error, once).
     @Test(arguments: StoreAccess.allCases)
     func everyCallThatReadsTheStoreThrowsPendingLoadErrors(_ access: StoreAccess) throws {
-        let (container, id) = try savedBook(TemporaryDirectory())
-        let records = try #require(container.store.entities["LibraryBook"]).records
-        try container.store.environment.write { txn in
-            var record = try #require(try txn.get(EntryLayout.rowKey(id.rowID!), in: records))
-            record[3] ^= 0x20
-            try txn.put(record, for: EntryLayout.rowKey(id.rowID!), in: records)
-        }
+        let (container, id) = try bookWithDamagedRecord()
         let context = ModelContext(container)
         let book = try #require(context.model(for: id) as? LibraryBook)
         #expect(book.title == "")
