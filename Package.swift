@@ -52,6 +52,7 @@ let package = Package(
                 "CairnTestHelper",
                 "cairn",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
