@@ -149,7 +149,8 @@ struct DataFileValidator {
         let other = metas[1 - preferred.index]
         let problem =
             preferred.problem(pageSize: pageSize)
-            ?? (!preferred.hasCanonicalHeader || !other.isAcceptedByLMDB || other.pageSize != pageSize
+            ?? (!preferred.hasCanonicalHeader || !preferred.hasSlotParity || !other.isAcceptedByLMDB
+                || (other.index == 0 && other.pageSize != pageSize)
                 ? "a meta page's header is damaged" : nil)
         if let problem {
             throw damaged(
@@ -282,13 +283,18 @@ struct DataFileValidator {
             pageSize: chosen.pageSize, lastPage: chosen.lastPage, transactionID: chosenID,
             mapSize: chosen.mapSize, fileSize: file.fileSize)
         let other = metas[1 - chosen.index]
-        // LMDB finds page 1 at page 0's page size, so a damaged page size there misleads it too.
-        let lmdbAgrees =
-            other.isAcceptedByLMDB && other.pageSize == chosen.pageSize
-            && (other.transactionID < chosen.transactionID
-                || (other.transactionID == chosen.transactionID && chosen.index == 0))
-        let chosenIsWhole = chosen.hasCanonicalHeader && chosenID == chosen.transactionID
-        guard !lmdbAgrees || !chosenIsWhole else { return summary }
+        // LMDB reads commit t from slot t % 2 (mdb_txn_renew0 uses me_metas[txnid & 1]), so the
+        // chosen commit must sit there, whole, and the other slot must hold an older commit LMDB
+        // accepts. LMDB finds page 1 at page 0's page size; page 1's own is read only if selected.
+        let targetSlot = Int(chosenID % 2)
+        let inOtherSlot = metas[1 - targetSlot]
+        let chosenIsWhole =
+            chosen.index == targetSlot && chosen.hasCanonicalHeader && chosenID == chosen.transactionID
+        let otherSlotIsFine =
+            chosen.index == targetSlot && inOtherSlot.isAcceptedByLMDB
+            && (inOtherSlot.index != 0 || inOtherSlot.pageSize == chosen.pageSize)
+            && (inOtherSlot.transactionID < chosenID || (inOtherSlot.transactionID == chosenID && targetSlot == 0))
+        guard !chosenIsWhole || !otherSlotIsFine else { return summary }
 
         // A commit is lost when the other page claims a newer one whose snapshot is not there; a
         // page whose snapshot turns out older (a damaged id) cost nothing.
@@ -300,8 +306,16 @@ struct DataFileValidator {
             ?? (chosenIsWhole
                 ? "meta page \(other.index)'s header (meta flag, magic number, data version or page size) is damaged, "
                     + "so LMDB would refuse or misread the file"
-                : "meta page \(chosen.index)'s header (page number, meta flag, magic number, data version or "
-                    + "transaction id) is damaged")
+                : "meta page \(chosen.index)'s header (page number, meta flag, magic number, data version, "
+                    + "transaction id or slot) is damaged")
+        // Never "recover" to a snapshot without data while a later commit is claimed: a compacted
+        // copy's page 0 is an empty tree, and opening it would start a new, empty store over the
+        // data that is still in the file.
+        if skipped != nil && (chosenID == 0 || chosen.mainTree.isEmpty) {
+            throw damaged(
+                "\(reason). The only intact meta page names an empty store, so nothing can be recovered by "
+                    + "opening it. Restore the store from a backup.")
+        }
         guard mayRepair else {
             throw damaged(
                 "\(reason). "
@@ -309,19 +323,23 @@ struct DataFileValidator {
                     + "commit \(chosenID) is intact, and opening the store writable (with no other process "
                     + "using it) recovers it. Open it writable once, or restore it from a backup.")
         }
+        let analysed = metas.map(\.transactionID)
         try withExclusiveLock { () throws(StorageError) in
+            // Another process may have opened and committed since the analysis: look again.
+            guard transactionIDs() == analysed else {
+                throw damaged("the store changed while its meta pages were checked. Open it again.")
+            }
             if !chosenIsWhole {
                 try write(
-                    chosen.canonicalBytes(slot: chosen.index, transactionID: chosenID),
-                    at: chosen.index * chosen.pageSize)
+                    chosen.canonicalBytes(slot: targetSlot, transactionID: chosenID), at: targetSlot * chosen.pageSize)
             }
             // The retired page takes the id just below the chosen one, in its own slot's parity, so
             // LMDB selects the chosen page and its next commit overwrites this one.
-            let retiredID = chosenID == 0 ? 0 : chosenID - 1
-            if !lmdbAgrees || other.transactionID >= chosenID && chosenID > 0 {
+            if !otherSlotIsFine {
+                let retiredID = chosenID == 0 ? 0 : chosenID - 1
                 try write(
-                    chosen.canonicalBytes(slot: other.index, transactionID: retiredID),
-                    at: other.index * chosen.pageSize)
+                    chosen.canonicalBytes(slot: 1 - targetSlot, transactionID: retiredID),
+                    at: (1 - targetSlot) * chosen.pageSize)
             }
         }
         summary.recovery = StoreRecovery(openedTransaction: chosenID, skippedTransaction: skipped, reason: reason)
@@ -351,6 +369,11 @@ struct DataFileValidator {
             _ = fcntl(fd, F_SETLK, &lock)
         }
         try body()
+        // The lock file still records the retired commit (`mti_txnid`). An opener that waited for
+        // this lock gets the store shared and would trust that record; an empty lock file makes
+        // it fail and try again instead, and the next exclusive opener rebuilds it from the meta
+        // pages as they are now.
+        _ = ftruncate(fd, 0)
     }
 
     private func write(_ bytes: [UInt8], at offset: Int) throws(StorageError) {

@@ -88,17 +88,21 @@ final class EnvironmentState: @unchecked Sendable {
         var dead: Int32 = 0
         mdb_reader_check(environment, &dead)
         do throws(StorageError) {
-            if let scope = walkWhenPinned {
-                try Self.walkPinned(environment, pageSize: pageSize, scope: scope, path: configuration.path)
+            var resizes = 0
+            while true {
+                do throws(StorageError) {
+                    try checkOpenedStore(environment, walkWhenPinned: walkWhenPinned)
+                    break
+                } catch where (error.cause as? LMDBError) == .mapResized && resizes < LMDBEnvironment.maximumResizeRetries {
+                    // Another process grew the map since it was opened: adopt its size (no
+                    // transaction of this environment is active) and look again.
+                    resizes += 1
+                    mdb_env_set_mapsize(environment, 0)
+                    var info = MDB_envinfo()
+                    mdb_env_info(environment, &info)
+                    self.mapSize = info.me_mapsize
+                }
             }
-            do throws(LMDBError) {
-                // LMDB sets the main table's comparator only in mdb_dbi_open; until then a lookup
-                // in it (listing tables) calls a null function pointer.
-                mainTable = try openTableHandle(nil, flags: [], create: false, readOnly: true)!
-            } catch {
-                throw error.storageError(operation: "Reading the store's table catalogue", path: configuration.path)
-            }
-            try CommitMarker.check(environment, mainTable: mainTable, path: configuration.path)
         } catch {
             // Never leave an open MDB_env behind: its POSIX locks would let a later open of the
             // same files in this process believe it is alone.
@@ -106,6 +110,22 @@ final class EnvironmentState: @unchecked Sendable {
             liveEnvironment = nil
             throw error
         }
+    }
+
+    /// What opening checks once LMDB has the store: the pinned page walk when another process has
+    /// it open, then the table catalogue and the commit marker.
+    private func checkOpenedStore(_ environment: OpaquePointer, walkWhenPinned: PageWalker.Scope?) throws(StorageError) {
+        if let scope = walkWhenPinned {
+            try Self.walkPinned(environment, pageSize: pageSize, scope: scope, path: configuration.path)
+        }
+        do throws(LMDBError) {
+            // LMDB sets the main table's comparator only in mdb_dbi_open; until then a lookup
+            // in it (listing tables) calls a null function pointer.
+            mainTable = try openTableHandle(nil, flags: [], create: false, readOnly: true)!
+        } catch {
+            throw error.storageError(operation: "Reading the store's table catalogue", path: configuration.path)
+        }
+        try CommitMarker.check(environment, mainTable: mainTable, path: configuration.path)
     }
 
     /// Walks the snapshot a new read transaction pins and throws its first problem, or a missing

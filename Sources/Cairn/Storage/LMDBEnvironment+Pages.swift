@@ -68,21 +68,22 @@ enum PinnedSnapshot {
             throw StorageError(code: .other, message: "The store's data file is not open.", path: path)
         }
         let file = try MappedDataFile(duplicating: descriptor, path: StoreFiles.dataFile(in: path))
-        for index in 0..<2 {
-            guard let view = try? file.bytes(at: index * pageSize, count: pageSize, for: "a meta page"),
-                let meta = try? MetaPage(index: index, view: view), meta.transactionID == id
-            else { continue }
-            var walker = PageWalker(file: file, pageSize: pageSize, lastPage: meta.lastPage)
-            return (id, try walker.walk(meta, scope: scope, stopAtFirstProblem: stopAtFirstProblem))
-        }
-        return nil
+        // LMDB reads the snapshot of commit t from meta page t % 2; it may have been rewritten
+        // two commits later, when the caller looks again.
+        let index = Int(id % 2)
+        guard let view = try? file.bytes(at: index * pageSize, count: pageSize, for: "a meta page"),
+            let meta = try? MetaPage(index: index, view: view), meta.transactionID == id
+        else { return nil }
+        var walker = PageWalker(file: file, pageSize: pageSize, lastPage: meta.lastPage)
+        return (id, try walker.walk(meta, scope: scope, stopAtFirstProblem: stopAtFirstProblem))
     }
 
     static func busy(_ path: String) -> StorageError {
         StorageError(
             code: .other,
-            message: "The pages could not be checked: other processes kept committing while the check looked for "
-                + "the snapshot's meta page. Try again when the store is quieter.",
+            message: "The pages could not be checked: the meta page of the snapshot being read kept changing (other "
+                + "processes committing) or does not name that snapshot (a damaged meta page). Try again; if it "
+                + "persists, close the store in every process and open it again.",
             path: path)
     }
 }

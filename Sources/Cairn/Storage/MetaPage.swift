@@ -77,9 +77,8 @@ struct MetaPage {
         guard lastPage >= 1, lastPage < UInt64(Int.max / pageSize) else {
             return "it gives the impossible last page \(lastPage)"
         }
-        guard mapSize / UInt64(pageSize) > lastPage else {
-            return "its map size of \(mapSize) bytes does not hold its \(lastPage + 1) pages"
-        }
+        // A map size too small for the pages is harmless: Cairn always sets the map size, and
+        // LMDB raises it to hold every committed page (mdb_env_open2), then records that.
         // LMDB persists MDB_INTEGERKEY on the free-page tree and no flags on the main tree.
         guard freeTree.flags == 0x08, mainTree.pad == 0, mainTree.flags == 0 else {
             return "its tree flags are damaged"
@@ -164,7 +163,7 @@ struct DatabaseRecord: Equatable {
         guard root >= 2, root <= lastPage, depth >= 1, depth <= 32, leafPages >= 1,
             (depth == 1) == (branchPages == 0), !overflowed, pages <= lastPage, overflowPages <= lastPage
         else {
-            return "its \(name) (root \(root), depth \(depth)) does not fit in the file's \(lastPage + 1) pages"
+            return "its \(name) (root \(root), depth \(depth)) does not fit in the file's \(lastPage &+ 1) pages"
         }
         return nil
     }

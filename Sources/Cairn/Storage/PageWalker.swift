@@ -84,7 +84,8 @@ struct PageWalker {
     ///
     /// - Parameter stopAtFirstProblem: throw the first problem (opening a store) instead of
     ///   collecting one problem per tree (verifying one).
-    /// - Throws: ``StorageError`` `.damaged` with the first problem, when `stopAtFirstProblem`.
+    /// - Throws: ``StorageError`` `.damaged` whose message is the first problem alone (where it
+    ///   is, what is wrong), when `stopAtFirstProblem`.
     mutating func walk(_ meta: MetaPage, scope: Scope, stopAtFirstProblem: Bool) throws(StorageError) -> Summary {
         var free: [UInt64] = []
         func attempt(_ tree: String, _ body: () throws(PageFault) -> Void) throws(StorageError) {
@@ -93,11 +94,9 @@ struct PageWalker {
             } catch {
                 let problem = "\(tree): \(error.reason)"
                 if stopAtFirstProblem {
+                    // The caller says what it means for the store (refused, or recovered from).
                     throw StorageError(
-                        code: .damaged,
-                        message: "The store cannot be opened: in transaction \(meta.transactionID)'s \(problem). "
-                            + "Restore the store from a backup.",
-                        path: file.path)
+                        code: .damaged, message: "in transaction \(meta.transactionID)'s \(problem)", path: file.path)
                 }
                 summary.problems.append(problem)
             }
@@ -108,12 +107,14 @@ struct PageWalker {
                 guard key.count == 8, value.count >= 8, value.count % 8 == 0 else {
                     throw PageFault("a free-list record has a \(key.count)-byte key and a \(value.count)-byte value")
                 }
+                // LMDB reads only the count's entries: a record reserved larger than it was filled
+                // keeps a smaller count (mdb_freelist_save).
                 let count = value.loadUnaligned(as: UInt64.self)
-                guard count == UInt64(value.count / 8 - 1) else {
+                guard count <= UInt64(value.count / 8 - 1) else {
                     throw PageFault("a free-list record counts \(count) pages in \(value.count) bytes")
                 }
-                for index in 1..<(value.count / 8) {
-                    free.append(value.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                for index in 0..<Int(count) {
+                    free.append(value.loadUnaligned(fromByteOffset: (index + 1) * 8, as: UInt64.self))
                 }
             }
         }
@@ -225,8 +226,9 @@ struct PageWalker {
                         guard nodeFlags == Self.bigData else {
                             throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
                         }
-                        let value = try overflowValue(first: try page.u64(dataOffset), size: size, from: visit.page)
-                        counts.overflow += UInt64((Self.headerSize + size + pageSize - 1) / pageSize)
+                        let (value, pages) = try overflowValue(
+                            first: try page.u64(dataOffset), size: size, from: visit.page)
+                        counts.overflow += pages
                         counts.entries += 1
                         if kind != .table { try leaf(key, value) }
                     } else if nodeFlags & Self.subData != 0 {
@@ -330,23 +332,31 @@ struct PageWalker {
         }
     }
 
-    /// A large value's bytes on its overflow pages, which are claimed.
+    /// A large value's bytes on its overflow pages, which are claimed, and how many pages the
+    /// run holds. LMDB rewrites a value that shrank in place and keeps the run's length (the free
+    /// list does this at every commit), so a run may be longer than its value needs; the tree's
+    /// record counts the run.
     private mutating func overflowValue(
         first: UInt64, size: Int, from parent: UInt64
-    ) throws(PageFault) -> UnsafeRawBufferPointer {
+    ) throws(PageFault) -> (UnsafeRawBufferPointer, UInt64) {
         let head = try claim(first)
         guard try head.u16(10) == Self.overflowFlag else {
             throw PageFault("page \(parent) names page \(first) as a large value's first page, but it is not one")
         }
         let count = UInt64(try head.u32(12))
         let needed = UInt64((Self.headerSize + size + pageSize - 1) / pageSize)
-        guard count == needed else {
+        guard count >= needed, count - 1 <= lastPage - first else {
             throw PageFault(
-                "the large value on page \(first) spans \(count) pages, but its \(size) bytes need \(needed)")
+                "the large value on page \(first) spans \(count) pages, but its \(size) bytes need \(needed) and the "
+                    + "snapshot ends at page \(lastPage)")
         }
         for page in (first &+ 1)..<(first &+ count) {
-            guard page <= lastPage, page < pagesInFile else {
-                throw PageFault("the large value on page \(first) runs past the end of the file")
+            // The pages the value needs must be in the file; a tail it outgrew may lie past it.
+            guard page < pagesInFile else {
+                if page < first &+ needed {
+                    throw PageFault("the large value on page \(first) runs past the end of the file")
+                }
+                break
             }
             try markUsed(page)
         }
@@ -357,7 +367,7 @@ struct PageWalker {
         } catch {
             throw PageFault(error.message)
         }
-        return try value.slice(0, size)
+        return (try value.slice(0, size), count)
     }
 
     /// Checks an inline sub-page of duplicates; returns how many it holds.

@@ -172,4 +172,96 @@ import Testing
             try second.environment.write { txn in try txn.put([1], for: [1], in: table) }
         }
     }
+
+    // Bug: the page walk required a large value's run of overflow pages to be exactly as long as
+    // the value needs. LMDB rewrites a value that shrank in place and keeps the run's length (its
+    // free list does this at every commit once it spans pages). Symptom: a healthy store with a
+    // large free list or a shrunken large value was "recovered" to its previous commit, losing
+    // the last one. Fix: a run may be longer than its value needs; the tree's record counts it.
+    @Test func largeValuesThatShrankAndLargeFreeListsOpenAsTheyAre() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.child("store")
+        do {
+            let environment = try LMDBEnvironment.create(StorageConfiguration(path: path))
+            let table = try environment.openTable("t", create: true)!
+            try environment.write { txn in
+                try txn.put([UInt8](repeating: 1, count: 40_000), for: [1], in: table)
+                try txn.put([UInt8](repeating: 2, count: 5_000), for: [1], in: table)  // shrinks in place
+                for n in 0..<20_000 { try txn.put([UInt8](repeating: 3, count: 100), for: key(n + 10), in: table) }
+            }
+            // Freeing most pages makes a free list longer than a page, saved at every commit.
+            try environment.write { txn in for n in 0..<19_000 { _ = try txn.delete(key(n + 10), in: table) } }
+            try environment.write { txn in try txn.put([4], for: [2], in: table) }
+            try environment.write { txn in try txn.put([5], for: [3], in: table) }
+        }
+        let reopened = try LMDBEnvironment.open(StorageConfiguration(path: path))
+        #expect(reopened.recovery == nil, "\(String(describing: reopened.recovery))")
+        let table = try #require(try reopened.openTable("t"))
+        #expect(try reopened.read { txn in try txn.get([1], in: table) } == [UInt8](repeating: 2, count: 5_000))
+        #expect(try reopened.checkPages().problems == [])
+    }
+
+    // Bug: a meta page in the wrong slot (the two meta pages swapped) passed as sound, was
+    // "repaired" in place, and LMDB, which reads commit t from slot t % 2, then read the other
+    // slot's trees as commit t. Symptom: every later open refused the store. Fix: a page in the
+    // wrong slot is not whole; the chosen commit is written to its own slot.
+    @Test func swappedMetaPagesOpenAtTheNewestCommit() throws {
+        let directory = TemporaryDirectory()
+        var (path, bytes, _) = try Self.closedStore(directory)
+        let contents = try Self.entries(path)
+        let page0 = Array(bytes[0..<4096]), page1 = Array(bytes[4096..<8192])
+        bytes.replaceSubrange(0..<4096, with: page1)
+        bytes.replaceSubrange(4096..<8192, with: page0)
+        try Data(bytes).write(to: URL(fileURLWithPath: path + "/data.mdb"))
+        do {
+            let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
+            #expect(environment.recovery?.skippedTransaction == nil, "nothing is lost")
+            #expect(try Self.entries(path) == contents)
+            let table = try #require(try environment.openTable("t"))
+            try environment.write { txn in try txn.put([9], for: [0xFE], in: table) }
+        }
+        let again = try LMDBEnvironment.open(StorageConfiguration(path: path))
+        #expect(again.recovery == nil)
+        #expect(try Self.entries(path).count == contents.count + 1)
+    }
+
+    // Bug: a compacted copy keeps an empty tree in meta page 0 (transaction 0) and its data in
+    // page 1 (transaction 1). With page 1 damaged, the empty page 0 was "recovered" to, and the
+    // store layer then started a new, empty store over the data still in the file. Fix: a commit
+    // is never recovered to an empty snapshot; the store is refused.
+    @Test func aDamagedCompactedCopyIsRefusedNotEmptied() throws {
+        let directory = TemporaryDirectory()
+        let source = try TemporaryStore()
+        let table = try source.table("t")
+        try source.environment.write { txn in for n in 0..<500 { try txn.put([7], for: key(n), in: table) } }
+        let copy = directory.child("copy")
+        try source.environment.backup(to: copy)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: copy + "/data.mdb")))
+        let page = DataFileBytes(storage: bytes)
+        #expect(page.uint64(at: MetaPage.Offset.transactionID) == 0)
+        #expect(page.uint64(at: 4096 + MetaPage.Offset.transactionID) == 1)
+        bytes[4096 + MetaPage.Offset.mainDB + 40] ^= 0x01  // page 1's main root moves
+        try Data(bytes).write(to: URL(fileURLWithPath: copy + "/data.mdb"))
+        #expect { try LMDBEnvironment.open(StorageConfiguration(path: copy)) } throws: { error in
+            (error as? StorageError)?.code == .damaged
+        }
+        let after = [UInt8](try Data(contentsOf: URL(fileURLWithPath: copy + "/data.mdb")))
+        #expect(after == bytes, "the file is left as it was")
+    }
+
+    /// Every table's entries, as "name key=value" strings.
+    static func entries(_ path: String) throws -> [String] {
+        let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
+        var entries: [String] = []
+        for name in try environment.tableNames() {
+            let table = try #require(try environment.openTable(name, flags: try environment.storedFlags(of: name)))
+            try environment.read { txn in
+                try txn.scan(table) { key, value in
+                    entries.append("\(name) \(Array(key))=\(Array(value))")
+                    return true
+                }
+            }
+        }
+        return entries
+    }
 }
