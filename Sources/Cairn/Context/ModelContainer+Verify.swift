@@ -12,8 +12,9 @@ extension ModelContainer {
     /// and that every row has its entries; that no two rows hold the same unique values; that
     /// every relationship entry passes its checksum, has its inverse entry, and points at rows
     /// that exist. Damage becomes a ``VerificationReport/Problem`` with the identifiers involved:
-    /// verifying never crashes and never throws because of what it finds. It runs in one read
-    /// transaction, so it sees one consistent snapshot while other contexts keep saving.
+    /// verifying never crashes and never throws because of what it finds. The rows and entries are
+    /// read in one read transaction, so they form one consistent snapshot while other contexts
+    /// keep saving; the page walk before it reads the newest snapshot of its own moment.
     ///
     /// ```swift
     /// let report = try container.verify()
