@@ -93,7 +93,9 @@ final class EnvironmentState: @unchecked Sendable {
                 do throws(StorageError) {
                     try checkOpenedStore(environment, walkWhenPinned: walkWhenPinned)
                     break
-                } catch where (error.cause as? LMDBError) == .mapResized && resizes < LMDBEnvironment.maximumResizeRetries {
+                } catch
+                    where (error.cause as? LMDBError) == .mapResized && resizes < LMDBEnvironment.maximumResizeRetries
+                {
                     // Another process grew the map since it was opened: adopt its size (no
                     // transaction of this environment is active) and look again.
                     resizes += 1
@@ -114,7 +116,8 @@ final class EnvironmentState: @unchecked Sendable {
 
     /// What opening checks once LMDB has the store: the pinned page walk when another process has
     /// it open, then the table catalogue and the commit marker.
-    private func checkOpenedStore(_ environment: OpaquePointer, walkWhenPinned: PageWalker.Scope?) throws(StorageError) {
+    private func checkOpenedStore(_ environment: OpaquePointer, walkWhenPinned: PageWalker.Scope?) throws(StorageError)
+    {
         if let scope = walkWhenPinned {
             try Self.walkPinned(environment, pageSize: pageSize, scope: scope, path: configuration.path)
         }
