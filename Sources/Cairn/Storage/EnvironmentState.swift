@@ -271,6 +271,39 @@ final class EnvironmentState: @unchecked Sendable {
         return (max(limit / pageSize * pageSize, mapSize), true)
     }
 
+    /// Refuses a write, with `diskFull`, while the store already reaches past the process's
+    /// file-size limit: LMDB may then reuse a free page beyond the limit or append past it, and the
+    /// write would fail, or kill the process with `SIGXFSZ`. Below the limit, the map (capped at
+    /// the limit) keeps every write inside it. The caller holds the writer lock.
+    func checkRoomUnderFileSizeLimit() throws(StorageError) {
+        guard let limit = DiskSpace.fileSizeLimit() else { return }
+        let used: Int? = {
+            gate.enterShared(nested: false)
+            defer { gate.leaveShared() }
+            guard let environment = try? environment() else { return nil }
+            var info = MDB_envinfo()
+            mdb_env_info(environment, &info)
+            let (used, overflow) = (info.me_last_pgno + 1).multipliedReportingOverflow(by: pageSize)
+            return overflow ? Int.max : used
+        }()
+        guard let used else { return }
+        if used <= limit {
+            // A limit set after the map grew: bring the map back inside it, so that LMDB cannot
+            // append a page past the limit.
+            let ceiling = limit / pageSize * pageSize
+            if mapSize > ceiling {
+                try gate.withExclusive { () throws(StorageError) in try setMapSize(max(ceiling, used)) }
+            }
+            return
+        }
+        throw StorageError(
+            code: .diskFull,
+            message: "The store cannot take a write: its data file already reaches past the process's file-size "
+                + "limit (RLIMIT_FSIZE, `ulimit -f`) of \(limit) bytes. Raise the limit, then save again; earlier "
+                + "commits are intact.",
+            path: configuration.path)
+    }
+
     /// Doubles the map, up to the configured maximum and the process's file-size limit. The
     /// caller holds no transaction.
     func grow() throws(StorageError) {

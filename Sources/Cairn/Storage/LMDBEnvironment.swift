@@ -285,6 +285,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
                 + "finish that transaction first")
         state.writerLock.lock()
         defer { state.writerLock.unlock() }
+        try state.checkRoomUnderFileSizeLimit()
         if expectedBytes > 0 { try state.reserve(expectedBytes) }
         while true {
             switch try attemptWrite(body) {

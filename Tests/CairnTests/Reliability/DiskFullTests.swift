@@ -21,6 +21,34 @@ import Glibc
 
     /// With `SIGXFSZ` ignored a write past the limit fails; at its default it would kill the
     /// process, so the map must never grow past the limit.
+    /// A writer whose file-size limit is below the store's size (set after the store grew, with
+    /// SIGXFSZ at its default and ignored) gets `diskFull` on its first save and is never killed:
+    /// the map never grows past the limit, and a write is refused while the store's pages reach
+    /// past it (LMDB could otherwise reuse a free page, or append, beyond the limit).
+    @Test(arguments: ["ignored-signal", "default-signal"])
+    func aLimitBelowTheStoresSizeIsDiskFullNotAKill(signal: String) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.child("store")
+        // A store of about 2 MiB whose map has grown past it, written without a limit.
+        let writer = try HelperProcess(["commit-loop", path, "400"])
+        var acknowledged = 0
+        while acknowledged < 120, let line = writer.readLine() { if line.hasPrefix("ack") { acknowledged += 1 } }
+        writer.kill()
+        _ = writer.waitForExit()
+        let size = try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as! Int
+        #expect(size > 1 << 20, "the store is larger than the limit to come: \(size) bytes")
+        let before = try LMDBEnvironment.open(StorageConfiguration(path: path)).info.lastTransactionID
+
+        // Another writer now starts under a limit of 1 MiB, below the store's size.
+        let result = try HelperProcess.run(["fill", path, "\(1 << 20)", signal])
+        #expect(result.status == 0, "killed or failed: status \(result.status) \(result.output) \(result.errors)")
+        let errorLine = result.output.split(separator: "\n").first { $0.hasPrefix("error ") }
+        #expect(errorLine?.hasPrefix("error diskFull") == true, "\(errorLine ?? "no error line")")
+        #expect(NumberedStore.acknowledged(result.output).isEmpty, "nothing was saved past the limit")
+        let after = try LMDBEnvironment.open(StorageConfiguration(path: path))
+        #expect(after.info.lastTransactionID == before, "nothing was committed, and the store opens")
+    }
+
     @Test(arguments: ["ignored-signal", "default-signal"])
     func aFullDiskIsATypedErrorAndEarlierCommitsSurvive(signal: String) throws {
         let directory = TemporaryDirectory()
