@@ -34,10 +34,7 @@ extension ModelContainer {
         // Every page first, without the storage engine: reading a damaged page through LMDB can
         // stop the process, so the rows and entries are read only when every page is sound.
         let pages = try store.environment.checkPages()
-        for problem in pages.problems {
-            let table = problem.split(separator: "'").dropFirst().first.map(String.init) ?? ""
-            report.add(.damagedPage, table: table, [], problem)
-        }
+        for problem in pages.problems { report.add(.damagedPage, table: problem.table ?? "", [], "\(problem)") }
         guard pages.problems.isEmpty else { return report }
         try store.environment.read { txn in
             var rows: [String: Set<UInt64>] = [:]

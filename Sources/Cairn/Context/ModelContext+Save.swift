@@ -192,14 +192,14 @@ extension ModelContext {
                 try txn.delete(key, in: tables.records)
                 for (name, table) in tables.edges {
                     if let relationship = tables.entity.relationshipsByName[name] {
-                        let old = try Self.storedEdges(of: row, in: table, txn: txn).map(\.target)
+                        let old = try txn.edges(of: row, in: table).map(\.target)
                         if !old.isEmpty { deletedEdges.append((relationship, table, row, old)) }
                     }
                     try txn.delete(key, in: table)
                 }
                 for (tag, _) in tables.externalAttributes.values {
                     try txn.delete(
-                        Store.EntityTables.externalKey(row: model.persistentModelID.rowID!, tag: tag),
+                        EntryLayout.externalKey(row: model.persistentModelID.rowID!, tag: tag),
                         in: tables.externals!)
                 }
             }
@@ -223,7 +223,7 @@ extension ModelContext {
             }
             for position in externalWrites.indices {
                 let (table, owner, tag, _) = externalWrites[position]
-                let key = Store.EntityTables.externalKey(row: try rowID(of: owner), tag: tag)
+                let key = EntryLayout.externalKey(row: try rowID(of: owner), tag: tag)
                 try txn.put(externalWrites[position].value.sealed(forKey: key), for: key, in: table)
             }
             for (table, key) in uniqueness.freed { try txn.delete(key, in: table) }
@@ -259,7 +259,7 @@ extension ModelContext {
             for (table, owner, targets, relationship) in edgeWrites {
                 let ownerRow = try rowID(of: owner)
                 let ownerKey = EntryLayout.rowKey(ownerRow)
-                let old = try Self.storedEdges(of: ownerRow, in: table, txn: txn).map(\.target)
+                let old = try txn.edges(of: ownerRow, in: table).map(\.target)
                 try txn.delete(ownerKey, in: table)
                 var new: [UInt64] = []
                 for (rank, target) in targets.enumerated() {

@@ -488,7 +488,7 @@ public final class ModelContext: _ModelLoader {
     func loadExternal(
         _ access: AttributeAccess, tag: UInt32, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
     ) throws {
-        let key = Store.EntityTables.externalKey(row: rowID, tag: tag)
+        let key = EntryLayout.externalKey(row: rowID, tag: tag)
         let reader = try store.environment.read { txn in
             try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0, key: key) }
         }

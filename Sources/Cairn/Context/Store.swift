@@ -68,8 +68,6 @@ final class Store: @unchecked Sendable {
             }.sorted { $0.0 < $1.0 }
             externalAttributes = external
         }
-
-        static func externalKey(row: UInt64, tag: UInt32) -> [UInt8] { EntryLayout.externalKey(row: row, tag: tag) }
     }
 
     /// The store's identifier (a UUID written when the store was created).
@@ -138,7 +136,7 @@ final class Store: @unchecked Sendable {
             if let format = try environment.read({ txn in try txn.get(Self.formatKey, in: meta) }) {
                 try Self.checkFormat(format)
             }
-            self.identifier = UUID(uuid: try Self.uuidBytes(identifier, meta: meta)).uuidString
+            self.identifier = UUID(uuid: try Self.uuidBytes(identifier)).uuidString
         } else {
             meta = try environment.openTable("meta", create: true)!
             identifier = try Self.initialize(environment: environment, meta: meta)
@@ -172,7 +170,7 @@ final class Store: @unchecked Sendable {
                 try txn.put(EntryLayout.metaValue([formatVersion], key: formatKey), for: formatKey, in: meta)
             }
             if let stored = try txn.get(storeKey, in: meta) {
-                return UUID(uuid: try uuidBytes(stored, meta: meta)).uuidString
+                return UUID(uuid: try uuidBytes(stored)).uuidString
             }
             let identifier = UUID()
             try txn.put(
@@ -346,13 +344,11 @@ final class Store: @unchecked Sendable {
                 + "reads. Open it with the newer version of Cairn that wrote it.")
     }
 
-    private static func uuidBytes(_ value: [UInt8], meta: Table) throws -> uuid_t {
+    private static func uuidBytes(_ value: [UInt8]) throws -> uuid_t {
         let bytes = try EntryLayout.metaPayload(value, key: storeKey)
         guard bytes.count == 16 else {
-            throw StorageError(
-                code: .damagedRecord,
-                message: "The store identifier in table 'meta' holds \(bytes.count) bytes where it takes 16. The "
-                    + "store is damaged; restore it from a backup.")
+            throw EntryLayout.damagedDescription(
+                key: storeKey, "holds \(bytes.count) bytes where an identifier takes 16")
         }
         return (
             bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],

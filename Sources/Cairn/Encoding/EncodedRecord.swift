@@ -31,10 +31,11 @@ package struct EncodedRecord: Sendable {
     /// The record's size in bytes.
     package var count: Int { bytes.count }
 
-    /// Wraps a record sealed for no key, as ``RecordWriter/finished()`` returns it.
-    init(unkeyed bytes: [UInt8]) {
+    /// Wraps a record sealed for no key (its last four bytes hold `contentChecksum`), as
+    /// ``RecordWriter/encoded()`` makes it.
+    init(unkeyed bytes: [UInt8], contentChecksum: UInt32) {
         self.bytes = bytes
-        contentChecksum = Self.storedChecksum(of: bytes)
+        self.contentChecksum = contentChecksum
     }
 
     /// Seals the record for `key`: its checksum becomes `contentChecksum XOR CRC-32C(key)`.

@@ -113,11 +113,8 @@ package enum EntryLayout {
         var crc = CRC32C()
         crc.update(key)
         crc.update(payload)
-        var bytes = payload
-        bytes.reserveCapacity(payload.count + checksumSize)
-        for shift in stride(from: 0, to: 32, by: 8) {
-            bytes.append(UInt8(truncatingIfNeeded: crc.value >> UInt32(shift)))
-        }
+        var bytes = payload + [UInt8](repeating: 0, count: checksumSize)
+        storeLittleEndian(crc.value, into: &bytes, at: payload.count)
         return bytes
     }
 

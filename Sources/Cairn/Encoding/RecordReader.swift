@@ -169,11 +169,9 @@ package struct RecordReader: Sendable {
                 "The record is \(bytes.count) bytes long, shorter than the 5-byte minimum.")
         }
         let end = bytes.count - 4
-        var stored: UInt32 = 0
-        for offset in 0..<4 { stored |= UInt32(bytes[end + offset]) << (8 * offset) }
         var crc = CRC32C()
         crc.update(bytes[0..<end])
-        guard crc.value ^ keyChecksum == stored else {
+        guard crc.value ^ keyChecksum == EncodedRecord.storedChecksum(of: bytes) else {
             throw StorageError.damagedRecord("The record's checksum does not match its contents and key.")
         }
         guard bytes[0] == RecordWriter.formatVersion else {

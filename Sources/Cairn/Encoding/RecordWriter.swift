@@ -3,8 +3,8 @@
 /// Layout (see `Docs/Design.md`, "Records"): byte `0x01`, then for each field the varint
 /// `tag << 3 | wireType` and its payload, then four little-endian checksum bytes: the CRC-32C
 /// of everything before them, XOR the CRC-32C of the key the record is stored under (see
-/// ``EncodedRecord``; a record built in memory is sealed for no key, whose CRC-32C is 0). Write fields in strictly ascending tag order and skip absent optionals;
-/// the ``write(_:tag:)-(Value)`` overloads for optionals do that for you.
+/// ``EncodedRecord``; a record built in memory is sealed for no key, whose CRC-32C is 0).
+/// Write fields in strictly ascending tag order and skip absent optionals; the ``write(_:tag:)-(Value)`` overloads for optionals do that for you.
 ///
 /// ```swift
 /// var writer = RecordWriter()
@@ -144,7 +144,7 @@ package struct RecordWriter: Sendable {
         let checksum = CRC32C.checksum(payload.bytes)
         var bytes = payload.bytes
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> shift)) }
-        return EncodedRecord(unkeyed: bytes)
+        return EncodedRecord(unkeyed: bytes, contentChecksum: checksum)
     }
 
     private static func isValid(_ written: ArraySlice<UInt8>, for wireType: WireType) -> Bool {

@@ -107,7 +107,7 @@ struct DataFileValidator {
         // LMDB's choice first (the newer transaction id, page 0 on a tie). The other is checked
         // when that fails, or when its id is odd for its slot: a damaged id may hide the newest
         // commit behind an older one.
-        let preferred = metas[1].transactionID > metas[0].transactionID ? metas[1] : metas[0]
+        let preferred = Self.lmdbChoice(metas)
         let other = metas[1 - preferred.index]
         var checks: [Int: SnapshotCheck] = [:]
         for meta in [preferred, other] {
@@ -145,7 +145,7 @@ struct DataFileValidator {
     /// repair is possible now: the other process uses the meta pages.
     private func validateInUse(_ file: MappedDataFile) throws(StorageError) -> Summary {
         let (pageSize, metas) = try readMetaPages(file)
-        let preferred = metas[1].transactionID > metas[0].transactionID ? metas[1] : metas[0]
+        let preferred = Self.lmdbChoice(metas)
         let other = metas[1 - preferred.index]
         let problem =
             preferred.problem(pageSize: pageSize)
@@ -161,7 +161,17 @@ struct DataFileValidator {
         return Summary(
             pageSize: pageSize, lastPage: preferred.lastPage, transactionID: preferred.transactionID,
             mapSize: preferred.mapSize, fileSize: file.fileSize,
-            walkWhenPinned: file.fileSize <= fullCheckLimit ? .everything : .catalogue)
+            walkWhenPinned: scope(of: file))
+    }
+
+    /// The meta page LMDB selects (`mdb_env_pick_meta`): the newer transaction id, page 0 on a tie.
+    private static func lmdbChoice(_ metas: [MetaPage]) -> MetaPage {
+        metas[1].transactionID > metas[0].transactionID ? metas[1] : metas[0]
+    }
+
+    /// How much of a snapshot in `file` is walked: every page up to ``fullCheckLimit``.
+    private func scope(of file: MappedDataFile) -> PageWalker.Scope {
+        file.fileSize <= fullCheckLimit ? .everything : .catalogue
     }
 
     /// Whether another process has the store open: each holds LMDB's lock on the lock file's
@@ -242,7 +252,7 @@ struct DataFileValidator {
         let summary: PageWalker.Summary
         do {
             summary = try walker.walk(
-                meta, scope: file.fileSize <= fullCheckLimit ? .everything : .catalogue, stopAtFirstProblem: true)
+                meta, scope: scope(of: file), stopAtFirstProblem: true)
         } catch {
             return SnapshotCheck(problem: error.message)
         }

@@ -3,21 +3,17 @@ internal import CLMDB
 /// A check of every page of the store, as ``PageWalker`` does it before a store opens, on the
 /// snapshot a read transaction holds, so that no writer (in any process) reuses its pages meanwhile.
 extension LMDBEnvironment {
-    /// What a walk of every page found: each problem names its tree and page.
+    /// What a walk of every page found.
     ///
     /// ```swift
     /// let pages = try environment.checkPages()
     /// for problem in pages.problems { print(problem) }
     /// ```
-    package struct PageCheck: Sendable {
+    struct PageCheck: Sendable {
         /// The transaction (commit) whose snapshot was walked.
-        package var transactionID: UInt64
-        /// Pages the snapshot's trees use, and pages its free list names.
-        package var usedPages: Int, freePages: Int
-        /// Entries per named table, as its tree record gives them.
-        package var entriesByTable: [String: UInt64]
-        /// Problems found, each naming its tree and page; empty when every page is sound.
-        package var problems: [String]
+        var transactionID: UInt64
+        /// Problems found, each naming its tree (and table) and page; empty when every page is sound.
+        var problems: [PageWalker.Problem]
     }
 
     /// Walks every page of the newest snapshot without LMDB: never crashes on damage, which it
@@ -25,24 +21,17 @@ extension LMDBEnvironment {
     ///
     /// ```swift
     /// let pages = try environment.checkPages()
-    /// print(pages.usedPages, pages.problems.isEmpty)
+    /// print(pages.transactionID, pages.problems.isEmpty)
     /// ```
     /// - Throws: ``StorageError`` when the data file cannot be read at all.
     /// - Complexity: O(*p*) in the pages of the store.
-    package func checkPages() throws -> PageCheck {
+    func checkPages() throws -> PageCheck {
         for _ in 0..<8 {
             let check: PageCheck? = try read { txn in
                 let walked = try PinnedSnapshot.walk(
                     txn.handle.pointer, of: try state.environment(), pageSize: state.pageSize, path: path,
                     scope: .everything, stopAtFirstProblem: false)
-                return walked.map { id, summary in
-                    PageCheck(
-                        transactionID: id, usedPages: summary.usedPages, freePages: summary.freePages,
-                        entriesByTable: Dictionary(
-                            summary.tables.map { ($0.name, $0.record.entries) }, uniquingKeysWith: { first, _ in first }
-                        ),
-                        problems: summary.problems)
-                }
+                return walked.map { id, summary in PageCheck(transactionID: id, problems: summary.problems) }
             }
             if let check { return check }
         }

@@ -46,14 +46,21 @@ struct PageWalker {
     struct Summary {
         /// The commit marker's value in the main tree, if it has one.
         var marker: UInt64?
-        /// Each named table (by name) with its record, and whether its pages were walked.
+        /// Each named table (by name) with its record.
         var tables: [(name: String, record: DatabaseRecord)] = []
-        /// Pages used by the trees walked (overflow pages included).
-        var usedPages = 0
-        /// Pages the free list names.
-        var freePages = 0
-        /// Problems found, each naming its tree and page; empty when the snapshot is sound.
-        var problems: [String] = []
+        /// Problems found, one per tree at most; empty when the snapshot is sound.
+        var problems: [Problem] = []
+    }
+
+    /// What is wrong with one tree: the named table it belongs to (none for the free-page tree,
+    /// the main tree and the free list) and where and what, in a sentence.
+    struct Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The named table, or `nil` for LMDB's own trees.
+        let table: String?
+        /// The tree (when it is LMDB's own), the page and what is wrong with it.
+        let reason: String
+
+        var description: String { table.map { "table '\($0)': \(reason)" } ?? reason }
     }
 
     static let branchFlag: UInt16 = 0x01, leafFlag: UInt16 = 0x02, overflowFlag: UInt16 = 0x04
@@ -88,11 +95,13 @@ struct PageWalker {
     ///   is, what is wrong), when `stopAtFirstProblem`.
     mutating func walk(_ meta: MetaPage, scope: Scope, stopAtFirstProblem: Bool) throws(StorageError) -> Summary {
         var free: [UInt64] = []
-        func attempt(_ tree: String, _ body: () throws(PageFault) -> Void) throws(StorageError) {
+        func attempt(
+            _ tree: String, table: String? = nil, _ body: () throws(PageFault) -> Void
+        ) throws(StorageError) {
             do {
                 try body()
             } catch {
-                let problem = "\(tree): \(error.reason)"
+                let problem = Problem(table: table, reason: table == nil ? "\(tree): \(error.reason)" : error.reason)
                 if stopAtFirstProblem {
                     // The caller says what it means for the store (refused, or recovered from).
                     throw StorageError(
@@ -128,7 +137,7 @@ struct PageWalker {
         }
         summary.marker = marker
         for (name, record) in summary.tables {
-            try attempt("table '\(name)'") { () throws(PageFault) in
+            try attempt("table", table: name) { () throws(PageFault) in
                 if let problem = record.problem(lastPage: lastPage, name: "tree") { throw PageFault(problem) }
                 switch scope {
                 case .everything: try walkTree(record, kind: .table) { _, _ in }
@@ -139,7 +148,6 @@ struct PageWalker {
         try attempt("free list") { () throws(PageFault) in
             try checkFreeList(free, scope: scope)
         }
-        summary.freePages = free.count
         return summary
     }
 
@@ -304,7 +312,6 @@ struct PageWalker {
         let word = Int(page / 64), bit = UInt64(1) << (page % 64)
         guard used[word] & bit == 0 else { throw PageFault("page \(page) is used twice") }
         used[word] |= bit
-        summary.usedPages += 1
     }
 
     /// A page's node table: how many nodes it has, checked to lie inside the page.

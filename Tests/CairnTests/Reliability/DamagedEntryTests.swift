@@ -118,9 +118,7 @@ import Testing
         let container = try library(TemporaryDirectory())
         let tables = try #require(container.store.entities["LibraryAuthor"])
         let index = try #require(tables.indexes.first { $0.names == ["lastName"] })
-        var builder = KeyBuilder()
-        builder.append("Eliot")
-        let key = builder.finalized()
+        let key = stringKey("Eliot")
         var damagedKey = key
         damagedKey[0] ^= 0x01  // "Eliot" becomes "Dliot": still between "Austen" and "Shelley"
         try container.store.environment.write { txn in
@@ -141,9 +139,7 @@ import Testing
         let container = try library(TemporaryDirectory())
         let tables = try #require(container.store.entities["LibraryAuthor"])
         let index = try #require(tables.indexes.first { $0.names == ["lastName"] })
-        var builder = KeyBuilder()
-        builder.append("Austen")
-        let key = builder.finalized()
+        let key = stringKey("Austen")
         try container.store.environment.write { txn in
             let value = try #require(try txn.get(key, in: index.table))
             _ = try txn.delete(key, value: value, in: index.table)
@@ -219,11 +215,14 @@ import Testing
     }
 }
 
+/// The key a unique or index table holds for one string value.
+func stringKey(_ value: String) -> [UInt8] {
+    var builder = KeyBuilder()
+    builder.append(value)
+    return builder.finalized()
+}
+
 extension LibraryBook {
     /// The key of an ISBN in the `u/LibraryBook/isbn` table.
-    static func uniqueKey(_ isbn: String) -> [UInt8] {
-        var builder = KeyBuilder()
-        builder.append(isbn)
-        return builder.finalized()
-    }
+    static func uniqueKey(_ isbn: String) -> [UInt8] { stringKey(isbn) }
 }
