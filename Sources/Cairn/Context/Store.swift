@@ -217,6 +217,12 @@ final class Store: @unchecked Sendable {
                         + "allowsSave: true.")
             }
             let hasRows = try environment.read { txn in try txn.count(of: records) } > 0
+            // The description is committed before any row can be (here, before the first save),
+            // so rows without one mean its entry is damaged (a flipped bit in its key hides it),
+            // not a new entity whose attributes the rows lack.
+            if storedBytes == nil && hasRows {
+                throw EntryLayout.damagedDescription(key: key, "is missing, although \(entity.name) has stored rows")
+            }
             let before = stored
             let tags = try stored.reconcile(with: entity, hasRows: hasRows)
             if stored != before || storedBytes == nil {

@@ -61,6 +61,22 @@ import Testing
     }
 
     /// Each kind of `meta` value, damaged through the storage API, is a typed storage error.
+    /// A bit flipped in the *key* of an entity's description (found by the damage fuzzer) hid the
+    /// description: the entity looked new, its stored rows seemed to lack its attributes, and the
+    /// container refused the store with `SchemaError.incompatibleStore`. A missing description of
+    /// an entity with rows is damage.
+    @Test func aDescriptionWhoseKeyIsDamagedIsStorageDamageNotASchemaChange() throws {
+        let directory = TemporaryDirectory()
+        do {
+            _ = try library(directory)
+        }
+        // "entity:LibraryBook" becomes "entity:LibraryBooj": still in order, so LMDB finds nothing.
+        try flip(Array("entity:LibraryBook".utf8), at: 17, bit: 0x01, in: directory)
+        #expect { try libraryContainer(directory) } throws: { error in
+            !(error is SchemaError) && isDamagedDescription(error)
+        }
+    }
+
     @Test(arguments: ["format", "store", "entity:LibraryBook", "rowid:LibraryBook"])
     func aDamagedMetaValueIsATypedStorageError(key name: String) throws {
         let directory = TemporaryDirectory()
