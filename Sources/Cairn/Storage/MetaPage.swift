@@ -77,8 +77,12 @@ struct MetaPage {
         guard lastPage >= 1, lastPage < UInt64(Int.max / pageSize) else {
             return "it gives the impossible last page \(lastPage)"
         }
-        // A map size too small for the pages is harmless: Cairn always sets the map size, and
-        // LMDB raises it to hold every committed page (mdb_env_open2), then records that.
+        // LMDB records a map size that holds every page at each commit. A page that breaks this
+        // has one of the two damaged, and a damaged last page (a huge one) would make LMDB map
+        // or write far past the file; the pair is the only check on it.
+        guard mapSize / UInt64(pageSize) > lastPage else {
+            return "its map size of \(mapSize) bytes does not hold its \(lastPage &+ 1) pages"
+        }
         // LMDB persists MDB_INTEGERKEY on the free-page tree and no flags on the main tree.
         guard freeTree.flags == 0x08, mainTree.pad == 0, mainTree.flags == 0 else {
             return "its tree flags are damaged"
