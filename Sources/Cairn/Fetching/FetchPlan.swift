@@ -6,8 +6,10 @@ import Foundation
 /// attributes of a uniqueness constraint or on an index's leading attributes, a captured list
 /// (`ids.contains($0.id)`), or a range (`<`, `<=`, `>`, `>=`) on an indexed attribute, let it read
 /// only the matching rows instead of every row; a `fetchLimit` with an indexed first sort key
-/// reads in index order and stops early. The whole predicate is then still evaluated on each
-/// candidate, so an index only ever narrows the search.
+/// reads in index order and stops early, and so does a `fetchLimit` without a sort. The parts of
+/// the predicate the access path does not guarantee (a range, a condition on an attribute without
+/// an index) are then evaluated on each candidate; an exact lookup (identifiers, a unique key,
+/// index keys, or a captured list of them) needs no evaluation on the rows it finds.
 ///
 /// ```swift
 /// let plan = try context.explain(FetchDescriptor<Book>(predicate: #Predicate { $0.year >= 1900 }))
@@ -49,10 +51,12 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
     /// plan.accessPath   // .indexRange(table: "i/Book/year", …)
     /// ```
     public let accessPath: AccessPath
-    /// Whether the predicate is evaluated on the candidates (always, when there is one).
+    /// Whether part of the predicate is left to evaluate on each candidate: `false` when there is
+    /// no predicate, or when the access path finds exactly the rows that satisfy it (identifiers,
+    /// a unique key, index keys or a captured list of them, joined by `&&`).
     ///
     /// ```swift
-    /// plan.evaluatesPredicate   // true
+    /// plan.evaluatesPredicate   // false for #Predicate { $0.isbn == isbn } on a unique isbn
     /// ```
     public let evaluatesPredicate: Bool
     /// How many stored rows the access path reads, estimated from the tables.

@@ -113,30 +113,26 @@ extension ModelContext {
             }
             return try scratch.orderedMatches(plain).map { .stored($0.identifier) }
         }
-        let planner = PredicatePlanner.for(T.self, tables: tables)
-        let access = planner.access(for: descriptor.predicate?.expression)
-        let offset = max(descriptor.fetchOffset ?? 0, 0)
-        func page(_ all: [Match<T>]) -> [Match<T>] {
-            let start = min(offset, all.count)
-            let end = descriptor.fetchLimit.map { min(start.addingClamped(max($0, 0)), all.count) } ?? all.count
-            return Array(all[start..<end])
-        }
-        let used = planner.tagsUsed(by: descriptor)
         var lean = descriptor
         lean.propertiesToFetch = []
-        if let limit = descriptor.fetchLimit, let order = planner.order(for: descriptor.sortBy, access: access) {
+        let executor = FetchExecutor(lean, in: self, tables: tables)
+        let used = executor.planner.tagsUsed(by: descriptor)
+        func match(_ model: T) -> Match<T> {
+            model.persistentModelID.isTemporary ? .pending(model) : .stored(model.persistentModelID)
+        }
+        if let limit = descriptor.fetchLimit, let order = executor.planner.order(for: descriptor.sortBy, access: executor.access) {
             // Reads about `limit` rows anyway.
-            var results = try indexOrderedCandidates(
-                lean, order, needed: offset.addingClamped(max(limit, 0)), tables: tables)
+            let offset = max(descriptor.fetchOffset ?? 0, 0)
+            var results = try executor.indexOrderedMatches(
+                order, needed: offset.addingClamped(max(limit, 0)), decoding: used)
             if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
-            return page(results.map { $0.persistentModelID.isTemporary ? .pending($0) : .stored($0.persistentModelID) })
+            return executor.page(results.map(match))
         }
         var sortable: [T] = []
         var entries: [Match<T>] = []
         var matchedStored = Set<ObjectIdentifier>()
-        try forEachCandidateChunk(access, tables: tables) { rows in
-            let models: [T] = try models(for: rows, of: lean, tables: tables, decoding: used)
-            for model in try matching(models, lean, tables: tables) {
+        try executor.forEachStoredMatch(decoding: used, stopAfter: nil, chunkSize: Self.matchChunk) { models in
+            for model in models {
                 matchedStored.insert(ObjectIdentifier(model))
                 if descriptor.sortBy.isEmpty {
                     entries.append(.stored(model.persistentModelID))
@@ -144,63 +140,13 @@ extension ModelContext {
                     sortable.append(model)
                 }
             }
+            return true
         }
-        let pending = try matching(
-            pendingCandidates(lean, excluding: matchedStored, movedBy: movedBy(access, tables: tables)), lean,
-            tables: tables)
-        if descriptor.sortBy.isEmpty {
-            return page(
-                entries
-                    + pending.map { $0.persistentModelID.isTemporary ? .pending($0) : .stored($0.persistentModelID) })
-        }
+        let pending = try executor.pendingMatches(excluding: matchedStored)
+        if descriptor.sortBy.isEmpty { return executor.page(entries + pending.map(match)) }
         sortable += pending
         sortable.sort(using: descriptor.sortBy)
-        return page(sortable.map { $0.persistentModelID.isTemporary ? .pending($0) : .stored($0.persistentModelID) })
-    }
-
-    /// Calls `body` with the records an access path selects, at most `matchChunk` per read
-    /// transaction: a full scan resumes after the last row read; other paths collect their row
-    /// ids in one read and look the records up a chunk at a time. Rows saved by others between
-    /// two chunks may or may not be seen; none is seen twice.
-    private func forEachCandidateChunk(
-        _ access: PredicatePlanner.Access, tables: Store.EntityTables,
-        _ body: ([(UInt64, RecordReader)]) throws -> Void
-    ) throws {
-        let chunk = Self.matchChunk
-        if case .fullScan = access {
-            var after: UInt64?
-            while true {
-                statistics.readTransactions += 1
-                let rows = try container.store.environment.read { txn in
-                    var rows: [(UInt64, RecordReader)] = []
-                    let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
-                    try txn.scan(tables.records, range) { key, value in
-                        rows.append(
-                            (
-                                try EntryLayout.row(key: key, table: tables.records),
-                                try RecordReader(copying: value, key: key)
-                            ))
-                        return rows.count < chunk
-                    }
-                    return rows
-                }
-                if !rows.isEmpty { try body(rows) }
-                guard rows.count == chunk, let last = rows.last else { return }
-                after = last.0
-            }
-        }
-        statistics.readTransactions += 1
-        let rowIDs = try container.store.environment.read { txn in try Self.candidateRowIDs(access, txn: txn) ?? [] }
-        var start = 0
-        while start < rowIDs.count {
-            let slice = rowIDs[start..<min(start + chunk, rowIDs.count)]
-            statistics.readTransactions += 1
-            let rows = try container.store.environment.read { txn in
-                try Self.records(of: slice, tables: tables, txn: txn)
-            }
-            try body(rows)
-            start += chunk
-        }
+        return executor.page(sortable.map(match))
     }
 
     /// The models of a batch of matches, loaded in one read transaction (the descriptor's

@@ -25,20 +25,7 @@ extension ModelContext {
         if !descriptor.includePendingChanges && hasChanges {
             return try fetchStoredOnly(descriptor, tables: tables)
         }
-        let planner = PredicatePlanner.for(T.self, tables: tables)
-        let access = planner.access(for: descriptor.predicate?.expression)
-        let offset = max(descriptor.fetchOffset ?? 0, 0)
-        var results: [T]
-        if let limit = descriptor.fetchLimit, let order = planner.order(for: descriptor.sortBy, access: access) {
-            results = try indexOrderedCandidates(
-                descriptor, order, needed: offset.addingClamped(max(limit, 0)), tables: tables)
-        } else {
-            results = try candidates(descriptor, access: access, tables: tables)
-        }
-        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
-        let start = min(offset, results.count)
-        let end = descriptor.fetchLimit.map { min(start.addingClamped(max($0, 0)), results.count) } ?? results.count
-        let page = Array(results[start..<end])
+        let page = try FetchExecutor(descriptor, in: self, tables: tables).results()
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
         }
@@ -159,8 +146,13 @@ extension ModelContext {
         if descriptor.predicate == nil {
             matching = try countWithoutPredicate(descriptor, tables: tables)
         } else {
-            let access = PredicatePlanner.for(T.self, tables: tables).access(for: descriptor.predicate?.expression)
-            matching = try candidates(descriptor, access: access, tables: tables).count
+            let executor = FetchExecutor(descriptor, in: self, tables: tables)
+            var stored = Set<ObjectIdentifier>()
+            try executor.forEachStoredMatch(decoding: nil, stopAfter: nil) { chunk in
+                stored.formUnion(chunk.map(ObjectIdentifier.init))
+                return true
+            }
+            matching = stored.count + (try executor.pendingMatches(excluding: stored)).count
         }
         let afterOffset = max(matching - max(descriptor.fetchOffset ?? 0, 0), 0)
         return descriptor.fetchLimit.map { min(max($0, 0), afterOffset) } ?? afterOffset
@@ -175,21 +167,6 @@ extension ModelContext {
         let inserted = insertedModelsArray.count { $0 is T }
         let deleted = deletedModelsArray.count { $0 is T }
         return rows + inserted - deleted
-    }
-
-    /// Every model of `T` that matches the predicate: stored candidates in row order, then
-    /// pending ones.
-    private func candidates<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, access: PredicatePlanner.Access, tables: Store.EntityTables
-    ) throws -> [T] {
-        statistics.readTransactions += 1
-        let rows = try container.store.environment.read { txn in
-            try Self.candidateRows(access, tables: tables, txn: txn)
-        }
-        let stored = try models(for: rows, of: descriptor, tables: tables)
-        let pending = pendingCandidates(
-            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)), movedBy: movedBy(access, tables: tables))
-        return try matching(stored + pending, descriptor, tables: tables)
     }
 
     /// The models for stored rows, registered (or the registered instances, loaded), leaving out
@@ -215,178 +192,9 @@ extension ModelContext {
         return models
     }
 
-    /// The pending models that can match but are not among the stored candidates: inserted ones,
-    /// and changed ones with an unsaved change to a property in `movedBy` (an index holds their
-    /// stored values, not the unsaved ones; see ``movedBy(_:tables:)``). None when pending
-    /// changes do not count.
-    func pendingCandidates<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?
-    ) -> [T] {
-        guard descriptor.includePendingChanges else { return [] }
-        let deleted = Set(deletedModelsArray.map(ObjectIdentifier.init))
-        var changed: [T] = []
-        if let movedBy, !movedBy.isEmpty {
-            for case let model as T in keyChangedModels
-            where movedBy.contains(where: model._$modelState.isChanged)
-                && !stored.contains(ObjectIdentifier(model)) && !deleted.contains(ObjectIdentifier(model))
-            {
-                changed.append(model)
-            }
-        }
-        return changed + insertedModelsArray.compactMap { $0 as? T }.filter { !deleted.contains(ObjectIdentifier($0)) }
-    }
-
-    /// The property indexes whose unsaved change can make a model a candidate the access path
-    /// does not read: the attributes of the unique or index table it uses. `nil` for a full scan
-    /// (it reads every stored row); empty for identifier lookups (identity never changes). A
-    /// changed model whose keyed attributes are unchanged sits under its stored key, so the path
-    /// reads it when it can match.
-    func movedBy(_ access: PredicatePlanner.Access, tables: Store.EntityTables) -> Set<Int>? {
-        let names: [String]
-        switch access {
-        case .fullScan: return nil
-        case .rows: return []
-        case .unique(let keyed, _), .indexEquality(let keyed, _), .indexRange(let keyed, _, _, _),
-            .oneOf(let keyed, _, _), .compound(let keyed, _, _, _, _):
-            names = keyed.names
-        }
-        return Self.propertyIndexes(of: names, tables: tables)
-    }
-
     /// The property indexes of the named attributes.
     static func propertyIndexes(of names: [String], tables: Store.EntityTables) -> Set<Int> {
         Set(names.compactMap { tables.entity.attributesByName[$0]?.index })
-    }
-
-    /// The models that satisfy the descriptor's predicate.
-    func matching<T: PersistentModel>(
-        _ models: [T], _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
-    ) throws -> [T] {
-        guard let predicate = descriptor.predicate else { return models }
-        return try models.filter { model in
-            try FetchError.evaluating(predicate, on: model) { try predicate.evaluate(model) }
-        }
-    }
-
-    /// The candidates of a fetch whose first sort key has an index: rows are read in index order,
-    /// a few at a time, until `needed` unchanged stored models match and the last key read is
-    /// complete (so every row not read sorts after them). Changed and inserted models come from
-    /// the context. The caller sorts and cuts the result as usual.
-    func indexOrderedCandidates<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, _ order: PredicatePlanner.IndexOrder, needed: Int,
-        tables: Store.EntityTables
-    ) throws -> [T] {
-        /// The part of a key that orders reliably: a hashed long key orders by its prefix only.
-        func group(_ key: [UInt8]) -> ArraySlice<UInt8> { key.prefix(KeyBuilder.hashedPrefixLength) }
-        guard needed > 0 else { return [] }
-        var found: [(row: UInt64, model: T)] = []
-        var visited = Set<UInt64>()
-        var counted = 0
-        var resume: [UInt8]?
-        while counted < needed {
-            var range = order.range
-            if let resume {
-                if order.direction == .forward {
-                    range.lower = .inclusive(resume)
-                } else {
-                    range.upper = .inclusive(resume)
-                }
-            }
-            let want = max(needed - counted, 1)
-            statistics.readTransactions += 1
-            let (entries, exhausted) = try container.store.environment.read {
-                txn -> ([(key: [UInt8], row: UInt64, reader: RecordReader?)], Bool) in
-                var entries: [(key: [UInt8], row: UInt64, reader: RecordReader?)] = []
-                var taken = 0
-                var exhausted = true
-                try txn.scanIndexedRows(order.index.table, range, direction: order.direction) { key, row in
-                    if visited.contains(row) { return true }
-                    let key = Array(key)
-                    if taken >= want, let last = entries.last, group(last.key) != group(key) {
-                        exhausted = false
-                        return false
-                    }
-                    // A dangling index entry (no record) is skipped.
-                    let rowKey = EntryLayout.rowKey(row)
-                    let reader = try txn.withValue(for: rowKey, in: tables.records) {
-                        try RecordReader(copying: $0, key: rowKey)
-                    }
-                    entries.append((key, row, reader))
-                    taken += 1
-                    return true
-                }
-                return (entries, exhausted)
-            }
-            let rows = entries.compactMap { entry in entry.reader.map { (entry.row, $0) } }
-            visited.formUnion(entries.map(\.row))
-            for model in try matching(try models(for: rows, of: descriptor, tables: tables), descriptor, tables: tables)
-            {
-                found.append((model.persistentModelID.rowID!, model))
-                if !model.hasChanges { counted += 1 }
-            }
-            guard !exhausted, let last = entries.last else { break }
-            resume = last.key
-        }
-        let stored = found.sorted { $0.row < $1.row }.map(\.model)
-        let pending = pendingCandidates(
-            descriptor, excluding: Set(stored.map(ObjectIdentifier.init)),
-            movedBy: Self.propertyIndexes(of: order.index.names, tables: tables))
-        return stored + (try matching(pending, descriptor, tables: tables))
-    }
-
-    /// The stored rows an access path reads, with their records.
-    private static func candidateRows(
-        _ access: PredicatePlanner.Access, tables: Store.EntityTables, txn: borrowing ReadTransaction
-    ) throws -> [(UInt64, RecordReader)] {
-        guard let rowIDs = try candidateRowIDs(access, txn: txn) else {
-            var rows: [(UInt64, RecordReader)] = []
-            try txn.scan(tables.records) { key, value in
-                rows.append(
-                    (try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
-                return true
-            }
-            return rows
-        }
-        return try records(of: rowIDs, tables: tables, txn: txn)
-    }
-
-    /// The row ids an access path selects, each once; `nil` for a full scan.
-    static func candidateRowIDs(
-        _ access: PredicatePlanner.Access, txn: borrowing ReadTransaction
-    ) throws -> [UInt64]? {
-        var rowIDs: [UInt64] = []
-        switch access {
-        case .fullScan:
-            return nil
-        case .rows(let rows):
-            rowIDs = rows
-        case .unique(let unique, let key):
-            if let row = try txn.uniqueRow(for: key, in: unique.table) { rowIDs = [row] }
-        case .indexEquality(let index, let key):
-            try txn.forEachIndexedRow(for: key, in: index.table) { row in
-                rowIDs.append(row)
-                return true
-            }
-        case .indexRange(let index, let range, _, _), .compound(let index, let range, _, _, _):
-            try txn.scanIndexedRows(index.table, range) { _, row in
-                rowIDs.append(row)
-                return true
-            }
-        case .oneOf(let keyed, let keys, let isUnique):
-            var seen = Set<UInt64>()
-            for key in Set(keys) {
-                if isUnique {
-                    if let row = try txn.uniqueRow(for: key, in: keyed.table) { rowIDs.append(row) }
-                } else {
-                    try txn.forEachIndexedRow(for: key, in: keyed.table) { row in
-                        rowIDs.append(row)
-                        return true
-                    }
-                }
-            }
-            rowIDs = rowIDs.filter { seen.insert($0).inserted }
-        }
-        return rowIDs
     }
 
     /// The records of `rowIDs`, in that order; rows that are gone are left out.
@@ -410,8 +218,10 @@ extension ModelContext {
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
         checkOwner()
         let tables = entityTables(of: T.self, for: "explain(_:)")
-        let planner = PredicatePlanner.for(T.self, tables: tables)
-        let access = planner.access(for: descriptor.predicate?.expression)
+        let executor = FetchExecutor(descriptor, in: self, tables: tables)
+        let (planner, access) = (executor.planner, executor.access)
+        // Whether part of the predicate is left to evaluate on the rows the access path reads.
+        let evaluates = !executor.residual.isEmptyForVouchedRows
         func bound(_ condition: PredicatePlanner.Condition?) -> String? {
             condition.map { condition in
                 switch condition.kind {
@@ -441,22 +251,22 @@ extension ModelContext {
             switch access {
             case .fullScan:
                 return FetchPlan(
-                    accessPath: .fullScan, evaluatesPredicate: descriptor.predicate != nil,
+                    accessPath: .fullScan, evaluatesPredicate: evaluates,
                     estimatedRows: try txn.count(of: tables.records))
             case .rows(let rows):
                 var count = 0
                 for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.records) { count += 1 }
                 return FetchPlan(
-                    accessPath: .identifiers(table: tables.records.name, count: rows.count), evaluatesPredicate: true,
+                    accessPath: .identifiers(table: tables.records.name, count: rows.count), evaluatesPredicate: evaluates,
                     estimatedRows: count)
             case .unique(let unique, let key):
                 return FetchPlan(
                     accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),
-                    evaluatesPredicate: true, estimatedRows: try txn.contains(key, in: unique.table) ? 1 : 0)
+                    evaluatesPredicate: evaluates, estimatedRows: try txn.contains(key, in: unique.table) ? 1 : 0)
             case .indexEquality(let index, let key):
                 return FetchPlan(
                     accessPath: .indexEquality(table: index.table.name, attribute: index.names[0]),
-                    evaluatesPredicate: true, estimatedRows: try txn.duplicateCount(of: key, in: index.table))
+                    evaluatesPredicate: evaluates, estimatedRows: try txn.duplicateCount(of: key, in: index.table))
             case .oneOf(let keyed, let keys, let isUnique):
                 var count = 0
                 for key in Set(keys) {
@@ -467,7 +277,7 @@ extension ModelContext {
                 }
                 return FetchPlan(
                     accessPath: .keyList(table: keyed.table.name, attribute: keyed.names[0], count: Set(keys).count),
-                    evaluatesPredicate: true, estimatedRows: count)
+                    evaluatesPredicate: evaluates, estimatedRows: count)
             case .compound(let keyed, let range, let equalities, let lower, let upper):
                 var count = 0
                 try txn.scan(keyed.table, range) { _, _ in
@@ -481,7 +291,7 @@ extension ModelContext {
                     }
                 return FetchPlan(
                     accessPath: .compoundIndex(table: keyed.table.name, attributes: keyed.names, conditions: described),
-                    evaluatesPredicate: true, estimatedRows: count)
+                    evaluatesPredicate: evaluates, estimatedRows: count)
             case .indexRange(let index, let range, let lower, let upper):
                 var count = 0
                 try txn.scan(index.table, range) { _, _ in
@@ -491,7 +301,7 @@ extension ModelContext {
                     accessPath: .indexRange(
                         table: index.table.name, attribute: index.names[0],
                         lower: bound(lower), upper: bound(upper)),
-                    evaluatesPredicate: true, estimatedRows: count)
+                    evaluatesPredicate: evaluates, estimatedRows: count)
             }
         }
     }

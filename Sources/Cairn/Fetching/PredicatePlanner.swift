@@ -21,10 +21,10 @@ extension PredicateExpressions.Comparison: _PlannerComparison {
 }
 
 protocol _PlannerConjunction {
-    var plannerOperands: (Any, Any) { get }
+    var plannerOperands: (any PredicateExpression<Bool>, any PredicateExpression<Bool>) { get }
 }
 extension PredicateExpressions.Conjunction: _PlannerConjunction {
-    var plannerOperands: (Any, Any) { (lhs, rhs) }
+    var plannerOperands: (any PredicateExpression<Bool>, any PredicateExpression<Bool>) { (lhs, rhs) }
 }
 
 protocol _PlannerSequenceContains {
@@ -75,6 +75,11 @@ struct PredicatePlanner {
         let text: String
         /// For ``Kind/oneOf``: each value's key encoding.
         var keys: [[UInt8]] = []
+        /// The position of the `&&`-joined part of the predicate this condition is.
+        var conjunct = 0
+        /// Whether a key lookup finds exactly the values that satisfy the condition: every value
+        /// equals itself (not NaN) and no key is long enough to be cut and hashed.
+        var isExact = false
     }
 
     /// A chosen access path, with what it needs to read its rows.
@@ -105,18 +110,44 @@ struct PredicatePlanner {
         let upper: Condition?
     }
 
+    /// An access path and what it guarantees of the predicate.
+    struct Plan {
+        let access: Access
+        /// The predicate's `&&`-joined parts, left to right.
+        let conjuncts: [any PredicateExpression<Bool>]
+        /// The parts (by position) that every stored row the access path reads satisfies, as long
+        /// as its model holds the stored values; each with how to check another model cheaply.
+        let covered: [Int: CoveredCheck]
+    }
+
+    /// How to check a covered part of the predicate on a model the access path did not vouch for
+    /// (an inserted or changed one).
+    enum CoveredCheck {
+        /// Evaluate it: it is a comparison with one value.
+        case evaluate
+        /// The model's key in this unique or index table is one of these (`values.contains($0.x)`).
+        case keyIn(Store.EntityTables.UniqueConstraint, Set<[UInt8]>)
+        /// The model's identifier is one of these (`ids.contains($0.persistentModelID)`).
+        case identifierIn(Set<PersistentIdentifier>)
+    }
+
     let tables: Store.EntityTables
     /// `\T.persistentModelID` for the fetched type, so identifier conditions can be recognised.
     let identifierKeyPath: AnyKeyPath?
+    /// The store's identifier: identifiers of other stores name none of its rows.
+    let storeIdentifier: String?
 
-    init(tables: Store.EntityTables, identifierKeyPath: AnyKeyPath? = nil) {
+    init(tables: Store.EntityTables, identifierKeyPath: AnyKeyPath? = nil, storeIdentifier: String? = nil) {
         self.tables = tables
         self.identifierKeyPath = identifierKeyPath
+        self.storeIdentifier = storeIdentifier
     }
 
-    /// A planner for fetches of `T`.
-    static func `for`<T: PersistentModel>(_ type: T.Type, tables: Store.EntityTables) -> PredicatePlanner {
-        PredicatePlanner(tables: tables, identifierKeyPath: \T.persistentModelID)
+    /// A planner for fetches of `T` from `store`.
+    static func `for`<T: PersistentModel>(
+        _ type: T.Type, tables: Store.EntityTables, store: Store
+    ) -> PredicatePlanner {
+        PredicatePlanner(tables: tables, identifierKeyPath: \T.persistentModelID, storeIdentifier: store.identifier)
     }
 
     /// An index whose key order is `sortBy`'s first key, for a fetch that chose `access`: a
@@ -183,17 +214,37 @@ struct PredicatePlanner {
     /// single-attribute one wins a tie), with a range on the next; a captured list on a unique or
     /// indexed attribute; a range on an indexed attribute or on an index's first attribute; else
     /// a full scan.
-    func access(for expression: Any?) -> Access {
-        guard let expression else { return .fullScan }
-        if let rows = identifierRows(in: expression) { return .rows(rows) }
-        let conditions = self.conditions(in: expression)
+    func plan(for expression: (any PredicateExpression<Bool>)?) -> Plan {
+        guard let expression else { return Plan(access: .fullScan, conjuncts: [], covered: [:]) }
+        let conjuncts = Self.conjuncts(of: expression)
+        for (position, conjunct) in conjuncts.enumerated() {
+            guard let (rows, identifiers) = identifierRows(in: conjunct) else { continue }
+            return Plan(
+                access: .rows(rows), conjuncts: conjuncts,
+                covered: [position: identifiers.map { .identifierIn($0) } ?? .evaluate])
+        }
+        var conditions: [Condition] = []
+        for (position, conjunct) in conjuncts.enumerated() {
+            conditions += self.conditions(in: conjunct).map { condition in
+                var condition = condition
+                condition.conjunct = position
+                return condition
+            }
+        }
+        /// The plan for `access`, which finds exactly the rows that satisfy `exact` (when each is).
+        func plan(_ access: Access, exact: [Condition] = []) -> Plan {
+            var covered: [Int: CoveredCheck] = [:]
+            for condition in exact where condition.isExact { covered[condition.conjunct] = .evaluate }
+            return Plan(access: access, conjuncts: conjuncts, covered: covered)
+        }
         func equality(_ name: String) -> Condition? {
             conditions.first { $0.attribute.name == name && $0.isEquality }
         }
         for unique in tables.uniques {
             let equalities = unique.names.compactMap(equality)
             if equalities.count == unique.names.count {
-                return .unique(unique, key: KeyBuilder.finalize(equalities.flatMap(\.key)))
+                let key = KeyBuilder.finalize(equalities.flatMap(\.key))
+                return plan(.unique(unique, key: key), exact: key.count < KeyBuilder.maximumLength ? equalities : [])
             }
         }
         // Equalities on leading attributes: the most win, then a range on the next attribute,
@@ -217,19 +268,26 @@ struct PredicatePlanner {
         // A compound range whose bounds are too long to scan gives way to the next best.
         for (keyed, equalities, _) in ranked.sorted(by: { $0.rank > $1.rank }) {
             if keyed.names.count == 1 {
-                return .indexEquality(keyed, key: KeyBuilder.finalize(equalities[0].key))
+                let key = KeyBuilder.finalize(equalities[0].key)
+                return plan(
+                    .indexEquality(keyed, key: key), exact: key.count < KeyBuilder.maximumLength ? equalities : [])
             }
-            if let compound = compound(keyed, equalities: equalities, conditions: conditions) { return compound }
+            // A compound path's equalities make a key prefix shorter than the cut (see `compound`).
+            if let compound = compound(keyed, equalities: equalities, conditions: conditions) {
+                return plan(compound, exact: equalities)
+            }
         }
         let singles = { (keyed: [Store.EntityTables.UniqueConstraint]) in keyed.filter { $0.names.count == 1 } }
         for condition in conditions {
             guard case .oneOf = condition.kind else { continue }
             let keys = condition.keys.map(KeyBuilder.finalize)
-            if let unique = singles(tables.uniques).first(where: { $0.names[0] == condition.attribute.name }) {
-                return .oneOf(unique, keys: keys, isUnique: true)
-            }
-            if let index = singles(tables.indexes).first(where: { $0.names[0] == condition.attribute.name }) {
-                return .oneOf(index, keys: keys, isUnique: false)
+            let exact = condition.isExact && keys.allSatisfy { $0.count < KeyBuilder.maximumLength }
+            for (keyed, isUnique) in [(singles(tables.uniques), true), (singles(tables.indexes), false)] {
+                guard let table = keyed.first(where: { $0.names[0] == condition.attribute.name }) else { continue }
+                // Any other model is checked by looking its key up in the keys, never by a scan of the values.
+                return Plan(
+                    access: .oneOf(table, keys: keys, isUnique: isUnique), conjuncts: conjuncts,
+                    covered: exact ? [condition.conjunct: .keyIn(table, Set(keys))] : [:])
             }
         }
         for index in singles(tables.indexes) {
@@ -241,12 +299,22 @@ struct PredicatePlanner {
             let range = KeyRange(
                 from: lower.map { if case .lower(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } },
                 to: upper.map { if case .upper(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } })
-            return .indexRange(index, range, lower: lower, upper: upper)
+            return plan(.indexRange(index, range, lower: lower, upper: upper))
         }
         for keyed in tables.indexes + tables.uniques where keyed.names.count > 1 {
-            if let compound = compound(keyed, equalities: [], conditions: conditions) { return compound }
+            if let compound = compound(keyed, equalities: [], conditions: conditions) { return plan(compound) }
         }
-        return .fullScan
+        return plan(.fullScan)
+    }
+
+    /// The best access path for `expression` (see ``plan(for:)``).
+    func access(for expression: (any PredicateExpression<Bool>)?) -> Access { plan(for: expression).access }
+
+    /// The `&&`-joined parts of an expression, left to right.
+    static func conjuncts(of expression: any PredicateExpression<Bool>) -> [any PredicateExpression<Bool>] {
+        guard let conjunction = expression as? any _PlannerConjunction else { return [expression] }
+        let (lhs, rhs) = conjunction.plannerOperands
+        return conjuncts(of: lhs) + conjuncts(of: rhs)
     }
 
     /// The tightest lower and upper bound the conditions put on one attribute.
@@ -303,13 +371,11 @@ struct PredicatePlanner {
         return .compound(keyed, KeyRange(from: from, to: to), equalities: equalities, lower: lower, upper: upper)
     }
 
-    /// The stored rows an `&&`-joined identifier condition allows, or `nil` when there is none.
-    /// Identifiers of other entities or stores, and temporary ones, name no stored row.
-    private func identifierRows(in expression: Any) -> [UInt64]? {
-        if let conjunction = expression as? any _PlannerConjunction {
-            let (lhs, rhs) = conjunction.plannerOperands
-            return identifierRows(in: lhs) ?? identifierRows(in: rhs)
-        }
+    /// The stored rows an identifier condition allows (`$0.persistentModelID == id`,
+    /// `ids.contains($0.persistentModelID)`), with the identifiers of a `contains`; `nil` when
+    /// `expression` is no such condition. Identifiers of other entities or stores, and temporary
+    /// ones, name no stored row.
+    private func identifierRows(in expression: Any) -> (rows: [UInt64], identifiers: Set<PersistentIdentifier>?)? {
         guard let identifierKeyPath else { return nil }
         func isIdentifier(_ node: Any) -> Bool {
             guard let keyPath = node as? any _PlannerKeyPath else { return false }
@@ -317,14 +383,16 @@ struct PredicatePlanner {
         }
         func row(_ value: Any) -> UInt64?? {
             guard let identifier = value as? PersistentIdentifier else { return nil }
-            guard identifier.entityName == tables.entity.name, let row = identifier.rowID else { return .some(nil) }
+            guard identifier.entityName == tables.entity.name, identifier.storeIdentifier == storeIdentifier,
+                let row = identifier.rowID
+            else { return .some(nil) }
             return .some(row)
         }
         if let equal = expression as? any _PlannerEqual {
             let (lhs, rhs) = equal.plannerOperands
             for (keyPathSide, valueSide) in [(lhs, rhs), (rhs, lhs)] where isIdentifier(keyPathSide) {
                 if let value = (valueSide as? any _PlannerValue)?.plannerValue, let row = row(value) {
-                    return row.map { [$0] } ?? []
+                    return (row.map { [$0] } ?? [], nil)
                 }
             }
             return nil
@@ -333,21 +401,19 @@ struct PredicatePlanner {
             let values = (contains.plannerSequence as? any _PlannerValue)?.plannerValue as? any Sequence
         {
             var rows = Set<UInt64>()
+            var identifiers = Set<PersistentIdentifier>()
             for value in values {
-                guard let found = row(value) else { return nil }
+                guard let found = row(value), let identifier = value as? PersistentIdentifier else { return nil }
+                identifiers.insert(identifier)
                 if let found { rows.insert(found) }
             }
-            return rows.sorted()
+            return (rows.sorted(), identifiers)
         }
         return nil
     }
 
-    /// The conditions on stored attributes that every match satisfies.
+    /// The conditions on stored attributes that one `&&`-joined part of a predicate states.
     private func conditions(in expression: Any) -> [Condition] {
-        if let conjunction = expression as? any _PlannerConjunction {
-            let (lhs, rhs) = conjunction.plannerOperands
-            return conditions(in: lhs) + conditions(in: rhs)
-        }
         if let equal = expression as? any _PlannerEqual {
             let (lhs, rhs) = equal.plannerOperands
             return [condition(lhs, rhs, .equal) ?? condition(rhs, lhs, .equal)].compactMap { $0 }
@@ -360,6 +426,7 @@ struct PredicatePlanner {
         {
             // A captured collection of values: every element must be of the attribute's type.
             var keys: [[UInt8]] = []
+            var isExact = true
             for value in values {
                 guard type(of: value) == attribute.valueType, let component = value as? any KeyComponent else {
                     return []
@@ -367,8 +434,13 @@ struct PredicatePlanner {
                 var builder = KeyBuilder()
                 component.appendKey(to: &builder)
                 keys.append(builder.bytes)
+                isExact = isExact && equalsItself(value)
             }
-            return [Condition(attribute: attribute, kind: .oneOf, key: [], text: "\(keys.count) values", keys: keys)]
+            return [
+                Condition(
+                    attribute: attribute, kind: .oneOf, key: [], text: "\(keys.count) values", keys: keys,
+                    isExact: isExact)
+            ]
         }
         if let comparison = expression as? any _PlannerComparison {
             let (lhs, rhs) = comparison.plannerOperands
@@ -398,7 +470,9 @@ struct PredicatePlanner {
         else { return nil }
         var builder = KeyBuilder()
         component.appendKey(to: &builder)
-        return Condition(attribute: attribute, kind: kind, key: builder.bytes, text: String(describing: value))
+        return Condition(
+            attribute: attribute, kind: kind, key: builder.bytes, text: String(describing: value),
+            isExact: equalsItself(value))
     }
 }
 
@@ -407,6 +481,14 @@ extension PredicatePlanner.Condition {
         if case .equal = kind { return true }
         return false
     }
+}
+
+/// Whether `value` is `==` to itself, as keys assume: not for a NaN (or an optional NaN), which
+/// `==` matches to nothing while its key matches every NaN's.
+private func equalsItself(_ value: Any) -> Bool {
+    func reflexive<E: Equatable>(_ value: E) -> Bool { value == value }
+    guard let equatable = value as? any Equatable else { return false }
+    return reflexive(equatable)
 }
 
 /// The wrapped type of `Optional<Wrapped>.Type`, else `nil`.

@@ -1,0 +1,295 @@
+import Foundation
+
+/// Runs one fetch through the one pipeline every fetch-like API uses:
+/// plan → candidate rows → residual predicate → identity map → models, then the context's pending
+/// models, the order, the offset and the limit.
+///
+/// - **Plan:** ``PredicatePlanner`` picks the access path and says which parts of the predicate
+///   it guarantees (``PredicateResidual``).
+/// - **Candidates:** the path's rows are read with their records. A fetch that needs only its
+///   first matches (a `fetchLimit` without a sort, or an indexed first sort key) reads a chunk
+///   at a time and stops once it has them; any other fetch reads in one read transaction.
+/// - **Residual:** only the parts of the predicate the path does not guarantee are evaluated.
+/// - **Models:** each row becomes the context's registered instance or a new one, loaded from the
+///   record just read.
+/// - **Pending:** inserted models, and changed ones an index path cannot see under their new
+///   values, are checked the same way and follow the stored matches.
+struct FetchExecutor<T: PersistentModel> {
+    let context: ModelContext
+    let descriptor: FetchDescriptor<T>
+    let tables: Store.EntityTables
+    let planner: PredicatePlanner
+    let plan: PredicatePlanner.Plan
+    let residual: PredicateResidual<T>
+
+    init(_ descriptor: FetchDescriptor<T>, in context: ModelContext, tables: Store.EntityTables) {
+        self.context = context
+        self.descriptor = descriptor
+        self.tables = tables
+        planner = PredicatePlanner.for(T.self, tables: tables, store: context.store)
+        plan = planner.plan(for: descriptor.predicate?.expression)
+        residual = PredicateResidual(predicate: descriptor.predicate, plan: plan, tables: tables)
+    }
+
+    var access: PredicatePlanner.Access { plan.access }
+
+    private var offset: Int { max(descriptor.fetchOffset ?? 0, 0) }
+
+    /// How many matches the result needs from the start of the order: offset plus limit.
+    private var needed: Int? { descriptor.fetchLimit.map { offset.addingClamped(max($0, 0)) } }
+
+    /// The descriptor's matches in its order, after its offset and limit.
+    func results() throws -> [T] {
+        var results: [T]
+        if let needed, let order = planner.order(for: descriptor.sortBy, access: access) {
+            results = try indexOrderedMatches(order, needed: needed, decoding: planner.tagsToDecode(descriptor))
+        } else {
+            // Without a sort, stored matches come first in candidate order, so the first `needed`
+            // of them are the first `needed` results.
+            let stopAfter = descriptor.sortBy.isEmpty ? needed : nil
+            var stored: [T] = []
+            try forEachStoredMatch(decoding: planner.tagsToDecode(descriptor), stopAfter: stopAfter) { chunk in
+                stored += chunk
+                return stopAfter.map { stored.count < $0 } ?? true
+            }
+            results = stored + (try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init))))
+        }
+        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
+        return page(results)
+    }
+
+    /// The matches after the descriptor's offset, cut to its limit.
+    func page<Element>(_ all: [Element]) -> [Element] {
+        let start = min(offset, all.count)
+        let end = descriptor.fetchLimit.map { min(start.addingClamped(max($0, 0)), all.count) } ?? all.count
+        return Array(all[start..<end])
+    }
+
+    // MARK: Stored matches
+
+    /// Calls `body` with the stored rows' models that match, a chunk at a time in candidate order,
+    /// until it returns `false` or the candidates run out.
+    ///
+    /// - Parameters:
+    ///   - decoding: The record-field tags to decode (`nil`: all).
+    ///   - stopAfter: How many matches the caller needs at most: reading starts with a chunk about
+    ///     that size and grows. `nil` reads every candidate in one read transaction.
+    ///   - chunkSize: The most rows one read transaction reads, when given (batched fetches keep
+    ///     their memory flat this way).
+    func forEachStoredMatch(
+        decoding: Set<UInt32>?, stopAfter: Int?, chunkSize: Int? = nil, _ body: ([T]) throws -> Bool
+    ) throws {
+        var reader = CandidateReader(access: access, tables: tables)
+        var want: Int
+        if let stopAfter {
+            // A path that guarantees the whole predicate matches every row it reads.
+            want = residual.isEmptyForVouchedRows ? max(stopAfter, 1) : max(stopAfter * 2, 64)
+        } else {
+            want = .max
+        }
+        if let chunkSize { want = min(want, chunkSize) }
+        while !reader.isExhausted {
+            context.statistics.readTransactions += 1
+            let rows = try context.store.environment.read { txn in try reader.next(want, txn: txn) }
+            let models = try context.models(for: rows, of: descriptor, tables: tables, decoding: decoding)
+            let matches = try residual.filter(models, vouched: true)
+            if !matches.isEmpty, try !body(matches) { return }
+            if want < .max / 4 { want = min(want * 4, chunkSize ?? .max) }
+        }
+    }
+
+    /// The candidates of a fetch whose first sort key has an index: rows are read in index order,
+    /// a few at a time, until `needed` unchanged stored models match and the last key read is
+    /// complete (so every row not read sorts after them). Changed and inserted models come from
+    /// the context. The caller sorts and cuts the result.
+    func indexOrderedMatches(
+        _ order: PredicatePlanner.IndexOrder, needed: Int, decoding: Set<UInt32>?
+    ) throws -> [T] {
+        /// The part of a key that orders reliably: a hashed long key orders by its prefix only.
+        func group(_ key: [UInt8]) -> ArraySlice<UInt8> { key.prefix(KeyBuilder.hashedPrefixLength) }
+        guard needed > 0 else { return [] }
+        var found: [(row: UInt64, model: T)] = []
+        var visited = Set<UInt64>()
+        var counted = 0
+        var resume: [UInt8]?
+        while counted < needed {
+            var range = order.range
+            if let resume {
+                if order.direction == .forward {
+                    range.lower = .inclusive(resume)
+                } else {
+                    range.upper = .inclusive(resume)
+                }
+            }
+            let want = max(needed - counted, 1)
+            context.statistics.readTransactions += 1
+            let (entries, exhausted) = try context.store.environment.read {
+                txn -> ([(key: [UInt8], row: UInt64, reader: RecordReader?)], Bool) in
+                var entries: [(key: [UInt8], row: UInt64, reader: RecordReader?)] = []
+                var taken = 0
+                var exhausted = true
+                try txn.scanIndexedRows(order.index.table, range, direction: order.direction) { key, row in
+                    if visited.contains(row) { return true }
+                    let key = Array(key)
+                    if taken >= want, let last = entries.last, group(last.key) != group(key) {
+                        exhausted = false
+                        return false
+                    }
+                    // A dangling index entry (no record) is skipped.
+                    let rowKey = EntryLayout.rowKey(row)
+                    let reader = try txn.withValue(for: rowKey, in: tables.records) {
+                        try RecordReader(copying: $0, key: rowKey)
+                    }
+                    entries.append((key, row, reader))
+                    taken += 1
+                    return true
+                }
+                return (entries, exhausted)
+            }
+            let rows = entries.compactMap { entry in entry.reader.map { (entry.row, $0) } }
+            visited.formUnion(entries.map(\.row))
+            // The index order's range guarantees nothing of the predicate by itself: evaluate it all.
+            let models = try context.models(for: rows, of: descriptor, tables: tables, decoding: decoding)
+            for model in try residual.filter(models, vouched: false) {
+                found.append((model.persistentModelID.rowID!, model))
+                if !model.hasChanges { counted += 1 }
+            }
+            guard !exhausted, let last = entries.last else { break }
+            resume = last.key
+        }
+        let stored = found.sorted { $0.row < $1.row }.map(\.model)
+        let movedBy = ModelContext.propertyIndexes(of: order.index.names, tables: tables)
+        return stored + (try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init)), movedBy: movedBy))
+    }
+
+    // MARK: Pending matches
+
+    /// The context's pending models that match and are not among the stored matches: inserted
+    /// ones, and changed ones with an unsaved change to an attribute the access path keys (an
+    /// index holds their stored values, not the unsaved ones). None when pending changes do not
+    /// count.
+    func pendingMatches(excluding stored: Set<ObjectIdentifier>) throws -> [T] {
+        try pendingMatches(excluding: stored, movedBy: movedBy)
+    }
+
+    private func pendingMatches(excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?) throws -> [T] {
+        guard descriptor.includePendingChanges else { return [] }
+        let deleted = Set(context.deletedModelsArray.map(ObjectIdentifier.init))
+        var candidates: [T] = []
+        if let movedBy, !movedBy.isEmpty {
+            for case let model as T in context.keyChangedModels
+            where movedBy.contains(where: model._$modelState.isChanged)
+                && !stored.contains(ObjectIdentifier(model)) && !deleted.contains(ObjectIdentifier(model))
+            {
+                candidates.append(model)
+            }
+        }
+        for case let model as T in context.insertedModelsArray where !deleted.contains(ObjectIdentifier(model)) {
+            candidates.append(model)
+        }
+        return try residual.filter(candidates, vouched: false)
+    }
+
+    /// The property indexes whose unsaved change can make a model a candidate the access path
+    /// does not read: the attributes of the unique or index table it uses. `nil` for a full scan
+    /// (it reads every stored row); empty for identifier lookups (identity never changes). A
+    /// changed model whose keyed attributes are unchanged sits under its stored key, so the path
+    /// reads it when it can match.
+    var movedBy: Set<Int>? {
+        switch access {
+        case .fullScan: nil
+        case .rows: []
+        case .unique(let keyed, _), .indexEquality(let keyed, _), .indexRange(let keyed, _, _, _),
+            .oneOf(let keyed, _, _), .compound(let keyed, _, _, _, _):
+            ModelContext.propertyIndexes(of: keyed.names, tables: tables)
+        }
+    }
+}
+
+/// Reads the rows an access path selects, with their records, a chunk at a time: a full scan
+/// resumes after the last row read; other paths collect their row ids in the first read
+/// transaction and look the records up in order. Rows saved by others between two chunks may
+/// or may not be seen; none is seen twice.
+struct CandidateReader {
+    let access: PredicatePlanner.Access
+    let tables: Store.EntityTables
+    private var rowIDs: [UInt64]?
+    private var position = 0
+    private var after: UInt64?
+    private(set) var isExhausted = false
+
+    init(access: PredicatePlanner.Access, tables: Store.EntityTables) {
+        self.access = access
+        self.tables = tables
+    }
+
+    /// At most `count` more candidate rows with their records; rows whose record is gone are
+    /// left out.
+    mutating func next(_ count: Int, txn: borrowing ReadTransaction) throws -> [(UInt64, RecordReader)] {
+        var rows: [(UInt64, RecordReader)] = []
+        if case .fullScan = access {
+            let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
+            var read = 0
+            try txn.scan(tables.records, range) { key, value in
+                rows.append(
+                    (try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
+                read += 1
+                return read < count
+            }
+            after = rows.last?.0
+            isExhausted = read < count
+            return rows
+        }
+        if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
+        let all = rowIDs!
+        let end = count >= all.count - position ? all.count : position + count
+        rows.reserveCapacity(end - position)
+        for row in all[position..<end] {
+            let key = EntryLayout.rowKey(row)
+            if let found = try txn.withValue(for: key, in: tables.records, { (row, try RecordReader(copying: $0, key: key)) }) {
+                rows.append(found)
+            }
+        }
+        position = end
+        isExhausted = position == all.count
+        return rows
+    }
+
+    /// The row ids an access path selects other than a full scan, each once, in the path's order.
+    static func rowIDs(_ access: PredicatePlanner.Access, txn: borrowing ReadTransaction) throws -> [UInt64] {
+        var rowIDs: [UInt64] = []
+        switch access {
+        case .fullScan:
+            preconditionFailure("a full scan reads the records table, not row ids")
+        case .rows(let rows):
+            rowIDs = rows
+        case .unique(let unique, let key):
+            if let row = try txn.uniqueRow(for: key, in: unique.table) { rowIDs = [row] }
+        case .indexEquality(let index, let key):
+            try txn.forEachIndexedRow(for: key, in: index.table) { row in
+                rowIDs.append(row)
+                return true
+            }
+        case .indexRange(let index, let range, _, _), .compound(let index, let range, _, _, _):
+            try txn.scanIndexedRows(index.table, range) { _, row in
+                rowIDs.append(row)
+                return true
+            }
+        case .oneOf(let keyed, let keys, let isUnique):
+            var seen = Set<UInt64>()
+            for key in keys {
+                if isUnique {
+                    if let row = try txn.uniqueRow(for: key, in: keyed.table), seen.insert(row).inserted {
+                        rowIDs.append(row)
+                    }
+                } else {
+                    try txn.forEachIndexedRow(for: key, in: keyed.table) { row in
+                        if seen.insert(row).inserted { rowIDs.append(row) }
+                        return true
+                    }
+                }
+            }
+        }
+        return rowIDs
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// What of a fetch's predicate is left to check on each candidate once the access path has found
+/// it: the `&&`-joined parts the path does not guarantee.
+///
+/// A stored row that the access path read, and whose model holds the stored values, satisfies
+/// every covered part by construction (an exact key or identifier lookup), so only the other
+/// parts are evaluated on it. Any other model — inserted, changed, or met outside the path — is
+/// checked on every part, a covered one the cheap way the plan gives: a captured collection in
+/// `contains` was hashed once by the planner, so the check is one set lookup, never a scan of
+/// the collection per candidate.
+struct PredicateResidual<T: PersistentModel> {
+    let predicate: Predicate<T>?
+    let plan: PredicatePlanner.Plan
+    let tables: Store.EntityTables
+
+    /// Whether nothing is left to evaluate on a row the access path vouches for.
+    var isEmptyForVouchedRows: Bool {
+        predicate == nil || plan.covered.count == plan.conjuncts.count
+    }
+
+    /// Whether `model` satisfies the predicate.
+    ///
+    /// - Parameter vouched: The model was read through the access path and holds its stored values.
+    /// - Throws: ``FetchError`` when the predicate throws on the model.
+    func matches(_ model: T, vouched: Bool) throws -> Bool {
+        guard let predicate else { return true }
+        let bindings = PredicateBindings((predicate.variable, model))
+        for (position, conjunct) in plan.conjuncts.enumerated() {
+            if let check = plan.covered[position] {
+                if vouched { continue }
+                switch check {
+                case .identifierIn(let identifiers):
+                    if !identifiers.contains(model.persistentModelID) { return false }
+                    continue
+                case .keyIn(let keyed, let keys) where isLoaded(keyed, in: model):
+                    if !keys.contains(keyed.key(of: model)) { return false }
+                    continue
+                case .keyIn, .evaluate:
+                    break
+                }
+            }
+            let holds = try FetchError.evaluating(predicate, on: model) { try conjunct.evaluate(bindings) }
+            if !holds { return false }
+        }
+        return true
+    }
+
+    /// The models of `models` that satisfy the predicate (see ``matches(_:vouched:)``).
+    func filter(_ models: [T], vouched: Bool) throws -> [T] {
+        guard predicate != nil else { return models }
+        return try models.filter { try matches($0, vouched: vouched && !$0.hasChanges) }
+    }
+
+    /// Whether every attribute of a key is loaded in `model`, so its key can be built without a read.
+    private func isLoaded(_ keyed: Store.EntityTables.UniqueConstraint, in model: T) -> Bool {
+        keyed.names.allSatisfy { tables.entity.attributesByName[$0]?.access?.isLoaded(model) ?? false }
+    }
+}
