@@ -54,6 +54,20 @@ extension CairnSystem {
         return graph.objects
     }
 
+    /// W3 as a SwiftData user often writes it: each book appended to its author's `books` (the
+    /// inverse sets `Book.author`), one save.
+    static func appendGraph(_ graph: Graph, into directory: URL) throws -> Int {
+        let context = ModelContext(try container(directory))
+        let authors = graph.authors.map(\.model)
+        for author in authors { context.insert(author) }
+        for values in graph.books {
+            let book = Book(id: values.id, title: values.title, year: values.year)
+            authors[values.author].books.append(book)
+        }
+        try context.save()
+        return graph.objects
+    }
+
     /// W4: every author, then every one of its books' titles; returns the number of books read.
     static func readTitles(in directory: URL, prefetch: Bool) throws -> Int {
         let context = ModelContext(try container(directory))

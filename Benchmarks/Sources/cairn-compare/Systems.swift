@@ -43,6 +43,28 @@ enum CairnSystem {
         try context.save()
         return values.count
     }
+
+    /// SwiftData's batch pattern: fetch every existing one with `ids.contains($0.id)`, update it or
+    /// insert a new one, save once.
+    static func fetchContainsThenUpdate(_ values: [AuthorValues], into directory: URL) throws -> Int {
+        let context = ModelContext(try container(directory))
+        let ids = values.map(\.id)
+        let existing = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { ids.contains($0.id) }))
+        var byID: [Int64: Author] = [:]
+        for author in existing { byID[author.id] = author }
+        for value in values {
+            if let author = byID[value.id] {
+                author.name = value.name
+                author.email = value.email
+                author.score = value.score
+                author.createdAt = value.createdAt
+            } else {
+                context.insert(value.model)
+            }
+        }
+        try context.save()
+        return values.count
+    }
 }
 
 // MARK: - GRDB

@@ -103,6 +103,10 @@ if selected.contains("W2") {
             let d = try seeded("w2-cairn-fetch") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
             return try measure { try CairnSystem.fetchThenUpdate(changed, into: d) }
         },
+        Run(workload: "W2", system: "Cairn fetch ids.contains then update (SwiftData)") {
+            let d = try seeded("w2-cairn-contains") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
+            return try measure { try CairnSystem.fetchContainsThenUpdate(changed, into: d) }
+        },
         Run(workload: "W2", system: "Cairn batch upsert") {
             let d = try seeded("w2-cairn-upsert") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
             return try measure { try CairnSystem.upsert(changed, into: d) }
@@ -132,6 +136,10 @@ if selected.contains("W3") {
         Run(workload: "W3", system: "Cairn insert + save") {
             let d = scratchDirectory("w3-cairn")
             return try measure { try CairnSystem.insertGraph(graph, into: d) }
+        },
+        Run(workload: "W3", system: "Cairn append to author.books + save (SwiftData)") {
+            let d = scratchDirectory("w3-cairn-append")
+            return try measure { try CairnSystem.appendGraph(graph, into: d) }
         },
         Run(workload: "W3", system: "GRDB prepared INSERT (default)") {
             let d = scratchDirectory("w3-grdb")

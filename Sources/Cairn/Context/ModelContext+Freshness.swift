@@ -78,7 +78,7 @@ extension ModelContext {
             })
         for entry in entries {
             let id = PersistentIdentifier(entityName: entry.entity, storeIdentifier: store.identifier, rowID: entry.row)
-            guard let model = registrations[id]?.live, let tables = store.entities[entry.entity] else { continue }
+            guard let model = identity.model(for: id), let tables = store.entities[entry.entity] else { continue }
             if deleted.contains(id) {
                 if entry.kind == .deleted { markDeletedElsewhere(model, tables: tables) }
                 continue
@@ -95,7 +95,7 @@ extension ModelContext {
     /// changed. Deleted rows are found when a stale model next loads. Inserted models are not
     /// stored yet and keep everything.
     private func refreshEverything() {
-        for model in registrations.values.compactMap(\.live) where !model.persistentModelID.isTemporary {
+        for model in identity.models where !model.persistentModelID.isTemporary {
             guard let tables = store.entities[model.persistentModelID.entityName] else { continue }
             makeAttributesStale(model, tables: tables)
             makeRelationshipsStale(model, tables: tables)
@@ -127,7 +127,7 @@ extension ModelContext {
     /// read (see `fulfill`). A model with unsaved changes stays: its save reports the conflict.
     func markDeletedElsewhere(_ model: any PersistentModel, tables: Store.EntityTables) {
         guard !model.hasChanges, !model.persistentModelID.isTemporary else { return }
-        registrations[model.persistentModelID] = nil
+        identity.remove(model.persistentModelID)
         model._$modelState.isDeleted = true
     }
 

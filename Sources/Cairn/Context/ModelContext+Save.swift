@@ -287,7 +287,7 @@ extension ModelContext {
         // Rows whose edges the repair changed without this context having written them: their
         // loaded relationships load the stored edges again when next read.
         for id in repaired {
-            if let model = registrations[id]?.live, let tables = store.entities[id.entityName] {
+            if let model = identity.model(for: id), let tables = store.entities[id.entityName] {
                 makeRelationshipsStale(model, tables: tables)
             }
         }

@@ -216,7 +216,7 @@ extension ModelContext {
             }
             let id = PersistentIdentifier(
                 entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: existing.row)
-            if let registered = registrations[id]?.live {
+            if let registered = identity.model(for: id) {
                 try copyAttributes(from: model, to: registered, tables: tables)
             } else {
                 insert(model)  // takes the row over at save
@@ -245,7 +245,7 @@ extension ModelContext {
         // Sealed for their rows in the transaction; compared with stored records sealed alike.
         var records = try winners.map { try record(of: chunk[$0]) }
         func registered(_ row: UInt64) -> (any PersistentModel)? {
-            registrations[PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)]?.live
+            identity.model(entity: tables.ordinal, row: row)
         }
         // willSave lists what the read before the transaction expects, as the general path does.
         var willInsert: [any PersistentModel] = []
@@ -344,7 +344,7 @@ extension ModelContext {
                 report.updatedRows.append(row)
             }
             let id = PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)
-            if case .updated = outcome, let instance = registrations[id]?.live {
+            if case .updated = outcome, let instance = identity.model(for: id) {
                 for (_, access) in tables.encodingOrder { access.unload(instance) }
                 try apply(try RecordReader(record.bytes, key: EntryLayout.rowKey(row)), to: instance, tables: tables)
                 updated.append(id)
@@ -354,7 +354,7 @@ extension ModelContext {
             model._$modelState.persistentIdentifier = id
             model._$modelState.loader = self
             model._$modelState.recordChecksum = record.contentChecksum
-            register(model, id: id)
+            identity.register(model, as: id)
             if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }
         }
         post(Self.didSave, insertedIDs: inserted, updatedIDs: updated, deleted: [])

@@ -38,30 +38,10 @@ public final class ModelContext: _ModelLoader {
     var isMainContext = false
     private var autosaveScheduled = false
 
-    /// One entry of the identity map.
-    final class Registration {
-        weak var model: AnyObject?
-        /// Set while the model has unsaved changes (inserted, changed or deleted).
-        var pinned: (any PersistentModel)?
-
-        init(_ model: any PersistentModel, pinned: Bool) {
-            self.model = model
-            self.pinned = pinned ? model : nil
-        }
-
-        var live: (any PersistentModel)? { pinned ?? model as? any PersistentModel }
-    }
-
-    var registrations: [PersistentIdentifier: Registration] = [:]
-    private var registrationsAtLastSweep = 0
-    /// Inserted, not yet saved models, in insertion order.
-    private var insertedIDs: [PersistentIdentifier] = []
-    /// Saved models with unsaved changes.
-    private var changedIDs: Set<PersistentIdentifier> = []
-    /// Saved models whose keyed attributes changed (see ``keyChangedModels``).
-    private var keyChangedIDs: Set<PersistentIdentifier> = []
-    /// Saved models deleted but not yet saved, in deletion order.
-    private var deletedIDs: [PersistentIdentifier] = []
+    /// One instance per stored row (see ``IdentityMap``).
+    var identity: IdentityMap
+    /// What is inserted, changed and deleted since the last save (see ``PendingChanges``).
+    var pending = PendingChanges()
     /// Set while the context updates inverse relationships, whose setters must not start
     /// another round of updates.
     private var maintainingInverses = false
@@ -101,6 +81,7 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public init(_ container: ModelContainer) {
         self.container = container
+        identity = IdentityMap(store: container.store)
         lastSeenCommit = (try? container.store.environment.read { txn in txn.id }) ?? 0
     }
 
@@ -168,25 +149,25 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// if context.hasChanges { try context.save() }
     /// ```
-    public var hasChanges: Bool { !insertedIDs.isEmpty || !changedIDs.isEmpty || !deletedIDs.isEmpty }
+    public var hasChanges: Bool { pending.hasChanges }
 
     /// The inserted models not yet saved, in insertion order.
     ///
     /// ```swift
     /// context.insertedModelsArray.count
     /// ```
-    public var insertedModelsArray: [any PersistentModel] { insertedIDs.compactMap { registrations[$0]?.live } }
+    public var insertedModelsArray: [any PersistentModel] { pending.inserted.array }
 
-    /// The saved models with unsaved changes.
+    /// The saved models with unsaved changes, in the order they first changed.
     ///
     /// ```swift
     /// context.changedModelsArray.count
     /// ```
-    public var changedModelsArray: [any PersistentModel] { changedIDs.sorted().compactMap { registrations[$0]?.live } }
+    public var changedModelsArray: [any PersistentModel] { pending.changed.array }
 
     /// The saved models with an unsaved change to an attribute some unique or index table keys:
     /// the only changed models an indexed fetch must consider besides what it reads.
-    var keyChangedModels: [any PersistentModel] { keyChangedIDs.compactMap { registrations[$0]?.live } }
+    var keyChangedModels: [any PersistentModel] { pending.keyChanged.array }
 
     /// Records a change to a keyed attribute (see `keyChangedModels`). Called by generated setters
     /// through `_$didSet`; not for direct use.
@@ -196,10 +177,10 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
         guard let id = model._$modelState.persistentIdentifier, !id.isTemporary,
-            registrations[id]?.live === model, let tables = store.entities[id.entityName],
+            identity.model(for: id) === model, let tables = store.entities[id.entityName],
             tables.keyedAttributeIndexes.contains(index)
         else { return }
-        keyChangedIDs.insert(id)
+        pending.markKeyChanged(model)
     }
 
     /// The models deleted but not yet saved.
@@ -207,7 +188,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.deletedModelsArray.count
     /// ```
-    public var deletedModelsArray: [any PersistentModel] { deletedIDs.compactMap { registrations[$0]?.live } }
+    public var deletedModelsArray: [any PersistentModel] { pending.deleted.array }
 
     /// Adds a new model to the context; the next ``save()`` stores it.
     ///
@@ -222,10 +203,7 @@ public final class ModelContext: _ModelLoader {
         checkOwner()
         if let loader = model._$modelState.loader {
             precondition(loader === self, "ModelContext.insert(_:): this \(Model.self) belongs to another context")
-            if let id = model._$modelState.persistentIdentifier, let index = deletedIDs.firstIndex(of: id) {
-                deletedIDs.remove(at: index)
-                if !changedIDs.contains(id) { registrations[id]?.pinned = nil }
-            }
+            pending.undelete(model)
             return
         }
         guard let tables = store.entitiesByType[ObjectIdentifier(Model.self)] else {
@@ -238,8 +216,8 @@ public final class ModelContext: _ModelLoader {
         let id = model._$modelState.persistentIdentifier ?? PersistentIdentifier.temporary(entityName: entityName)
         model._$modelState.persistentIdentifier = id
         model._$modelState.loader = self
-        registrations[id] = Registration(model, pinned: true)
-        insertedIDs.append(id)
+        identity.register(model, as: id)
+        pending.insert(model)
         scheduleAutosave()
         // The models it relates to join too, and their inverses point back, as in SwiftData.
         for relationship in tables.entity.relationships where relationship.access.hasTargets(model) {
@@ -260,11 +238,9 @@ public final class ModelContext: _ModelLoader {
         checkOwner()
         guard let loader = model._$modelState.loader else { return }
         precondition(loader === self, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
-        guard let id = model._$modelState.persistentIdentifier else { return }
+        guard model._$modelState.persistentIdentifier != nil else { return }
         // Also for a model never saved: its delete rules apply at save like any other's.
-        guard !deletedIDs.contains(id) else { return }
-        deletedIDs.append(id)
-        registrations[id]?.pinned = model
+        guard pending.delete(model) else { return }
         scheduleAutosave()
     }
 
@@ -278,23 +254,18 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func rollback() {
         checkOwner()
-        for id in insertedIDs {
-            if let model = registrations[id]?.live { detach(model) }
-            registrations[id] = nil
+        for model in pending.inserted {
+            identity.remove(model.persistentModelID)
+            detach(model)
         }
-        for id in changedIDs {
-            guard let model = registrations[id]?.live else { continue }
-            for property in entity(of: id).storedProperties {
+        for model in pending.changed {
+            for property in entity(of: model.persistentModelID).storedProperties {
                 (property as? Schema.Attribute)?.access?.unload(model)
                 (property as? Schema.Relationship)?.access.unload(model)
             }
             model._$modelState.clearChanges()
         }
-        for id in changedIDs.union(deletedIDs) { registrations[id]?.pinned = nil }
-        insertedIDs.removeAll()
-        changedIDs.removeAll()
-        keyChangedIDs.removeAll()
-        deletedIDs.removeAll()
+        pending.removeAll()
     }
 
     // MARK: Identity
@@ -307,7 +278,7 @@ public final class ModelContext: _ModelLoader {
     /// - Complexity: O(1).
     public func registeredModel<Model: PersistentModel>(for persistentModelID: PersistentIdentifier) -> Model? {
         checkOwner()
-        return registrations[persistentModelID]?.live as? Model
+        return identity.model(for: persistentModelID) as? Model
     }
 
     /// The model with this identifier if it is registered or stored, else `nil`: no fault is made
@@ -315,7 +286,7 @@ public final class ModelContext: _ModelLoader {
     func existingModel(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
         checkOwner()
         refreshIfNeeded()
-        if let registered = registrations[persistentModelID]?.live { return registered }
+        if let registered = identity.model(for: persistentModelID) { return registered }
         guard let rowID = persistentModelID.rowID, persistentModelID.storeIdentifier == store.identifier,
             let tables = store.entities[persistentModelID.entityName]
         else { return nil }
@@ -352,7 +323,7 @@ public final class ModelContext: _ModelLoader {
     /// The registered model for an identifier, or a new registered fault; for an identifier that
     /// names no saved model of this store, an untracked placeholder (see ``model(for:)``).
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
-        if let registered = registrations[persistentModelID]?.live { return registered }
+        if let registered = identity.model(for: persistentModelID) { return registered }
         guard let tables = store.entities[persistentModelID.entityName] else {
             let cause = StorageError(
                 code: .notFound,
@@ -379,7 +350,9 @@ public final class ModelContext: _ModelLoader {
     /// The same for a row of `tables`' entity in this store, which the caller read: no checks.
     func registeredOrFault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel
     {
-        if let registered = registrations[persistentModelID]?.live { return registered }
+        if let row = persistentModelID.rowID, let registered = identity.model(entity: tables.ordinal, row: row) {
+            return registered
+        }
         return fault(persistentModelID, tables: tables)
     }
 
@@ -389,7 +362,7 @@ public final class ModelContext: _ModelLoader {
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)
         model._$modelState.loader = self
-        register(model, id: persistentModelID)
+        identity.register(model, as: persistentModelID)
         return model
     }
 
@@ -408,25 +381,7 @@ public final class ModelContext: _ModelLoader {
     }
 
     /// The registered models that are saved, with their identifiers (for invariant checks).
-    func registeredSavedModels() -> [(PersistentIdentifier, any PersistentModel)] {
-        registrations.compactMap { id, registration in
-            guard !id.isTemporary, let live = registration.live else { return nil }
-            return (id, live)
-        }
-    }
-
-    func register(_ model: any PersistentModel, id: PersistentIdentifier) {
-        registrations[id] = Registration(model, pinned: false)
-        sweepRegistrations()
-    }
-
-    /// Drops the entries of models that went away, once the map has doubled since the last
-    /// sweep: amortised O(1) per registration, and the map stays within twice the live models.
-    private func sweepRegistrations() {
-        guard registrations.count > 1024 && registrations.count > 2 * registrationsAtLastSweep else { return }
-        registrations = registrations.filter { $0.value.live != nil }
-        registrationsAtLastSweep = registrations.count
-    }
+    func registeredSavedModels() -> [(PersistentIdentifier, any PersistentModel)] { identity.storedModels }
 
     private func detach(_ model: any PersistentModel) {
         model._$modelState.loader = nil
@@ -585,10 +540,9 @@ public final class ModelContext: _ModelLoader {
     public func modelDidChange(_ model: any PersistentModel) {
         checkOwner()
         // A model left out of the identity map (its row was taken over by an insert) is not tracked.
-        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary, registrations[id]?.live === model
+        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary, identity.model(for: id) === model
         else { return }
-        changedIDs.insert(id)
-        registrations[id]?.pinned = model
+        pending.markChanged(model)
         scheduleAutosave()
     }
 
@@ -676,10 +630,10 @@ public final class ModelContext: _ModelLoader {
                 entityName: temporary.entityName, storeIdentifier: store.identifier, rowID: rowID)
             model._$modelState.persistentIdentifier = id
             model._$modelState.clearChanges()
-            registrations[temporary] = nil
+            identity.remove(temporary)
             // A model that took over a stored row represents it from now on; an instance the
             // context had for that row is left out of the identity map.
-            registrations[id] = Registration(model, pinned: false)
+            identity.register(model, as: id)
             if uniqueness.takeovers[ObjectIdentifier(model)] != nil {
                 // Relationships it left empty kept the row's stored ones: load those when read.
                 for relationship in entity(of: id).relationships where relationship.access.targets(model).isEmpty {
@@ -687,22 +641,17 @@ public final class ModelContext: _ModelLoader {
                 }
             }
         }
-        for id in insertedIDs {
-            if let model = registrations[id]?.live, uniqueness.superseded.contains(ObjectIdentifier(model)) {
-                registrations[id] = nil
-                detach(model)
-            }
+        for model in pending.inserted where uniqueness.superseded.contains(ObjectIdentifier(model)) {
+            identity.remove(model.persistentModelID)
+            detach(model)
         }
         for (owner, relationship, targets) in uniqueness.released { relationship.access.load(owner, targets) }
-        for model in changed {
-            model._$modelState.clearChanges()
-            registrations[model.persistentModelID]?.pinned = nil
-        }
+        for model in changed { model._$modelState.clearChanges() }
         for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
             relationship.access.load(owner, targets)
         }
         if !plan.deleted.isEmpty {
-            for model in registrations.values.compactMap(\.live) where !plan.isDeleted(model) {
+            for model in identity.models where !plan.isDeleted(model) {
                 for relationship in entity(of: model.persistentModelID).relationships
                 where relationship.access.isLoaded(model) {
                     let targets = relationship.access.targets(model)
@@ -714,7 +663,7 @@ public final class ModelContext: _ModelLoader {
         }
         for model in plan.deleted {
             let id = model.persistentModelID
-            registrations[id] = nil
+            identity.remove(id)
             if id.isTemporary {
                 detach(model)
             } else {
@@ -723,10 +672,6 @@ public final class ModelContext: _ModelLoader {
                 model._$modelState.loader = nil
             }
         }
-        insertedIDs.removeAll()
-        changedIDs.removeAll()
-        keyChangedIDs.removeAll()
-        deletedIDs.removeAll()
-        sweepRegistrations()
+        pending.removeAll()
     }
 }

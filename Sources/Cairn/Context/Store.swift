@@ -48,8 +48,15 @@ final class Store: @unchecked Sendable {
         /// The `.externalStorage` attributes by property index: loaded only when read.
         let externalAttributes: [Int: (tag: UInt32, access: AttributeAccess)]
 
-        init(entity: Schema.Entity, records: Table, tags: [String: UInt32], edges: [String: Table], externals: Table?) {
+        /// The entity's position in the schema: the index of its rows in a context's identity map.
+        let ordinal: Int
+
+        init(
+            entity: Schema.Entity, ordinal: Int, records: Table, tags: [String: UInt32], edges: [String: Table],
+            externals: Table?
+        ) {
             self.entity = entity
+            self.ordinal = ordinal
             self.records = records
             self.tags = tags
             self.edges = edges
@@ -256,7 +263,8 @@ final class Store: @unchecked Sendable {
                             + "once with allowsSave: true.")
                 }
             }
-            let tables = EntityTables(entity: entity, records: records, tags: tags, edges: edges, externals: externals)
+            let tables = EntityTables(
+                entity: entity, ordinal: result.count, records: records, tags: tags, edges: edges, externals: externals)
             func keyTable(
                 _ names: [String], prefix: String, flags: TableFlags, purpose: String
             ) throws -> EntityTables.UniqueConstraint {
