@@ -330,7 +330,7 @@ public final class ModelContext: _ModelLoader {
                 message: "\(persistentModelID) names entity '\(persistentModelID.entityName)', which is not in this "
                     + "container's schema. Pass identifiers of this container's models.")
             recordLoadError(persistentModelID, property: "*", cause: cause, reason: cause.message)
-            var state = _ModelState()
+            let state = _ModelState()
             state.persistentIdentifier = persistentModelID
             state.isDeleted = true
             return UnknownEntityModel(_$modelState: state)
@@ -338,7 +338,7 @@ public final class ModelContext: _ModelLoader {
         guard persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier else {
             // Not registered, so never tracked or saved; its getters go to `fulfill`, which
             // records the error and returns placeholders.
-            var state = _ModelState()
+            let state = _ModelState()
             state.persistentIdentifier = persistentModelID
             let model = tables.entity.modelType.init(_$modelState: state)
             model._$modelState.loader = self
@@ -358,7 +358,7 @@ public final class ModelContext: _ModelLoader {
 
     /// A new, registered fault for a stored row.
     private func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
-        var state = _ModelState()
+        let state = _ModelState()
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)
         model._$modelState.loader = self
