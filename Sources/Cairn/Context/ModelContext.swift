@@ -176,9 +176,10 @@ public final class ModelContext: _ModelLoader {
     /// context.attributeDidChange(book, 1)   // generated code calls this
     /// ```
     public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
-        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary,
-            identity.model(for: id) === model, let tables = store.entities[id.entityName],
-            tables.keyedAttributeIndexes.contains(index)
+        // Most attributes are keyed by no table: that is the first, cheapest check.
+        guard let tables = store.entitiesByType[ObjectIdentifier(type(of: model))],
+            tables.keyedAttributeIndexes.contains(index), let id = model._$modelState.persistentIdentifier,
+            !id.isTemporary, identity.model(for: id) === model
         else { return }
         pending.markKeyChanged(model)
     }
@@ -452,36 +453,63 @@ public final class ModelContext: _ModelLoader {
     }
 
     /// Loads a relationship's targets, in their stored order, as registered models or faults.
+    ///
+    /// A to-many relationship also loads the records of the targets the context does not hold, in
+    /// the same read transaction, as Core Data does: walking `author.books` then reads once per
+    /// author, not once per book.
     func loadRelationship(
         _ relationship: Schema.Relationship, of owner: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
     ) throws {
-        relationship.access.load(owner, try storedTargets(relationship, rowID: rowID, tables: tables))
+        let targets = try storedTargets(
+            relationship, rowID: rowID, tables: tables, loadingRecords: !relationship.isToOneRelationship)
+        relationship.access.load(owner, targets)
     }
 
-    /// A relationship's targets as stored, without touching the owner's loaded value.
+    /// A relationship's targets as stored, without touching the owner's loaded value; with
+    /// `loadingRecords`, the targets the context does not hold yet come back loaded from their
+    /// records, read in the same transaction as the edges.
     ///
     /// A relationship whose targets may have been deleted without it being told (it has no
     /// inverse, or its inverse's delete rule is `.noAction`) skips targets whose rows are gone.
     func storedTargets(
-        _ relationship: Schema.Relationship, rowID: UInt64, tables: Store.EntityTables
+        _ relationship: Schema.Relationship, rowID: UInt64, tables: Store.EntityTables, loadingRecords: Bool = false
     ) throws -> [any PersistentModel] {
         let table = tables.edges[relationship.name]!
         let destination = store.entities[relationship.destination]!
         let checkRows = canDangle(relationship)
         statistics.readTransactions += 1
-        let targetRows: [UInt64] = try store.environment.read { txn in
+        let (targetRows, records) = try store.environment.read { txn -> ([UInt64], [UInt64: RecordReader]) in
             var rows: [UInt64] = []
+            var records: [UInt64: RecordReader] = [:]
             for edge in try txn.edges(of: rowID, in: table) {
-                if try !checkRows || txn.contains(EntryLayout.rowKey(edge.target), in: destination.records) {
-                    rows.append(edge.target)
+                let target = edge.target
+                if loadingRecords && identity.model(entity: destination.ordinal, row: target) == nil {
+                    let key = EntryLayout.rowKey(target)
+                    // The record read doubles as the check that the row exists.
+                    if let reader = try txn.withValue(
+                        for: key, in: destination.records, { try RecordReader(copying: $0, key: key) })
+                    {
+                        records[target] = reader
+                        rows.append(target)
+                    } else if !checkRows {
+                        rows.append(target)
+                    }
+                } else if try !checkRows || txn.contains(EntryLayout.rowKey(target), in: destination.records) {
+                    rows.append(target)
                 }
             }
-            return rows
+            return (rows, records)
         }
         return targetRows.map { row in
-            registeredOrFault(
-                PersistentIdentifier(
-                    entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row))
+            let target = registeredOrFault(
+                PersistentIdentifier(entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row),
+                tables: destination)
+            if let reader = records[row] {
+                statistics.recordLoads += 1
+                // A record that fails to decode leaves the target a fault: reading it reports the error.
+                try? apply(reader, to: target, tables: destination)
+            }
+            return target
         }
     }
 

@@ -24,7 +24,7 @@ struct PredicateResidual<T: PersistentModel> {
     /// - Parameter vouched: The model was read through the access path and holds its stored values.
     /// - Throws: ``FetchError`` when the predicate throws on the model.
     func matches(_ model: T, vouched: Bool) throws -> Bool {
-        guard let predicate else { return true }
+        guard let predicate, !(vouched && isEmptyForVouchedRows) else { return true }
         let bindings = PredicateBindings((predicate.variable, model))
         for (position, conjunct) in plan.conjuncts.enumerated() {
             if let check = plan.covered[position] {
@@ -48,7 +48,9 @@ struct PredicateResidual<T: PersistentModel> {
 
     /// The models of `models` that satisfy the predicate (see ``matches(_:vouched:)``).
     func filter(_ models: [T], vouched: Bool) throws -> [T] {
-        guard predicate != nil else { return models }
+        guard predicate != nil, !(vouched && isEmptyForVouchedRows) || models.contains(where: \.hasChanges) else {
+            return models
+        }
         return try models.filter { try matches($0, vouched: vouched && !$0.hasChanges) }
     }
 
