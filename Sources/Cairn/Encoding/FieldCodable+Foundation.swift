@@ -31,9 +31,13 @@ extension String: FieldCodable {
     /// - Throws: ``StorageError`` for another wire type, or `.damagedRecord` for invalid UTF-8.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .bytes(let raw) = fieldPayload else { throw fieldPayload.mismatch(String.self) }
-        guard let string = String(validating: raw, as: UTF8.self) else {
-            throw StorageError.damagedRecord("A String field is not valid UTF-8.")
+        let string = raw.withUnsafeBufferPointer { bytes -> String? in
+            // ASCII (most stored text) is valid UTF-8 as it is: the standard library's own decoder
+            // copies it without the generic validation `String(validating:as:)` runs.
+            if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            return String(validating: bytes, as: UTF8.self)
         }
+        guard let string else { throw StorageError.damagedRecord("A String field is not valid UTF-8.") }
         self = string
     }
 }
