@@ -42,27 +42,27 @@ extension CairnSystem {
     /// W3: every author and book inserted, each book's author set (the inverse fills
     /// `Author.books`), one save.
     static func insertGraph(_ graph: Graph, into directory: URL) throws -> Int {
-        let context = ModelContext(try container(directory))
-        let authors = graph.authors.map(\.model)
-        for author in authors { context.insert(author) }
-        for values in graph.books {
-            let book = Book(id: values.id, title: values.title, year: values.year)
+        try saveGraph(graph, into: directory) { context, book, author in
             context.insert(book)
-            book.author = authors[values.author]
+            book.author = author
         }
-        try context.save()
-        return graph.objects
     }
 
     /// W3 as a SwiftData user often writes it: each book appended to its author's `books` (the
     /// inverse sets `Book.author`), one save.
     static func appendGraph(_ graph: Graph, into directory: URL) throws -> Int {
+        try saveGraph(graph, into: directory) { _, book, author in author.books.append(book) }
+    }
+
+    /// Inserts the authors, relates each new book to its author with `relate`, saves once.
+    private static func saveGraph(
+        _ graph: Graph, into directory: URL, relate: (ModelContext, Book, Author) -> Void
+    ) throws -> Int {
         let context = ModelContext(try container(directory))
         let authors = graph.authors.map(\.model)
         for author in authors { context.insert(author) }
         for values in graph.books {
-            let book = Book(id: values.id, title: values.title, year: values.year)
-            authors[values.author].books.append(book)
+            relate(context, Book(id: values.id, title: values.title, year: values.year), authors[values.author])
         }
         try context.save()
         return graph.objects

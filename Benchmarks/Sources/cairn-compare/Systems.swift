@@ -31,14 +31,8 @@ enum CairnSystem {
         let context = ModelContext(try container(directory))
         for value in values {
             let id = value.id
-            if let author = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.id == id })).first {
-                author.name = value.name
-                author.email = value.email
-                author.score = value.score
-                author.createdAt = value.createdAt
-            } else {
-                context.insert(value.model)
-            }
+            let found = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.id == id })).first
+            update(found, with: value, in: context)
         }
         try context.save()
         return values.count
@@ -52,18 +46,18 @@ enum CairnSystem {
         let existing = try context.fetch(FetchDescriptor<Author>(predicate: #Predicate { ids.contains($0.id) }))
         var byID: [Int64: Author] = [:]
         for author in existing { byID[author.id] = author }
-        for value in values {
-            if let author = byID[value.id] {
-                author.name = value.name
-                author.email = value.email
-                author.score = value.score
-                author.createdAt = value.createdAt
-            } else {
-                context.insert(value.model)
-            }
-        }
+        for value in values { update(byID[value.id], with: value, in: context) }
         try context.save()
         return values.count
+    }
+
+    /// Gives `author` the values, or inserts a new author when there is none.
+    private static func update(_ author: Author?, with value: AuthorValues, in context: ModelContext) {
+        guard let author else { return context.insert(value.model) }
+        author.name = value.name
+        author.email = value.email
+        author.score = value.score
+        author.createdAt = value.createdAt
     }
 }
 

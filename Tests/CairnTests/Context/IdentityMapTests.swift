@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+@Suite struct IdentityMapTests {
+    func store() throws -> (ModelContainer, Store.EntityTables) {
+        let container = try ModelContainer(
+            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        return (container, container.store.entities["Gauge"]!)
+    }
+
+    func id(_ row: UInt64, _ container: ModelContainer) -> PersistentIdentifier {
+        PersistentIdentifier(entityName: "Gauge", storeIdentifier: container.store.identifier, rowID: row)
+    }
+
+    @Test func aRowHasOneInstanceFoundByIdentifierOrByEntityAndRow() throws {
+        let (container, tables) = try store()
+        var map = IdentityMap(store: container.store)
+        let gauge = Gauge(code: 1, reading: 0)
+        map.register(gauge, as: id(7, container))
+        #expect(map.model(for: id(7, container)) === gauge)
+        #expect(map.model(entity: tables.ordinal, row: 7) === gauge)
+        #expect(map.model(for: id(8, container)) == nil)
+        let other = PersistentIdentifier(entityName: "Gauge", storeIdentifier: "another store", rowID: 7)
+        #expect(map.model(for: other) == nil, "an identifier of another store names none of its rows")
+        let replacement = Gauge(code: 2, reading: 0)
+        map.register(replacement, entity: tables.ordinal, row: 7)
+        #expect(map.model(for: id(7, container)) === replacement)
+        map.remove(id(7, container))
+        #expect(map.model(for: id(7, container)) == nil)
+        withExtendedLifetime((gauge, replacement)) {}
+    }
+
+    @Test func insertedModelsAreFoundByTheirTemporaryIdentifier() throws {
+        let (container, _) = try store()
+        var map = IdentityMap(store: container.store)
+        let gauge = Gauge(code: 1, reading: 0)
+        let temporary = gauge.persistentModelID
+        #expect(temporary.isTemporary)
+        map.register(gauge, as: temporary)
+        #expect(map.model(for: temporary) === gauge)
+        #expect(map.models.count == 1 && map.storedModels.isEmpty)
+        map.remove(temporary)
+        #expect(map.model(for: temporary) == nil)
+    }
+
+    @Test func theMapHoldsModelsWeakly() throws {
+        let (container, tables) = try store()
+        var map = IdentityMap(store: container.store)
+        var kept: [Gauge] = []
+        for row in 0..<5_000 as Range<UInt64> {
+            let gauge = Gauge(code: Int(row), reading: 0)
+            gauge._$modelState.persistentIdentifier = id(row, container)
+            map.register(gauge, entity: tables.ordinal, row: row)
+            if row % 100 == 0 { kept.append(gauge) }
+        }
+        // Only the 50 the test holds are alive.
+        #expect(map.models.count == 50)
+        #expect(map.model(entity: tables.ordinal, row: 1) == nil)
+        #expect(map.model(entity: tables.ordinal, row: 4_900) === kept.last)
+        #expect(Set(map.storedModels.map(\.0.rowID)) == Set(kept.map { $0.persistentModelID.rowID }))
+    }
+}
