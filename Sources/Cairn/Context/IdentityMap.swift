@@ -55,12 +55,12 @@ struct IdentityMap {
         switch id.kind {
         case .temporary(let number):
             temporary[number] = Slot(model: model)
+            count += 1
+            sweepIfGrown()
         case .row(let row):
             guard let ordinal = ordinals[id.entityName] else { return }
-            rows[ordinal][row] = Slot(model: model)
+            register(model, entity: ordinal, row: row)
         }
-        count += 1
-        sweepIfGrown()
     }
 
     /// Registers `model` as the instance of a row of the entity with `ordinal`.
@@ -94,7 +94,8 @@ struct IdentityMap {
         var result: [(PersistentIdentifier, any PersistentModel)] = []
         for entity in rows {
             for slot in entity.values {
-                if let model = slot.model, let id = model._$modelState.persistentIdentifier { result.append((id, model)) }
+                guard let model = slot.model, let id = model._$modelState.persistentIdentifier else { continue }
+                result.append((id, model))
             }
         }
         return result

@@ -501,9 +501,9 @@ public final class ModelContext: _ModelLoader {
             return (rows, records)
         }
         return targetRows.map { row in
-            let target = registeredOrFault(
-                PersistentIdentifier(entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row),
-                tables: destination)
+            let id = PersistentIdentifier(
+                entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row)
+            let target = registeredOrFault(id, tables: destination)
             if let reader = records[row] {
                 statistics.recordLoads += 1
                 // A record that fails to decode leaves the target a fault: reading it reports the error.

@@ -31,14 +31,6 @@ struct PendingChanges {
     @discardableResult
     mutating func undelete(_ model: any PersistentModel) -> Bool { deleted.remove(model) }
 
-    /// Forgets `model` in every list (it left the context).
-    mutating func forget(_ model: any PersistentModel) {
-        inserted.remove(model)
-        changed.remove(model)
-        keyChanged.remove(model)
-        deleted.remove(model)
-    }
-
     /// Forgets everything: after a save, or a rollback.
     mutating func removeAll() {
         inserted = ModelList()

@@ -40,20 +40,26 @@ struct FetchExecutor<T: PersistentModel> {
 
     /// The descriptor's matches in its order, after its offset and limit.
     func results() throws -> [T] {
-        var results: [T]
-        if let needed, let order = planner.order(for: descriptor.sortBy, access: access) {
-            results = try indexOrderedMatches(order, needed: needed, decoding: planner.tagsToDecode(descriptor))
-        } else {
-            // Without a sort, stored matches come first in candidate order, so the first `needed`
-            // of them are the first `needed` results.
-            let stopAfter = descriptor.sortBy.isEmpty ? needed : nil
-            var stored: [T] = []
-            try forEachStoredMatch(decoding: planner.tagsToDecode(descriptor), stopAfter: stopAfter) { chunk in
-                stored += chunk
-                return stopAfter.map { stored.count < $0 } ?? true
-            }
-            results = stored + (try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init))))
+        let decoding = planner.tagsToDecode(descriptor)
+        if let results = try resultsInIndexOrder(decoding: decoding) { return results }
+        // Without a sort, stored matches come first in candidate order, so the first `needed` of
+        // them are the first `needed` results.
+        let stopAfter = descriptor.sortBy.isEmpty ? needed : nil
+        var stored: [T] = []
+        try forEachStoredMatch(decoding: decoding, stopAfter: stopAfter) { chunk in
+            stored += chunk
+            return stopAfter.map { stored.count < $0 } ?? true
         }
+        var results = stored + (try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init))))
+        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
+        return page(results)
+    }
+
+    /// The results, sorted and cut, when a limit and an indexed first sort key let the fetch read
+    /// in index order (see ``indexOrderedMatches(_:needed:decoding:)``); `nil` otherwise.
+    func resultsInIndexOrder(decoding: Set<UInt32>?) throws -> [T]? {
+        guard let needed, let order = planner.order(for: descriptor.sortBy, access: access) else { return nil }
+        var results = try indexOrderedMatches(order, needed: needed, decoding: decoding)
         if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
         return page(results)
     }
@@ -226,8 +232,8 @@ struct CandidateReader {
     /// At most `count` more candidate rows with their records; rows whose record is gone are
     /// left out.
     mutating func next(_ count: Int, txn: borrowing ReadTransaction) throws -> [(UInt64, RecordReader)] {
-        var rows: [(UInt64, RecordReader)] = []
         if case .fullScan = access {
+            var rows: [(UInt64, RecordReader)] = []
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
             try txn.scan(tables.records, range) { key, value in
@@ -243,15 +249,26 @@ struct CandidateReader {
         if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
         let all = rowIDs!
         let end = count >= all.count - position ? all.count : position + count
-        rows.reserveCapacity(end - position)
-        for row in all[position..<end] {
+        let rows = try Self.records(of: all[position..<end], tables: tables, txn: txn)
+        position = end
+        isExhausted = position == all.count
+        return rows
+    }
+
+    /// The records of `rowIDs`, in that order; rows that are gone are left out.
+    static func records(
+        of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
+    ) throws -> [(UInt64, RecordReader)] {
+        var rows: [(UInt64, RecordReader)] = []
+        rows.reserveCapacity(rowIDs.count)
+        for row in rowIDs {
             let key = EntryLayout.rowKey(row)
-            if let found = try txn.withValue(for: key, in: tables.records, { (row, try RecordReader(copying: $0, key: key)) }) {
+            if let found = try txn.withValue(
+                for: key, in: tables.records, { (row, try RecordReader(copying: $0, key: key)) })
+            {
                 rows.append(found)
             }
         }
-        position = end
-        isExhausted = position == all.count
         return rows
     }
 

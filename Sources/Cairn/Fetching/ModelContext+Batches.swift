@@ -120,14 +120,8 @@ extension ModelContext {
         func match(_ model: T) -> Match<T> {
             model.persistentModelID.isTemporary ? .pending(model) : .stored(model.persistentModelID)
         }
-        if let limit = descriptor.fetchLimit, let order = executor.planner.order(for: descriptor.sortBy, access: executor.access) {
-            // Reads about `limit` rows anyway.
-            let offset = max(descriptor.fetchOffset ?? 0, 0)
-            var results = try executor.indexOrderedMatches(
-                order, needed: offset.addingClamped(max(limit, 0)), decoding: used)
-            if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
-            return executor.page(results.map(match))
-        }
+        // Reads about `limit` rows anyway.
+        if let results = try executor.resultsInIndexOrder(decoding: used) { return results.map(match) }
         var sortable: [T] = []
         var entries: [Match<T>] = []
         var matchedStored = Set<ObjectIdentifier>()
@@ -165,7 +159,7 @@ extension ModelContext {
             statistics.readTransactions += 1
             do {
                 let rows = try container.store.environment.read { txn in
-                    try Self.records(of: rowIDs.sorted(), tables: tables, txn: txn)
+                    try CandidateReader.records(of: rowIDs.sorted(), tables: tables, txn: txn)
                 }
                 present = Set(rows.map(\.0))
                 var stored = descriptor

@@ -50,7 +50,7 @@ extension ModelContext {
         if !unregistered.isEmpty {
             statistics.readTransactions += 1
             let rows = try container.store.environment.read { txn in
-                try Self.records(of: unregistered.sorted(), tables: tables, txn: txn)
+                try CandidateReader.records(of: unregistered.sorted(), tables: tables, txn: txn)
             }
             loaded = try models(for: rows, of: plain, tables: tables)
         }
@@ -197,16 +197,6 @@ extension ModelContext {
         Set(names.compactMap { tables.entity.attributesByName[$0]?.index })
     }
 
-    /// The records of `rowIDs`, in that order; rows that are gone are left out.
-    static func records(
-        of rowIDs: some Sequence<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
-    ) throws -> [(UInt64, RecordReader)] {
-        try rowIDs.compactMap { row in
-            let key = EntryLayout.rowKey(row)
-            return try txn.withValue(for: key, in: tables.records) { (row, try RecordReader(copying: $0, key: key)) }
-        }
-    }
-
     /// How ``fetch(_:)`` would find the descriptor's models: the access path it chooses and
     /// roughly how many rows that path reads.
     ///
@@ -257,8 +247,8 @@ extension ModelContext {
                 var count = 0
                 for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.records) { count += 1 }
                 return FetchPlan(
-                    accessPath: .identifiers(table: tables.records.name, count: rows.count), evaluatesPredicate: evaluates,
-                    estimatedRows: count)
+                    accessPath: .identifiers(table: tables.records.name, count: rows.count),
+                    evaluatesPredicate: evaluates, estimatedRows: count)
             case .unique(let unique, let key):
                 return FetchPlan(
                     accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),

@@ -231,10 +231,13 @@ struct PredicatePlanner {
                 return condition
             }
         }
-        /// The plan for `access`, which finds exactly the rows that satisfy `exact` (when each is).
-        func plan(_ access: Access, exact: [Condition] = []) -> Plan {
+        /// The plan for `access`, which finds exactly the rows that satisfy each of `exact` that is
+        /// exact, unless its lookup `key` had to be cut and hashed.
+        func plan(_ access: Access, exact: [Condition] = [], key: [UInt8] = []) -> Plan {
             var covered: [Int: CoveredCheck] = [:]
-            for condition in exact where condition.isExact { covered[condition.conjunct] = .evaluate }
+            if key.count < KeyBuilder.maximumLength {
+                for condition in exact where condition.isExact { covered[condition.conjunct] = .evaluate }
+            }
             return Plan(access: access, conjuncts: conjuncts, covered: covered)
         }
         func equality(_ name: String) -> Condition? {
@@ -244,7 +247,7 @@ struct PredicatePlanner {
             let equalities = unique.names.compactMap(equality)
             if equalities.count == unique.names.count {
                 let key = KeyBuilder.finalize(equalities.flatMap(\.key))
-                return plan(.unique(unique, key: key), exact: key.count < KeyBuilder.maximumLength ? equalities : [])
+                return plan(.unique(unique, key: key), exact: equalities, key: key)
             }
         }
         // Equalities on leading attributes: the most win, then a range on the next attribute,
@@ -269,8 +272,7 @@ struct PredicatePlanner {
         for (keyed, equalities, _) in ranked.sorted(by: { $0.rank > $1.rank }) {
             if keyed.names.count == 1 {
                 let key = KeyBuilder.finalize(equalities[0].key)
-                return plan(
-                    .indexEquality(keyed, key: key), exact: key.count < KeyBuilder.maximumLength ? equalities : [])
+                return plan(.indexEquality(keyed, key: key), exact: equalities, key: key)
             }
             // A compound path's equalities make a key prefix shorter than the cut (see `compound`).
             if let compound = compound(keyed, equalities: equalities, conditions: conditions) {
@@ -284,7 +286,7 @@ struct PredicatePlanner {
             let exact = condition.isExact && keys.allSatisfy { $0.count < KeyBuilder.maximumLength }
             for (keyed, isUnique) in [(singles(tables.uniques), true), (singles(tables.indexes), false)] {
                 guard let table = keyed.first(where: { $0.names[0] == condition.attribute.name }) else { continue }
-                // Any other model is checked by looking its key up in the keys, never by a scan of the values.
+                // Any other model is checked by looking its key up, never by a scan of the values.
                 return Plan(
                     access: .oneOf(table, keys: keys, isUnique: isUnique), conjuncts: conjuncts,
                     covered: exact ? [condition.conjunct: .keyIn(table, Set(keys))] : [:])
@@ -306,9 +308,6 @@ struct PredicatePlanner {
         }
         return plan(.fullScan)
     }
-
-    /// The best access path for `expression` (see ``plan(for:)``).
-    func access(for expression: (any PredicateExpression<Bool>)?) -> Access { plan(for: expression).access }
 
     /// The `&&`-joined parts of an expression, left to right.
     static func conjuncts(of expression: any PredicateExpression<Bool>) -> [any PredicateExpression<Bool>] {

@@ -48,9 +48,7 @@ struct PredicateResidual<T: PersistentModel> {
 
     /// The models of `models` that satisfy the predicate (see ``matches(_:vouched:)``).
     func filter(_ models: [T], vouched: Bool) throws -> [T] {
-        guard predicate != nil, !(vouched && isEmptyForVouchedRows) || models.contains(where: \.hasChanges) else {
-            return models
-        }
+        guard predicate != nil else { return models }
         return try models.filter { try matches($0, vouched: vouched && !$0.hasChanges) }
     }
 

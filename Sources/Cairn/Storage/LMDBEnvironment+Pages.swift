@@ -54,7 +54,10 @@ enum PinnedSnapshot {
         let id = UInt64(truncatingIfNeeded: mdb_txn_id(transaction))
         var descriptor: Int32 = -1
         guard mdb_env_get_fd(environment, &descriptor) == MDB_SUCCESS else {
-            throw StorageError(code: .other, message: "The store's data file is not open.", path: path)
+            throw StorageError(
+                code: .other,
+                message: "The store's data file is not open, so its pages cannot be checked. Open the container again.",
+                path: path)
         }
         let file = try MappedDataFile(duplicating: descriptor, path: StoreFiles.dataFile(in: path))
         // LMDB reads the snapshot of commit t from meta page t % 2; it may have been rewritten

@@ -19,8 +19,7 @@ import Testing
         #expect(pending.delete(a) && !pending.delete(a))
         #expect(pending.undelete(a) && !pending.undelete(a))
         pending.markKeyChanged(a)
-        pending.forget(a)
-        #expect(!pending.changed.contains(a) && !pending.keyChanged.contains(a))
+        #expect(pending.keyChanged.contains(a) && !pending.changed.contains(b))
         pending.removeAll()
         #expect(!pending.hasChanges && pending.changed.isEmpty)
     }
