@@ -78,7 +78,7 @@ extension ModelContext {
                         }
                         let targetExists = rows[relationship.destination]?.contains(target) ?? false
                         // A relationship that may dangle keeps edges to deleted rows, which reads skip.
-                        if !targetExists && canDangle(relationship) { return true }
+                        if !targetExists && store.canDangle(relationship) { return true }
                         if !targetExists {
                             violations.append(
                                 "\(name)/\(owner).\(relationship.name) points at missing \(relationship.destination)/\(target)"

@@ -466,7 +466,7 @@ public final class ModelContext: _ModelLoader {
     }
 
     /// A relationship's targets as stored, without touching the owner's loaded value; with
-    /// `loadingRecords`, the targets the context does not hold yet come back loaded from their
+    /// `loadingRecords`, the targets the context does not hold loaded come back loaded from their
     /// records, read in the same transaction as the edges.
     ///
     /// A relationship whose targets may have been deleted without it being told (it has no
@@ -474,52 +474,45 @@ public final class ModelContext: _ModelLoader {
     func storedTargets(
         _ relationship: Schema.Relationship, rowID: UInt64, tables: Store.EntityTables, loadingRecords: Bool = false
     ) throws -> [any PersistentModel] {
-        let table = tables.edges[relationship.name]!
-        let destination = store.entities[relationship.destination]!
-        let checkRows = canDangle(relationship)
+        try storedTargets(relationship, owners: [rowID], tables: tables, loadingRecords: loadingRecords)[0]
+    }
+
+    /// The stored targets of `relationship` for each of `owners` (row ids of `tables`' entity),
+    /// read in one read transaction, as registered models or new ones (see
+    /// ``storedTargets(_:rowID:tables:loadingRecords:)``).
+    func storedTargets(
+        _ relationship: Schema.Relationship, owners: [UInt64], tables: Store.EntityTables, loadingRecords: Bool
+    ) throws -> [[any PersistentModel]] {
+        let reader = RelationshipReader(store: store, relationship: relationship, tables: tables)
+        let destination = reader.destination
         statistics.readTransactions += 1
-        let (targetRows, records) = try store.environment.read { txn -> ([UInt64], [UInt64: RecordReader]) in
-            var rows: [UInt64] = []
-            var records: [UInt64: RecordReader] = [:]
-            for edge in try txn.edges(of: rowID, in: table) {
-                let target = edge.target
-                if loadingRecords && identity.model(entity: destination.ordinal, row: target) == nil {
-                    let key = EntryLayout.rowKey(target)
-                    // The record read doubles as the check that the row exists.
-                    if let reader = try txn.withValue(
-                        for: key, in: destination.records, { try RecordReader(copying: $0, key: key) })
-                    {
-                        records[target] = reader
-                        rows.append(target)
-                    } else if !checkRows {
-                        rows.append(target)
-                    }
-                } else if try !checkRows || txn.contains(EntryLayout.rowKey(target), in: destination.records) {
-                    rows.append(target)
-                }
-            }
-            return (rows, records)
+        let read = try store.environment.read { txn in
+            try reader.read(
+                owners: owners,
+                wantsRecord: { row in
+                    guard loadingRecords else { return false }
+                    guard let registered = identity.model(entity: destination.ordinal, row: row) else { return true }
+                    return !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
+                }, txn: txn)
         }
-        return targetRows.map { row in
-            let id = PersistentIdentifier(
-                entityName: relationship.destination, storeIdentifier: store.identifier, rowID: row)
-            let target = registeredOrFault(id, tables: destination)
-            if let reader = records[row] {
-                statistics.recordLoads += 1
-                // A record that fails to decode leaves the target a fault: reading it reports the error.
-                try? apply(reader, to: target, tables: destination)
+        return read.map { targets in
+            targets.map { target in
+                let id = PersistentIdentifier(
+                    entityName: relationship.destination, storeIdentifier: store.identifier, rowID: target.row)
+                let model = registeredOrFault(id, tables: destination)
+                if let record = target.record {
+                    statistics.recordLoads += 1
+                    // A record that fails to decode leaves the target a fault: reading it reports the error.
+                    try? apply(record, to: model, tables: destination)
+                }
+                return model
             }
-            return target
         }
     }
 
-    /// Whether a relationship's stored targets may include deleted rows: deleting a target
-    /// updates the relationship only through an inverse whose delete rule is not `.noAction`.
-    func canDangle(_ relationship: Schema.Relationship) -> Bool {
-        guard let inverseName = relationship.inverseName,
-            let inverse = store.entities[relationship.destination]?.entity.relationshipsByName[inverseName]
-        else { return true }
-        return inverse.deleteRule == .noAction
+    /// Whether every attribute kept in the record of `model` is loaded.
+    private func isFullyLoaded(_ model: any PersistentModel, tables: Store.EntityTables) -> Bool {
+        tables.encodingOrder.allSatisfy { $0.access.isLoaded(model) }
     }
 
     /// Loads every unloaded attribute of `model` from its stored record.

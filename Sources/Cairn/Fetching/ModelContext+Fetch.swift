@@ -74,55 +74,21 @@ extension ModelContext {
     }
 
     /// Loads the given relationships of `models` that are not loaded yet, one relationship per
-    /// read transaction: every owner's edges in one pass of one cursor in row order, then the
-    /// targets' records in row order. Targets become registered models (or are loaded into the
-    /// ones registered), and each owner's relationship is set in its stored order.
+    /// read transaction: every owner's edges with one cursor, and the records of the targets the
+    /// context does not hold loaded, read as they are met (see ``RelationshipReader``). Targets
+    /// become registered models (or are loaded into the ones registered), and each owner's
+    /// relationship is set in its stored order.
     func prefetch<T: PersistentModel>(_ keyPaths: [AnyKeyPath], of models: [T]) throws {
-        let store = container.store
-        guard let tables = store.entities[Schema.entityName(of: T.self)] else { return }
+        guard let tables = container.store.entities[Schema.entityName(of: T.self)] else { return }
         for keyPath in keyPaths {
             guard let relationship = tables.entity.relationships.first(where: { $0.keyPath == keyPath }) else {
                 continue
             }
             let owners = models.filter { $0.persistentModelID.rowID != nil && !relationship.access.isLoaded($0) }
             guard !owners.isEmpty else { continue }
-            let ownerRows = owners.map { $0.persistentModelID.rowID! }.sorted()
-            let edgeTable = tables.edges[relationship.name]!
-            let destination = store.entities[relationship.destination]!
-            statistics.readTransactions += 1
-            let (edges, records) = try store.environment.read { txn -> ([UInt64: [UInt64]], [UInt64: RecordReader]) in
-                var edges: [UInt64: [UInt64]] = [:]
-                try txn.withCursor(on: edgeTable) { cursor in
-                    for row in ownerRows {
-                        edges[row] = try ReadTransaction.edges(of: row, cursor: cursor, table: edgeTable).map(\.target)
-                    }
-                }
-                var records: [UInt64: RecordReader] = [:]
-                for target in Set(edges.values.joined()).sorted() {
-                    // A target whose row is gone (a dangling reference) is left out.
-                    let key = EntryLayout.rowKey(target)
-                    if let reader = try txn.withValue(
-                        for: key, in: destination.records, { try RecordReader(copying: $0, key: key) })
-                    {
-                        records[target] = reader
-                    }
-                }
-                return (edges, records)
-            }
-            var loaded: [UInt64: any PersistentModel] = [:]
-            for (row, reader) in records {
-                let target = registeredOrFault(
-                    PersistentIdentifier(
-                        entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: row),
-                    tables: destination)
-                try apply(reader, to: target, tables: destination)
-                statistics.recordLoads += 1
-                loaded[row] = target
-            }
-            for owner in owners {
-                relationship.access.load(
-                    owner, edges[owner.persistentModelID.rowID!, default: []].compactMap { loaded[$0] })
-            }
+            let targets = try storedTargets(
+                relationship, owners: owners.map { $0.persistentModelID.rowID! }, tables: tables, loadingRecords: true)
+            for (owner, loaded) in zip(owners, targets) { relationship.access.load(owner, loaded) }
         }
     }
 

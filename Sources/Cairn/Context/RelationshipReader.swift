@@ -1,0 +1,78 @@
+import Foundation
+
+/// Reads the stored targets of one relationship for some owners in one read transaction: each
+/// owner's edges in stored order, and the records of the targets the caller asks for. Both a
+/// to-many fault (one owner) and `relationshipKeyPathsForPrefetching` (every fetched owner) read
+/// this way, so walking `author.books` costs one read per author and prefetching one read in all.
+struct RelationshipReader {
+    let store: Store
+    let relationship: Schema.Relationship
+    /// The owners' entity.
+    let tables: Store.EntityTables
+
+    /// The relationship's destination entity.
+    var destination: Store.EntityTables { store.entities[relationship.destination]! }
+
+    /// One stored target of an owner, with its record when it was read.
+    struct Target {
+        let row: UInt64
+        let record: RecordReader?
+    }
+
+    /// Reads the targets of `owners`, each owner's in stored order, with the records of those
+    /// `wantsRecord` accepts (each record once, at the target's first appearance).
+    ///
+    /// A target whose row is gone is left out when the relationship can dangle (its inverse does
+    /// not keep it in step); a target whose record was read exists by that read.
+    func read(
+        owners: [UInt64], wantsRecord: (UInt64) -> Bool, txn: borrowing ReadTransaction
+    ) throws -> [[Target]] {
+        let table = tables.edges[relationship.name]!
+        let destination = destination
+        let checkRows = store.canDangle(relationship)
+        // Owners share targets unless the inverse is a to-one: then each target has one owner.
+        var seen: Set<UInt64>? = targetsHaveOneOwner ? nil : []
+        var result: [[Target]] = []
+        result.reserveCapacity(owners.count)
+        try txn.withCursor(on: table) { cursor in
+            for owner in owners {
+                var targets: [Target] = []
+                for edge in try ReadTransaction.edges(of: owner, cursor: cursor, table: table) {
+                    let row = edge.target
+                    let isFirst = seen?.insert(row).inserted ?? true
+                    if isFirst && wantsRecord(row) {
+                        let key = EntryLayout.rowKey(row)
+                        if let record = try txn.withValue(
+                            for: key, in: destination.records, { try RecordReader(copying: $0, key: key) })
+                        {
+                            targets.append(Target(row: row, record: record))
+                        } else if !checkRows {
+                            targets.append(Target(row: row, record: nil))
+                        }
+                    } else if try !checkRows || txn.contains(EntryLayout.rowKey(row), in: destination.records) {
+                        targets.append(Target(row: row, record: nil))
+                    }
+                }
+                result.append(targets)
+            }
+        }
+        return result
+    }
+
+    /// Whether each target belongs to one owner: the inverse is a to-one relationship.
+    private var targetsHaveOneOwner: Bool {
+        guard let inverseName = relationship.inverseName else { return false }
+        return destination.entity.relationshipsByName[inverseName]?.isToOneRelationship ?? false
+    }
+}
+
+extension Store {
+    /// Whether a relationship's stored targets may include deleted rows: deleting a target
+    /// updates the relationship only through an inverse whose delete rule is not `.noAction`.
+    func canDangle(_ relationship: Schema.Relationship) -> Bool {
+        guard let inverseName = relationship.inverseName,
+            let inverse = entities[relationship.destination]?.entity.relationshipsByName[inverseName]
+        else { return true }
+        return inverse.deleteRule == .noAction
+    }
+}
