@@ -50,8 +50,9 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// descriptor.propertiesToFetch = [\.title, \.year]
     /// ```
     public var propertiesToFetch: [PartialKeyPath<T>] = []
-    /// Relationships to load for every fetched model in the same read: their edges in one sorted
-    /// pass and their targets in one batch, instead of one read per model when each is first used.
+    /// Relationships to load for every fetched model in one read each: every model's edges with
+    /// one cursor and the targets' records with them, instead of one read per model when each
+    /// relationship is first used.
     ///
     /// ```swift
     /// descriptor.relationshipKeyPathsForPrefetching = [\.books]
