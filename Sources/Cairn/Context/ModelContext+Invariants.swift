@@ -45,7 +45,7 @@ extension ModelContext {
                     return true
                 }
                 rows[name] = ids
-                let counter = try Self.nextRow(of: name, meta: store.meta, txn: txn)
+                let counter = try RowAppender.nextRow(of: name, meta: store.meta, txn: txn)
                 if let highest = ids.max(), highest >= counter {
                     violations.append("\(name): row \(highest) is not below the row counter \(counter)")
                 }

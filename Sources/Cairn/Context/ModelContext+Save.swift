@@ -140,147 +140,42 @@ extension ModelContext {
         let updatedModels = uniqueness.takeovers.isEmpty ? changed : changed + inserted.filter(isTakeover)
         post(Self.willSave, inserted: newModels, updated: updatedModels, deleted: plan.deleted.map(\.persistentModelID))
 
-        // About what the transaction puts (records, keys, edges, history), so the map grows once
-        // ahead of a large save instead of filling up and starting over at each doubling.
-        var expectedBytes = 0
-        for written in insertRecords { expectedBytes &+= written.record.count &+ 40 }
-        for written in updateRecords { expectedBytes &+= written.record.count &+ 40 }
-        for (_, key, _) in indexAdditions { expectedBytes &+= key.count &+ 40 }
-        for claim in uniqueness.claimed { expectedBytes &+= claim.key.count &+ 40 }
-        for write in edgeWrites { expectedBytes &+= 40 &* (write.targets.count &+ 1) }
-        for write in externalWrites { expectedBytes &+= write.value.count &+ 40 }
-        let (rowIDs, commit, repaired): ([UInt64], UInt64, [PersistentIdentifier]) = try store.environment.write(
-            expectedBytes: expectedBytes
-        ) { txn in
-            // This closure may run again after the map grows, so it only reads its inputs.
-            var rows = RowAppender()
-            var assigned: [UInt64] = []
-            var assignedByModel: [ObjectIdentifier: UInt64] = [:]
-            assigned.reserveCapacity(insertRecords.count)
-            assignedByModel.reserveCapacity(insertRecords.count)
-            for (position, model) in inserted.enumerated() {
-                let tables = insertRecords[position].tables
-                let row: UInt64
-                if let takenOver = uniqueness.takeovers[ObjectIdentifier(model)] {
-                    try txn.put(
-                        insertRecords[position].record.sealed(forRow: takenOver), for: EntryLayout.rowKey(takenOver),
-                        in: tables.records)
-                    row = takenOver
-                } else {
-                    row = try rows.append(&insertRecords[position].record, to: tables, meta: store.meta, txn: txn)
-                }
-                assigned.append(row)
-                assignedByModel[ObjectIdentifier(model)] = row
-            }
-            try rows.writeCounters(meta: store.meta, txn: txn)
-            var gone: [PersistentIdentifier] = []
-            for ((table, key, record), model) in zip(updateRecords, changed) {
-                guard try txn.contains(key, in: table) else {
-                    gone.append(model.persistentModelID)
-                    continue
-                }
-                try txn.put(record.bytes, for: key, in: table)
-            }
-            if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
-            // A deleted row's stored edges may include targets this context never saw (another
-            // context added them since): their inverse edges are removed by the repair below.
-            var deletedEdges: [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64])] = []
-            for model in plan.deletedSaved {
-                let tables = store.tables(of: model)
-                let row = model.persistentModelID.rowID!
-                let key = EntryLayout.rowKey(row)
-                try txn.delete(key, in: tables.records)
-                for (name, table) in tables.edges {
-                    if let relationship = tables.entity.relationshipsByName[name] {
-                        let old = try txn.edges(of: row, in: table).map(\.target)
-                        if !old.isEmpty { deletedEdges.append((relationship, table, row, old)) }
-                    }
-                    try txn.delete(key, in: table)
-                }
-                for (tag, _) in tables.externalAttributes.values {
-                    try txn.delete(
-                        EntryLayout.externalKey(row: model.persistentModelID.rowID!, tag: tag),
-                        in: tables.externals!)
-                }
-            }
-            func rowID(of model: any PersistentModel) throws -> UInt64 {
-                if let rowID = model._$modelState.persistentIdentifier?.rowID
-                    ?? assignedByModel[ObjectIdentifier(model)]
-                {
-                    return rowID
-                }
-                throw StorageError(
-                    code: .unsupportedValue,
-                    message: "A relationship points at a \(type(of: model)) that is not saved and was not inserted "
-                        + "(it was deleted before it was ever saved). Remove it from the relationship, or insert it again."
-                )
-            }
-            for (table, key, row) in indexRemovals {
-                try txn.delete(key, value: EntryLayout.keyedValue(row: row, key: key), in: table)
-            }
-            for (table, key, model) in indexAdditions {
-                try txn.put(EntryLayout.keyedValue(row: try rowID(of: model), key: key), for: key, in: table)
-            }
-            for position in externalWrites.indices {
-                let (table, owner, tag, _) = externalWrites[position]
-                let key = EntryLayout.externalKey(row: try rowID(of: owner), tag: tag)
-                try txn.put(externalWrites[position].value.sealed(forKey: key), for: key, in: table)
-            }
-            for (table, key) in uniqueness.freed { try txn.delete(key, in: table) }
-            for (table, key, model) in uniqueness.claimed {
-                guard
-                    try txn.put(
-                        EntryLayout.keyedValue(row: try rowID(of: model), key: key), for: key, in: table,
-                        options: .noOverwrite)
-                else {
-                    // Another process stored the same unique values since the save was planned.
-                    throw SaveError(
-                        code: .uniquenessViolated,
-                        message:
-                            "Another writer stored a \(model.persistentModelID.entityName) with the same unique values "
-                            + "while this save was prepared. Save again to update that model instead.",
-                        models: [model.persistentModelID])
-                }
-            }
-            var rewritten:
-                [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])] =
-                    deletedEdges.map { ($0.relationship, $0.table, $0.owner, $0.old, []) }
-            var history = History()
-            for (model, row) in zip(inserted, assigned) {
-                let taken = uniqueness.takeovers[ObjectIdentifier(model)] != nil
-                history.record(taken ? .updated : .inserted, model.persistentModelID.entityName, row)
-            }
-            for model in changed {
-                history.record(.updated, model.persistentModelID.entityName, model.persistentModelID.rowID!)
-            }
-            for model in plan.deletedSaved {
-                history.record(.deleted, model.persistentModelID.entityName, model.persistentModelID.rowID!)
-            }
-            for (table, owner, targets, relationship) in edgeWrites {
-                let ownerRow = try rowID(of: owner)
-                let ownerKey = EntryLayout.rowKey(ownerRow)
-                let old = try txn.edges(of: ownerRow, in: table).map(\.target)
-                try txn.delete(ownerKey, in: table)
-                var new: [UInt64] = []
-                for (rank, target) in targets.enumerated() {
-                    let targetRow = try rowID(of: target)
-                    let edge = EntryLayout.edgeValue(owner: ownerRow, rank: UInt64(rank), target: targetRow)
-                    try txn.put(edge, for: ownerKey, in: table, options: .appendDuplicate)
-                    new.append(targetRow)
-                }
-                rewritten.append((relationship, table, ownerRow, old, new))
-                history.record(.edges, owner.persistentModelID.entityName, ownerRow)
-                for target in old + new { history.record(.edges, relationship.destination, target) }
-            }
-            var repaired: [PersistentIdentifier] = []
-            try repairInverses(
-                of: rewritten, deleted: Set(plan.deletedSaved.map(\.persistentModelID)), history: &history,
-                repaired: &repaired, txn: txn)
-            if let table = store.history {
-                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
-            }
-            return (assigned, txn.id, repaired)
+        // The plan names rows, not models: a new model by its position among the new rows.
+        var newPositions: [ObjectIdentifier: Int] = [:]
+        newPositions.reserveCapacity(inserted.count)
+        for (position, model) in inserted.enumerated() { newPositions[ObjectIdentifier(model)] = position }
+        func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
+            if let row = model._$modelState.persistentIdentifier?.rowID { return .stored(row) }
+            if let position = newPositions[ObjectIdentifier(model)] { return .new(position) }
+            return .missing("\(type(of: model))")
         }
+        var savePlan = SavePlan()
+        savePlan.newRows = zip(inserted, insertRecords).map { model, written in
+            SavePlan.NewRow(
+                tables: written.tables, record: written.record, takesOver: uniqueness.takeovers[ObjectIdentifier(model)])
+        }
+        savePlan.updates = zip(changed, updateRecords).map { model, written in
+            SavePlan.Update(
+                tables: store.tables(of: model), row: model.persistentModelID.rowID!, record: written.record,
+                identifier: model.persistentModelID)
+        }
+        savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
+        savePlan.indexRemovals = indexRemovals.map { ($0.0, $0.1, $0.2) }
+        savePlan.indexAdditions = indexAdditions.map { SavePlan.KeyEntry(table: $0.0, key: $0.1, row: reference($0.2)) }
+        savePlan.externals = externalWrites.map {
+            SavePlan.External(table: $0.table, owner: reference($0.owner), tag: $0.tag, value: $0.value)
+        }
+        savePlan.uniqueFreed = uniqueness.freed
+        savePlan.uniqueClaims = uniqueness.claimed.map {
+            SavePlan.UniqueClaim(table: $0.table, key: $0.key, row: reference($0.model), identifier: $0.model.persistentModelID)
+        }
+        savePlan.edgeLists = edgeWrites.map { write in
+            SavePlan.EdgeList(
+                relationship: write.relationship, table: write.table, ownerEntity: write.owner.persistentModelID.entityName,
+                owner: reference(write.owner), targets: write.targets.map(reference))
+        }
+        let outcome = try StoreWriter(store: store).write(savePlan)
+        let (rowIDs, commit, repaired) = (outcome.newRows, outcome.commit, outcome.repaired)
         let deletedIDs = plan.deleted.map(\.persistentModelID)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
         noteOwnCommit(commit)
@@ -455,156 +350,4 @@ extension ModelContext {
     }
 
     func entity(named name: String) -> Schema.Entity { container.store.entities[name]!.entity }
-
-    static func rowCounterKey(_ entity: String) -> [UInt8] { Array("rowid:\(entity)".utf8) }
-
-    /// An entity's next row id as `meta` stores it (1 when it has none yet).
-    static func nextRow(
-        of entity: String, meta: Table, txn: borrowing some StorageTransaction & ~Copyable
-    ) throws
-        -> UInt64
-    {
-        let key = rowCounterKey(entity)
-        return try txn.get(key, in: meta).map { try EntryLayout.counter($0, key: key, table: meta) } ?? 1
-    }
-}
-
-/// New rows within one write transaction: each entity's row counter is read once, each record is
-/// appended under the next row id, and ``writeCounters(meta:txn:)`` stores the counters.
-struct RowAppender {
-    private var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
-
-    /// Appends `record`, sealed for its new row's key, as a new row of `tables`' entity and
-    /// returns its row id.
-    mutating func append(
-        _ record: inout EncodedRecord, to tables: Store.EntityTables, meta: Table, txn: borrowing WriteTransaction
-    ) throws -> UInt64 {
-        let entity = tables.entity.name
-        let row =
-            try next[ObjectIdentifier(tables)]?.row
-            ?? ModelContext.nextRow(of: entity, meta: meta, txn: txn)
-        guard
-            try txn.put(record.sealed(forRow: row), for: EntryLayout.rowKey(row), in: tables.records, options: .append)
-        else {
-            throw StorageError(
-                code: .damaged,
-                message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
-                    + "Restore the store from a backup.")
-        }
-        next[ObjectIdentifier(tables)] = (tables, row + 1)
-        return row
-    }
-
-    /// Stores the counters of the entities that got new rows.
-    func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
-        for (tables, row) in next.values {
-            let key = ModelContext.rowCounterKey(tables.entity.name)
-            try txn.put(EntryLayout.counter(row, key: key), for: key, in: meta)
-        }
-    }
-}
-
-extension ModelContext {
-    /// A row's stored edges in one relationship table, verified: each duplicate's bytes (to delete
-    /// it by), rank and target row.
-    static func storedEdges(
-        of owner: UInt64, in table: Table, txn: borrowing WriteTransaction
-    ) throws -> [(value: [UInt8], rank: UInt64, target: UInt64)] {
-        try txn.edges(of: owner, in: table).map { edge in
-            (EntryLayout.edgeValue(owner: owner, rank: edge.rank, target: edge.target), edge.rank, edge.target)
-        }
-    }
-
-    /// Makes the stored inverse edges agree with every relationship list this save rewrote.
-    ///
-    /// A context rewrites a relationship from what it has in memory, which may predate another
-    /// context's save: the old target of a to-one that another context set, or a target another
-    /// context deleted, is not among the models this context changed. So, inside the write
-    /// transaction, the stored state is made symmetric again, the rewritten lists winning: an owner
-    /// is removed from the inverse of every target it no longer has, and added to the inverse of
-    /// every target it has (a to-one inverse that pointed elsewhere is moved, and the row it
-    /// pointed at loses its edge to the target). A target whose row is gone, or deleted in this
-    /// save, is dropped from the list.
-    fileprivate func repairInverses(
-        of rewritten: [(relationship: Schema.Relationship, table: Table, owner: UInt64, old: [UInt64], new: [UInt64])],
-        deleted: Set<PersistentIdentifier>, history: inout History, repaired: inout [PersistentIdentifier],
-        txn: borrowing WriteTransaction
-    ) throws {
-        let store = container.store
-        // The edge lists this transaction wrote, as written: a target whose inverse list was
-        // written with the owner in it needs no read (inserted graphs are consistent in memory,
-        // and reading every target's edges back cost more than writing them). Any list the
-        // repair below changes is dropped from here, so it is read from the store again.
-        struct ListKey: Hashable {
-            let table: UInt32
-            let owner: UInt64
-        }
-        struct Written {
-            let rows: [UInt64]
-            let set: Set<UInt64>?
-            init(_ rows: [UInt64]) {
-                self.rows = rows
-                set = rows.count > 16 ? Set(rows) : nil
-            }
-            func contains(_ row: UInt64) -> Bool { set?.contains(row) ?? rows.contains(row) }
-        }
-        var written: [ListKey: Written] = [:]
-        written.reserveCapacity(rewritten.count)
-        for entry in rewritten { written[ListKey(table: entry.table.handle, owner: entry.owner)] = Written(entry.new) }
-        func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: String) throws {
-            written[ListKey(table: table.handle, owner: owner)] = nil
-            for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
-                _ = try txn.delete(EntryLayout.rowKey(owner), value: edge.value, in: table)
-                history.record(.edges, entity, owner)
-                repaired.append(
-                    PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: owner))
-            }
-        }
-        for (relationship, table, owner, old, new) in rewritten {
-            guard let inverseName = relationship.inverseName,
-                let destination = store.entities[relationship.destination],
-                let inverse = destination.entity.relationshipsByName[inverseName],
-                let inverseTable = destination.edges[inverseName]
-            else { continue }
-            let kept = Set(new)
-            for target in old where !kept.contains(target) {
-                try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.destination)
-            }
-            for target in new {
-                let targetID = PersistentIdentifier(
-                    entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
-                if !deleted.contains(targetID),
-                    written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true
-                {
-                    continue
-                }
-                guard !deleted.contains(targetID), try txn.contains(EntryLayout.rowKey(target), in: destination.records)
-                else {
-                    try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
-                    continue
-                }
-                let edges = try Self.storedEdges(of: target, in: inverseTable, txn: txn)
-                if edges.contains(where: { $0.target == owner }) { continue }
-                written[ListKey(table: inverseTable.handle, owner: target)] = nil
-                if inverse.isToOneRelationship {
-                    // The target's to-one pointed at another row: that row no longer has the target.
-                    for edge in edges {
-                        _ = try txn.delete(EntryLayout.rowKey(target), value: edge.value, in: inverseTable)
-                        try removeEdge(table, owner: edge.target, target: target, entity: inverse.destination)
-                    }
-                    try txn.put(
-                        EntryLayout.edgeValue(owner: target, rank: 0, target: owner), for: EntryLayout.rowKey(target),
-                        in: inverseTable, options: .appendDuplicate)
-                    repaired.append(targetID)
-                } else {
-                    let rank = edges.last.map { $0.rank + 1 } ?? 0
-                    try txn.put(
-                        EntryLayout.edgeValue(owner: target, rank: rank, target: owner),
-                        for: EntryLayout.rowKey(target),
-                        in: inverseTable, options: .appendDuplicate)
-                    repaired.append(targetID)
-                }
-            }
-        }
-    }
 }

@@ -1,0 +1,48 @@
+import Foundation
+
+/// New rows within one write transaction: each entity's row counter is read once, each record is
+/// appended under the next row id, and ``writeCounters(meta:txn:)`` stores the counters.
+struct RowAppender {
+    private var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
+
+    /// Appends `record`, sealed for its new row's key, as a new row of `tables`' entity and
+    /// returns its row id.
+    mutating func append(
+        _ record: inout EncodedRecord, to tables: Store.EntityTables, meta: Table, txn: borrowing WriteTransaction
+    ) throws -> UInt64 {
+        let entity = tables.entity.name
+        let row =
+            try next[ObjectIdentifier(tables)]?.row
+            ?? Self.nextRow(of: entity, meta: meta, txn: txn)
+        guard
+            try txn.put(record.sealed(forRow: row), for: EntryLayout.rowKey(row), in: tables.records, options: .append)
+        else {
+            throw StorageError(
+                code: .damaged,
+                message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
+                    + "Restore the store from a backup.")
+        }
+        next[ObjectIdentifier(tables)] = (tables, row + 1)
+        return row
+    }
+
+    /// Stores the counters of the entities that got new rows.
+    func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
+        for (tables, row) in next.values {
+            let key = Self.rowCounterKey(tables.entity.name)
+            try txn.put(EntryLayout.counter(row, key: key), for: key, in: meta)
+        }
+    }
+
+    static func rowCounterKey(_ entity: String) -> [UInt8] { Array("rowid:\(entity)".utf8) }
+
+    /// An entity's next row id as `meta` stores it (1 when it has none yet).
+    static func nextRow(
+        of entity: String, meta: Table, txn: borrowing some StorageTransaction & ~Copyable
+    ) throws
+        -> UInt64
+    {
+        let key = rowCounterKey(entity)
+        return try txn.get(key, in: meta).map { try EntryLayout.counter($0, key: key, table: meta) } ?? 1
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Everything one save writes, prepared before its write transaction begins: records encoded,
+/// keys built, relationships resolved to rows. ``StoreWriter`` carries it out in one transaction.
+///
+/// It names rows, not models: a stored row by its id, a new one by its position in ``newRows``,
+/// whose id the writer assigns. So the writer never reads a model, and the transaction body does
+/// no encoding and no faulting (ARCHITECTURE §3: no suspension and nothing slow inside a write).
+struct SavePlan {
+    /// A row the plan writes to or points at.
+    enum RowReference {
+        /// A stored row.
+        case stored(UInt64)
+        /// The row the writer gives the new row at this position of ``SavePlan/newRows``.
+        case new(Int)
+        /// A model that has no row and gets none (deleted before it was ever saved), of this type:
+        /// a relationship that still points at it fails the save.
+        case missing(String)
+    }
+
+    /// A row to add, or, when it takes over a stored row with the same unique values
+    /// (SwiftData's upsert), to write over that row.
+    struct NewRow {
+        let tables: Store.EntityTables
+        /// Sealed for its row's key in the transaction.
+        var record: EncodedRecord
+        let takesOver: UInt64?
+    }
+
+    /// A stored row rewritten whole; the save fails when another context deleted it meanwhile.
+    struct Update {
+        let tables: Store.EntityTables
+        let row: UInt64
+        /// Already sealed for the row's key.
+        let record: EncodedRecord
+        let identifier: PersistentIdentifier
+    }
+
+    /// A unique or index entry to add.
+    struct KeyEntry {
+        let table: Table
+        let key: [UInt8]
+        let row: RowReference
+    }
+
+    /// A unique value claimed: the save fails when another writer claimed it since planning.
+    struct UniqueClaim {
+        let table: Table
+        let key: [UInt8]
+        let row: RowReference
+        let identifier: PersistentIdentifier
+    }
+
+    /// An `.externalStorage` value, stored apart from the record.
+    struct External {
+        let table: Table
+        let owner: RowReference
+        let tag: UInt32
+        /// Sealed for its key in the transaction.
+        var value: EncodedRecord
+    }
+
+    /// A relationship list rewritten whole, in order.
+    struct EdgeList {
+        let relationship: Schema.Relationship
+        let table: Table
+        let ownerEntity: String
+        let owner: RowReference
+        let targets: [RowReference]
+    }
+
+    var newRows: [NewRow] = []
+    var updates: [Update] = []
+    /// Stored rows to delete, with their edges and external values.
+    var deletes: [(tables: Store.EntityTables, row: UInt64)] = []
+    /// Index entries of old values, removed before any is added.
+    var indexRemovals: [(table: Table, key: [UInt8], row: UInt64)] = []
+    var indexAdditions: [KeyEntry] = []
+    var externals: [External] = []
+    /// Unique entries of old values, removed before any is claimed.
+    var uniqueFreed: [(table: Table, key: [UInt8])] = []
+    var uniqueClaims: [UniqueClaim] = []
+    var edgeLists: [EdgeList] = []
+
+    /// Whether the plan writes nothing.
+    var isEmpty: Bool {
+        newRows.isEmpty && updates.isEmpty && deletes.isEmpty && indexRemovals.isEmpty && indexAdditions.isEmpty
+            && externals.isEmpty && uniqueFreed.isEmpty && uniqueClaims.isEmpty && edgeLists.isEmpty
+    }
+
+    /// About what the transaction puts (records, keys, edges, history), so the map grows once ahead
+    /// of a large save instead of filling up and starting over at each doubling.
+    var expectedBytes: Int {
+        var bytes = 0
+        for row in newRows { bytes &+= row.record.count &+ 40 }
+        for update in updates { bytes &+= update.record.count &+ 40 }
+        for entry in indexAdditions { bytes &+= entry.key.count &+ 40 }
+        for claim in uniqueClaims { bytes &+= claim.key.count &+ 40 }
+        for list in edgeLists { bytes &+= 40 &* (list.targets.count &+ 1) }
+        for external in externals { bytes &+= external.value.count &+ 40 }
+        return bytes
+    }
+}
+
+/// What a committed save did: the ids the new rows got (in the order of ``SavePlan/newRows``),
+/// the commit, and the rows whose edges the writer repaired without the plan naming them.
+struct SaveOutcome {
+    let newRows: [UInt64]
+    let commit: UInt64
+    let repaired: [PersistentIdentifier]
+}

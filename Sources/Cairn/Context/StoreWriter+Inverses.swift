@@ -1,0 +1,119 @@
+import Foundation
+
+extension StoreWriter {
+    /// A relationship list as it was before and after this save (`new` is empty for a deleted owner).
+    struct RewrittenList {
+        let relationship: Schema.Relationship
+        let table: Table
+        let owner: UInt64
+        let old: [UInt64]
+        let new: [UInt64]
+
+        init(_ relationship: Schema.Relationship, _ table: Table, _ owner: UInt64, _ old: [UInt64], _ new: [UInt64]) {
+            (self.relationship, self.table, self.owner, self.old, self.new) = (relationship, table, owner, old, new)
+        }
+    }
+
+    /// A row's stored edges in one relationship table, verified: each duplicate's bytes (to delete
+    /// it by), rank and target row.
+    static func storedEdges(
+        of owner: UInt64, in table: Table, txn: borrowing WriteTransaction
+    ) throws -> [(value: [UInt8], rank: UInt64, target: UInt64)] {
+        try txn.edges(of: owner, in: table).map { edge in
+            (EntryLayout.edgeValue(owner: owner, rank: edge.rank, target: edge.target), edge.rank, edge.target)
+        }
+    }
+
+    /// Makes the stored inverse edges agree with every relationship list this save rewrote.
+    ///
+    /// A context rewrites a relationship from what it has in memory, which may predate another
+    /// context's save: the old target of a to-one that another context set, or a target another
+    /// context deleted, is not among the models this context changed. So, inside the write
+    /// transaction, the stored state is made symmetric again, the rewritten lists winning: an owner
+    /// is removed from the inverse of every target it no longer has, and added to the inverse of
+    /// every target it has (a to-one inverse that pointed elsewhere is moved, and the row it
+    /// pointed at loses its edge to the target). A target whose row is gone, or deleted in this
+    /// save, is dropped from the list.
+    func repairInverses(
+        of rewritten: [RewrittenList],
+        deleted: Set<PersistentIdentifier>, history: inout History, repaired: inout [PersistentIdentifier],
+        txn: borrowing WriteTransaction
+    ) throws {
+        // The edge lists this transaction wrote, as written: a target whose inverse list was
+        // written with the owner in it needs no read (inserted graphs are consistent in memory,
+        // and reading every target's edges back cost more than writing them). Any list the
+        // repair below changes is dropped from here, so it is read from the store again.
+        struct ListKey: Hashable {
+            let table: UInt32
+            let owner: UInt64
+        }
+        struct Written {
+            let rows: [UInt64]
+            let set: Set<UInt64>?
+            init(_ rows: [UInt64]) {
+                self.rows = rows
+                set = rows.count > 16 ? Set(rows) : nil
+            }
+            func contains(_ row: UInt64) -> Bool { set?.contains(row) ?? rows.contains(row) }
+        }
+        var written: [ListKey: Written] = [:]
+        written.reserveCapacity(rewritten.count)
+        for entry in rewritten { written[ListKey(table: entry.table.handle, owner: entry.owner)] = Written(entry.new) }
+        func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: String) throws {
+            written[ListKey(table: table.handle, owner: owner)] = nil
+            for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
+                _ = try txn.delete(EntryLayout.rowKey(owner), value: edge.value, in: table)
+                history.record(.edges, entity, owner)
+                repaired.append(
+                    PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: owner))
+            }
+        }
+        for list in rewritten {
+            let (relationship, table, owner, old, new) = (list.relationship, list.table, list.owner, list.old, list.new)
+            guard let inverseName = relationship.inverseName,
+                let destination = store.entities[relationship.destination],
+                let inverse = destination.entity.relationshipsByName[inverseName],
+                let inverseTable = destination.edges[inverseName]
+            else { continue }
+            let kept = Set(new)
+            for target in old where !kept.contains(target) {
+                try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.destination)
+            }
+            for target in new {
+                let targetID = PersistentIdentifier(
+                    entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
+                if !deleted.contains(targetID),
+                    written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true
+                {
+                    continue
+                }
+                guard !deleted.contains(targetID), try txn.contains(EntryLayout.rowKey(target), in: destination.records)
+                else {
+                    try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
+                    continue
+                }
+                let edges = try Self.storedEdges(of: target, in: inverseTable, txn: txn)
+                if edges.contains(where: { $0.target == owner }) { continue }
+                written[ListKey(table: inverseTable.handle, owner: target)] = nil
+                if inverse.isToOneRelationship {
+                    // The target's to-one pointed at another row: that row no longer has the target.
+                    for edge in edges {
+                        _ = try txn.delete(EntryLayout.rowKey(target), value: edge.value, in: inverseTable)
+                        try removeEdge(table, owner: edge.target, target: target, entity: inverse.destination)
+                    }
+                    try txn.put(
+                        EntryLayout.edgeValue(owner: target, rank: 0, target: owner), for: EntryLayout.rowKey(target),
+                        in: inverseTable, options: .appendDuplicate)
+                    repaired.append(targetID)
+                } else {
+                    let rank = edges.last.map { $0.rank + 1 } ?? 0
+                    try txn.put(
+                        EntryLayout.edgeValue(owner: target, rank: rank, target: owner),
+                        for: EntryLayout.rowKey(target),
+                        in: inverseTable, options: .appendDuplicate)
+                    repaired.append(targetID)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// Carries out a ``SavePlan`` in one write transaction: the one place a save opens one.
+///
+/// The order inside the transaction is fixed: new rows (appended under the entity's next row ids,
+/// or written over the rows they take over) and the row counters; rewritten rows; deleted rows with
+/// their edges and external values; index entries (old ones removed first); external values;
+/// unique entries (old ones freed first, new ones claimed with no-overwrite, so a value another
+/// writer claimed since the plan fails the save); relationship lists; the repair of inverse edges;
+/// the history entry. The body only reads the plan and the store, so it can run again after the
+/// map grows.
+struct StoreWriter {
+    let store: Store
+
+    /// Writes `plan` and commits.
+    ///
+    /// - Throws: ``SaveError`` when a rewritten row is gone or a unique value was claimed meanwhile;
+    ///   ``StorageError`` when the store cannot be written, or a relationship points at a model
+    ///   that has no row. Nothing is written then.
+    func write(_ plan: SavePlan) throws -> SaveOutcome {
+        var plan = plan
+        return try store.environment.write(expectedBytes: plan.expectedBytes) { txn in
+            var rows = RowAppender()
+            var assigned: [UInt64] = []
+            assigned.reserveCapacity(plan.newRows.count)
+            for position in plan.newRows.indices {
+                let tables = plan.newRows[position].tables
+                if let takenOver = plan.newRows[position].takesOver {
+                    try txn.put(
+                        plan.newRows[position].record.sealed(forRow: takenOver), for: EntryLayout.rowKey(takenOver),
+                        in: tables.records)
+                    assigned.append(takenOver)
+                } else {
+                    assigned.append(
+                        try rows.append(&plan.newRows[position].record, to: tables, meta: store.meta, txn: txn))
+                }
+            }
+            try rows.writeCounters(meta: store.meta, txn: txn)
+            func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
+                switch reference {
+                case .stored(let row): return row
+                case .new(let position): return assigned[position]
+                case .missing(let type):
+                    throw StorageError(
+                        code: .unsupportedValue,
+                        message: "A relationship points at a \(type) that is not saved and was not inserted (it was "
+                            + "deleted before it was ever saved). Remove it from the relationship, or insert it again.")
+                }
+            }
+            var gone: [PersistentIdentifier] = []
+            for update in plan.updates {
+                let key = EntryLayout.rowKey(update.row)
+                guard try txn.contains(key, in: update.tables.records) else {
+                    gone.append(update.identifier)
+                    continue
+                }
+                try txn.put(update.record.bytes, for: key, in: update.tables.records)
+            }
+            if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
+            // A deleted row's stored edges may include targets the plan never saw (another context
+            // added them since): their inverse edges are removed by the repair below.
+            var rewritten: [RewrittenList] = []
+            for (tables, deleted) in plan.deletes {
+                let key = EntryLayout.rowKey(deleted)
+                try txn.delete(key, in: tables.records)
+                for (name, table) in tables.edges {
+                    if let relationship = tables.entity.relationshipsByName[name] {
+                        let old = try txn.edges(of: deleted, in: table).map(\.target)
+                        if !old.isEmpty { rewritten.append(RewrittenList(relationship, table, deleted, old, [])) }
+                    }
+                    try txn.delete(key, in: table)
+                }
+                for (tag, _) in tables.externalAttributes.values {
+                    try txn.delete(EntryLayout.externalKey(row: deleted, tag: tag), in: tables.externals!)
+                }
+            }
+            for removal in plan.indexRemovals {
+                try txn.delete(
+                    removal.key, value: EntryLayout.keyedValue(row: removal.row, key: removal.key), in: removal.table)
+            }
+            for entry in plan.indexAdditions {
+                try txn.put(EntryLayout.keyedValue(row: try row(entry.row), key: entry.key), for: entry.key, in: entry.table)
+            }
+            for position in plan.externals.indices {
+                let external = plan.externals[position]
+                let key = EntryLayout.externalKey(row: try row(external.owner), tag: external.tag)
+                try txn.put(plan.externals[position].value.sealed(forKey: key), for: key, in: external.table)
+            }
+            for (table, key) in plan.uniqueFreed { try txn.delete(key, in: table) }
+            for claim in plan.uniqueClaims {
+                let value = EntryLayout.keyedValue(row: try row(claim.row), key: claim.key)
+                guard try txn.put(value, for: claim.key, in: claim.table, options: .noOverwrite) else {
+                    // Another process stored the same unique values since the save was planned.
+                    throw SaveError(
+                        code: .uniquenessViolated,
+                        message: "Another writer stored a \(claim.identifier.entityName) with the same unique values "
+                            + "while this save was prepared. Save again to update that model instead.",
+                        models: [claim.identifier])
+                }
+            }
+            var history = History()
+            for (position, new) in plan.newRows.enumerated() {
+                history.record(new.takesOver == nil ? .inserted : .updated, new.tables.entity.name, assigned[position])
+            }
+            for update in plan.updates { history.record(.updated, update.tables.entity.name, update.row) }
+            for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entity.name, deleted) }
+            for list in plan.edgeLists {
+                let owner = try row(list.owner)
+                let ownerKey = EntryLayout.rowKey(owner)
+                let old = try txn.edges(of: owner, in: list.table).map(\.target)
+                try txn.delete(ownerKey, in: list.table)
+                var new: [UInt64] = []
+                new.reserveCapacity(list.targets.count)
+                for (rank, reference) in list.targets.enumerated() {
+                    let target = try row(reference)
+                    let edge = EntryLayout.edgeValue(owner: owner, rank: UInt64(rank), target: target)
+                    try txn.put(edge, for: ownerKey, in: list.table, options: .appendDuplicate)
+                    new.append(target)
+                }
+                rewritten.append(RewrittenList(list.relationship, list.table, owner, old, new))
+                history.record(.edges, list.ownerEntity, owner)
+                for target in old + new { history.record(.edges, list.relationship.destination, target) }
+            }
+            let deleted = Set(
+                plan.deletes.map {
+                    PersistentIdentifier(entityName: $0.tables.entity.name, storeIdentifier: store.identifier, rowID: $0.row)
+                })
+            var repaired: [PersistentIdentifier] = []
+            try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)
+            if let table = store.history {
+                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
+            }
+            return SaveOutcome(newRows: assigned, commit: txn.id, repaired: repaired)
+        }
+    }
+}
