@@ -102,7 +102,8 @@ extension ModelContext {
             for relationship in tables.entity.relationships
             where isNew || model._$modelState.isChanged(relationship.index) {
                 if isNew && !relationship.access.hasTargets(model) {
-                    finalTargets.append((model, relationship, []))
+                    // An empty new list matters only to a lower bound on its count.
+                    if relationship.minimumModelCount != nil { finalTargets.append((model, relationship, [])) }
                     continue
                 }
                 let targets = relationship.access.targets(model).filter { !plan.isDeleted($0) }
@@ -126,6 +127,7 @@ extension ModelContext {
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
         for model in inserted + changed {
             let tables = store.tables(of: model)
+            guard !tables.externalAttributes.isEmpty else { continue }
             let isNew = model.persistentModelID.isTemporary
             for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
             where isNew || model._$modelState.isChanged(index) {

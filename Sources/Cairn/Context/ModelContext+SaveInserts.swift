@@ -48,46 +48,21 @@ extension ModelContext {
         onePassSaves += 1
         post(Self.willSave, inserted: inserted, updated: [], deleted: [])
 
-        var expectedBytes = 0
-        for item in prepared {
-            expectedBytes &+= item.record.count &+ 60
-            for key in item.uniqueKeys + item.indexKeys { expectedBytes &+= key.count &+ 40 }
-        }
-        let (rowIDs, commit) = try store.environment.write(expectedBytes: expectedBytes) {
-            txn -> ([UInt64], UInt64) in
-            // This closure may run again after the map grows, so it only reads its inputs.
-            var appender = RowAppender()
-            var rows: [UInt64] = []
-            rows.reserveCapacity(prepared.count)
-            var history = History()
-            for (position, model) in inserted.enumerated() {
-                let tables = prepared[position].tables
-                let entity = tables.entity.name
-                let row = try appender.append(&prepared[position].record, to: tables, meta: store.meta, txn: txn)
-                let item = prepared[position]
-                for (unique, uniqueKey) in zip(tables.uniques, item.uniqueKeys) {
-                    let value = EntryLayout.keyedValue(row: row, key: uniqueKey)
-                    guard try txn.put(value, for: uniqueKey, in: unique.table, options: .noOverwrite) else {
-                        // Another process stored the same unique values since the read above.
-                        throw SaveError(
-                            code: .uniquenessViolated,
-                            message: "Another writer stored a \(entity) with the same unique values "
-                                + "while this save was prepared. Save again to update that model instead.",
-                            models: [model.persistentModelID])
-                    }
-                }
-                for (index, indexKey) in zip(tables.indexes, item.indexKeys) {
-                    try txn.put(EntryLayout.keyedValue(row: row, key: indexKey), for: indexKey, in: index.table)
-                }
-                history.record(.inserted, entity, row)
-                rows.append(row)
+        var plan = SavePlan()
+        for (position, item) in prepared.enumerated() {
+            plan.newRows.append(SavePlan.NewRow(tables: item.tables, record: item.record, takesOver: nil))
+            let model = inserted[position]
+            for (unique, key) in zip(item.tables.uniques, item.uniqueKeys) {
+                plan.uniqueClaims.append(
+                    SavePlan.UniqueClaim(
+                        table: unique.table, key: key, row: .new(position), identifier: model.persistentModelID))
             }
-            try appender.writeCounters(meta: store.meta, txn: txn)
-            if let table = store.history {
-                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
+            for (index, key) in zip(item.tables.indexes, item.indexKeys) {
+                plan.indexAdditions.append(SavePlan.KeyEntry(table: index.table, key: key, row: .new(position)))
             }
-            return (rows, txn.id)
         }
+        let outcome = try StoreWriter(store: store).write(plan)
+        let (rowIDs, commit) = (outcome.newRows, outcome.commit)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: [], plan: DeletePlan(), uniqueness: UniquenessPlan())
         noteOwnCommit(commit)
         for (model, item) in zip(inserted, prepared) {
