@@ -67,13 +67,6 @@ public struct UpsertReport: Sendable {
     }
 }
 
-/// What the bulk upsert did with one row.
-private enum BulkOutcome {
-    case inserted(UInt64)
-    case updated(UInt64)
-    case unchanged(UInt64)
-}
-
 /// Row ids in the order they were added, kept as runs of consecutive ids.
 struct RowRuns: Sendable, Sequence {
     private var runs: [(first: UInt64, count: UInt64)] = []
@@ -265,64 +258,18 @@ extension ModelContext {
         }
         post(Self.willSave, inserted: willInsert, updated: willUpdate, deleted: [])
 
-        var expectedBytes = 0
-        for (record, position) in zip(records, winners) {
-            expectedBytes &+= record.count &+ 2 &* keys[position].count &+ 120
+        var plan = SavePlan()
+        plan.upserts = zip(winners, records).map { position, record in
+            SavePlan.Upsert(
+                tables: tables, unique: constraint, key: keys[position], record: record,
+                indexKeys: tables.indexes.map { $0.key(of: chunk[position]) },
+                storedIndexKeys: { reader in
+                    let stored = try self.scratchModel(from: reader, tables: tables)
+                    return tables.indexes.map { $0.key(of: stored) }
+                })
         }
-        let (outcomes, commit) = try store.environment.write(expectedBytes: expectedBytes) {
-            txn -> ([BulkOutcome], UInt64) in
-            // This closure may run again after the map grows, so it only reads its inputs.
-            var outcomes: [BulkOutcome] = []
-            outcomes.reserveCapacity(winners.count)
-            var rows = RowAppender()
-            var history = History()
-            for (index, position) in winners.enumerated() {
-                let model = chunk[position]
-                if let row = try txn.uniqueRow(for: keys[position], in: constraint.table) {
-                    let key = EntryLayout.rowKey(row)
-                    let old = try txn.get(key, in: tables.records)
-                    let record = records[index].sealed(forRow: row)
-                    if old == record {
-                        outcomes.append(.unchanged(row))
-                        continue
-                    }
-                    try txn.put(record, for: key, in: tables.records)
-                    if !tables.indexes.isEmpty {
-                        let previous = try old.map {
-                            try scratchModel(from: RecordReader($0, key: key), tables: tables)
-                        }
-                        for index in tables.indexes {
-                            let newKey = index.key(of: model)
-                            if let previous {
-                                let oldKey = index.key(of: previous)
-                                if oldKey == newKey { continue }
-                                _ = try txn.delete(
-                                    oldKey, value: EntryLayout.keyedValue(row: row, key: oldKey), in: index.table)
-                            }
-                            try txn.put(EntryLayout.keyedValue(row: row, key: newKey), for: newKey, in: index.table)
-                        }
-                    }
-                    history.record(.updated, entity, row)
-                    outcomes.append(.updated(row))
-                } else {
-                    let row = try rows.append(&records[index], to: tables, meta: store.meta, txn: txn)
-                    try txn.put(
-                        EntryLayout.keyedValue(row: row, key: keys[position]), for: keys[position], in: constraint.table
-                    )
-                    for index in tables.indexes {
-                        let indexKey = index.key(of: model)
-                        try txn.put(EntryLayout.keyedValue(row: row, key: indexKey), for: indexKey, in: index.table)
-                    }
-                    history.record(.inserted, entity, row)
-                    outcomes.append(.inserted(row))
-                }
-            }
-            try rows.writeCounters(meta: store.meta, txn: txn)
-            if let table = store.history, !history.entries.isEmpty {
-                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
-            }
-            return (outcomes, txn.id)
-        }
+        let outcome = try StoreWriter(store: store).write(plan)
+        let (outcomes, commit) = (outcome.upserts, outcome.commit)
         noteOwnCommit(commit)
 
         // The models now stand for their rows: a registered instance takes an updated row's

@@ -69,7 +69,24 @@ struct SavePlan {
         let targets: [RowReference]
     }
 
+    /// A row matched by a unique key inside the transaction (the batch upsert API): rewritten
+    /// when a row has the key and its record differs, left alone when it holds the same record,
+    /// else added with its unique and index entries.
+    struct Upsert {
+        let tables: Store.EntityTables
+        let unique: Store.EntityTables.UniqueConstraint
+        let key: [UInt8]
+        /// Sealed for its row's key in the transaction.
+        var record: EncodedRecord
+        /// The new values' key in each of `tables.indexes`.
+        let indexKeys: [[UInt8]]
+        /// A stored record's keys in each of `tables.indexes`, to remove its old entries.
+        let storedIndexKeys: (RecordReader) throws -> [[UInt8]]
+    }
+
     var newRows: [NewRow] = []
+    /// Carried out after the new rows, in order.
+    var upserts: [Upsert] = []
     var updates: [Update] = []
     /// Stored rows to delete, with their edges and external values.
     var deletes: [(tables: Store.EntityTables, row: UInt64)] = []
@@ -84,7 +101,7 @@ struct SavePlan {
 
     /// Whether the plan writes nothing.
     var isEmpty: Bool {
-        newRows.isEmpty && updates.isEmpty && deletes.isEmpty && indexRemovals.isEmpty && indexAdditions.isEmpty
+        newRows.isEmpty && upserts.isEmpty && updates.isEmpty && deletes.isEmpty && indexRemovals.isEmpty && indexAdditions.isEmpty
             && externals.isEmpty && uniqueFreed.isEmpty && uniqueClaims.isEmpty && edgeLists.isEmpty
     }
 
@@ -93,6 +110,7 @@ struct SavePlan {
     var expectedBytes: Int {
         var bytes = 0
         for row in newRows { bytes &+= row.record.count &+ 40 }
+        for upsert in upserts { bytes &+= upsert.record.count &+ 2 &* upsert.key.count &+ 120 }
         for update in updates { bytes &+= update.record.count &+ 40 }
         for entry in indexAdditions { bytes &+= entry.key.count &+ 40 }
         for claim in uniqueClaims { bytes &+= claim.key.count &+ 40 }
@@ -105,7 +123,16 @@ struct SavePlan {
 /// What a committed save did: the ids the new rows got (in the order of ``SavePlan/newRows``),
 /// the commit, and the rows whose edges the writer repaired without the plan naming them.
 struct SaveOutcome {
+    /// What an upsert did with its row.
+    enum Upserted {
+        case inserted(UInt64)
+        case updated(UInt64)
+        case unchanged(UInt64)
+    }
+
     let newRows: [UInt64]
+    /// In the order of ``SavePlan/upserts``.
+    let upserts: [Upserted]
     let commit: UInt64
     let repaired: [PersistentIdentifier]
 }

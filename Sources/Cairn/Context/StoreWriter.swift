@@ -3,7 +3,7 @@ import Foundation
 /// Carries out a ``SavePlan`` in one write transaction: the one place a save opens one.
 ///
 /// The order inside the transaction is fixed: new rows (appended under the entity's next row ids,
-/// or written over the rows they take over) and the row counters; rewritten rows; deleted rows with
+/// or written over the rows they take over), upserts, and the row counters; rewritten rows; deleted rows with
 /// their edges and external values; index entries (old ones removed first); external values;
 /// unique entries (old ones freed first, new ones claimed with no-overwrite, so a value another
 /// writer claimed since the plan fails the save); relationship lists; the repair of inverse edges;
@@ -34,6 +34,10 @@ struct StoreWriter {
                     assigned.append(
                         try rows.append(&plan.newRows[position].record, to: tables, meta: store.meta, txn: txn))
                 }
+            }
+            var history = History()
+            let upserted = try plan.upserts.indices.map { position in
+                try upsert(&plan.upserts[position], rows: &rows, history: &history, txn: txn)
             }
             try rows.writeCounters(meta: store.meta, txn: txn)
             func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
@@ -98,7 +102,6 @@ struct StoreWriter {
                         models: [claim.identifier])
                 }
             }
-            var history = History()
             for (position, new) in plan.newRows.enumerated() {
                 history.record(new.takesOver == nil ? .inserted : .updated, new.tables.entity.name, assigned[position])
             }
@@ -127,10 +130,46 @@ struct StoreWriter {
                 })
             var repaired: [PersistentIdentifier] = []
             try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)
-            if let table = store.history {
+            if let table = store.history, !history.entries.isEmpty {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }
-            return SaveOutcome(newRows: assigned, commit: txn.id, repaired: repaired)
+            return SaveOutcome(newRows: assigned, upserts: upserted, commit: txn.id, repaired: repaired)
         }
+    }
+
+    /// Matches an upsert's key to a row as the transaction sees it, and writes what differs.
+    private func upsert(
+        _ upsert: inout SavePlan.Upsert, rows: inout RowAppender, history: inout History,
+        txn: borrowing WriteTransaction
+    ) throws -> SaveOutcome.Upserted {
+        let tables = upsert.tables
+        guard let row = try txn.uniqueRow(for: upsert.key, in: upsert.unique.table) else {
+            let row = try rows.append(&upsert.record, to: tables, meta: store.meta, txn: txn)
+            try txn.put(EntryLayout.keyedValue(row: row, key: upsert.key), for: upsert.key, in: upsert.unique.table)
+            for (index, key) in zip(tables.indexes, upsert.indexKeys) {
+                try txn.put(EntryLayout.keyedValue(row: row, key: key), for: key, in: index.table)
+            }
+            history.record(.inserted, tables.entity.name, row)
+            return .inserted(row)
+        }
+        let key = EntryLayout.rowKey(row)
+        let old = try txn.get(key, in: tables.records)
+        let record = upsert.record.sealed(forRow: row)
+        // Equal bytes under the same key: the stored record is intact and holds these values.
+        if old == record { return .unchanged(row) }
+        try txn.put(record, for: key, in: tables.records)
+        if !tables.indexes.isEmpty {
+            let oldKeys = try old.map { try upsert.storedIndexKeys(RecordReader($0, key: key)) }
+            for (position, index) in tables.indexes.enumerated() {
+                let newKey = upsert.indexKeys[position]
+                if let oldKey = oldKeys?[position] {
+                    if oldKey == newKey { continue }
+                    _ = try txn.delete(oldKey, value: EntryLayout.keyedValue(row: row, key: oldKey), in: index.table)
+                }
+                try txn.put(EntryLayout.keyedValue(row: row, key: newKey), for: newKey, in: index.table)
+            }
+        }
+        history.record(.updated, tables.entity.name, row)
+        return .updated(row)
     }
 }
