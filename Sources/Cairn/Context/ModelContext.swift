@@ -567,6 +567,14 @@ public final class ModelContext: _ModelLoader {
         scheduleAutosave()
     }
 
+    /// Whether the context is setting relationships to keep inverses in step, which their setters
+    /// need not report. Read by generated setters; not for direct use.
+    ///
+    /// ```swift
+    /// context.isUpdatingInverses   // false outside a relationship change
+    /// ```
+    public var isUpdatingInverses: Bool { maintainingInverses }
+
     /// Called by generated setters after a relationship changed.
     ///
     /// ```swift

@@ -159,9 +159,11 @@ extension PersistentModel {
     /// ```
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target??, to newValue: Target?) {
         _$markChanged(index)
-        (_$modelState.loader ?? newValue?._$modelState.loader)?.relationshipDidChange(
-            self, index, from: oldValue.map { $0.map { [$0] } ?? [] },
-            to: newValue.map { [$0] } ?? [])
+        guard let loader = _$modelState.loader ?? newValue?._$modelState.loader, !loader.isUpdatingInverses else {
+            return
+        }
+        loader.relationshipDidChange(
+            self, index, from: oldValue.map { $0.map { [$0] } ?? [] }, to: newValue.map { [$0] } ?? [])
     }
 
     /// Records that the non-optional to-one relationship at `index` changed.
@@ -171,8 +173,10 @@ extension PersistentModel {
     /// ```
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target?, to newValue: Target) {
         _$markChanged(index)
-        (_$modelState.loader ?? newValue._$modelState.loader)?.relationshipDidChange(
-            self, index, from: oldValue.map { [$0] }, to: [newValue])
+        guard let loader = _$modelState.loader ?? newValue._$modelState.loader, !loader.isUpdatingInverses else {
+            return
+        }
+        loader.relationshipDidChange(self, index, from: oldValue.map { [$0] }, to: [newValue])
     }
 
     /// Records that the to-many relationship at `index` changed.
@@ -185,7 +189,12 @@ extension PersistentModel {
         // A model outside any context that is related to one inside joins that context.
         // Converted element by element: an implicit `[Target]` to `[any PersistentModel]`
         // conversion is a checked cast of every element (`_arrayForceCast`).
-        (_$modelState.loader ?? newValue.lazy.compactMap { $0._$modelState.loader }.first)?.relationshipDidChange(
+        // Nothing to convert while the loader itself keeps inverses in step (an append to a list
+        // of n would otherwise convert all n).
+        guard let loader = _$modelState.loader ?? newValue.lazy.compactMap({ $0._$modelState.loader }).first,
+            !loader.isUpdatingInverses
+        else { return }
+        loader.relationshipDidChange(
             self, index, from: oldValue.map { $0.map { $0 as any PersistentModel } },
             to: newValue.map { $0 as any PersistentModel })
     }

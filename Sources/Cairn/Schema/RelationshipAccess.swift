@@ -47,7 +47,13 @@ struct RelationshipAccess: @unchecked Sendable {
             },
             unload: { location.set($0, _PersistedValue()) },
             append: { model, target in
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath].append(unsafeDowncast(target, to: Target.self))
+                // Taken out of the storage first (an empty list stands in, so nothing faults), so
+                // the append does not copy the list; set back through the property, so observers
+                // hear of it.
+                var list = location.get(model).loadedValue ?? []
+                location.set(model, _PersistedValue([]))
+                list.append(unsafeDowncast(target, to: Target.self))
+                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = list
             },
             hasTargets: { model in
                 // An array of class references has one layout whatever the class, so the

@@ -112,6 +112,14 @@ public protocol _ModelLoader: AnyObject {
         _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel])
 
+    /// Whether the loader is itself setting relationships to keep inverses in step: a setter then
+    /// reports nothing (and converts nothing), since the loader made the change.
+    ///
+    /// ```swift
+    /// if loader.isUpdatingInverses { return }
+    /// ```
+    var isUpdatingInverses: Bool { get }
+
     /// Called after every change of the attribute at `index` of `model`, first or not.
     ///
     /// ```swift
@@ -121,6 +129,13 @@ public protocol _ModelLoader: AnyObject {
 }
 
 extension _ModelLoader {
+    /// `false`: a loader that never sets relationships itself.
+    ///
+    /// ```swift
+    /// loader.isUpdatingInverses   // false
+    /// ```
+    public var isUpdatingInverses: Bool { false }
+
     /// Does nothing: a loader that does not track single attributes.
     ///
     /// ```swift

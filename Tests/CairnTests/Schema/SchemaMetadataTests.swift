@@ -191,6 +191,24 @@ final class LibraryCategory {
         #expect(notified.isSet)
     }
 
+    @Test func anInverseKeptInStepNotifiesItsObservers() throws {
+        // The context appends to the inverse list in place (no copy); observers must still hear.
+        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
+        let author = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org")
+        context.insert(author)
+        let notified = ObservationFlag()
+        withObservationTracking {
+            _ = author.books
+        } onChange: {
+            notified.set()
+        }
+        let book = LibraryBook(isbn: "978-3", title: "Emma")
+        context.insert(book)
+        book.author = author
+        #expect(notified.isSet)
+        #expect(author.books.map(\.title) == ["Emma"])
+    }
+
     @Test func aVersionedSchemaGivesItsModelsAndVersion() throws {
         enum LibraryV2: VersionedSchema {
             static var versionIdentifier: Schema.Version { Schema.Version(2, 1, 0) }
