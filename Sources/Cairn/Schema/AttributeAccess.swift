@@ -4,9 +4,12 @@ import Foundation
 /// its type: closures built where the type is known (``Schema/PropertyMetadata``'s generic
 /// initialisers), over the generated storage (`_$name`) and the attribute's ``AttributeCodec``.
 ///
+/// A class, so that the save and fetch loops that walk an entity's attributes copy one reference
+/// per attribute, not six closure contexts (retained and released each time).
+///
 /// `@unchecked Sendable`: the closures capture only immutable values (key paths, the codec, the
 /// default value) and are shared read-only; they touch a model only on the thread that owns it.
-struct AttributeAccess: @unchecked Sendable {
+final class AttributeAccess: @unchecked Sendable {
     /// Whether the attribute of the model is loaded.
     let isLoaded: (AnyObject) -> Bool
     /// Writes the loaded value of the model's attribute into a record field.
@@ -23,6 +26,21 @@ struct AttributeAccess: @unchecked Sendable {
     /// (deleted elsewhere): the declared default, `nil`, an empty collection or string, zero, `false`,
     /// or the first case. Returns `false` when the type has none.
     let fillPlaceholder: (AnyObject) -> Bool
+
+    init(
+        isLoaded: @escaping (AnyObject) -> Bool,
+        encode: @escaping (AnyObject, UInt32, inout RecordWriter) throws(StorageError) -> Void,
+        decode: @escaping (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void,
+        unload: @escaping (AnyObject) -> Void, appendKey: ((AnyObject, inout KeyBuilder) -> Void)?,
+        fillPlaceholder: @escaping (AnyObject) -> Bool
+    ) {
+        self.isLoaded = isLoaded
+        self.encode = encode
+        self.decode = decode
+        self.unload = unload
+        self.appendKey = appendKey
+        self.fillPlaceholder = fillPlaceholder
+    }
 
     /// Access to `storage` of `Model`, or `nil` when `Value` cannot be stored.
     /// Uses direct access (AttributeAccess+Direct.swift) for built-in value types, else

@@ -4,9 +4,12 @@
 ///
 /// Targets travel as arrays whatever the relationship's shape: none or one for a to-one.
 ///
+/// A class, so that code walking an entity's relationships copies one reference, not seven
+/// closure contexts.
+///
 /// `@unchecked Sendable`: the closures capture only key paths, and touch a model only on the
 /// thread that owns it.
-struct RelationshipAccess: @unchecked Sendable {
+final class RelationshipAccess: @unchecked Sendable {
     /// Whether the relationship of the model is loaded.
     let isLoaded: (AnyObject) -> Bool
     /// The loaded targets.
@@ -25,6 +28,21 @@ struct RelationshipAccess: @unchecked Sendable {
     /// Whether the relationship is loaded and has at least one target: what `targets` tells,
     /// without building the list of existentials.
     let hasTargets: (AnyObject) -> Bool
+
+    init(
+        isLoaded: @escaping (AnyObject) -> Bool, targets: @escaping (AnyObject) -> [any PersistentModel],
+        set: @escaping (AnyObject, [any PersistentModel]) -> Void,
+        load: @escaping (AnyObject, [any PersistentModel]) -> Void, unload: @escaping (AnyObject) -> Void,
+        append: ((AnyObject, any PersistentModel) -> Void)?, hasTargets: @escaping (AnyObject) -> Bool
+    ) {
+        self.isLoaded = isLoaded
+        self.targets = targets
+        self.set = set
+        self.load = load
+        self.unload = unload
+        self.append = append
+        self.hasTargets = hasTargets
+    }
 
     static func toMany<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, [Target]>,
