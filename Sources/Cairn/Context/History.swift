@@ -3,10 +3,10 @@ import Foundation
 /// What one save changed, as the `h` table keeps it, so other contexts (in this process or
 /// another) can tell which of their models are stale: pull-based freshness (ARCHITECTURE §5).
 ///
-/// Value layout: a sequence of entries, each `kind` (1 byte: 0 inserted, 1 updated, 2 deleted,
-/// 3 edges rewritten), the entity name's length (1 byte) and UTF-8 bytes, and the row id (u64
-/// big-endian). The key is the commit's transaction id (u64 big-endian). Only the newest
-/// ``retainedCommits`` commits are kept; `meta`'s `history.floor` holds the oldest id kept.
+/// The rows are kept per kind and entity and stored as runs of consecutive row ids
+/// (``EntryLayout/historyValue(_:)`` owns the bytes). The key is the commit's transaction id
+/// (u64 big-endian). Only the newest ``retainedCommits`` commits are kept; `meta`'s
+/// `history.floor` holds the oldest id kept.
 struct History {
     enum Kind: UInt8 {
         case inserted = 0, updated = 1, deleted = 2, edges = 3
@@ -24,48 +24,55 @@ struct History {
     /// `meta` key of the oldest commit id whose entry is kept (u64 big-endian).
     static let floorKey = Array("history.floor".utf8)
 
-    private(set) var entries: Set<Entry> = []
+    private struct Bucket: Hashable {
+        let kind: Kind
+        let entity: String
+    }
+
+    /// The rows recorded, per kind and entity, in the order they came (repeats included).
+    private var buckets: [Bucket: [UInt64]] = [:]
+    /// The bucket of the last row recorded: a save records runs of rows of one kind and entity.
+    private var lastBucket: Bucket?
+
+    /// Whether nothing was recorded.
+    var isEmpty: Bool { buckets.isEmpty }
 
     mutating func record(_ kind: Kind, _ entity: String, _ row: UInt64) {
-        entries.insert(Entry(kind: kind, entity: entity, row: row))
-    }
-
-    func encoded() -> [UInt8] {
-        // Entity by entity (each name's bytes made once), then by row and kind: the order and
-        // bytes are those of sorting every entry by (entity, row, kind).
-        var bytes: [UInt8] = []
-        let byEntity = Dictionary(grouping: entries, by: \.entity)
-        for entity in byEntity.keys.sorted() {
-            let name = Array(entity.utf8.prefix(255))
-            bytes.reserveCapacity(bytes.count + byEntity[entity]!.count * (10 + name.count))
-            for entry in byEntity[entity]!.sorted(by: { ($0.row, $0.kind.rawValue) < ($1.row, $1.kind.rawValue) }) {
-                bytes.append(entry.kind.rawValue)
-                bytes.append(UInt8(name.count))
-                bytes += name
-                bytes += EntryLayout.rowKey(entry.row)
-            }
+        let bucket: Bucket
+        if let last = lastBucket, last.kind == kind, last.entity == entity {
+            bucket = last
+        } else {
+            bucket = Bucket(kind: kind, entity: entity)
+            lastBucket = bucket
         }
-        return bytes
+        buckets[bucket, default: []].append(row)
     }
 
-    /// The entries of a stored value; damaged bytes end the list (the reader then refreshes all).
+    /// The stored value: groups by entity, then kind; rows ascending, each once.
+    func encoded() -> [UInt8] {
+        let groups = buckets.keys.sorted { ($0.entity, $0.kind.rawValue) < ($1.entity, $1.kind.rawValue) }.map {
+            bucket in
+            var rows = buckets[bucket]!
+            rows.sort()
+            var unique: [UInt64] = []
+            unique.reserveCapacity(rows.count)
+            for row in rows where unique.last != row { unique.append(row) }
+            return EntryLayout.HistoryGroup(kind: bucket.kind.rawValue, entity: bucket.entity, rows: unique)
+        }
+        return EntryLayout.historyValue(groups)
+    }
+
+    /// The entries of a stored value, or `nil` when it does not parse.
     static func decode(_ bytes: UnsafeRawBufferPointer) -> [Entry]? {
+        guard let groups = EntryLayout.historyGroups(bytes) else { return nil }
         var entries: [Entry] = []
-        var offset = 0
-        while offset < bytes.count {
-            guard offset + 2 <= bytes.count, let kind = Kind(rawValue: bytes[offset]) else { return nil }
-            let length = Int(bytes[offset + 1])
-            guard offset + 2 + length + 8 <= bytes.count,
-                let entity = String(validating: bytes[(offset + 2)..<(offset + 2 + length)], as: UTF8.self),
-                let row = EntryLayout.bigEndianUInt64(in: bytes, at: offset + 2 + length)
-            else { return nil }
-            entries.append(Entry(kind: kind, entity: entity, row: row))
-            offset += 2 + length + 8
+        for group in groups {
+            guard let kind = Kind(rawValue: group.kind) else { return nil }
+            entries += group.rows.map { Entry(kind: kind, entity: group.entity, row: $0) }
         }
         return entries
     }
 
-    /// Writes this commit's entry and drops entries older than ``retainedCommits``.
     func write(commit: UInt64, history: Table, meta: Table, txn: borrowing WriteTransaction) throws {
         try txn.put(encoded(), for: EntryLayout.historyKey(commit: commit), in: history)
         guard commit > Self.retainedCommits else { return }

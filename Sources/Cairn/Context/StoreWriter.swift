@@ -130,7 +130,7 @@ struct StoreWriter {
                 })
             var repaired: [PersistentIdentifier] = []
             try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)
-            if let table = store.history, !history.entries.isEmpty {
+            if let table = store.history, !history.isEmpty {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }
             return SaveOutcome(newRows: assigned, upserts: upserted, commit: txn.id, repaired: repaired)
