@@ -74,54 +74,54 @@ extension ModelContext {
         }
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
         // Each key is computed once, and all are looked up in one read transaction.
-        let insertKeys: [[[UInt8]]] = inserted.map { model in store.tables(of: model).uniques.map { $0.key(of: model) }
+        let insertTables = inserted.map { store.tables(of: $0) }
+        let insertKeys: [[[UInt8]]] = zip(inserted, insertTables).map { model, tables in
+            tables.uniques.map { $0.key(of: model) }
         }
-        let storedRows: [[UInt64?]] = try store.environment.read { txn in
-            try zip(inserted, insertKeys).map { model, keys in
-                try zip(store.tables(of: model).uniques, keys).map { unique, key in
-                    isFreed(unique.table, key) ? nil : try txn.uniqueRow(for: key, in: unique.table)
+        let isRowDeleted = { (tables: Store.EntityTables, row: UInt64) in
+            !deletedRows.isEmpty
+                && deletedRows.contains(
+                    PersistentIdentifier(entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
+        }
+        let takeovers: [UInt64?] = try store.environment.read { txn in
+            try inserted.indices.map { position in
+                let tables = insertTables[position]
+                var takeover: UInt64?
+                for (unique, key) in zip(tables.uniques, insertKeys[position]) {
+                    guard freedKeys.isEmpty || !isFreed(unique.table, key),
+                        let row = try txn.uniqueRow(for: key, in: unique.table), !isRowDeleted(tables, row)
+                    else { continue }
+                    if let other = takeover, other != row {
+                        throw SaveError(
+                            code: .uniquenessViolated,
+                            message: "A new \(tables.entity.name) matches two different stored ones through two "
+                                + "uniqueness constraints, so it cannot replace either. Change its unique values.",
+                            models: [
+                                PersistentIdentifier(
+                                    entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: other),
+                                PersistentIdentifier(
+                                    entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row),
+                            ])
+                    }
+                    takeover = row
                 }
+                return takeover
             }
         }
         var claimedByInsert: [KeySlot: any PersistentModel] = [:]
         for (position, model) in inserted.enumerated() {
-            let tables = store.tables(of: model)
-            guard !tables.uniques.isEmpty else { continue }
-            let keys = insertKeys[position]
-            for (unique, key) in zip(tables.uniques, keys) {
-                let slot = KeySlot(unique.table, key)
-                if let earlier = claimedByInsert.updateValue(model, forKey: slot), earlier !== model {
+            for (unique, key) in zip(insertTables[position].uniques, insertKeys[position]) {
+                if let earlier = claimedByInsert.updateValue(model, forKey: KeySlot(unique.table, key)), earlier !== model {
                     plan.superseded.insert(ObjectIdentifier(earlier))
                 }
             }
-            var takeover: UInt64?
-            for stored in storedRows[position] {
-                guard let row = stored,
-                    deletedRows.isEmpty
-                        || !deletedRows.contains(
-                            PersistentIdentifier(
-                                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
-                else { continue }
-                if let other = takeover, other != row {
-                    throw SaveError(
-                        code: .uniquenessViolated,
-                        message: "A new \(tables.entity.name) matches two different stored ones through two uniqueness "
-                            + "constraints, so it cannot replace either. Change its unique values.",
-                        models: [
-                            PersistentIdentifier(
-                                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: other),
-                            PersistentIdentifier(
-                                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row),
-                        ])
-                }
-                takeover = row
-            }
-            if let row = takeover { plan.takeovers[ObjectIdentifier(model)] = row }
+            if let row = takeovers[position] { plan.takeovers[ObjectIdentifier(model)] = row }
         }
-        for (position, model) in inserted.enumerated() where !plan.superseded.contains(ObjectIdentifier(model)) {
-            let tables = store.tables(of: model)
+        for (position, model) in inserted.enumerated()
+        where plan.superseded.isEmpty || !plan.superseded.contains(ObjectIdentifier(model)) {
+            let tables = insertTables[position]
             guard !tables.uniques.isEmpty else { continue }
-            if let row = plan.takeovers[ObjectIdentifier(model)] {
+            if let row = takeovers[position] {
                 // The row's old values give way to the new model's. With one constraint, the row's
                 // key is the one it was found by, so the record need not be read.
                 let oldKeys =
