@@ -154,7 +154,8 @@ extension ModelContext {
         var savePlan = SavePlan()
         savePlan.newRows = zip(inserted, insertRecords).map { model, written in
             SavePlan.NewRow(
-                tables: written.tables, record: written.record, takesOver: uniqueness.takeovers[ObjectIdentifier(model)])
+                tables: written.tables, record: written.record,
+                takesOver: uniqueness.takeovers[ObjectIdentifier(model)])
         }
         savePlan.updates = zip(changed, updateRecords).map { model, written in
             SavePlan.Update(
@@ -163,18 +164,22 @@ extension ModelContext {
         }
         savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
         savePlan.indexRemovals = indexRemovals.map { ($0.0, $0.1, $0.2) }
-        savePlan.indexAdditions = indexAdditions.map { SavePlan.KeyEntry(table: $0.0, key: $0.1, row: reference($0.2)) }
+        savePlan.indexAdditions = indexAdditions.map {
+            SavePlan.KeyEntry(table: $0.0, key: $0.1, row: reference($0.2))
+        }
         savePlan.externals = externalWrites.map {
             SavePlan.External(table: $0.table, owner: reference($0.owner), tag: $0.tag, value: $0.value)
         }
         savePlan.uniqueFreed = uniqueness.freed
         savePlan.uniqueClaims = uniqueness.claimed.map {
-            SavePlan.UniqueClaim(table: $0.table, key: $0.key, row: reference($0.model), identifier: $0.model.persistentModelID)
+            SavePlan.UniqueClaim(
+                table: $0.table, key: $0.key, row: reference($0.model), identifier: $0.model.persistentModelID)
         }
         savePlan.edgeLists = edgeWrites.map { write in
             SavePlan.EdgeList(
-                relationship: write.relationship, table: write.table, ownerEntity: write.owner.persistentModelID.entityName,
-                owner: reference(write.owner), targets: write.targets.map(reference))
+                relationship: write.relationship, table: write.table,
+                ownerEntity: write.owner.persistentModelID.entityName, owner: reference(write.owner),
+                targets: write.targets.map(reference))
         }
         let outcome = try StoreWriter(store: store).write(savePlan)
         let (rowIDs, commit, repaired) = (outcome.newRows, outcome.commit, outcome.repaired)

@@ -15,11 +15,11 @@ extension ModelContext {
         let inserted = insertedModelsArray
         guard !inserted.isEmpty else { return false }
         let store = container.store
-        var prepared:
-            [(tables: Store.EntityTables, record: EncodedRecord, uniqueKeys: [[UInt8]], indexKeys: [[UInt8]])] = []
-        prepared.reserveCapacity(inserted.count)
+        // The plan is built as the models are checked; it is dropped if one is not plain.
+        var plan = SavePlan()
+        plan.newRows.reserveCapacity(inserted.count)
         var claimed: Set<KeySlot> = []
-        for model in inserted {
+        for (position, model) in inserted.enumerated() {
             let tables = store.tables(of: model)
             guard tables.externalAttributes.isEmpty,
                 tables.entity.relationships.allSatisfy({ relationship in
@@ -27,46 +27,35 @@ extension ModelContext {
                         && !relationship.access.hasTargets(model)
                 })
             else { return false }
-            let uniqueKeys = tables.uniques.map { $0.key(of: model) }
-            for (unique, key) in zip(tables.uniques, uniqueKeys) {
+            for unique in tables.uniques {
+                let key = unique.key(of: model)
                 // Two new models with the same unique values: the later supersedes the earlier.
                 guard claimed.insert(KeySlot(unique.table, key)).inserted else { return false }
+                plan.uniqueClaims.append(
+                    SavePlan.UniqueClaim(
+                        table: unique.table, key: key, row: .new(position), identifier: model.persistentModelID))
             }
-            prepared.append((tables, try record(of: model), uniqueKeys, tables.indexes.map { $0.key(of: model) }))
+            for index in tables.indexes {
+                plan.indexAdditions.append(
+                    SavePlan.KeyEntry(table: index.table, key: index.key(of: model), row: .new(position)))
+            }
+            plan.newRows.append(SavePlan.NewRow(tables: tables, record: try record(of: model), takesOver: nil))
         }
         // A stored model with the same unique values is taken over: the general save does that.
-        if !claimed.isEmpty {
+        if !plan.uniqueClaims.isEmpty {
             let taken = try store.environment.read { txn in
-                try prepared.contains { item in
-                    try zip(item.tables.uniques, item.uniqueKeys).contains { unique, key in
-                        try txn.uniqueRow(for: key, in: unique.table) != nil
-                    }
-                }
+                try plan.uniqueClaims.contains { claim in try txn.uniqueRow(for: claim.key, in: claim.table) != nil }
             }
             if taken { return false }
         }
         onePassSaves += 1
         post(Self.willSave, inserted: inserted, updated: [], deleted: [])
-
-        var plan = SavePlan()
-        for (position, item) in prepared.enumerated() {
-            plan.newRows.append(SavePlan.NewRow(tables: item.tables, record: item.record, takesOver: nil))
-            let model = inserted[position]
-            for (unique, key) in zip(item.tables.uniques, item.uniqueKeys) {
-                plan.uniqueClaims.append(
-                    SavePlan.UniqueClaim(
-                        table: unique.table, key: key, row: .new(position), identifier: model.persistentModelID))
-            }
-            for (index, key) in zip(item.tables.indexes, item.indexKeys) {
-                plan.indexAdditions.append(SavePlan.KeyEntry(table: index.table, key: key, row: .new(position)))
-            }
-        }
         let outcome = try StoreWriter(store: store).write(plan)
         let (rowIDs, commit) = (outcome.newRows, outcome.commit)
         didSave(inserted: inserted, rowIDs: rowIDs, changed: [], plan: DeletePlan(), uniqueness: UniquenessPlan())
         noteOwnCommit(commit)
-        for (model, item) in zip(inserted, prepared) {
-            model._$modelState.recordChecksum = item.record.contentChecksum
+        for (model, new) in zip(inserted, plan.newRows) {
+            model._$modelState.recordChecksum = new.record.contentChecksum
         }
         post(Self.didSave, inserted: inserted, updated: [], deleted: [])
         checkInvariantsAfterSave()

@@ -111,7 +111,8 @@ extension ModelContext {
         var claimedByInsert: [KeySlot: any PersistentModel] = [:]
         for (position, model) in inserted.enumerated() {
             for (unique, key) in zip(insertTables[position].uniques, insertKeys[position]) {
-                if let earlier = claimedByInsert.updateValue(model, forKey: KeySlot(unique.table, key)), earlier !== model {
+                let slot = KeySlot(unique.table, key)
+                if let earlier = claimedByInsert.updateValue(model, forKey: slot), earlier !== model {
                     plan.superseded.insert(ObjectIdentifier(earlier))
                 }
             }

@@ -99,12 +99,6 @@ struct SavePlan {
     var uniqueClaims: [UniqueClaim] = []
     var edgeLists: [EdgeList] = []
 
-    /// Whether the plan writes nothing.
-    var isEmpty: Bool {
-        newRows.isEmpty && upserts.isEmpty && updates.isEmpty && deletes.isEmpty && indexRemovals.isEmpty && indexAdditions.isEmpty
-            && externals.isEmpty && uniqueFreed.isEmpty && uniqueClaims.isEmpty && edgeLists.isEmpty
-    }
-
     /// About what the transaction puts (records, keys, edges, history), so the map grows once ahead
     /// of a large save instead of filling up and starting over at each doubling.
     var expectedBytes: Int {

@@ -83,7 +83,8 @@ struct StoreWriter {
                     removal.key, value: EntryLayout.keyedValue(row: removal.row, key: removal.key), in: removal.table)
             }
             for entry in plan.indexAdditions {
-                try txn.put(EntryLayout.keyedValue(row: try row(entry.row), key: entry.key), for: entry.key, in: entry.table)
+                let value = EntryLayout.keyedValue(row: try row(entry.row), key: entry.key)
+                try txn.put(value, for: entry.key, in: entry.table)
             }
             for position in plan.externals.indices {
                 let external = plan.externals[position]
@@ -126,7 +127,8 @@ struct StoreWriter {
             }
             let deleted = Set(
                 plan.deletes.map {
-                    PersistentIdentifier(entityName: $0.tables.entity.name, storeIdentifier: store.identifier, rowID: $0.row)
+                    PersistentIdentifier(
+                        entityName: $0.tables.entity.name, storeIdentifier: store.identifier, rowID: $0.row)
                 })
             var repaired: [PersistentIdentifier] = []
             try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)

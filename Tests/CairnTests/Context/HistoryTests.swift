@@ -25,7 +25,9 @@ import Testing
     @Test func consecutiveRowsTakeAFewBytes() throws {
         var history = History()
         for row in 1...1_000_000 as ClosedRange<UInt64> { history.record(.inserted, "Author", row) }
-        for row in stride(from: 10, through: 40, by: 10) as StrideThrough<UInt64> { history.record(.updated, "Book", row) }
+        for row in stride(from: 10, through: 40, by: 10) as StrideThrough<UInt64> {
+            history.record(.updated, "Book", row)
+        }
         let bytes = history.encoded()
         #expect(bytes.count < 40)
         let decoded = try #require(bytes.withUnsafeBytes { History.decode($0) })
@@ -39,17 +41,19 @@ import Testing
         let decoded = try #require(bytes.withUnsafeBytes { History.decode($0) })
         #expect(
             decoded == [
-                History.Entry(kind: .deleted, entity: "B", row: 9), History.Entry(kind: .inserted, entity: "B", row: 256),
+                History.Entry(kind: .deleted, entity: "B", row: 9),
+                History.Entry(kind: .inserted, entity: "B", row: 256),
             ])
     }
 
-    @Test(arguments: [
-        [0xC1, 7, 1, 0x42, 1, 0, 0],  // an unknown kind
-        [0xC1, 0, 5, 0x42],  // a name cut off
-        [0xC1, 0, 1, 0x42, 9, 0],  // more runs than bytes
-        [0xC1, 0, 1, 0x42, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0],  // a gap past the last row
-        [0xC1, 0, 1, 0x42, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F],  // a run too long to be real
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC1, 7, 1, 0x42, 1, 0, 0],  // an unknown kind
+            [0xC1, 0, 5, 0x42],  // a name cut off
+            [0xC1, 0, 1, 0x42, 9, 0],  // more runs than bytes
+            [0xC1, 0, 1, 0x42, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0],  // a gap past the last row
+            [0xC1, 0, 1, 0x42, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F],  // a run too long to be real
+        ] as [[UInt8]])
     func damagedEntriesDoNotParse(_ bytes: [UInt8]) {
         #expect(bytes.withUnsafeBytes { History.decode($0) } == nil)
     }

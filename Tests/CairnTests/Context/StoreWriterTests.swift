@@ -12,7 +12,9 @@ import Testing
     }
 
     /// A new row of `gauge` with its unique and index entries.
-    func add(_ gauge: Gauge, at position: Int, to plan: inout SavePlan, context: ModelContext, tables: Store.EntityTables)
+    func add(
+        _ gauge: Gauge, at position: Int, to plan: inout SavePlan, context: ModelContext, tables: Store.EntityTables
+    )
         throws
     {
         plan.newRows.append(SavePlan.NewRow(tables: tables, record: try context.record(of: gauge), takesOver: nil))
@@ -21,12 +23,15 @@ import Testing
                 table: tables.uniques[0].table, key: tables.uniques[0].key(of: gauge), row: .new(position),
                 identifier: gauge.persistentModelID))
         plan.indexAdditions.append(
-            SavePlan.KeyEntry(table: tables.indexes[0].table, key: tables.indexes[0].key(of: gauge), row: .new(position)))
+            SavePlan.KeyEntry(
+                table: tables.indexes[0].table, key: tables.indexes[0].key(of: gauge), row: .new(position)))
     }
 
     func codes(_ context: ModelContext, where predicate: Predicate<Gauge>? = nil) throws -> [Int] {
-        try ModelContext(context.container).fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.code)]))
-            .map(\.code)
+        try ModelContext(context.container).fetch(
+            FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.code)])
+        )
+        .map(\.code)
     }
 
     @Test func newRowsGetConsecutiveRowsAndTheirEntries() throws {
