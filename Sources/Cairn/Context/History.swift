@@ -50,8 +50,8 @@ struct History {
 
     /// The stored value: groups by entity, then kind; rows ascending, each once.
     func encoded() -> [UInt8] {
-        let groups = buckets.keys.sorted { ($0.entity, $0.kind.rawValue) < ($1.entity, $1.kind.rawValue) }.map {
-            bucket in
+        let order = buckets.keys.sorted { ($0.entity, $0.kind.rawValue) < ($1.entity, $1.kind.rawValue) }
+        let groups = order.map { bucket in
             var rows = buckets[bucket]!
             rows.sort()
             var unique: [UInt64] = []
@@ -73,6 +73,7 @@ struct History {
         return entries
     }
 
+    /// Writes this commit's entry and drops entries older than ``retainedCommits``.
     func write(commit: UInt64, history: Table, meta: Table, txn: borrowing WriteTransaction) throws {
         try txn.put(encoded(), for: EntryLayout.historyKey(commit: commit), in: history)
         guard commit > Self.retainedCommits else { return }
