@@ -75,7 +75,6 @@ extension ModelMacro: MemberMacro {
         let metadataList = metadata.isEmpty ? "[]" : "[\n\(metadata.map { "\($0),\n" }.joined())]"
 
         return [
-            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
             "\(raw: access)var _$modelState = Cairn._ModelState()",
             """
             \(raw: access)required init(_$modelState: Cairn._ModelState) {

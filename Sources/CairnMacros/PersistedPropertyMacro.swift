@@ -49,14 +49,14 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             """
             get {
-            _$observationRegistrar.access(self, keyPath: \(raw: keyPath))
+            _$modelState.access(self, keyPath: \(raw: keyPath), \(raw: index))
             if !\(raw: storage).isLoaded { _$fulfill(\(raw: index)) }
             return \(raw: storage).value
             }
             """,
             """
             set {
-            _$observationRegistrar.withMutation(of: self, keyPath: \(raw: keyPath)) {
+            _$modelState.withMutation(of: self, keyPath: \(raw: keyPath), \(raw: index)) {
             let oldValue = \(raw: storage).loadedValue
             \(raw: storage) = Cairn._PersistedValue(newValue)
             _$didSet(\(raw: index), from: oldValue, to: newValue)

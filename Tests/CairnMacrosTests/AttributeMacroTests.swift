@@ -31,8 +31,6 @@ import Testing
                     @_PersistedProperty(8) var handle: String
                     @_PersistedProperty(9) var plain: String = ""
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {

@@ -87,8 +87,6 @@ import Testing
                 final class Book {
                     var pages = 0
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -139,8 +137,6 @@ import Testing
                 final class Book {
                     var value: \(type)
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -188,8 +184,6 @@ import Testing
                 final class Book {
                     let isbn: String
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -235,8 +229,6 @@ import Testing
             expandedSource: """
                 final class Book {
                     lazy var summary: String = "…"
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 
@@ -287,8 +279,6 @@ import Testing
                     var title: String = "" {
                         didSet { print(title) }
                     }
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 
@@ -341,8 +331,6 @@ import Testing
                 final class Book {
                     var first: String = "", last: String = ""
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -389,8 +377,6 @@ import Testing
                     static var _$uniquenessConstraints: [[AnyKeyPath]] {
                         [[\Book.isbn], [\Book.nickname]]
                     }
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 
@@ -441,8 +427,6 @@ import Testing
                     static var _$indices: [[AnyKeyPath]] {
                         [[\Book.title], [\Book.author], [\Book.title.count], [\Author.name]]
                     }
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 

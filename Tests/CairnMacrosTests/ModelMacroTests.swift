@@ -25,14 +25,14 @@ import Testing
                             _$isbn = Cairn._PersistedValue(initialValue)
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.isbn)
+                            _$modelState.access(self, keyPath: \.isbn, 0)
                             if !_$isbn.isLoaded {
                                 _$fulfill(0)
                             }
                             return _$isbn.value
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.isbn) {
+                            _$modelState.withMutation(of: self, keyPath: \.isbn, 0) {
                                 let oldValue = _$isbn.loadedValue
                                 _$isbn = Cairn._PersistedValue(newValue)
                                 _$didSet(0, from: oldValue, to: newValue)
@@ -47,14 +47,14 @@ import Testing
                             _$title = Cairn._PersistedValue(initialValue)
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.title)
+                            _$modelState.access(self, keyPath: \.title, 1)
                             if !_$title.isLoaded {
                                 _$fulfill(1)
                             }
                             return _$title.value
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.title) {
+                            _$modelState.withMutation(of: self, keyPath: \.title, 1) {
                                 let oldValue = _$title.loadedValue
                                 _$title = Cairn._PersistedValue(newValue)
                                 _$didSet(1, from: oldValue, to: newValue)
@@ -70,14 +70,14 @@ import Testing
                             _$chapters = Cairn._PersistedValue(initialValue)
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.chapters)
+                            _$modelState.access(self, keyPath: \.chapters, 2)
                             if !_$chapters.isLoaded {
                                 _$fulfill(2)
                             }
                             return _$chapters.value
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.chapters) {
+                            _$modelState.withMutation(of: self, keyPath: \.chapters, 2) {
                                 let oldValue = _$chapters.loadedValue
                                 _$chapters = Cairn._PersistedValue(newValue)
                                 _$didSet(2, from: oldValue, to: newValue)
@@ -86,8 +86,6 @@ import Testing
                     }
 
                     private var _$chapters: Cairn._PersistedValue<[Chapter]>
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 
@@ -214,8 +212,6 @@ import Testing
                     @_PersistedProperty(24)
                     var counts: [String: Int] = [:]
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -312,8 +308,6 @@ import Testing
                         self.name = name
                     }
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -361,8 +355,6 @@ import Testing
                         [[\Shelf.label]]
                     }
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     public var _$modelState = Cairn._ModelState()
 
                     public required init(_$modelState: Cairn._ModelState) {
@@ -399,8 +391,6 @@ import Testing
                 package final class Shelf {
                     @_PersistedProperty(0)
                     var label: String = ""
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     package var _$modelState = Cairn._ModelState()
 
@@ -465,8 +455,6 @@ import Testing
                         case plain
                     }
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -500,8 +488,6 @@ import Testing
             expandedSource: """
                 final class Marker {
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -532,8 +518,6 @@ import Testing
             expandedSource: """
                 @available(macOS 15, *)
                 final class Marker {
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 
@@ -568,8 +552,6 @@ import Testing
             """,
             expandedSource: """
                 final class Marker: Observable {
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 

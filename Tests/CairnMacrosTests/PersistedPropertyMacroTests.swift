@@ -17,14 +17,14 @@ import Testing
                             _$title = Cairn._PersistedValue(initialValue)
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.title)
+                            _$modelState.access(self, keyPath: \.title, 2)
                             if !_$title.isLoaded {
                                 _$fulfill(2)
                             }
                             return _$title.value
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.title) {
+                            _$modelState.withMutation(of: self, keyPath: \.title, 2) {
                                 let oldValue = _$title.loadedValue
                                 _$title = Cairn._PersistedValue(newValue)
                                 _$didSet(2, from: oldValue, to: newValue)
@@ -54,14 +54,14 @@ import Testing
                             _$subtitle = Cairn._PersistedValue(initialValue)
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.subtitle)
+                            _$modelState.access(self, keyPath: \.subtitle, 0)
                             if !_$subtitle.isLoaded {
                                 _$fulfill(0)
                             }
                             return _$subtitle.value
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.subtitle) {
+                            _$modelState.withMutation(of: self, keyPath: \.subtitle, 0) {
                                 let oldValue = _$subtitle.loadedValue
                                 _$subtitle = Cairn._PersistedValue(newValue)
                                 _$didSet(0, from: oldValue, to: newValue)
@@ -76,14 +76,14 @@ import Testing
                             _$cover = Cairn._PersistedValue(initialValue)
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.cover)
+                            _$modelState.access(self, keyPath: \.cover, 1)
                             if !_$cover.isLoaded {
                                 _$fulfill(1)
                             }
                             return _$cover.value
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.cover) {
+                            _$modelState.withMutation(of: self, keyPath: \.cover, 1) {
                                 let oldValue = _$cover.loadedValue
                                 _$cover = Cairn._PersistedValue(newValue)
                                 _$didSet(1, from: oldValue, to: newValue)
@@ -112,14 +112,14 @@ import Testing
                             _$default = Cairn._PersistedValue(initialValue)
                         }
                         get {
-                            _$observationRegistrar.access(self, keyPath: \.`default`)
+                            _$modelState.access(self, keyPath: \.`default`, 0)
                             if !_$default.isLoaded {
                                 _$fulfill(0)
                             }
                             return _$default.value
                         }
                         set {
-                            _$observationRegistrar.withMutation(of: self, keyPath: \.`default`) {
+                            _$modelState.withMutation(of: self, keyPath: \.`default`, 0) {
                                 let oldValue = _$default.loadedValue
                                 _$default = Cairn._PersistedValue(newValue)
                                 _$didSet(0, from: oldValue, to: newValue)

@@ -51,8 +51,6 @@ import Testing
                     @_PersistedProperty(7)
                     var editor: Author?
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -110,8 +108,6 @@ import Testing
                     var title: String
                     @_PersistedProperty(1)
                     var tags: [String] = []
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 

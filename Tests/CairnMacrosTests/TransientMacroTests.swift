@@ -24,8 +24,6 @@ import Testing
                     @_PersistedProperty(1)
                     var pages: Int = 0
 
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
-
                     var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
@@ -65,8 +63,6 @@ import Testing
             expandedSource: #"""
                 final class Book {
                     var isSelected: Bool
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     var _$modelState = Cairn._ModelState()
 

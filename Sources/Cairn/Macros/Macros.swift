@@ -30,7 +30,7 @@
 /// What the macro generates is described in `Docs/Macros.md`.
 @attached(
     member,
-    names: named(_$observationRegistrar), named(_$modelState), named(init(_$modelState:)), named(schemaMetadata)
+    names: named(_$modelState), named(init(_$modelState:)), named(schemaMetadata)
 )
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)

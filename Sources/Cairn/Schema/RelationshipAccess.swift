@@ -14,14 +14,14 @@ final class RelationshipAccess: @unchecked Sendable {
     let isLoaded: (AnyObject) -> Bool
     /// The loaded targets.
     let targets: (AnyObject) -> [any PersistentModel]
-    /// Sets the targets through the property's setter, so observers see it and the change is
+    /// Sets the targets as the property's setter does, so observers see it and the change is
     /// recorded (and, through the context, the inverse follows).
     let set: (AnyObject, [any PersistentModel]) -> Void
     /// Sets the targets loaded from the store, without recording a change.
     let load: (AnyObject, [any PersistentModel]) -> Void
     /// Forgets the loaded targets, so the next read loads them from the store.
     let unload: (AnyObject) -> Void
-    /// Adds one target at the end, through the property's setter like `set` (to-many only;
+    /// Adds one target at the end, as the property's setter would, like `set` (to-many only;
     /// `nil` for to-one). Keeping an inverse up to date appends one model at a time, and `set`
     /// would rebuild and re-cast the whole list each time.
     let append: ((AnyObject, any PersistentModel) -> Void)?
@@ -47,7 +47,7 @@ final class RelationshipAccess: @unchecked Sendable {
     static func toMany<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, [Target]>,
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]>>,
-        name: String
+        name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
         return RelationshipAccess(
@@ -56,9 +56,9 @@ final class RelationshipAccess: @unchecked Sendable {
             // element (`_arrayForceCast`), about 1,000 instructions apiece.
             targets: { location.get($0).value.map { $0 as any PersistentModel } },
             set: { model, targets in
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.map {
-                    unsafeDowncast($0, to: Target.self)
-                }
+                assign(
+                    unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
+                    location, keyPath, index)
             },
             load: { model, targets in
                 location.set(model, _PersistedValue(targets.map { unsafeDowncast($0, to: Target.self) }))
@@ -71,7 +71,7 @@ final class RelationshipAccess: @unchecked Sendable {
                 var list = location.get(model).loadedValue ?? []
                 location.set(model, _PersistedValue([]))
                 list.append(unsafeDowncast(target, to: Target.self))
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = list
+                assign(unsafeDowncast(model, to: Model.self), list, location, keyPath, index)
             },
             hasTargets: { model in
                 // An array of class references has one layout whatever the class, so the
@@ -86,16 +86,16 @@ final class RelationshipAccess: @unchecked Sendable {
     static func toOne<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, Target?>,
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target?>>,
-        name: String
+        name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
         return RelationshipAccess(
             isLoaded: { location.get($0).isLoaded },
             targets: { model in location.get(model).value.map { [$0] } ?? [] },
             set: { model, targets in
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = targets.first.map {
-                    unsafeDowncast($0, to: Target.self)
-                }
+                assign(
+                    unsafeDowncast(model, to: Model.self), targets.first.map { unsafeDowncast($0, to: Target.self) },
+                    location, keyPath, index)
             },
             load: { model, targets in
                 location.set(model, _PersistedValue(targets.first.map { unsafeDowncast($0, to: Target.self) }))
@@ -108,7 +108,7 @@ final class RelationshipAccess: @unchecked Sendable {
     static func toOneRequired<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, Target>,
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target>>,
-        name: String
+        name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
         return RelationshipAccess(
@@ -120,7 +120,9 @@ final class RelationshipAccess: @unchecked Sendable {
                         "\(Model.self).\(name) is not optional and cannot be cleared; delete the model or make the relationship optional"
                     )
                 }
-                unsafeDowncast(model, to: Model.self)[keyPath: keyPath] = unsafeDowncast(target, to: Target.self)
+                assign(
+                    unsafeDowncast(model, to: Model.self), unsafeDowncast(target, to: Target.self), location, keyPath,
+                    index)
             },
             load: { model, targets in
                 guard let target = targets.first else {
@@ -132,5 +134,43 @@ final class RelationshipAccess: @unchecked Sendable {
             unload: { location.set($0, _PersistedValue()) },
             append: nil,
             hasTargets: { location.get($0).isLoaded })
+    }
+}
+
+// What a relationship's generated setter does, without its getter: a key-path write to a
+// computed property reads it first (the setter is handed an `inout` copy), which would fault
+// the old targets in and register an observation access no one asked for.
+private func assign<Model: PersistentModel, Target: PersistentModel>(
+    _ model: Model, _ targets: [Target], _ location: StorageLocation<Model, [Target]>,
+    _ keyPath: ReferenceWritableKeyPath<Model, [Target]>, _ index: Int
+) {
+    model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
+        let oldValue = location.get(model).loadedValue
+        location.set(model, _PersistedValue(targets))
+        model._$didSet(index, from: oldValue, to: targets)
+    }
+}
+
+/// The same for an optional to-one relationship.
+private func assign<Model: PersistentModel, Target: PersistentModel>(
+    _ model: Model, _ target: Target?, _ location: StorageLocation<Model, Target?>,
+    _ keyPath: ReferenceWritableKeyPath<Model, Target?>, _ index: Int
+) {
+    model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
+        let oldValue = location.get(model).loadedValue
+        location.set(model, _PersistedValue(target))
+        model._$didSet(index, from: oldValue, to: target)
+    }
+}
+
+/// The same for a non-optional to-one relationship.
+private func assign<Model: PersistentModel, Target: PersistentModel>(
+    _ model: Model, _ target: Target, _ location: StorageLocation<Model, Target>,
+    _ keyPath: ReferenceWritableKeyPath<Model, Target>, _ index: Int
+) {
+    model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
+        let oldValue = location.get(model).loadedValue
+        location.set(model, _PersistedValue(target))
+        model._$didSet(index, from: oldValue, to: target)
     }
 }

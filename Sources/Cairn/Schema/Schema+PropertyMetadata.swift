@@ -137,7 +137,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: false, isOptional: true,
                     valueType: Target?.self, explicitAttribute: attribute))
-            relationshipAccess = .toOne(keyPath, storage, name: name)
+            relationshipAccess = .toOne(keyPath, storage, name: name, index: index)
         }
 
         /// Describes a non-optional to-one relationship without `@Relationship`. Called by generated code.
@@ -155,7 +155,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: false, isOptional: false,
                     valueType: Target.self, explicitAttribute: attribute))
-            relationshipAccess = .toOneRequired(keyPath, storage, name: name)
+            relationshipAccess = .toOneRequired(keyPath, storage, name: name, index: index)
         }
 
         /// Describes a to-many relationship without `@Relationship`. Called by generated code.
@@ -173,7 +173,7 @@ extension Schema {
                 .relationship(
                     nil, destination: Target.self, isToMany: true, isOptional: false,
                     valueType: [Target].self, explicitAttribute: attribute))
-            relationshipAccess = .toMany(keyPath, storage, name: name)
+            relationshipAccess = .toMany(keyPath, storage, name: name, index: index)
         }
 
         // MARK: Relationships with @Relationship
@@ -194,7 +194,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: false, isOptional: true,
                     valueType: Target?.self, explicitAttribute: nil))
-            relationshipAccess = .toOne(keyPath, storage, name: name)
+            relationshipAccess = .toOne(keyPath, storage, name: name, index: index)
         }
 
         /// Describes a non-optional to-one relationship with `@Relationship`. Called by generated code.
@@ -213,7 +213,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: false, isOptional: false,
                     valueType: Target.self, explicitAttribute: nil))
-            relationshipAccess = .toOneRequired(keyPath, storage, name: name)
+            relationshipAccess = .toOneRequired(keyPath, storage, name: name, index: index)
         }
 
         /// Describes a to-many relationship with `@Relationship`. Called by generated code.
@@ -232,7 +232,7 @@ extension Schema {
                 .relationship(
                     relationship, destination: Target.self, isToMany: true, isOptional: false,
                     valueType: [Target].self, explicitAttribute: nil))
-            relationshipAccess = .toMany(keyPath, storage, name: name)
+            relationshipAccess = .toMany(keyPath, storage, name: name, index: index)
         }
 
         // MARK: Transient properties

@@ -1,6 +1,5 @@
 import Cairn
 import Foundation
-import Observation
 import Testing
 
 // Models written the way SwiftData's documentation writes them; they must compile unchanged
@@ -177,38 +176,6 @@ final class LibraryCategory {
         #expect(book.hasChanges && book.keywords == ["nature"])
     }
 
-    @Test func changingAPropertyNotifiesObservers() {
-        let book = LibraryBook(isbn: "978-1", title: "Emma")
-        let notified = ObservationFlag()
-        withObservationTracking {
-            _ = book.title
-        } onChange: {
-            notified.set()
-        }
-        book.isbn = "978-2"
-        #expect(!notified.isSet, "only properties read in the tracking closure are observed")
-        book.title = "Persuasion"
-        #expect(notified.isSet)
-    }
-
-    @Test func anInverseKeptInStepNotifiesItsObservers() throws {
-        // The context appends to the inverse list in place (no copy); observers must still hear.
-        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
-        let author = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org")
-        context.insert(author)
-        let notified = ObservationFlag()
-        withObservationTracking {
-            _ = author.books
-        } onChange: {
-            notified.set()
-        }
-        let book = LibraryBook(isbn: "978-3", title: "Emma")
-        context.insert(book)
-        book.author = author
-        #expect(notified.isSet)
-        #expect(author.books.map(\.title) == ["Emma"])
-    }
-
     @Test func aVersionedSchemaGivesItsModelsAndVersion() throws {
         enum LibraryV2: VersionedSchema {
             static var versionIdentifier: Schema.Version { Schema.Version(2, 1, 0) }
@@ -226,12 +193,4 @@ final class LibraryCategory {
         #expect(schema.entities.map(\.name) == ["LibraryChapter", "LibraryBook", "LibraryAuthor", "LibraryAward"])
         #expect(Plan.schemas.count == 1 && "\(schema.version)" == "2.1.0")
     }
-}
-
-/// Set from an observation callback, read by the test.
-final class ObservationFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false  // guarded by lock
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

@@ -1,0 +1,55 @@
+import Observation
+
+// Observation that costs nothing until something can observe.
+//
+// `withObservationTracking` and SwiftUI register an observer for a property only through
+// `ObservationRegistrar.access`, which a property's getter calls while a tracking closure runs.
+// So a property whose getter has never run on a model cannot have an observer there, and
+// its setter need not tell the registrar anything. Telling it costs about 4,000 instructions
+// per set (a lock and a dictionary lookup by key path, twice, in code that is generic over
+// the model), and making a registrar costs three allocations per model.
+//
+// Each model's state keeps a bit per property whose getter ran, and makes the registrar at
+// the first getter call. A setter goes through the registrar only when its property's bit is
+// set. The bit is never cleared: a property read once, tracked or not, stays observed, which
+// errs toward notifying. Whether a tracking closure is running cannot be asked of Observation.
+
+extension _ModelState {
+    /// Registers a read of the persisted property at `index` with the model's observation
+    /// registrar (made now if the model has none), so that a `withObservationTracking` closure or a
+    /// SwiftUI view running this getter observes it. Called by generated getters; not for direct
+    /// use.
+    ///
+    /// ```swift
+    /// _$modelState.access(self, keyPath: \.title, 2)   // generated code
+    /// ```
+    @inlinable
+    public func access<Model: Observable & AnyObject, Member>(
+        _ model: Model, keyPath: KeyPath<Model, Member>, _ index: Int
+    ) {
+        observed.insert(index)
+        if registrar == nil { registrar = ObservationRegistrar() }
+        registrar.unsafelyUnwrapped.access(model, keyPath: keyPath)
+    }
+
+    /// Runs `mutation`, the change of the persisted property at `index`, telling the model's
+    /// observation registrar before and after when the property can have observers: when its
+    /// getter has run. Called by generated setters; not for direct use.
+    ///
+    /// ```swift
+    /// _$modelState.withMutation(of: self, keyPath: \.title, 2) { _$title = … }   // generated code
+    /// ```
+    @inlinable
+    public func withMutation<Model: Observable & AnyObject, Member, Result>(
+        of model: Model, keyPath: KeyPath<Model, Member>, _ index: Int, _ mutation: () throws -> Result
+    ) rethrows -> Result {
+        guard observed.contains(index), let registrar else { return try mutation() }
+        return try registrar.withMutation(of: model, keyPath: keyPath, mutation)
+    }
+
+    /// Whether the persisted property at `index` can have observers: its getter has run.
+    func isObservable(_ index: Int) -> Bool { observed.contains(index) }
+
+    /// Whether the model has an observation registrar yet (made at its first getter call).
+    var hasRegistrar: Bool { registrar != nil }
+}
