@@ -51,6 +51,10 @@ struct StoreWriter {
                             + "deleted before it was ever saved). Remove it from the relationship, or insert it again.")
                 }
             }
+            func isAppended(_ reference: SavePlan.RowReference) -> Bool {
+                guard case .new(let position) = reference else { return false }
+                return plan.newRows[position].takesOver == nil
+            }
             var gone: [PersistentIdentifier] = []
             for update in plan.updates {
                 let key = EntryLayout.rowKey(update.row)
@@ -111,8 +115,12 @@ struct StoreWriter {
             for list in plan.edgeLists {
                 let owner = try row(list.owner)
                 let ownerKey = EntryLayout.rowKey(owner)
-                let old = try txn.edges(of: owner, in: list.table).map(\.target)
-                try txn.delete(ownerKey, in: list.table)
+                // A row appended by this transaction has no edges yet: nothing to read or remove.
+                var old: [UInt64] = []
+                if !isAppended(list.owner) {
+                    old = try txn.edges(of: owner, in: list.table).map(\.target)
+                    try txn.delete(ownerKey, in: list.table)
+                }
                 var new: [UInt64] = []
                 new.reserveCapacity(list.targets.count)
                 for (rank, reference) in list.targets.enumerated() {

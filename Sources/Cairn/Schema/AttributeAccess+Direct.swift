@@ -38,22 +38,23 @@ extension AttributeAccess {
         ]
         return attempts.lazy.compactMap { $0() }.first
     }
+}
 
-    /// The byte offset of the stored property `field` in instances of `model`, when it has
-    /// exactly the type `type`.
-    static func storageOffset(in model: AnyClass, field: String, type: Any.Type) -> Int? {
-        var found: Int?
-        // `.classType` (raw value 1), spelled by value: the static is a `var`, which strict
-        // concurrency refuses to read.
-        _ = _forEachField(of: model, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
-            if String(cString: name) == field, fieldType == type {
-                found = offset
-                return false
-            }
-            return true
+/// The byte offset of the stored property `field` in instances of `model`, when it has
+/// exactly the type `type`.
+@usableFromInline
+func storageOffset(in model: AnyClass, field: String, type: Any.Type) -> Int? {
+    var found: Int?
+    // `.classType` (raw value 1), spelled by value: the static is a `var`, which strict
+    // concurrency refuses to read.
+    _ = _forEachField(of: model, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
+        if String(cString: name) == field, fieldType == type {
+            found = offset
+            return false
         }
-        return found
+        return true
     }
+    return found
 }
 
 /// What the specialized closures need, without the generic `Value`, so that each
@@ -114,7 +115,7 @@ private struct DirectContext {
 
 /// The storage of type `_PersistedValue<V>` at `offset` in `model`. The caller keeps `model`
 /// alive (it is an argument of the closure that asks) and uses the pointer at once.
-@inline(__always)
+@inlinable @inline(__always)
 func slot<V>(_ model: AnyObject, _ offset: Int, _: V.Type) -> UnsafeMutablePointer<_PersistedValue<V>> {
     (UnsafeMutableRawPointer(Unmanaged.passUnretained(model).toOpaque()) + offset)
         .assumingMemoryBound(to: _PersistedValue<V>.self)
@@ -123,20 +124,24 @@ func slot<V>(_ model: AnyObject, _ offset: Int, _: V.Type) -> UnsafeMutablePoint
 /// A model's generated storage for one property: at its field offset when the runtime's field
 /// table has it, else through the key path. Used by relationships, whose value types are the
 /// app's models, so only the key path (not the generic code) can be saved.
+@usableFromInline
 struct StorageLocation<Model: PersistentModel, Value> {
-    let keyPath: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>
-    let offset: Int?
+    @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>
+    @usableFromInline let offset: Int?
 
+    @inlinable
     init(_ keyPath: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String) {
         self.keyPath = keyPath
-        offset = AttributeAccess.storageOffset(in: Model.self, field: "_$" + name, type: _PersistedValue<Value>.self)
+        offset = storageOffset(in: Model.self, field: "_$" + name, type: _PersistedValue<Value>.self)
     }
 
+    @inlinable
     func get(_ model: AnyObject) -> _PersistedValue<Value> {
         if let offset { return slot(model, offset, Value.self).pointee }
         return unsafeDowncast(model, to: Model.self)[keyPath: keyPath]
     }
 
+    @inlinable
     func set(_ model: AnyObject, _ value: _PersistedValue<Value>) {
         if let offset {
             slot(model, offset, Value.self).pointee = value

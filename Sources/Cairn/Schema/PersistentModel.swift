@@ -95,6 +95,7 @@ extension PersistentModel {
     /// ```swift
     /// if !_$title.isLoaded { _$fulfill(2) }   // generated code
     /// ```
+    @inlinable
     public func _$fulfill(_ index: Int) {
         guard let loader = _$modelState.loader else {
             preconditionFailure(
@@ -109,13 +110,15 @@ extension PersistentModel {
     /// ```swift
     /// _$didSet(1, from: oldValue, to: newValue)   // generated code
     /// ```
+    @inlinable
     public func _$didSet<Value>(_ index: Int, from oldValue: Value?, to newValue: Value) {
         _$markChanged(index)
         _$modelState.loader?.attributeDidChange(self, index)
     }
 
     /// Marks the property at `index` changed, telling the context about the model's first change.
-    private func _$markChanged(_ index: Int) {
+    @usableFromInline
+    func _$markChanged(_ index: Int) {
         let wasUnchanged = !_$modelState.hasChanges
         _$modelState.markChanged(index)
         if wasUnchanged { _$modelState.loader?.modelDidChange(self) }
@@ -157,6 +160,7 @@ extension PersistentModel {
     /// ```swift
     /// _$didSet(3, from: oldAuthor, to: newAuthor)   // generated code
     /// ```
+    @inlinable
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target??, to newValue: Target?) {
         _$markChanged(index)
         guard let loader = _$modelState.loader ?? newValue?._$modelState.loader, !loader.isUpdatingInverses else {
@@ -171,6 +175,7 @@ extension PersistentModel {
     /// ```swift
     /// _$didSet(3, from: oldOwner, to: newOwner)   // generated code
     /// ```
+    @inlinable
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target?, to newValue: Target) {
         _$markChanged(index)
         guard let loader = _$modelState.loader ?? newValue._$modelState.loader, !loader.isUpdatingInverses else {
@@ -184,6 +189,7 @@ extension PersistentModel {
     /// ```swift
     /// _$didSet(4, from: oldBooks, to: newBooks)   // generated code
     /// ```
+    @inlinable
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: [Target]?, to newValue: [Target]) {
         _$markChanged(index)
         // A model outside any context that is related to one inside joins that context.

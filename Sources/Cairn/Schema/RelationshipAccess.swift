@@ -9,26 +9,28 @@
 ///
 /// `@unchecked Sendable`: the closures capture only key paths, and touch a model only on the
 /// thread that owns it.
+@usableFromInline
 final class RelationshipAccess: @unchecked Sendable {
     /// Whether the relationship of the model is loaded.
-    let isLoaded: (AnyObject) -> Bool
+    @usableFromInline let isLoaded: (AnyObject) -> Bool
     /// The loaded targets.
-    let targets: (AnyObject) -> [any PersistentModel]
+    @usableFromInline let targets: (AnyObject) -> [any PersistentModel]
     /// Sets the targets as the property's setter does, so observers see it and the change is
     /// recorded (and, through the context, the inverse follows).
-    let set: (AnyObject, [any PersistentModel]) -> Void
+    @usableFromInline let set: (AnyObject, [any PersistentModel]) -> Void
     /// Sets the targets loaded from the store, without recording a change.
-    let load: (AnyObject, [any PersistentModel]) -> Void
+    @usableFromInline let load: (AnyObject, [any PersistentModel]) -> Void
     /// Forgets the loaded targets, so the next read loads them from the store.
-    let unload: (AnyObject) -> Void
+    @usableFromInline let unload: (AnyObject) -> Void
     /// Adds one target at the end, as the property's setter would, like `set` (to-many only;
     /// `nil` for to-one). Keeping an inverse up to date appends one model at a time, and `set`
     /// would rebuild and re-cast the whole list each time.
-    let append: ((AnyObject, any PersistentModel) -> Void)?
+    @usableFromInline let append: ((AnyObject, any PersistentModel) -> Void)?
     /// Whether the relationship is loaded and has at least one target: what `targets` tells,
     /// without building the list of existentials.
-    let hasTargets: (AnyObject) -> Bool
+    @usableFromInline let hasTargets: (AnyObject) -> Bool
 
+    @usableFromInline
     init(
         isLoaded: @escaping (AnyObject) -> Bool, targets: @escaping (AnyObject) -> [any PersistentModel],
         set: @escaping (AnyObject, [any PersistentModel]) -> Void,
@@ -44,6 +46,7 @@ final class RelationshipAccess: @unchecked Sendable {
         self.hasTargets = hasTargets
     }
 
+    @inlinable
     static func toMany<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, [Target]>,
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]>>,
@@ -83,6 +86,7 @@ final class RelationshipAccess: @unchecked Sendable {
             })
     }
 
+    @inlinable
     static func toOne<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, Target?>,
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target?>>,
@@ -105,6 +109,7 @@ final class RelationshipAccess: @unchecked Sendable {
             hasTargets: { location.get($0).loadedValue.map { $0 != nil } ?? false })
     }
 
+    @inlinable
     static func toOneRequired<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, Target>,
         _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target>>,
@@ -140,7 +145,8 @@ final class RelationshipAccess: @unchecked Sendable {
 // What a relationship's generated setter does, without its getter: a key-path write to a
 // computed property reads it first (the setter is handed an `inout` copy), which would fault
 // the old targets in and register an observation access no one asked for.
-private func assign<Model: PersistentModel, Target: PersistentModel>(
+@inlinable
+func assign<Model: PersistentModel, Target: PersistentModel>(
     _ model: Model, _ targets: [Target], _ location: StorageLocation<Model, [Target]>,
     _ keyPath: ReferenceWritableKeyPath<Model, [Target]>, _ index: Int
 ) {
@@ -152,7 +158,8 @@ private func assign<Model: PersistentModel, Target: PersistentModel>(
 }
 
 /// The same for an optional to-one relationship.
-private func assign<Model: PersistentModel, Target: PersistentModel>(
+@inlinable
+func assign<Model: PersistentModel, Target: PersistentModel>(
     _ model: Model, _ target: Target?, _ location: StorageLocation<Model, Target?>,
     _ keyPath: ReferenceWritableKeyPath<Model, Target?>, _ index: Int
 ) {
@@ -164,7 +171,8 @@ private func assign<Model: PersistentModel, Target: PersistentModel>(
 }
 
 /// The same for a non-optional to-one relationship.
-private func assign<Model: PersistentModel, Target: PersistentModel>(
+@inlinable
+func assign<Model: PersistentModel, Target: PersistentModel>(
     _ model: Model, _ target: Target, _ location: StorageLocation<Model, Target>,
     _ keyPath: ReferenceWritableKeyPath<Model, Target>, _ index: Int
 ) {

@@ -127,17 +127,18 @@ extension Schema {
         /// ```swift
         /// Schema.PropertyMetadata(name: "author", keyPath: \Book.author, storage: \Book._$author, index: 4, attribute: nil)
         /// ```
+        @inlinable
         public init<Model: PersistentModel, Target: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Model, Target?>,
             storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target?>>, index: Int,
             defaultValue: Target?? = nil, attribute: AttributeMetadata?
         ) {
+            // Inlinable, so that the access closures are specialized for the app's model types.
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
-                .relationship(
-                    nil, destination: Target.self, isToMany: false, isOptional: true,
-                    valueType: Target?.self, explicitAttribute: attribute))
-            relationshipAccess = .toOne(keyPath, storage, name: name, index: index)
+                relationship: nil, destination: Target.self, isToMany: false, isOptional: true,
+                valueType: Target?.self, explicitAttribute: attribute,
+                access: .toOne(keyPath, storage, name: name, index: index))
         }
 
         /// Describes a non-optional to-one relationship without `@Relationship`. Called by generated code.
@@ -145,17 +146,18 @@ extension Schema {
         /// ```swift
         /// Schema.PropertyMetadata(name: "owner", keyPath: \Pet.owner, storage: \Pet._$owner, index: 1, attribute: nil)
         /// ```
+        @inlinable
         public init<Model: PersistentModel, Target: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Model, Target>,
             storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target>>, index: Int,
             defaultValue: Target? = nil, attribute: AttributeMetadata?
         ) {
+            // Inlinable, so that the access closures are specialized for the app's model types.
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
-                .relationship(
-                    nil, destination: Target.self, isToMany: false, isOptional: false,
-                    valueType: Target.self, explicitAttribute: attribute))
-            relationshipAccess = .toOneRequired(keyPath, storage, name: name, index: index)
+                relationship: nil, destination: Target.self, isToMany: false, isOptional: false,
+                valueType: Target.self, explicitAttribute: attribute,
+                access: .toOneRequired(keyPath, storage, name: name, index: index))
         }
 
         /// Describes a to-many relationship without `@Relationship`. Called by generated code.
@@ -163,17 +165,18 @@ extension Schema {
         /// ```swift
         /// Schema.PropertyMetadata(name: "tags", keyPath: \Book.tags, storage: \Book._$tags, index: 5, attribute: nil)
         /// ```
+        @inlinable
         public init<Model: PersistentModel, Target: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Model, [Target]>,
             storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]>>, index: Int,
             defaultValue: [Target]? = nil, attribute: AttributeMetadata?
         ) {
+            // Inlinable, so that the access closures are specialized for the app's model types.
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
-                .relationship(
-                    nil, destination: Target.self, isToMany: true, isOptional: false,
-                    valueType: [Target].self, explicitAttribute: attribute))
-            relationshipAccess = .toMany(keyPath, storage, name: name, index: index)
+                relationship: nil, destination: Target.self, isToMany: true, isOptional: false,
+                valueType: [Target].self, explicitAttribute: attribute,
+                access: .toMany(keyPath, storage, name: name, index: index))
         }
 
         // MARK: Relationships with @Relationship
@@ -184,17 +187,18 @@ extension Schema {
         /// Schema.PropertyMetadata(name: "author", keyPath: \Book.author, storage: \Book._$author, index: 4,
         ///                         relationship: .init(deleteRule: .nullify, inverse: \Author.books))
         /// ```
+        @inlinable
         public init<Model: PersistentModel, Target: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Model, Target?>,
             storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target?>>, index: Int,
             defaultValue: Target?? = nil, relationship: RelationshipMetadata
         ) {
+            // Inlinable, so that the access closures are specialized for the app's model types.
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
-                .relationship(
-                    relationship, destination: Target.self, isToMany: false, isOptional: true,
-                    valueType: Target?.self, explicitAttribute: nil))
-            relationshipAccess = .toOne(keyPath, storage, name: name, index: index)
+                relationship: relationship, destination: Target.self, isToMany: false, isOptional: true,
+                valueType: Target?.self, explicitAttribute: nil,
+                access: .toOne(keyPath, storage, name: name, index: index))
         }
 
         /// Describes a non-optional to-one relationship with `@Relationship`. Called by generated code.
@@ -203,17 +207,18 @@ extension Schema {
         /// Schema.PropertyMetadata(name: "owner", keyPath: \Pet.owner, storage: \Pet._$owner, index: 1,
         ///                         relationship: .init(deleteRule: .nullify))
         /// ```
+        @inlinable
         public init<Model: PersistentModel, Target: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Model, Target>,
             storage: ReferenceWritableKeyPath<Model, _PersistedValue<Target>>, index: Int,
             defaultValue: Target? = nil, relationship: RelationshipMetadata
         ) {
+            // Inlinable, so that the access closures are specialized for the app's model types.
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
-                .relationship(
-                    relationship, destination: Target.self, isToMany: false, isOptional: false,
-                    valueType: Target.self, explicitAttribute: nil))
-            relationshipAccess = .toOneRequired(keyPath, storage, name: name, index: index)
+                relationship: relationship, destination: Target.self, isToMany: false, isOptional: false,
+                valueType: Target.self, explicitAttribute: nil,
+                access: .toOneRequired(keyPath, storage, name: name, index: index))
         }
 
         /// Describes a to-many relationship with `@Relationship`. Called by generated code.
@@ -222,17 +227,18 @@ extension Schema {
         /// Schema.PropertyMetadata(name: "chapters", keyPath: \Book.chapters, storage: \Book._$chapters, index: 5,
         ///                         relationship: .init(deleteRule: .cascade, inverse: \Chapter.book))
         /// ```
+        @inlinable
         public init<Model: PersistentModel, Target: PersistentModel>(
             name: String, keyPath: ReferenceWritableKeyPath<Model, [Target]>,
             storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]>>, index: Int,
             defaultValue: [Target]? = nil, relationship: RelationshipMetadata
         ) {
+            // Inlinable, so that the access closures are specialized for the app's model types.
             self.init(
                 name, keyPath, storage, index, defaultValue.map { $0 as Any },
-                .relationship(
-                    relationship, destination: Target.self, isToMany: true, isOptional: false,
-                    valueType: [Target].self, explicitAttribute: nil))
-            relationshipAccess = .toMany(keyPath, storage, name: name, index: index)
+                relationship: relationship, destination: Target.self, isToMany: true, isOptional: false,
+                valueType: [Target].self, explicitAttribute: nil,
+                access: .toMany(keyPath, storage, name: name, index: index))
         }
 
         // MARK: Transient properties
@@ -251,6 +257,22 @@ extension Schema {
             self.kind = .transient(valueType: Value.self, isOptional: Value.self is any _OptionalType.Type)
             self.attributeAccess = nil
             self.relationshipAccess = nil
+        }
+
+        /// A relationship, with its access built where the model types are known.
+        @usableFromInline
+        init(
+            _ name: String, _ keyPath: AnyKeyPath, _ storage: AnyKeyPath, _ index: Int, _ defaultValue: Any?,
+            relationship: RelationshipMetadata?, destination: any PersistentModel.Type, isToMany: Bool,
+            isOptional: Bool, valueType: any Any.Type, explicitAttribute: AttributeMetadata?,
+            access: RelationshipAccess
+        ) {
+            self.init(
+                name, keyPath, storage, index, defaultValue,
+                .relationship(
+                    relationship, destination: destination, isToMany: isToMany, isOptional: isOptional,
+                    valueType: valueType, explicitAttribute: explicitAttribute))
+            relationshipAccess = access
         }
 
         private init(

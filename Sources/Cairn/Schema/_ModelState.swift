@@ -25,7 +25,7 @@ public final class _ModelState {
     /// hold each other, and if they also held their context, any relationship would keep the
     /// context, its container and its store alive for good. Keep the context while you use its
     /// models; a fault whose context is gone cannot load.
-    weak var loader: (any _ModelLoader)?
+    @usableFromInline weak var loader: (any _ModelLoader)?
     /// The model's identity in its context; `nil` until it is inserted or fetched.
     var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.

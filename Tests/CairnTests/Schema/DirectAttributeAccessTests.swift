@@ -110,7 +110,7 @@ final class EveryBuiltInType {
             as [(String, Any.Type)]
         {
             #expect(
-                AttributeAccess.storageOffset(in: DirectOwner.self, field: "_$" + name, type: type) != nil,
+                storageOffset(in: DirectOwner.self, field: "_$" + name, type: type) != nil,
                 "\(name) has a field offset")
         }
         let entity = try #require(container.schema.entities.first { $0.name == "DirectOwner" })
@@ -167,7 +167,7 @@ final class EveryBuiltInType {
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(model).toOpaque())
         let address = withUnsafeMutablePointer(to: &target[keyPath: storage]) { UnsafeMutableRawPointer($0) }
         #expect(
-            AttributeAccess.storageOffset(in: EveryBuiltInType.self, field: "_$" + name, type: _PersistedValue<V>.self)
+            storageOffset(in: EveryBuiltInType.self, field: "_$" + name, type: _PersistedValue<V>.self)
                 == address - base, "\(name): offset")
 
         // The same bytes, the same keys.
