@@ -24,42 +24,47 @@ struct History {
     /// `meta` key of the oldest commit id whose entry is kept (u64 big-endian).
     static let floorKey = Array("history.floor".utf8)
 
-    private struct Bucket: Hashable {
+    private struct Bucket {
         let kind: Kind
         let entity: String
     }
 
-    /// The rows recorded, per kind and entity, in the order they came (repeats included).
-    private var buckets: [Bucket: [UInt64]] = [:]
-    /// The bucket of the last row recorded: a save records runs of rows of one kind and entity.
-    private var lastBucket: Bucket?
+    /// The rows recorded, per kind and entity, in the order they came (repeats included). A save
+    /// touches a few entities, so the groups are searched in order, the last one used first:
+    /// hashing the entity's name for every row cost more than the rest of recording it.
+    private var groups: [(bucket: Bucket, rows: [UInt64])] = []
+    /// The position in `groups` of the last row recorded.
+    private var last = 0
 
     /// Whether nothing was recorded.
-    var isEmpty: Bool { buckets.isEmpty }
+    var isEmpty: Bool { groups.isEmpty }
 
     mutating func record(_ kind: Kind, _ entity: String, _ row: UInt64) {
-        let bucket: Bucket
-        if let last = lastBucket, last.kind == kind, last.entity == entity {
-            bucket = last
-        } else {
-            bucket = Bucket(kind: kind, entity: entity)
-            lastBucket = bucket
+        if last >= groups.count || groups[last].bucket.kind != kind || groups[last].bucket.entity != entity {
+            if let position = groups.firstIndex(where: { $0.bucket.kind == kind && $0.bucket.entity == entity }) {
+                last = position
+            } else {
+                groups.append((Bucket(kind: kind, entity: entity), []))
+                last = groups.count - 1
+            }
         }
-        buckets[bucket, default: []].append(row)
+        groups[last].rows.append(row)
     }
 
     /// The stored value: groups by entity, then kind; rows ascending, each once.
     func encoded() -> [UInt8] {
-        let order = buckets.keys.sorted { ($0.entity, $0.kind.rawValue) < ($1.entity, $1.kind.rawValue) }
-        let groups = order.map { bucket in
-            var rows = buckets[bucket]!
+        let ordered = groups.sorted {
+            ($0.bucket.entity, $0.bucket.kind.rawValue) < ($1.bucket.entity, $1.bucket.kind.rawValue)
+        }
+        let encodedGroups = ordered.map { group in
+            var rows = group.rows
             rows.sort()
             var unique: [UInt64] = []
             unique.reserveCapacity(rows.count)
             for row in rows where unique.last != row { unique.append(row) }
-            return EntryLayout.HistoryGroup(kind: bucket.kind.rawValue, entity: bucket.entity, rows: unique)
+            return EntryLayout.HistoryGroup(kind: group.bucket.kind.rawValue, entity: group.bucket.entity, rows: unique)
         }
-        return EntryLayout.historyValue(groups)
+        return EntryLayout.historyValue(encodedGroups)
     }
 
     /// The entries of a stored value, or `nil` when it does not parse.

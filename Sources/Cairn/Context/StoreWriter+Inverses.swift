@@ -14,6 +14,23 @@ extension StoreWriter {
         }
     }
 
+    /// The other side of a relationship: its entity's tables, the inverse relationship and its
+    /// edge table; `nil` when the relationship has no inverse.
+    struct InverseSide {
+        let destination: Store.EntityTables
+        let inverse: Schema.Relationship
+        let table: Table
+
+        init?(of relationship: Schema.Relationship, in store: Store) {
+            guard let inverseName = relationship.inverseName,
+                let destination = store.entities[relationship.destination],
+                let inverse = destination.entity.relationshipsByName[inverseName],
+                let table = destination.edges[inverseName]
+            else { return nil }
+            (self.destination, self.inverse, self.table) = (destination, inverse, table)
+        }
+    }
+
     /// A row's stored edges in one relationship table, verified: each duplicate's bytes (to delete
     /// it by), rank and target row.
     static func storedEdges(
@@ -68,26 +85,37 @@ extension StoreWriter {
                     PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: owner))
             }
         }
+        // Each relationship's inverse, found by name once per save rather than once per list.
+        var inverses: [ObjectIdentifier: InverseSide?] = [:]
         for list in rewritten {
             let (relationship, table, owner, old, new) = (list.relationship, list.table, list.owner, list.old, list.new)
-            guard let inverseName = relationship.inverseName,
-                let destination = store.entities[relationship.destination],
-                let inverse = destination.entity.relationshipsByName[inverseName],
-                let inverseTable = destination.edges[inverseName]
+            let side: InverseSide?
+            if let known = inverses[ObjectIdentifier(relationship)] {
+                side = known
+            } else {
+                side = InverseSide(of: relationship, in: store)
+                inverses[ObjectIdentifier(relationship)] = side
+            }
+            guard let (destination, inverse, inverseTable) = side.map({ ($0.destination, $0.inverse, $0.table) })
             else { continue }
-            let kept = Set(new)
-            for target in old where !kept.contains(target) {
-                try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.destination)
+            if !old.isEmpty {
+                let kept = Set(new)
+                for target in old where !kept.contains(target) {
+                    try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.destination)
+                }
             }
             for target in new {
-                let targetID = PersistentIdentifier(
-                    entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
-                if !deleted.contains(targetID),
-                    written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true
-                {
+                let isDeleted =
+                    !deleted.isEmpty
+                    && deleted.contains(
+                        PersistentIdentifier(
+                            entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target))
+                if !isDeleted, written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true {
                     continue
                 }
-                guard !deleted.contains(targetID), try txn.contains(EntryLayout.rowKey(target), in: destination.records)
+                let targetID = PersistentIdentifier(
+                    entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
+                guard !isDeleted, try txn.contains(EntryLayout.rowKey(target), in: destination.records)
                 else {
                     try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
                     continue

@@ -131,7 +131,8 @@ struct StoreWriter {
                 }
                 rewritten.append(RewrittenList(list.relationship, list.table, owner, old, new))
                 history.record(.edges, list.ownerEntity, owner)
-                for target in old + new { history.record(.edges, list.relationship.destination, target) }
+                for target in old { history.record(.edges, list.relationship.destination, target) }
+                for target in new { history.record(.edges, list.relationship.destination, target) }
             }
             let deleted = Set(
                 plan.deletes.map {
