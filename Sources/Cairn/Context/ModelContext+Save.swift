@@ -177,8 +177,8 @@ extension ModelContext {
         }
         savePlan.edgeLists = edgeWrites.map { write in
             SavePlan.EdgeList(
-                relationship: write.relationship, table: write.table,
-                ownerEntity: write.owner.persistentModelID.entityName, owner: reference(write.owner),
+                relationship: write.relationship, table: write.table, ownerTables: store.tables(of: write.owner),
+                owner: reference(write.owner),
                 targets: write.targets.map(reference))
         }
         let outcome = try StoreWriter(store: store).write(savePlan)

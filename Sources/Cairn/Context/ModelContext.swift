@@ -592,7 +592,8 @@ public final class ModelContext: _ModelLoader {
             return
         }
         guard let id = model._$modelState.persistentIdentifier,
-            let relationship = store.entities[id.entityName]?.relationshipsByIndex[index]
+            let tables = store.entitiesByType[ObjectIdentifier(type(of: model))],
+            let relationship = tables.relationshipsByIndex[index]
         else { return }
         // Models a relationship reaches join the context, as in SwiftData.
         for target in newTargets {
@@ -601,32 +602,31 @@ public final class ModelContext: _ModelLoader {
                 target._$modelState.loader === self,
                 "\(id.entityName).\(relationship.name) was set to a \(relationship.destination) of another context")
         }
-        guard let inverseName = relationship.inverseName,
-            let inverse = store.entities[relationship.destination]?.entity.relationshipsByName[inverseName]
-        else { return }
+        guard let inverse = tables.inverses[index]?.inverse else { return }
         // Targets that were not loaded are the stored ones (nothing changed them since).
         let oldTargets: [any PersistentModel]
         if let knownOldTargets {
             oldTargets = knownOldTargets
-        } else if let rowID = id.rowID, let tables = store.entities[id.entityName] {
+        } else if let rowID = id.rowID {
             oldTargets = (try? storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
         } else {
             oldTargets = []
         }
         maintainingInverses = true
         defer { maintainingInverses = false }
-        let old = Set(oldTargets.map { ObjectIdentifier($0) })
-        let new = Set(newTargets.map { ObjectIdentifier($0) })
+        // Most changes set one target where there was none: no sets needed to compare.
+        let old = oldTargets.isEmpty ? [] : Set(oldTargets.map { ObjectIdentifier($0) })
+        let new = oldTargets.isEmpty ? [] : Set(newTargets.map { ObjectIdentifier($0) })
         for target in oldTargets where !new.contains(ObjectIdentifier(target)) {
             let current = loadedTargets(inverse, of: target)
             if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
         }
         for target in newTargets where !old.contains(ObjectIdentifier(target)) {
-            let current = loadedTargets(inverse, of: target)
-            guard !current.contains(where: { $0 === model }) else { continue }
+            if !inverse.access.isLoaded(target) { fulfill(target, inverse.index) }
+            guard !inverse.access.contains(target, model) else { continue }
             if inverse.isToOneRelationship {
                 // The target leaves its previous partner, whose side loses it.
-                if let previous = current.first {
+                if let previous = inverse.access.targets(target).first {
                     let previousTargets = loadedTargets(relationship, of: previous)
                     relationship.access.set(previous, previousTargets.filter { $0 !== target })
                 }
@@ -634,7 +634,7 @@ public final class ModelContext: _ModelLoader {
             } else if let append = inverse.access.append {
                 append(target, model)
             } else {
-                inverse.access.set(target, current + [model])
+                inverse.access.set(target, inverse.access.targets(target) + [model])
             }
         }
     }

@@ -64,7 +64,8 @@ struct SavePlan {
     struct EdgeList {
         let relationship: Schema.Relationship
         let table: Table
-        let ownerEntity: String
+        /// The owner's entity's tables.
+        let ownerTables: Store.EntityTables
         let owner: RowReference
         let targets: [RowReference]
     }

@@ -27,6 +27,17 @@ final class Store: @unchecked Sendable {
         var indexes: [UniqueConstraint] = []
         /// The property indexes of the attributes any unique or index table keys.
         var keyedAttributeIndexes: Set<Int> = []
+        /// The other side of each relationship that has an inverse, by the relationship's
+        /// property index: set once every entity's tables are open.
+        fileprivate(set) var inverses: [Int: InverseSide] = [:]
+
+        /// The other side of a relationship: its entity's tables, the inverse relationship and
+        /// its edge table.
+        struct InverseSide {
+            let destination: EntityTables
+            let inverse: Schema.Relationship
+            let table: Table
+        }
 
         /// One uniqueness constraint or index of an entity: its attributes and table.
         struct UniqueConstraint {
@@ -152,6 +163,17 @@ final class Store: @unchecked Sendable {
         entities = try Self.openEntities(schema, environment: environment, meta: meta, readOnly: isReadOnly)
         entitiesByType = Dictionary(
             uniqueKeysWithValues: entities.values.map { (ObjectIdentifier($0.entity.modelType), $0) })
+        for tables in entities.values {
+            for relationship in tables.entity.relationships {
+                guard let inverseName = relationship.inverseName,
+                    let destination = entities[relationship.destination],
+                    let inverse = destination.entity.relationshipsByName[inverseName],
+                    let table = destination.edges[inverseName]
+                else { continue }
+                tables.inverses[relationship.index] = EntityTables.InverseSide(
+                    destination: destination, inverse: inverse, table: table)
+            }
+        }
     }
 
     deinit {

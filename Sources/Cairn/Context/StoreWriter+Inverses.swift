@@ -4,30 +4,19 @@ extension StoreWriter {
     /// A relationship list as it was before and after this save (`new` is empty for a deleted owner).
     struct RewrittenList {
         let relationship: Schema.Relationship
+        /// The owner's entity's tables.
+        let ownerTables: Store.EntityTables
         let table: Table
         let owner: UInt64
         let old: [UInt64]
         let new: [UInt64]
 
-        init(_ relationship: Schema.Relationship, _ table: Table, _ owner: UInt64, _ old: [UInt64], _ new: [UInt64]) {
-            (self.relationship, self.table, self.owner, self.old, self.new) = (relationship, table, owner, old, new)
-        }
-    }
-
-    /// The other side of a relationship: its entity's tables, the inverse relationship and its
-    /// edge table; `nil` when the relationship has no inverse.
-    struct InverseSide {
-        let destination: Store.EntityTables
-        let inverse: Schema.Relationship
-        let table: Table
-
-        init?(of relationship: Schema.Relationship, in store: Store) {
-            guard let inverseName = relationship.inverseName,
-                let destination = store.entities[relationship.destination],
-                let inverse = destination.entity.relationshipsByName[inverseName],
-                let table = destination.edges[inverseName]
-            else { return nil }
-            (self.destination, self.inverse, self.table) = (destination, inverse, table)
+        init(
+            _ relationship: Schema.Relationship, of ownerTables: Store.EntityTables, _ table: Table, _ owner: UInt64,
+            _ old: [UInt64], _ new: [UInt64]
+        ) {
+            (self.relationship, self.ownerTables, self.table, self.owner, self.old, self.new) =
+                (relationship, ownerTables, table, owner, old, new)
         }
     }
 
@@ -85,19 +74,10 @@ extension StoreWriter {
                     PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: owner))
             }
         }
-        // Each relationship's inverse, found by name once per save rather than once per list.
-        var inverses: [ObjectIdentifier: InverseSide?] = [:]
         for list in rewritten {
             let (relationship, table, owner, old, new) = (list.relationship, list.table, list.owner, list.old, list.new)
-            let side: InverseSide?
-            if let known = inverses[ObjectIdentifier(relationship)] {
-                side = known
-            } else {
-                side = InverseSide(of: relationship, in: store)
-                inverses[ObjectIdentifier(relationship)] = side
-            }
-            guard let (destination, inverse, inverseTable) = side.map({ ($0.destination, $0.inverse, $0.table) })
-            else { continue }
+            guard let side = list.ownerTables.inverses[relationship.index] else { continue }
+            let (destination, inverse, inverseTable) = (side.destination, side.inverse, side.table)
             if !old.isEmpty {
                 let kept = Set(new)
                 for target in old where !kept.contains(target) {

@@ -74,7 +74,7 @@ struct StoreWriter {
                 for (name, table) in tables.edges {
                     if let relationship = tables.entity.relationshipsByName[name] {
                         let old = try txn.edges(of: deleted, in: table).map(\.target)
-                        if !old.isEmpty { rewritten.append(RewrittenList(relationship, table, deleted, old, [])) }
+                        if !old.isEmpty { rewritten.append(RewrittenList(relationship, of: tables, table, deleted, old, [])) }
                     }
                     try txn.delete(key, in: table)
                 }
@@ -129,8 +129,8 @@ struct StoreWriter {
                     try txn.put(edge, for: ownerKey, in: list.table, options: .appendDuplicate)
                     new.append(target)
                 }
-                rewritten.append(RewrittenList(list.relationship, list.table, owner, old, new))
-                history.record(.edges, list.ownerEntity, owner)
+                rewritten.append(RewrittenList(list.relationship, of: list.ownerTables, list.table, owner, old, new))
+                history.record(.edges, list.ownerTables.entity.name, owner)
                 for target in old { history.record(.edges, list.relationship.destination, target) }
                 for target in new { history.record(.edges, list.relationship.destination, target) }
             }

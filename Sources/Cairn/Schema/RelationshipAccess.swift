@@ -29,13 +29,17 @@ final class RelationshipAccess: @unchecked Sendable {
     /// Whether the relationship is loaded and has at least one target: what `targets` tells,
     /// without building the list of existentials.
     @usableFromInline let hasTargets: (AnyObject) -> Bool
+    /// Whether the loaded targets include the given model, compared by identity, without
+    /// building the list of existentials.
+    @usableFromInline let contains: (AnyObject, AnyObject) -> Bool
 
     @usableFromInline
     init(
         isLoaded: @escaping (AnyObject) -> Bool, targets: @escaping (AnyObject) -> [any PersistentModel],
         set: @escaping (AnyObject, [any PersistentModel]) -> Void,
         load: @escaping (AnyObject, [any PersistentModel]) -> Void, unload: @escaping (AnyObject) -> Void,
-        append: ((AnyObject, any PersistentModel) -> Void)?, hasTargets: @escaping (AnyObject) -> Bool
+        append: ((AnyObject, any PersistentModel) -> Void)?, hasTargets: @escaping (AnyObject) -> Bool,
+        contains: @escaping (AnyObject, AnyObject) -> Bool
     ) {
         self.isLoaded = isLoaded
         self.targets = targets
@@ -44,6 +48,7 @@ final class RelationshipAccess: @unchecked Sendable {
         self.unload = unload
         self.append = append
         self.hasTargets = hasTargets
+        self.contains = contains
     }
 
     @inlinable
@@ -83,7 +88,8 @@ final class RelationshipAccess: @unchecked Sendable {
                     return slot(model, offset, [AnyObject].self).pointee.loadedValue.map { !$0.isEmpty } ?? false
                 }
                 return location.get(model).loadedValue.map { !$0.isEmpty } ?? false
-            })
+            },
+            contains: { model, target in location.get(model).loadedValue?.contains { $0 === target } ?? false })
     }
 
     @inlinable
@@ -106,7 +112,8 @@ final class RelationshipAccess: @unchecked Sendable {
             },
             unload: { location.set($0, _PersistedValue()) },
             append: nil,
-            hasTargets: { location.get($0).loadedValue.map { $0 != nil } ?? false })
+            hasTargets: { location.get($0).loadedValue.map { $0 != nil } ?? false },
+            contains: { model, target in location.get(model).loadedValue?.map { $0 === target } ?? false })
     }
 
     @inlinable
@@ -138,7 +145,8 @@ final class RelationshipAccess: @unchecked Sendable {
             },
             unload: { location.set($0, _PersistedValue()) },
             append: nil,
-            hasTargets: { location.get($0).isLoaded })
+            hasTargets: { location.get($0).isLoaded },
+            contains: { model, target in location.get(model).loadedValue.map { $0 === target } ?? false })
     }
 }
 
