@@ -61,6 +61,9 @@ final class Store: @unchecked Sendable {
 
         /// The entity's position in the schema: the index of its rows in a context's identity map.
         let ordinal: Int
+        /// `\Model.persistentModelID` for the entity's class, made once: a key path over a generic
+        /// root is instantiated anew each time it is written (8,000 instructions per fetch).
+        let identifierKeyPath: AnyKeyPath
 
         init(
             entity: Schema.Entity, ordinal: Int, records: Table, tags: [String: UInt32], edges: [String: Table],
@@ -68,6 +71,7 @@ final class Store: @unchecked Sendable {
         ) {
             self.entity = entity
             self.ordinal = ordinal
+            identifierKeyPath = Self.identifierKeyPath(of: entity.modelType)
             self.records = records
             self.tags = tags
             self.edges = edges
@@ -85,6 +89,10 @@ final class Store: @unchecked Sendable {
                 return (tag, access)
             }.sorted { $0.0 < $1.0 }
             externalAttributes = external
+        }
+
+        private static func identifierKeyPath<T: PersistentModel>(of _: T.Type) -> AnyKeyPath {
+            \T.persistentModelID
         }
     }
 

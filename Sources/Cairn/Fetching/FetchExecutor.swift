@@ -175,12 +175,17 @@ struct FetchExecutor<T: PersistentModel> {
     /// index holds their stored values, not the unsaved ones). None when pending changes do not
     /// count.
     func pendingMatches(excluding stored: Set<ObjectIdentifier>) throws -> [T] {
-        try pendingMatches(excluding: stored, movedBy: movedBy)
+        let pending = context.pending
+        // Most fetches run with nothing inserted and no keyed attribute changed: nothing to add.
+        guard descriptor.includePendingChanges, !(pending.inserted.isEmpty && pending.keyChanged.isEmpty) else {
+            return []
+        }
+        return try pendingMatches(excluding: stored, movedBy: pending.keyChanged.isEmpty ? [] : movedBy)
     }
 
     private func pendingMatches(excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?) throws -> [T] {
-        guard descriptor.includePendingChanges else { return [] }
-        let deleted = Set(context.deletedModelsArray.map(ObjectIdentifier.init))
+        let deleted =
+            context.pending.deleted.isEmpty ? [] : Set(context.deletedModelsArray.map(ObjectIdentifier.init))
         var candidates: [T] = []
         if let movedBy, !movedBy.isEmpty {
             for case let model as T in context.keyChangedModels

@@ -147,7 +147,7 @@ struct PredicatePlanner {
     static func `for`<T: PersistentModel>(
         _ type: T.Type, tables: Store.EntityTables, store: Store
     ) -> PredicatePlanner {
-        PredicatePlanner(tables: tables, identifierKeyPath: \T.persistentModelID, storeIdentifier: store.identifier)
+        PredicatePlanner(tables: tables, identifierKeyPath: tables.identifierKeyPath, storeIdentifier: store.identifier)
     }
 
     /// An index whose key order is `sortBy`'s first key, for a fetch that chose `access`: a

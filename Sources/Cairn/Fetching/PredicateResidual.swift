@@ -49,6 +49,9 @@ struct PredicateResidual<T: PersistentModel> {
     /// The models of `models` that satisfy the predicate (see ``matches(_:vouched:)``).
     func filter(_ models: [T], vouched: Bool) throws -> [T] {
         guard predicate != nil else { return models }
+        // Rows the access path vouches for match unless their model has unsaved changes: keep
+        // the array as it is then, rather than filtering it into a new one.
+        if vouched && isEmptyForVouchedRows, !models.contains(where: { $0.hasChanges }) { return models }
         return try models.filter { try matches($0, vouched: vouched && !$0.hasChanges) }
     }
 
