@@ -71,8 +71,9 @@ struct PredicatePlanner {
         let kind: Kind
         /// The value's key encoding (not finalized).
         let key: [UInt8]
-        /// The value as text, for ``FetchPlan``.
-        let text: String
+        /// The value, described only when ``text`` is asked for: describing it costs more
+        /// than planning the fetch.
+        let value: Any
         /// For ``Kind/oneOf``: each value's key encoding.
         var keys: [[UInt8]] = []
         /// The position of the `&&`-joined part of the predicate this condition is.
@@ -80,6 +81,12 @@ struct PredicatePlanner {
         /// Whether a key lookup finds exactly the values that satisfy the condition: every value
         /// equals itself (not NaN) and no key is long enough to be cut and hashed.
         var isExact = false
+
+        /// The value as text, for ``FetchPlan``.
+        var text: String {
+            if case .oneOf = kind { return "\(keys.count) values" }
+            return String(describing: value)
+        }
     }
 
     /// A chosen access path, with what it needs to read its rows.
@@ -437,7 +444,7 @@ struct PredicatePlanner {
             }
             return [
                 Condition(
-                    attribute: attribute, kind: .oneOf, key: [], text: "\(keys.count) values", keys: keys,
+                    attribute: attribute, kind: .oneOf, key: [], value: keys.count, keys: keys,
                     isExact: isExact)
             ]
         }
@@ -470,7 +477,7 @@ struct PredicatePlanner {
         var builder = KeyBuilder()
         component.appendKey(to: &builder)
         return Condition(
-            attribute: attribute, kind: kind, key: builder.bytes, text: String(describing: value),
+            attribute: attribute, kind: kind, key: builder.bytes, value: value,
             isExact: equalsItself(value))
     }
 }
