@@ -170,8 +170,7 @@ extension ModelContainer {
                 if !(rows[name]?.contains(owner) ?? false) {
                     report.add(.missingRow, table: table.name, [ownerID], "Edges of \(ownerID), which does not exist.")
                 }
-                if !(rows[relationship.destination]?.contains(edge.target) ?? false) && !store.canDangle(relationship)
-                {
+                if !(rows[relationship.destination]?.contains(edge.target) ?? false) && !store.canDangle(relationship) {
                     report.add(
                         .missingRow, table: table.name, [ownerID, targetID],
                         "\(ownerID).\(relationship.name) points at \(targetID), which does not exist.")

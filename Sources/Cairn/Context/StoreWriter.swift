@@ -74,7 +74,9 @@ struct StoreWriter {
                 for (name, table) in tables.edges {
                     if let relationship = tables.entity.relationshipsByName[name] {
                         let old = try txn.edges(of: deleted, in: table).map(\.target)
-                        if !old.isEmpty { rewritten.append(RewrittenList(relationship, of: tables, table, deleted, old, [])) }
+                        if !old.isEmpty {
+                            rewritten.append(RewrittenList(relationship, of: tables, table, deleted, old, []))
+                        }
                     }
                     try txn.delete(key, in: table)
                 }

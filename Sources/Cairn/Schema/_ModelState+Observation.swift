@@ -7,7 +7,7 @@ import Observation
 // So a property whose getter has never run on a model cannot have an observer there, and
 // its setter need not tell the registrar anything. Telling it costs about 4,000 instructions
 // per set (a lock and a dictionary lookup by key path, twice, in code that is generic over
-// the model), and making a registrar costs three allocations per model.
+// the model), and making a registrar costs four allocations per model (three and its box).
 //
 // Each model's state keeps a bit per property whose getter ran, and makes the registrar at
 // the first getter call. A setter goes through the registrar only when its property's bit is
@@ -27,9 +27,15 @@ extension _ModelState {
     public func access<Model: Observable & AnyObject, Member>(
         _ model: Model, keyPath: KeyPath<Model, Member>, _ index: Int
     ) {
-        observed.insert(index)
-        if registrar == nil { registrar = ObservationRegistrar() }
-        registrar.unsafelyUnwrapped.access(model, keyPath: keyPath)
+        if !observed.contains(index) { observed.insert(index) }
+        let box: _ObservationBox
+        if let existing = observation {
+            box = existing
+        } else {
+            box = _ObservationBox()
+            observation = box
+        }
+        box.registrar.access(model, keyPath: keyPath)
     }
 
     /// Runs `mutation`, the change of the persisted property at `index`, telling the model's
@@ -43,13 +49,13 @@ extension _ModelState {
     public func withMutation<Model: Observable & AnyObject, Member, Result>(
         of model: Model, keyPath: KeyPath<Model, Member>, _ index: Int, _ mutation: () throws -> Result
     ) rethrows -> Result {
-        guard observed.contains(index), let registrar else { return try mutation() }
-        return try registrar.withMutation(of: model, keyPath: keyPath, mutation)
+        guard observed.contains(index), let box = observation else { return try mutation() }
+        return try box.registrar.withMutation(of: model, keyPath: keyPath, mutation)
     }
 
     /// Whether the persisted property at `index` can have observers: its getter has run.
     func isObservable(_ index: Int) -> Bool { observed.contains(index) }
 
     /// Whether the model has an observation registrar yet (made at its first getter call).
-    var hasRegistrar: Bool { registrar != nil }
+    var hasRegistrar: Bool { observation != nil }
 }
