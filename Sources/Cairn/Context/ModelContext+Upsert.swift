@@ -299,7 +299,7 @@ extension ModelContext {
             }
             let model = chunk[position]
             model._$modelState.persistentIdentifier = id
-            model._$modelState.loader = self
+            model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
             model._$modelState.recordChecksum = record.contentChecksum
             identity.register(model, as: id)
             if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }

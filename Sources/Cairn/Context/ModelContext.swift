@@ -216,7 +216,7 @@ public final class ModelContext: _ModelLoader {
         // Keep a temporary identifier the model was already asked for.
         let id = model._$modelState.persistentIdentifier ?? PersistentIdentifier.temporary(entityName: entityName)
         model._$modelState.persistentIdentifier = id
-        model._$modelState.loader = self
+        model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
         identity.register(model, as: id)
         pending.insert(model)
         scheduleAutosave()
@@ -342,7 +342,7 @@ public final class ModelContext: _ModelLoader {
             let state = _ModelState()
             state.persistentIdentifier = persistentModelID
             let model = tables.entity.modelType.init(_$modelState: state)
-            model._$modelState.loader = self
+            model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
             return model
         }
         return fault(persistentModelID, tables: tables)
@@ -362,7 +362,7 @@ public final class ModelContext: _ModelLoader {
         let state = _ModelState()
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)
-        model._$modelState.loader = self
+        model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
         identity.register(model, as: persistentModelID)
         return model
     }

@@ -26,7 +26,12 @@ final class Store: @unchecked Sendable {
         /// (`DUPSORT`, `DUPFIXED`): the order-preserving key of the attributes' values → row ids.
         var indexes: [UniqueConstraint] = []
         /// The property indexes of the attributes any unique or index table keys.
-        var keyedAttributeIndexes: Set<Int> = []
+        var keyedAttributeIndexes: Set<Int> = [] {
+            didSet { keyedAttributeMask = keyedAttributeIndexes.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 } }
+        }
+        /// ``keyedAttributeIndexes`` below 64 as bits, for a model's state
+        /// (`_ModelState.reportedAttributes`).
+        private(set) var keyedAttributeMask: UInt64 = 0
         /// The other side of each relationship that has an inverse, by the relationship's
         /// property index: set once every entity's tables are open.
         fileprivate(set) var inverses: [Int: InverseSide] = [:]

@@ -113,7 +113,10 @@ extension PersistentModel {
     @inlinable
     public func _$didSet<Value>(_ index: Int, from oldValue: Value?, to newValue: Value) {
         _$markChanged(index)
-        _$modelState.loader?.attributeDidChange(self, index)
+        // Only keyed attributes concern the context after the first change: skip the call.
+        if index >= 64 || _$modelState.reportedAttributes & (1 << UInt64(index)) != 0 {
+            _$modelState.loader?.attributeDidChange(self, index)
+        }
     }
 
     /// Marks the property at `index` changed, telling the context about the model's first change.

@@ -27,6 +27,9 @@ public final class _ModelState {
     /// context, its container and its store alive for good. Keep the context while you use its
     /// models; a fault whose context is gone cannot load.
     @usableFromInline weak var loader: (any _ModelLoader)?
+    /// The attributes whose every change the loader hears of (``_ModelLoader/attributeDidChange(_:_:)``),
+    /// as bits 0…63: those a unique or index table keys. Attributes past 63 are always reported.
+    @usableFromInline @exclusivity(unchecked) var reportedAttributes: UInt64 = 0
     /// The model's identity in its context; `nil` until it is inserted or fetched.
     var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.
@@ -62,6 +65,13 @@ public final class _ModelState {
     /// _$modelState.markChanged(2)
     /// ```
     public func markChanged(_ index: Int) { changed.insert(index) }
+
+    /// Makes `loader` the model's context, which hears of changes to the attributes in
+    /// `reportedAttributes`.
+    func attach(to loader: any _ModelLoader, reporting reportedAttributes: UInt64) {
+        self.loader = loader
+        self.reportedAttributes = reportedAttributes
+    }
 
     /// Forgets every change, as after a save.
     ///
