@@ -75,7 +75,7 @@ extension ModelMacro: MemberMacro {
         let metadataList = metadata.isEmpty ? "[]" : "[\n\(metadata.map { "\($0),\n" }.joined())]"
 
         return [
-            "\(raw: access)var _$modelState = Cairn._ModelState()",
+            "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
             """
             \(raw: access)required init(_$modelState: Cairn._ModelState) {
             \(raw: faultInitialisation)self._$modelState = _$modelState

@@ -74,6 +74,8 @@ extension PersistedPropertyMacro: PeerMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let property = Property(declaration) else { return [] }
-        return ["private var \(raw: property.storage): Cairn._PersistedValue<\(property.storageType)>"]
+        // Only the generated accessors touch the storage, each access instantaneous: no runtime
+        // exclusivity check (two per getter otherwise).
+        return ["@exclusivity(unchecked) private var \(raw: property.storage): Cairn._PersistedValue<\(property.storageType)>"]
     }
 }

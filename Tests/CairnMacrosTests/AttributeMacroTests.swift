@@ -31,7 +31,7 @@ import Testing
                     @_PersistedProperty(8) var handle: String
                     @_PersistedProperty(9) var plain: String = ""
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$slug = Cairn._PersistedValue()

@@ -87,7 +87,7 @@ import Testing
                 final class Book {
                     var pages = 0
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -137,7 +137,7 @@ import Testing
                 final class Book {
                     var value: \(type)
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -184,7 +184,7 @@ import Testing
                 final class Book {
                     let isbn: String
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -230,7 +230,7 @@ import Testing
                 final class Book {
                     lazy var summary: String = "…"
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -280,7 +280,7 @@ import Testing
                         didSet { print(title) }
                     }
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -331,7 +331,7 @@ import Testing
                 final class Book {
                     var first: String = "", last: String = ""
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -378,7 +378,7 @@ import Testing
                         [[\Book.isbn], [\Book.nickname]]
                     }
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
@@ -428,7 +428,7 @@ import Testing
                         [[\Book.title], [\Book.author], [\Book.title.count], [\Author.name]]
                     }
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()

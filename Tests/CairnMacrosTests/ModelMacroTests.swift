@@ -40,7 +40,7 @@ import Testing
                         }
                     }
 
-                    private var _$isbn: Cairn._PersistedValue<String>
+                    @exclusivity(unchecked) private var _$isbn: Cairn._PersistedValue<String>
                     var title: String {
                         @storageRestrictions(initializes: _$title)
                         init(initialValue) {
@@ -62,7 +62,7 @@ import Testing
                         }
                     }
 
-                    private var _$title: Cairn._PersistedValue<String>
+                    @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
                     var cache: [String: Int] = [:]
                     var chapters: [Chapter] {
                         @storageRestrictions(initializes: _$chapters)
@@ -85,9 +85,9 @@ import Testing
                         }
                     }
 
-                    private var _$chapters: Cairn._PersistedValue<[Chapter]>
+                    @exclusivity(unchecked) private var _$chapters: Cairn._PersistedValue<[Chapter]>
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
@@ -212,7 +212,7 @@ import Testing
                     @_PersistedProperty(24)
                     var counts: [String: Int] = [:]
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$flag = Cairn._PersistedValue()
@@ -308,7 +308,7 @@ import Testing
                         self.name = name
                     }
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
@@ -355,7 +355,7 @@ import Testing
                         [[\Shelf.label]]
                     }
 
-                    public var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) public var _$modelState = Cairn._ModelState()
 
                     public required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
@@ -392,7 +392,7 @@ import Testing
                     @_PersistedProperty(0)
                     var label: String = ""
 
-                    package var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) package var _$modelState = Cairn._ModelState()
 
                     package required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
@@ -455,7 +455,7 @@ import Testing
                         case plain
                     }
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$text = Cairn._PersistedValue()
@@ -488,7 +488,7 @@ import Testing
             expandedSource: """
                 final class Marker {
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -519,7 +519,7 @@ import Testing
                 @available(macOS 15, *)
                 final class Marker {
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
@@ -553,7 +553,7 @@ import Testing
             expandedSource: """
                 final class Marker: Observable {
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState

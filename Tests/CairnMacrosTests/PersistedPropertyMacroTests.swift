@@ -32,7 +32,7 @@ import Testing
                         }
                     }
 
-                    private var _$title: Cairn._PersistedValue<String>
+                    @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
                 }
                 """#
         )
@@ -69,7 +69,7 @@ import Testing
                         }
                     }
 
-                    private var _$subtitle: Cairn._PersistedValue<String?>
+                    @exclusivity(unchecked) private var _$subtitle: Cairn._PersistedValue<String?>
                     var cover: Data! {
                         @storageRestrictions(initializes: _$cover)
                         init(initialValue) {
@@ -91,7 +91,7 @@ import Testing
                         }
                     }
 
-                    private var _$cover: Cairn._PersistedValue<Data?>
+                    @exclusivity(unchecked) private var _$cover: Cairn._PersistedValue<Data?>
                 }
                 """#
         )
@@ -127,7 +127,7 @@ import Testing
                         }
                     }
 
-                    private var _$default: Cairn._PersistedValue<Bool>
+                    @exclusivity(unchecked) private var _$default: Cairn._PersistedValue<Bool>
                 }
                 """#
         )

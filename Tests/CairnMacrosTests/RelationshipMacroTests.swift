@@ -51,7 +51,7 @@ import Testing
                     @_PersistedProperty(7)
                     var editor: Author?
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
@@ -109,7 +109,7 @@ import Testing
                     @_PersistedProperty(1)
                     var tags: [String] = []
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()

@@ -24,7 +24,7 @@ import Testing
                     @_PersistedProperty(1)
                     var pages: Int = 0
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
@@ -64,7 +64,7 @@ import Testing
                 final class Book {
                     var isSelected: Bool
 
-                    var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelState = _$modelState
