@@ -47,10 +47,12 @@ struct FetchExecutor<T: PersistentModel> {
         let stopAfter = descriptor.sortBy.isEmpty ? needed : nil
         var stored: [T] = []
         try forEachStoredMatch(decoding: decoding, stopAfter: stopAfter) { chunk in
-            stored += chunk
+            if stored.isEmpty { stored = chunk } else { stored += chunk }
             return stopAfter.map { stored.count < $0 } ?? true
         }
-        var results = stored + (try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init))))
+        var results = stored
+        let pending = try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init)))
+        if !pending.isEmpty { results += pending }
         if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
         return page(results)
     }
@@ -66,6 +68,7 @@ struct FetchExecutor<T: PersistentModel> {
 
     /// The matches after the descriptor's offset, cut to its limit.
     func page<Element>(_ all: [Element]) -> [Element] {
+        if descriptor.fetchLimit == nil && offset == 0 { return all }
         let start = min(offset, all.count)
         let end = descriptor.fetchLimit.map { min(start.addingClamped(max($0, 0)), all.count) } ?? all.count
         return Array(all[start..<end])
@@ -174,13 +177,13 @@ struct FetchExecutor<T: PersistentModel> {
     /// ones, and changed ones with an unsaved change to an attribute the access path keys (an
     /// index holds their stored values, not the unsaved ones). None when pending changes do not
     /// count.
-    func pendingMatches(excluding stored: Set<ObjectIdentifier>) throws -> [T] {
+    func pendingMatches(excluding stored: @autoclosure () -> Set<ObjectIdentifier>) throws -> [T] {
         let pending = context.pending
         // Most fetches run with nothing inserted and no keyed attribute changed: nothing to add.
         guard descriptor.includePendingChanges, !(pending.inserted.isEmpty && pending.keyChanged.isEmpty) else {
             return []
         }
-        return try pendingMatches(excluding: stored, movedBy: pending.keyChanged.isEmpty ? [] : movedBy)
+        return try pendingMatches(excluding: stored(), movedBy: pending.keyChanged.isEmpty ? [] : movedBy)
     }
 
     private func pendingMatches(excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?) throws -> [T] {
