@@ -27,7 +27,8 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// ```
     public let url: URL
     /// Whether the store lives only as long as the container (in a private temporary
-    /// directory, removed when the container goes away).
+    /// directory, removed when the container goes away). Its saves are never flushed to disk,
+    /// whatever ``durability`` says: nothing would ever read them after a crash.
     ///
     /// ```swift
     /// ModelConfiguration(isStoredInMemoryOnly: true).isStoredInMemoryOnly   // true
@@ -39,7 +40,8 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// ModelConfiguration(url: archive, allowsSave: false)
     /// ```
     public let allowsSave: Bool
-    /// How a save reaches the disk. ``Durability/full`` (the default) flushes every save.
+    /// How a save reaches the disk. ``Durability/full`` (the default) flushes every save. An
+    /// in-memory store (``isStoredInMemoryOnly``) never flushes.
     ///
     /// ```swift
     /// var configuration = ModelConfiguration()

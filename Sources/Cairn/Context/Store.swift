@@ -199,6 +199,8 @@ final class Store: @unchecked Sendable {
         var storage = StorageConfiguration(path: path)
         storage.maximumMapSize = configuration.maximumSize
         storage.durability = configuration.durability == .full ? .full : .noMetaSync
+        // An in-memory store's files are removed with it: flushing them protects nothing.
+        if configuration.isStoredInMemoryOnly { storage.durability = .unsynced }
         return storage
     }
 

@@ -171,6 +171,13 @@ final class EnvironmentState: @unchecked Sendable {
         return liveEnvironment
     }
 
+    /// The open environment's LMDB flags (`MDB_NOSYNC`, `MDB_NOMETASYNC`, …).
+    func flags() throws(LMDBError) -> UInt32 {
+        var flags: UInt32 = 0
+        mdb_env_get_flags(try environment(), &flags)
+        return flags
+    }
+
     /// Creates and opens an `MDB_env` for `configuration.path` with Cairn's fixed flags.
     static func openLMDB(_ configuration: StorageConfiguration, mapSize: Int) throws(StorageError) -> OpaquePointer {
         var created: OpaquePointer?
@@ -187,10 +194,15 @@ final class EnvironmentState: @unchecked Sendable {
         try check(mdb_env_set_maxdbs(environment, UInt32(configuration.maximumTables)), "Setting the table count")
         try check(mdb_env_set_mapsize(environment, mapSize), "Setting the map size")
         // MDB_NOTLS: read transactions are not tied to threads, so pooled ones can move between
-        // them. Never MDB_NOSYNC, MDB_MAPASYNC or MDB_WRITEMAP (ARCHITECTURE §3). The files are
-        // created 0600, which a umask can only narrow.
+        // them. Never MDB_MAPASYNC or MDB_WRITEMAP, and MDB_NOSYNC only for an in-memory store's
+        // temporary files (ARCHITECTURE §3). The files are created 0600, which a umask can only
+        // narrow.
         var flags = UInt32(MDB_NOTLS)
-        if configuration.durability == .noMetaSync { flags |= UInt32(MDB_NOMETASYNC) }
+        switch configuration.durability {
+        case .full: break
+        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+        case .unsynced: flags |= UInt32(MDB_NOSYNC)
+        }
         if configuration.isReadOnly { flags |= UInt32(MDB_RDONLY) }
         let opened = mdb_env_open(environment, path, flags, StoreFiles.fileMode)
         if opened == MDB_INVALID || opened == MDB_VERSION_MISMATCH {

@@ -99,8 +99,12 @@ package final class LMDBEnvironment: @unchecked Sendable {
             for file in [StoreFiles.dataFile(in: scratch), StoreFiles.lockFile(in: scratch)] {
                 try StoreFiles.setMode(StoreFiles.fileMode, of: file)
             }
-            try StoreFiles.sync(StoreFiles.dataFile(in: scratch))
-            try StoreFiles.sync(scratch)
+            // An unsynced (in-memory) store's files die with it: no flush makes them safer.
+            let flushes = configuration.durability != .unsynced
+            if flushes {
+                try StoreFiles.sync(StoreFiles.dataFile(in: scratch))
+                try StoreFiles.sync(scratch)
+            }
             guard rename(scratch, target) == 0 else {
                 let code = errno
                 if code == EEXIST || code == ENOTEMPTY {
@@ -111,7 +115,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
                 }
                 throw LMDBError(code).storageError(operation: "Moving the new store into place", path: target)
             }
-            try StoreFiles.sync(parent)
+            if flushes { try StoreFiles.sync(parent) }
         } catch {
             StoreFiles.removeDirectory(scratch)
             throw error

@@ -78,9 +78,9 @@ package struct StorageConfiguration: Sendable, Hashable {
 
 /// How a commit reaches the disk.
 ///
-/// Nothing weaker than ``noMetaSync`` exists: LMDB's `MDB_NOSYNC`, `MDB_MAPASYNC` and
-/// `MDB_WRITEMAP` can lose or corrupt committed data, and a full disk under `MDB_WRITEMAP` kills
-/// the process.
+/// For a store on disk nothing is weaker than ``noMetaSync``: LMDB's `MDB_NOSYNC`,
+/// `MDB_MAPASYNC` and `MDB_WRITEMAP` can lose or corrupt committed data, and a full disk under
+/// `MDB_WRITEMAP` kills the process. ``unsynced`` is for files that die with the process.
 ///
 /// ```swift
 /// configuration.durability = .noMetaSync
@@ -91,4 +91,9 @@ package enum Durability: Sendable, Hashable {
     /// Data pages are flushed at commit, the meta page only at the next commit: a crash (of the
     /// system, not the process) may undo the last transaction but never corrupts the store.
     case noMetaSync
+    /// Commits are written but never flushed (`MDB_NOSYNC`, still without `MDB_WRITEMAP`, so a
+    /// full disk is a thrown error). Only for an in-memory store, whose temporary files are
+    /// removed with its container: a system crash may leave them damaged, and no one reads them
+    /// again.
+    case unsynced
 }

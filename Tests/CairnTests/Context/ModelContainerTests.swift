@@ -1,3 +1,4 @@
+import CLMDB
 import Foundation
 import Testing
 
@@ -133,6 +134,26 @@ enum ItemsV4 {
         #expect(container.configurations == [settings])
         #expect(throws: StorageError.self) {
             try ModelContainer(for: Schema([ItemsV1.Item.self]), configurations: [settings, settings])
+        }
+    }
+
+    @Test func onlyAnInMemoryStoreSkipsFlushing() throws {
+        // ARCHITECTURE §3: in-memory stores skip syncing; a store on disk never sets MDB_NOSYNC.
+        let memory = try ModelContainer(
+            for: ItemsV1.Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        #expect(memory.store.environment.configuration.durability == .unsynced)
+        #expect(try memory.store.environment.state.flags() & UInt32(MDB_NOSYNC) != 0)
+        let context = ModelContext(memory)
+        context.insert(ItemsV1.Item(title: "kept in memory", count: 1))
+        try context.save()
+        #expect(try ModelContext(memory).fetchCount(FetchDescriptor<ItemsV1.Item>()) == 1)
+
+        let directory = TemporaryDirectory()
+        for durability in [ModelConfiguration.Durability.full, .noMetaSync] {
+            var settings = configuration(directory)
+            settings.durability = durability
+            let disk = try ModelContainer(for: ItemsV1.Item.self, configurations: settings)
+            #expect(try disk.store.environment.state.flags() & UInt32(MDB_NOSYNC) == 0)
         }
     }
 
