@@ -58,6 +58,7 @@ final class RelationshipAccess: @unchecked Sendable {
         name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
+        let didSet: (Model, [Target]?, [Target]) -> Void = { $0._$didSet(index, from: $1, to: $2) }
         return RelationshipAccess(
             isLoaded: { location.get($0).isLoaded },
             // Element by element: converting the whole `[Target]` at once is a checked cast of each
@@ -66,7 +67,7 @@ final class RelationshipAccess: @unchecked Sendable {
             set: { model, targets in
                 assign(
                     unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
-                    location, keyPath, index)
+                    location, keyPath, index, didSet: didSet)
             },
             load: { model, targets in
                 location.set(model, _PersistedValue(targets.map { unsafeDowncast($0, to: Target.self) }))
@@ -79,7 +80,7 @@ final class RelationshipAccess: @unchecked Sendable {
                 var list = location.get(model).loadedValue ?? []
                 location.set(model, _PersistedValue([]))
                 list.append(unsafeDowncast(target, to: Target.self))
-                assign(unsafeDowncast(model, to: Model.self), list, location, keyPath, index)
+                assign(unsafeDowncast(model, to: Model.self), list, location, keyPath, index, didSet: didSet)
             },
             hasTargets: { model in
                 // An array of class references has one layout whatever the class, so the
@@ -99,13 +100,14 @@ final class RelationshipAccess: @unchecked Sendable {
         name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
+        let didSet: (Model, Target??, Target?) -> Void = { $0._$didSet(index, from: $1, to: $2) }
         return RelationshipAccess(
             isLoaded: { location.get($0).isLoaded },
             targets: { model in location.get(model).value.map { [$0] } ?? [] },
             set: { model, targets in
                 assign(
                     unsafeDowncast(model, to: Model.self), targets.first.map { unsafeDowncast($0, to: Target.self) },
-                    location, keyPath, index)
+                    location, keyPath, index, didSet: didSet)
             },
             load: { model, targets in
                 location.set(model, _PersistedValue(targets.first.map { unsafeDowncast($0, to: Target.self) }))
@@ -123,6 +125,7 @@ final class RelationshipAccess: @unchecked Sendable {
         name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
+        let didSet: (Model, Target?, Target) -> Void = { $0._$didSet(index, from: $1, to: $2) }
         return RelationshipAccess(
             isLoaded: { location.get($0).isLoaded },
             targets: { [location.get($0).value] },
@@ -134,7 +137,7 @@ final class RelationshipAccess: @unchecked Sendable {
                 }
                 assign(
                     unsafeDowncast(model, to: Model.self), unsafeDowncast(target, to: Target.self), location, keyPath,
-                    index)
+                    index, didSet: didSet)
             },
             load: { model, targets in
                 guard let target = targets.first else {
@@ -152,41 +155,16 @@ final class RelationshipAccess: @unchecked Sendable {
 
 // What a relationship's generated setter does, without its getter: a key-path write to a
 // computed property reads it first (the setter is handed an `inout` copy), which would fault
-// the old targets in and register an observation access no one asked for.
+// the old targets in and register an observation access no one asked for. `didSet` is the
+// generated `_$didSet` overload for the relationship's shape.
 @inlinable
-func assign<Model: PersistentModel, Target: PersistentModel>(
-    _ model: Model, _ targets: [Target], _ location: StorageLocation<Model, [Target]>,
-    _ keyPath: ReferenceWritableKeyPath<Model, [Target]>, _ index: Int
+func assign<Model: PersistentModel, Value>(
+    _ model: Model, _ value: Value, _ location: StorageLocation<Model, Value>,
+    _ keyPath: ReferenceWritableKeyPath<Model, Value>, _ index: Int, didSet: (Model, Value?, Value) -> Void
 ) {
     model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
         let oldValue = location.get(model).loadedValue
-        location.set(model, _PersistedValue(targets))
-        model._$didSet(index, from: oldValue, to: targets)
-    }
-}
-
-/// The same for an optional to-one relationship.
-@inlinable
-func assign<Model: PersistentModel, Target: PersistentModel>(
-    _ model: Model, _ target: Target?, _ location: StorageLocation<Model, Target?>,
-    _ keyPath: ReferenceWritableKeyPath<Model, Target?>, _ index: Int
-) {
-    model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
-        let oldValue = location.get(model).loadedValue
-        location.set(model, _PersistedValue(target))
-        model._$didSet(index, from: oldValue, to: target)
-    }
-}
-
-/// The same for a non-optional to-one relationship.
-@inlinable
-func assign<Model: PersistentModel, Target: PersistentModel>(
-    _ model: Model, _ target: Target, _ location: StorageLocation<Model, Target>,
-    _ keyPath: ReferenceWritableKeyPath<Model, Target>, _ index: Int
-) {
-    model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
-        let oldValue = location.get(model).loadedValue
-        location.set(model, _PersistedValue(target))
-        model._$didSet(index, from: oldValue, to: target)
+        location.set(model, _PersistedValue(value))
+        didSet(model, oldValue, value)
     }
 }
