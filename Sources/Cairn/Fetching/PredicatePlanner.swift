@@ -4,56 +4,75 @@ import Foundation
 // expression as an existential of deeply generic types; these conformances let the planner look
 // inside without knowing the generic arguments.
 
-protocol _PlannerEqual {
-    var plannerOperands: (Any, Any) { get }
-}
-extension PredicateExpressions.Equal: _PlannerEqual {
-    var plannerOperands: (Any, Any) { (lhs, rhs) }
+/// One node of a predicate's expression as the planner sees it: one dynamic cast per node
+/// (``init(_:)``), where asking for each view in turn cost a cast each (about 1,200
+/// instructions apiece, most of a simple fetch's planning).
+enum PlannerNode {
+    case equal(Any, Any)
+    case comparison(PredicateExpressions.ComparisonOperator, Any, Any)
+    case conjunction(any PredicateExpression<Bool>, any PredicateExpression<Bool>)
+    /// `sequence.contains(element)`.
+    case contains(sequence: Any, element: Any)
+    /// A key path applied to the predicate's own variable (`$0.title`).
+    case keyPath(AnyKeyPath)
+    /// A captured constant.
+    case value(Any)
+    /// Anything the planner does not use.
+    case other
+
+    init(_ expression: Any) {
+        self = (expression as? any _PlannerNode)?.plannerNode ?? .other
+    }
+
+    /// The operands of a binary node (for `contains`, the sequence then the element), each as a
+    /// node; `nil` for other nodes.
+    var operands: (PlannerNode, PlannerNode)? {
+        switch self {
+        case .equal(let lhs, let rhs), .comparison(_, let lhs, let rhs): (PlannerNode(lhs), PlannerNode(rhs))
+        case .contains(let sequence, let element): (PlannerNode(sequence), PlannerNode(element))
+        case .conjunction, .keyPath, .value, .other: nil
+        }
+    }
 }
 
-protocol _PlannerComparison {
-    var plannerOperands: (Any, Any) { get }
-    var plannerOperator: PredicateExpressions.ComparisonOperator { get }
+protocol _PlannerNode {
+    var plannerNode: PlannerNode { get }
 }
-extension PredicateExpressions.Comparison: _PlannerComparison {
-    var plannerOperands: (Any, Any) { (lhs, rhs) }
-    var plannerOperator: PredicateExpressions.ComparisonOperator { op }
+extension PredicateExpressions.Equal: _PlannerNode {
+    var plannerNode: PlannerNode { .equal(lhs, rhs) }
 }
-
-protocol _PlannerConjunction {
-    var plannerOperands: (any PredicateExpression<Bool>, any PredicateExpression<Bool>) { get }
+extension PredicateExpressions.Comparison: _PlannerNode {
+    var plannerNode: PlannerNode { .comparison(op, lhs, rhs) }
 }
-extension PredicateExpressions.Conjunction: _PlannerConjunction {
-    var plannerOperands: (any PredicateExpression<Bool>, any PredicateExpression<Bool>) { (lhs, rhs) }
+extension PredicateExpressions.Conjunction: _PlannerNode {
+    var plannerNode: PlannerNode { .conjunction(lhs, rhs) }
 }
-
-protocol _PlannerSequenceContains {
-    var plannerSequence: Any { get }
-    var plannerElement: Any { get }
+extension PredicateExpressions.SequenceContains: _PlannerNode {
+    var plannerNode: PlannerNode { .contains(sequence: sequence, element: element) }
 }
-extension PredicateExpressions.SequenceContains: _PlannerSequenceContains {
-    var plannerSequence: Any { sequence }
-    var plannerElement: Any { element }
+/// Only a key path on the variable itself is a node: `$0.author.name` applies a key path to
+/// another key path's result, which no table of the fetched entity keys.
+extension PredicateExpressions.KeyPath: _PlannerNode where Root: _PlannerVariable {
+    var plannerNode: PlannerNode { .keyPath(keyPath) }
+}
+extension PredicateExpressions.Value: _PlannerNode {
+    var plannerNode: PlannerNode { .value(value) }
 }
 
 protocol _PlannerVariable {}
 extension PredicateExpressions.Variable: _PlannerVariable {}
 
+/// Any key path node, on the variable or not, and any captured value: what
+/// ``PredicatePlanner/collectKeyPaths(_:into:)`` looks for at every depth.
 protocol _PlannerKeyPath {
     var plannerKeyPath: AnyKeyPath { get }
-    var plannerRootIsVariable: Bool { get }
 }
 extension PredicateExpressions.KeyPath: _PlannerKeyPath {
     var plannerKeyPath: AnyKeyPath { keyPath }
-    var plannerRootIsVariable: Bool { root is any _PlannerVariable }
 }
 
-protocol _PlannerValue {
-    var plannerValue: Any { get }
-}
-extension PredicateExpressions.Value: _PlannerValue {
-    var plannerValue: Any { value }
-}
+protocol _PlannerValue {}
+extension PredicateExpressions.Value: _PlannerValue {}
 
 /// Chooses how a fetch finds its candidates (see ``FetchPlan``).
 struct PredicatePlanner {
@@ -223,16 +242,19 @@ struct PredicatePlanner {
     /// a full scan.
     func plan(for expression: (any PredicateExpression<Bool>)?) -> Plan {
         guard let expression else { return Plan(access: .fullScan, conjuncts: [], covered: [:]) }
-        let conjuncts = Self.conjuncts(of: expression)
-        for (position, conjunct) in conjuncts.enumerated() {
-            guard let (rows, identifiers) = identifierRows(in: conjunct) else { continue }
+        let analyzed = Self.analyzedConjuncts(of: expression)
+        let conjuncts = analyzed.map(\.expression)
+        // Each conjunct's node and its operands' nodes, made once for both passes below.
+        let nodes = analyzed.map { ($0.node, $0.node.operands) }
+        for (position, (node, operands)) in nodes.enumerated() {
+            guard let (rows, identifiers) = identifierRows(in: node, operands) else { continue }
             return Plan(
                 access: .rows(rows), conjuncts: conjuncts,
                 covered: [position: identifiers.map { .identifierIn($0) } ?? .evaluate])
         }
         var conditions: [Condition] = []
-        for (position, conjunct) in conjuncts.enumerated() {
-            conditions += self.conditions(in: conjunct).map { condition in
+        for (position, (node, operands)) in nodes.enumerated() {
+            conditions += self.conditions(in: node, operands).map { condition in
                 var condition = condition
                 condition.conjunct = position
                 return condition
@@ -318,9 +340,16 @@ struct PredicatePlanner {
 
     /// The `&&`-joined parts of an expression, left to right.
     static func conjuncts(of expression: any PredicateExpression<Bool>) -> [any PredicateExpression<Bool>] {
-        guard let conjunction = expression as? any _PlannerConjunction else { return [expression] }
-        let (lhs, rhs) = conjunction.plannerOperands
-        return conjuncts(of: lhs) + conjuncts(of: rhs)
+        analyzedConjuncts(of: expression).map(\.expression)
+    }
+
+    /// The `&&`-joined parts of an expression, left to right, each with its node.
+    private static func analyzedConjuncts(
+        of expression: any PredicateExpression<Bool>
+    ) -> [(expression: any PredicateExpression<Bool>, node: PlannerNode)] {
+        let node = PlannerNode(expression)
+        guard case .conjunction(let lhs, let rhs) = node else { return [(expression, node)] }
+        return analyzedConjuncts(of: lhs) + analyzedConjuncts(of: rhs)
     }
 
     /// The tightest lower and upper bound the conditions put on one attribute.
@@ -381,11 +410,13 @@ struct PredicatePlanner {
     /// `ids.contains($0.persistentModelID)`), with the identifiers of a `contains`; `nil` when
     /// `expression` is no such condition. Identifiers of other entities or stores, and temporary
     /// ones, name no stored row.
-    private func identifierRows(in expression: Any) -> (rows: [UInt64], identifiers: Set<PersistentIdentifier>?)? {
-        guard let identifierKeyPath else { return nil }
-        func isIdentifier(_ node: Any) -> Bool {
-            guard let keyPath = node as? any _PlannerKeyPath else { return false }
-            return keyPath.plannerRootIsVariable && keyPath.plannerKeyPath == identifierKeyPath
+    private func identifierRows(
+        in node: PlannerNode, _ operands: (PlannerNode, PlannerNode)?
+    ) -> (rows: [UInt64], identifiers: Set<PersistentIdentifier>?)? {
+        guard let identifierKeyPath, let (first, second) = operands else { return nil }
+        func isIdentifier(_ node: PlannerNode) -> Bool {
+            guard case .keyPath(let keyPath) = node else { return false }
+            return keyPath == identifierKeyPath
         }
         func row(_ value: Any) -> UInt64?? {
             guard let identifier = value as? PersistentIdentifier else { return nil }
@@ -394,18 +425,17 @@ struct PredicatePlanner {
             else { return .some(nil) }
             return .some(row)
         }
-        if let equal = expression as? any _PlannerEqual {
-            let (lhs, rhs) = equal.plannerOperands
-            for (keyPathSide, valueSide) in [(lhs, rhs), (rhs, lhs)] where isIdentifier(keyPathSide) {
-                if let value = (valueSide as? any _PlannerValue)?.plannerValue, let row = row(value) {
+        switch node {
+        case .equal:
+            for (keyPathSide, valueSide) in [(first, second), (second, first)] where isIdentifier(keyPathSide) {
+                if case .value(let value) = valueSide, let row = row(value) {
                     return (row.map { [$0] } ?? [], nil)
                 }
             }
             return nil
-        }
-        if let contains = expression as? any _PlannerSequenceContains, isIdentifier(contains.plannerElement),
-            let values = (contains.plannerSequence as? any _PlannerValue)?.plannerValue as? any Sequence
-        {
+        case .contains:
+            guard isIdentifier(second), case .value(let sequence) = first, let values = sequence as? any Sequence
+            else { return nil }
             var rows = Set<UInt64>()
             var identifiers = Set<PersistentIdentifier>()
             for value in values {
@@ -414,22 +444,23 @@ struct PredicatePlanner {
                 if let found { rows.insert(found) }
             }
             return (rows.sorted(), identifiers)
+        case .comparison, .conjunction, .keyPath, .value, .other:
+            return nil
         }
-        return nil
     }
 
     /// The conditions on stored attributes that one `&&`-joined part of a predicate states.
-    private func conditions(in expression: Any) -> [Condition] {
-        if let equal = expression as? any _PlannerEqual {
-            let (lhs, rhs) = equal.plannerOperands
-            return [condition(lhs, rhs, .equal) ?? condition(rhs, lhs, .equal)].compactMap { $0 }
-        }
-        if let contains = expression as? any _PlannerSequenceContains,
-            let keyPath = contains.plannerElement as? any _PlannerKeyPath, keyPath.plannerRootIsVariable,
-            let values = (contains.plannerSequence as? any _PlannerValue)?.plannerValue as? any Sequence,
-            let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath.plannerKeyPath }),
-            !attribute.isTransient
-        {
+    private func conditions(in node: PlannerNode, _ operands: (PlannerNode, PlannerNode)?) -> [Condition] {
+        guard let (first, second) = operands else { return [] }
+        switch node {
+        case .equal:
+            return [condition(first, second, .equal) ?? condition(second, first, .equal)].compactMap { $0 }
+        case .contains:
+            guard case .keyPath(let keyPath) = second, case .value(let sequence) = first,
+                let values = sequence as? any Sequence,
+                let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }),
+                !attribute.isTransient
+            else { return [] }
             // A captured collection of values: every element must be of the attribute's type.
             var keys: [[UInt8]] = []
             var isExact = true
@@ -447,12 +478,10 @@ struct PredicatePlanner {
                     attribute: attribute, kind: .oneOf, key: [], value: keys.count, keys: keys,
                     isExact: isExact)
             ]
-        }
-        if let comparison = expression as? any _PlannerComparison {
-            let (lhs, rhs) = comparison.plannerOperands
+        case .comparison(let comparison, _, _):
             // attribute OP value, or value OP attribute (the operator then faces the other way).
             let (forward, backward): (Condition.Kind, Condition.Kind) =
-                switch comparison.plannerOperator {
+                switch comparison {
                 case .lessThan: (.upper(inclusive: false), .lower(inclusive: false))
                 case .lessThanOrEqual: (.upper(inclusive: true), .lower(inclusive: true))
                 case .greaterThan: (.lower(inclusive: false), .upper(inclusive: false))
@@ -460,17 +489,17 @@ struct PredicatePlanner {
                 @unknown default: (.equal, .equal)
                 }
             if case .equal = forward { return [] }
-            return [condition(lhs, rhs, forward) ?? condition(rhs, lhs, backward)].compactMap { $0 }
+            return [condition(first, second, forward) ?? condition(second, first, backward)].compactMap { $0 }
+        case .conjunction, .keyPath, .value, .other:
+            return []
         }
-        return []
     }
 
     /// `keyPathSide` names a stored attribute of the fetched model and `valueSide` is a constant
     /// of exactly the attribute's type with a key encoding.
-    private func condition(_ keyPathSide: Any, _ valueSide: Any, _ kind: Condition.Kind) -> Condition? {
-        guard let keyPath = keyPathSide as? any _PlannerKeyPath, keyPath.plannerRootIsVariable,
-            let value = (valueSide as? any _PlannerValue)?.plannerValue,
-            let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath.plannerKeyPath }),
+    private func condition(_ keyPathSide: PlannerNode, _ valueSide: PlannerNode, _ kind: Condition.Kind) -> Condition? {
+        guard case .keyPath(let keyPath) = keyPathSide, case .value(let value) = valueSide,
+            let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }),
             !attribute.isTransient, type(of: value) == attribute.valueType,
             let component = value as? any KeyComponent
         else { return nil }
