@@ -83,8 +83,9 @@ public final class _ModelState {
 
 /// A model's observation registrar, in a box: `ObservationRegistrar` is a resilient type, so an
 /// optional one is copied, tested and destroyed through value witnesses (about 1,400
-/// instructions per getter); an optional reference is a pointer test. Not for direct use.
-public final class _ObservationBox {
+/// instructions per getter); an optional reference is a pointer test.
+@usableFromInline
+final class _ObservationBox {
     @usableFromInline let registrar = ObservationRegistrar()
 
     @usableFromInline init() {}
