@@ -10,13 +10,7 @@ import Foundation
 
 extension ModelContext {
     /// Records a commit this context made, so its own changes are not taken for another's.
-    func noteOwnCommit(_ commit: UInt64) {
-        if commit == lastSeenCommit + 1 {
-            lastSeenCommit = commit
-        } else {
-            ownCommits.insert(commit)
-        }
-    }
+    func noteOwnCommit(_ commit: UInt64) { commits.noteOwn(commit) }
 
     /// Takes into account what other contexts and processes committed since this context last
     /// looked; cheap when nothing was committed (one read of the lock file's counter).
@@ -24,10 +18,11 @@ extension ModelContext {
         // The id comes from the data file's meta page as LMDB's size_t: a damaged page can make
         // it negative as an Int, which must not trap here (any change makes the context look).
         let lastCommit = UInt64(truncatingIfNeeded: store.environment.info.lastTransactionID)
-        guard lastCommit > lastSeenCommit else { return }
-        let seen = lastSeenCommit
+        guard commits.hasUnseen(upTo: lastCommit) else { return }
+        let seen = commits.lastSeen
+        let tracker = commits
         guard let table = store.history else {
-            if let current = try? store.environment.read({ txn in txn.id }) { lastSeenCommit = current }
+            if let current = try? store.environment.read({ txn in txn.id }) { commits.advance(to: current) }
             return refreshEverything()
         }
         // The read's own snapshot bounds what is taken into account: a commit the lock file
@@ -57,7 +52,7 @@ extension ModelContext {
                     damaged = true
                     return false
                 }
-                guard !ownCommits.contains(commit) else { return true }
+                guard !tracker.isOwn(commit) else { return true }
                 guard let decoded = History.decode(value) else {
                     damaged = true
                     return false
@@ -69,8 +64,7 @@ extension ModelContext {
         }
         if let floorDamage { recordStoreDamage(floorDamage, what: "The store's history floor") }
         guard let found else { return }  // the store cannot be read now: try again next time
-        lastSeenCommit = found.current
-        ownCommits = ownCommits.filter { $0 > found.current }
+        commits.advance(to: found.current)
         guard let entries = found.entries else { return refreshEverything() }
         let deleted = Set(
             entries.filter { $0.kind == .deleted }.map {

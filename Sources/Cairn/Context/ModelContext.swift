@@ -57,10 +57,8 @@ public final class ModelContext: _ModelLoader {
     var allowsOnePassSave = true
     /// How many saves took that path (for tests).
     var onePassSaves = 0
-    /// The newest commit whose changes this context has taken into account (see `refreshIfNeeded`).
-    var lastSeenCommit: UInt64 = 0
-    /// Commits this context made itself that are newer than `lastSeenCommit`.
-    var ownCommits: Set<UInt64> = []
+    /// Which commits this context has taken into account (see `refreshIfNeeded`).
+    var commits: CommitTracker
     /// Loads that failed in a getter, not yet reported (see `pendingLoadErrors`).
     var loadErrors: [FetchError] = []
     /// What store damage outside any model this context has reported (see `recordStoreDamage`).
@@ -82,7 +80,7 @@ public final class ModelContext: _ModelLoader {
     public init(_ container: ModelContainer) {
         self.container = container
         identity = IdentityMap(store: container.store)
-        lastSeenCommit = (try? container.store.environment.read { txn in txn.id }) ?? 0
+        commits = CommitTracker(lastSeen: (try? container.store.environment.read { txn in txn.id }) ?? 0)
     }
 
     // MARK: Ownership
