@@ -1,0 +1,170 @@
+import Foundation
+
+/// A key in a given unique table, for sets and maps of keys across tables.
+struct KeySlot: Hashable {
+    let table: UInt32
+    let key: [UInt8]
+
+    init(_ table: Table, _ key: [UInt8]) {
+        self.table = table.handle
+        self.key = key
+    }
+}
+
+/// What the pending changes do to the uniqueness constraints, worked out before the save's
+/// transaction without changing any model.
+struct UniquenessPlan {
+    /// Inserted models that take over a stored row with the same unique values (SwiftData's
+    /// upsert), by model.
+    var takeovers: [ObjectIdentifier: UInt64] = [:]
+    /// Inserted models that a later insert with the same unique values replaces (last wins).
+    var superseded: Set<ObjectIdentifier> = []
+    /// Keys to remove before any is added (old values of updated, deleted and taken-over rows).
+    var freed: [(table: Table, key: [UInt8])] = []
+    /// Keys to add, with the model whose row they name.
+    var claimed: [(table: Table, key: [UInt8], model: any PersistentModel)] = []
+    /// Relationships of stored models that lose a taken-over row because the inserted model
+    /// replaced the relationship.
+    var released: [Release] = []
+
+    /// A model whose relationship loses a taken-over row, with the targets it keeps.
+    typealias Release = (owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])
+}
+
+/// Applies the uniqueness constraints to the inserts, changes and deletes of a save, before its
+/// write transaction and without changing any model: which inserts take over a stored row with
+/// the same unique values (SwiftData's upsert), which a later insert supersedes, which keys are
+/// freed and which claimed, and which changes collide with another stored row.
+///
+/// What it needs from the context comes in as closures: the keys a stored row has (read from its
+/// record), and the relationships a taken-over row loses.
+struct UniquenessPlanner {
+    let store: Store
+    /// The keys a stored row has in each of its entity's uniqueness constraints.
+    let storedKeys: (_ row: UInt64, _ tables: Store.EntityTables) throws -> [[UInt8]]
+    /// The relationships of a stored row that an inserted model taking it over replaces.
+    let releasedRelationships:
+        (_ model: any PersistentModel, _ takingOver: UInt64, _ tables: Store.EntityTables) throws
+            -> [UniquenessPlan.Release]
+
+    /// The plan for a save's inserted, changed and deleted (saved) models, in the order given.
+    func plan(
+        inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel]
+    ) throws -> UniquenessPlan {
+        var plan = UniquenessPlan()
+        let deletedRows = Set(deleted.map(\.persistentModelID))
+        var freedKeys: Set<KeySlot> = []
+        func free(_ table: Table, _ key: [UInt8]) {
+            plan.freed.append((table, key))
+            freedKeys.insert(KeySlot(table, key))
+        }
+        func isFreed(_ table: Table, _ key: [UInt8]) -> Bool { freedKeys.contains(KeySlot(table, key)) }
+        func stored(_ table: Table, _ key: [UInt8]) throws -> UInt64? {
+            try store.environment.read { txn in try txn.uniqueRow(for: key, in: table) }
+        }
+
+        for model in deleted {
+            let tables = store.tables(of: model)
+            guard !tables.uniques.isEmpty else { continue }
+            for (unique, key) in zip(
+                tables.uniques, try storedKeys(model.persistentModelID.rowID!, tables))
+            {
+                free(unique.table, key)
+            }
+        }
+        for model in changed {
+            let id = model.persistentModelID
+            let tables = store.tables(of: model)
+            let touched = tables.uniques.filter { unique in
+                unique.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
+            }
+            guard !touched.isEmpty else { continue }
+            let oldKeys = try storedKeys(id.rowID!, tables)
+            for unique in touched {
+                let index = tables.uniques.firstIndex { $0.table == unique.table }!
+                let newKey = unique.key(of: model)
+                guard newKey != oldKeys[index] else { continue }
+                free(unique.table, oldKeys[index])
+                plan.claimed.append((unique.table, newKey, model))
+            }
+        }
+        // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
+        // Each key is computed once, and all are looked up in one read transaction.
+        let insertTables = inserted.map { store.tables(of: $0) }
+        let insertKeys: [[[UInt8]]] = zip(inserted, insertTables).map { model, tables in
+            tables.uniques.map { $0.key(of: model) }
+        }
+        let isRowDeleted = { (tables: Store.EntityTables, row: UInt64) in
+            !deletedRows.isEmpty
+                && deletedRows.contains(
+                    PersistentIdentifier(entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
+        }
+        let takeovers: [UInt64?] = try store.environment.read { txn in
+            try inserted.indices.map { position in
+                let tables = insertTables[position]
+                var takeover: UInt64?
+                for (unique, key) in zip(tables.uniques, insertKeys[position]) {
+                    guard freedKeys.isEmpty || !isFreed(unique.table, key),
+                        let row = try txn.uniqueRow(for: key, in: unique.table), !isRowDeleted(tables, row)
+                    else { continue }
+                    if let other = takeover, other != row {
+                        throw SaveError(
+                            code: .uniquenessViolated,
+                            message: "A new \(tables.entity.name) matches two different stored ones through two "
+                                + "uniqueness constraints, so it cannot replace either. Change its unique values.",
+                            models: [
+                                PersistentIdentifier(
+                                    entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: other),
+                                PersistentIdentifier(
+                                    entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row),
+                            ])
+                    }
+                    takeover = row
+                }
+                return takeover
+            }
+        }
+        var claimedByInsert: [KeySlot: any PersistentModel] = [:]
+        for (position, model) in inserted.enumerated() {
+            for (unique, key) in zip(insertTables[position].uniques, insertKeys[position]) {
+                let slot = KeySlot(unique.table, key)
+                if let earlier = claimedByInsert.updateValue(model, forKey: slot), earlier !== model {
+                    plan.superseded.insert(ObjectIdentifier(earlier))
+                }
+            }
+            if let row = takeovers[position] { plan.takeovers[ObjectIdentifier(model)] = row }
+        }
+        for (position, model) in inserted.enumerated()
+        where plan.superseded.isEmpty || !plan.superseded.contains(ObjectIdentifier(model)) {
+            let tables = insertTables[position]
+            guard !tables.uniques.isEmpty else { continue }
+            if let row = takeovers[position] {
+                // The row's old values give way to the new model's. With one constraint, the row's
+                // key is the one it was found by, so the record need not be read.
+                let oldKeys =
+                    tables.uniques.count == 1 ? insertKeys[position] : try storedKeys(row, tables)
+                for (unique, key) in zip(tables.uniques, oldKeys) {
+                    free(unique.table, key)
+                }
+                plan.released += try releasedRelationships(model, row, tables)
+            }
+            for (unique, key) in zip(tables.uniques, insertKeys[position]) {
+                plan.claimed.append((unique.table, key, model))
+            }
+        }
+        // A changed model may not take another stored row's unique values.
+        for (table, key, model) in plan.claimed where !model.persistentModelID.isTemporary {
+            guard !isFreed(table, key), let row = try stored(table, key), row != model.persistentModelID.rowID else {
+                continue
+            }
+            let other = PersistentIdentifier(
+                entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier, rowID: row)
+            throw SaveError(
+                code: .uniquenessViolated,
+                message: "\(model.persistentModelID) now has the same unique values as \(other) (table \(table.name)). "
+                    + "Change one of them, or delete \(other) in the same save.",
+                models: [model.persistentModelID, other])
+        }
+        return plan
+    }
+}
