@@ -52,7 +52,7 @@ public final class ModelContainer: Sendable {
         let context = ModelContext(self)
         context.isMainContext = true
         context.owner = .mainActor
-        _ = ModelContext.isOnMainActor  // marks the main queue before the first check
+        _ = ContextOwner.isOnMainActor  // marks the main queue before the first check
         context.autosaveEnabled = true
         mainContextHolder.context = context
         return context

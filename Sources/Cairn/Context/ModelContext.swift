@@ -85,57 +85,16 @@ public final class ModelContext: _ModelLoader {
 
     // MARK: Ownership
 
-    /// Who may use the context: checked in debug builds at every entry point.
-    enum Owner {
-        /// A context you made yourself: Swift's `Sendable` checking keeps it on one task or actor.
-        case unchecked
-        /// `container.mainContext`: the main actor, which runs on the main thread.
-        case mainActor
-        /// A model actor's context: the ``DefaultSerialModelExecutor`` that owns it.
-        case executor(ObjectIdentifier)
-    }
-
-    /// Who may use the context.
-    var owner = Owner.unchecked
+    /// Who may use the context (see ``ContextOwner``).
+    var owner = ContextOwner.unchecked
 
     /// Stops with a message naming the misuse when, in a debug build, the context is used off the
     /// executor that owns it. A no-op in release builds.
     @inline(__always)
     func checkOwner(_ operation: StaticString = #function) {
         #if DEBUG
-        switch owner {
-        case .unchecked: return
-        case .mainActor:
-            if !Self.isOnMainActor { misuse(operation, owner: "the main actor (it is container.mainContext)") }
-        case .executor(let executor):
-            if DefaultSerialModelExecutor.current != executor {
-                misuse(operation, owner: "the model actor whose DefaultSerialModelExecutor owns it")
-            }
-        }
+        owner.check(operation)
         #endif
-    }
-
-    /// Marks the main dispatch queue, which runs the main actor's jobs.
-    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-
-    /// Whether the calling code runs on the main actor: on the main thread, or in a job of the
-    /// main dispatch queue (which another thread may drain, as some test runners do).
-    static var isOnMainActor: Bool {
-        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
-    }
-
-    private func misuse(_ operation: StaticString, owner: String) -> Never {
-        preconditionFailure(misuseMessage(operation, owner: owner))
-    }
-
-    private func misuseMessage(_ operation: StaticString, owner: String) -> String {
-        "ModelContext misuse: \(operation) was called off the executor that owns this context: it belongs to "
-            + "\(owner). A ModelContext and its models are not Sendable: use them only on the actor that owns them, "
-            + "and pass PersistentIdentifiers to other actors, which fetch the models in their own context."
     }
 
     var store: Store { container.store }

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Who may use a context: checked in debug builds at every entry point (`Docs/Concurrency.md`,
+/// "Who owns a context").
+enum ContextOwner {
+    /// A context you made yourself: Swift's `Sendable` checking keeps it on one task or actor.
+    case unchecked
+    /// `container.mainContext`: the main actor, which runs on the main thread.
+    case mainActor
+    /// A model actor's context: the ``DefaultSerialModelExecutor`` that owns it.
+    case executor(ObjectIdentifier)
+
+    /// Whether the calling code may use the context.
+    var permitsCaller: Bool {
+        switch self {
+        case .unchecked: true
+        case .mainActor: Self.isOnMainActor
+        case .executor(let executor): DefaultSerialModelExecutor.current == executor
+        }
+    }
+
+    /// Stops with a message naming `operation` and the owner when the caller may not use the
+    /// context.
+    func check(_ operation: StaticString) {
+        guard !permitsCaller else { return }
+        preconditionFailure(Self.misuseMessage(operation, owner: description))
+    }
+
+    /// The owner, as the misuse message names it.
+    private var description: String {
+        switch self {
+        case .unchecked: "no one in particular"
+        case .mainActor: "the main actor (it is container.mainContext)"
+        case .executor: "the model actor whose DefaultSerialModelExecutor owns it"
+        }
+    }
+
+    static func misuseMessage(_ operation: StaticString, owner: String) -> String {
+        "ModelContext misuse: \(operation) was called off the executor that owns this context: it belongs to "
+            + "\(owner). A ModelContext and its models are not Sendable: use them only on the actor that owns them, "
+            + "and pass PersistentIdentifiers to other actors, which fetch the models in their own context."
+    }
+
+    /// Marks the main dispatch queue, which runs the main actor's jobs.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the calling code runs on the main actor: on the main thread, or in a job of the
+    /// main dispatch queue (which another thread may drain, as some test runners do). Marks the
+    /// main queue the first time.
+    static var isOnMainActor: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+}
