@@ -42,9 +42,10 @@ public final class ModelContext: _ModelLoader {
     var identity: IdentityMap
     /// What is inserted, changed and deleted since the last save (see ``PendingChanges``).
     var pending = PendingChanges()
-    /// Set while the context updates inverse relationships, whose setters must not start
-    /// another round of updates.
-    private var maintainingInverses = false
+    /// Keeps inverse relationships in step (made at first use: it calls back into the context).
+    private lazy var inverses = InverseMaintainer(loadProperty: { [unowned self] model, index in
+        self.fulfill(model, index)
+    })
     /// How much the context has read from the store: for tests of fetching and prefetching.
     var statistics = ReadStatistics()
     /// Whether ``upsert(_:chunkSize:)`` may write a chunk in one pass (see
@@ -530,7 +531,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.isUpdatingInverses   // false outside a relationship change
     /// ```
-    public var isUpdatingInverses: Bool { maintainingInverses }
+    public var isUpdatingInverses: Bool { inverses.isMaintaining }
 
     /// Called by generated setters after a relationship changed.
     ///
@@ -541,7 +542,7 @@ public final class ModelContext: _ModelLoader {
         _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel]
     ) {
-        guard !maintainingInverses else { return }
+        guard !inverses.isMaintaining else { return }
         guard model._$modelState.loader != nil else {
             // A model outside any context was related to one of this context's: it joins, and
             // inserting it relates everything it points at.
@@ -569,31 +570,7 @@ public final class ModelContext: _ModelLoader {
         } else {
             oldTargets = []
         }
-        maintainingInverses = true
-        defer { maintainingInverses = false }
-        // Most changes set one target where there was none: no sets needed to compare.
-        let old = oldTargets.isEmpty ? [] : Set(oldTargets.map { ObjectIdentifier($0) })
-        let new = oldTargets.isEmpty ? [] : Set(newTargets.map { ObjectIdentifier($0) })
-        for target in oldTargets where !new.contains(ObjectIdentifier(target)) {
-            let current = loadedTargets(inverse, of: target)
-            if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
-        }
-        for target in newTargets where !old.contains(ObjectIdentifier(target)) {
-            if !inverse.access.isLoaded(target) { fulfill(target, inverse.index) }
-            guard !inverse.access.contains(target, model) else { continue }
-            if inverse.isToOneRelationship {
-                // The target leaves its previous partner, whose side loses it.
-                if let previous = inverse.access.targets(target).first {
-                    let previousTargets = loadedTargets(relationship, of: previous)
-                    relationship.access.set(previous, previousTargets.filter { $0 !== target })
-                }
-                inverse.access.set(target, [model])
-            } else if let append = inverse.access.append {
-                append(target, model)
-            } else {
-                inverse.access.set(target, inverse.access.targets(target) + [model])
-            }
-        }
+        inverses.update(model, relationship: relationship, inverse: inverse, from: oldTargets, to: newTargets)
     }
 
     /// A relationship's targets, loading them first if needed.

@@ -1,0 +1,63 @@
+/// Keeps the other side of a relationship in step when one side changes, as SwiftData does:
+/// setting `book.author` appends the book to `author.books` and removes it from the previous
+/// author's; appending to `author.books` sets `book.author`; a one-to-one partner leaves its
+/// previous partner.
+///
+/// It sets the other side through ``RelationshipAccess`` as the generated setter would (so
+/// observers hear of it and the change is recorded), and while it does, ``isMaintaining`` is
+/// `true`: those setters then report nothing back, or every change would start another round.
+///
+/// A class, owned by its context: the generated setters it calls read ``isMaintaining`` while
+/// ``update(_:relationship:inverse:from:to:)`` runs, which a stored struct would not allow.
+final class InverseMaintainer {
+    /// Loads property `index` of a model that is a fault (the context's row loader).
+    private let loadProperty: (any PersistentModel, Int) -> Void
+    /// Whether the maintainer is setting relationships itself.
+    private(set) var isMaintaining = false
+
+    init(loadProperty: @escaping (any PersistentModel, Int) -> Void) {
+        self.loadProperty = loadProperty
+    }
+
+    /// Makes the inverse side agree with `model`'s `relationship` having changed from
+    /// `oldTargets` to `newTargets` (`inverse` is the targets' relationship back to `model`'s
+    /// entity).
+    func update(
+        _ model: any PersistentModel, relationship: Schema.Relationship, inverse: Schema.Relationship,
+        from oldTargets: [any PersistentModel], to newTargets: [any PersistentModel]
+    ) {
+        isMaintaining = true
+        defer { isMaintaining = false }
+        // Most changes set one target where there was none: no sets needed to compare.
+        let old = oldTargets.isEmpty ? [] : Set(oldTargets.map { ObjectIdentifier($0) })
+        let new = oldTargets.isEmpty ? [] : Set(newTargets.map { ObjectIdentifier($0) })
+        for target in oldTargets where !new.contains(ObjectIdentifier(target)) {
+            let current = loadedTargets(inverse, of: target)
+            if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
+        }
+        for target in newTargets where !old.contains(ObjectIdentifier(target)) {
+            if !inverse.access.isLoaded(target) { loadProperty(target, inverse.index) }
+            guard !inverse.access.contains(target, model) else { continue }
+            if inverse.isToOneRelationship {
+                // The target leaves its previous partner, whose side loses it.
+                if let previous = inverse.access.targets(target).first {
+                    let previousTargets = loadedTargets(relationship, of: previous)
+                    relationship.access.set(previous, previousTargets.filter { $0 !== target })
+                }
+                inverse.access.set(target, [model])
+            } else if let append = inverse.access.append {
+                append(target, model)
+            } else {
+                inverse.access.set(target, inverse.access.targets(target) + [model])
+            }
+        }
+    }
+
+    /// A relationship's targets, loading them first if needed.
+    private func loadedTargets(
+        _ relationship: Schema.Relationship, of model: any PersistentModel
+    ) -> [any PersistentModel] {
+        if !relationship.access.isLoaded(model) { loadProperty(model, relationship.index) }
+        return relationship.access.targets(model)
+    }
+}
