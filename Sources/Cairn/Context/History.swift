@@ -102,6 +102,55 @@ struct History {
         try txn.put(EntryLayout.counter(floor, key: Self.floorKey), for: Self.floorKey, in: meta)
     }
 
+    /// What other writers' commits changed, as one read finds it (see ``changes(after:skipping:history:meta:txn:)``).
+    enum Changes {
+        /// The rows the commits after the one asked about touched, up to the read's snapshot.
+        case entries([Entry])
+        /// The history cannot say: entries were dropped by pruning, or one is damaged. Every model
+        /// must be refreshed.
+        case unknown
+        /// The history floor in `meta` is damaged: every model must be refreshed, and the damage
+        /// reported.
+        case damagedFloor(StorageError)
+    }
+
+    /// The entries of the commits after `seen` up to `txn`'s snapshot, leaving out those
+    /// `isSkipped` names (a context's own).
+    static func changes(
+        after seen: UInt64, skipping isSkipped: (UInt64) -> Bool, history: Table, meta: Table,
+        txn: borrowing ReadTransaction
+    ) throws -> Changes {
+        let floor: UInt64
+        do {
+            floor = try Self.floor(meta: meta, txn: txn)
+        } catch let error as StorageError where error.code == .damagedRecord {
+            // Damage, not a passing failure: trying again next time would fail forever and never
+            // take another commit into account.
+            return .damagedFloor(error)
+        }
+        guard seen + 1 >= floor else { return .unknown }  // entries were dropped
+        var entries: [Entry] = []
+        var damaged = false
+        let range = KeyRange(
+            from: .exclusive(EntryLayout.historyKey(commit: seen)),
+            to: .inclusive(EntryLayout.historyKey(commit: txn.id)))
+        try txn.scan(history, range) { key, value in
+            // A damaged entry cannot say which rows changed.
+            guard let commit = try? EntryLayout.commit(historyKey: key, table: history) else {
+                damaged = true
+                return false
+            }
+            guard !isSkipped(commit) else { return true }
+            guard let decoded = Self.decode(value) else {
+                damaged = true
+                return false
+            }
+            entries += decoded
+            return true
+        }
+        return damaged ? .unknown : .entries(entries)
+    }
+
     /// The oldest commit id whose entry is kept (0 before the first pruning).
     static func floor(meta: Table, txn: borrowing some StorageTransaction & ~Copyable) throws -> UInt64 {
         try txn.get(floorKey, in: meta).map { try EntryLayout.counter($0, key: floorKey, table: meta) } ?? 0

@@ -29,38 +29,16 @@ extension ModelContext {
         // already counts but this snapshot does not include is left for the next refresh.
         var floorDamage: StorageError?
         let found = try? store.environment.read { txn -> (current: UInt64, entries: [History.Entry]?) in
-            let current = txn.id
-            let floor: UInt64
-            do {
-                floor = try History.floor(meta: store.meta, txn: txn)
-            } catch let error as StorageError where error.code == .damagedRecord {
-                // Damage, not a passing failure: trying again next time would fail forever and
-                // never take another commit into account. Refresh everything once instead.
+            let changes = try History.changes(
+                after: seen, skipping: tracker.isOwn, history: table, meta: store.meta, txn: txn)
+            switch changes {
+            case .entries(let entries): return (txn.id, entries)
+            case .unknown: return (txn.id, nil)
+            case .damagedFloor(let error):
+                // Refresh everything once; the next refresh starts after this snapshot.
                 floorDamage = error
-                return (current, nil)
+                return (txn.id, nil)
             }
-            guard seen + 1 >= floor else { return (current, nil) }  // entries were dropped: refresh all
-            var entries: [History.Entry] = []
-            var damaged = false
-            let range = KeyRange(
-                from: .exclusive(EntryLayout.historyKey(commit: seen)),
-                to: .inclusive(EntryLayout.historyKey(commit: current)))
-            try txn.scan(table, range) { key, value in
-                // A damaged entry cannot say which rows changed: every model the context holds is
-                // refreshed instead, which is correct, only slower.
-                guard let commit = try? EntryLayout.commit(historyKey: key, table: table) else {
-                    damaged = true
-                    return false
-                }
-                guard !tracker.isOwn(commit) else { return true }
-                guard let decoded = History.decode(value) else {
-                    damaged = true
-                    return false
-                }
-                entries += decoded
-                return true
-            }
-            return (current, damaged ? nil : entries)
         }
         if let floorDamage { recordStoreDamage(floorDamage, what: "The store's history floor") }
         guard let found else { return }  // the store cannot be read now: try again next time

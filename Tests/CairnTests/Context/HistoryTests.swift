@@ -120,4 +120,84 @@ import Testing
         #expect(old == nil, "older entries dropped")
         #expect(new != nil)
     }
+
+    /// Writes one history entry under a new commit's own id; returns the id.
+    private func commitEntry(_ rows: [UInt64], store: Store) throws -> UInt64 {
+        let table = try #require(store.history)
+        return try store.environment.write { txn in
+            var history = History()
+            for row in rows { history.record(.updated, "LibraryBook", row) }
+            try txn.put(history.encoded(), for: EntryLayout.historyKey(commit: txn.id), in: table)
+            return txn.id
+        }
+    }
+
+    private func changes(after seen: UInt64, skipping own: Set<UInt64> = [], store: Store) throws -> History.Changes {
+        let table = try #require(store.history)
+        return try store.environment.read { txn in
+            try History.changes(after: seen, skipping: own.contains, history: table, meta: store.meta, txn: txn)
+        }
+    }
+
+    @Test func changesAfterACommitLeaveOutTheSkippedOnes() throws {
+        let store = try libraryContainer(TemporaryDirectory()).store
+        let first = try commitEntry([1], store: store)
+        let second = try commitEntry([2], store: store)
+        let third = try commitEntry([3, 4], store: store)
+        guard case .entries(let all) = try changes(after: first, store: store) else {
+            Issue.record("the history should say")
+            return
+        }
+        #expect(all.map(\.row).sorted() == [2, 3, 4])
+        guard case .entries(let others) = try changes(after: first, skipping: [second], store: store) else {
+            Issue.record("the history should say")
+            return
+        }
+        #expect(others.map(\.row).sorted() == [3, 4])
+        guard case .entries(let none) = try changes(after: third, store: store) else {
+            Issue.record("the history should say")
+            return
+        }
+        #expect(none.isEmpty)
+    }
+
+    @Test func droppedOrDamagedEntriesMeanTheHistoryCannotSay() throws {
+        let store = try libraryContainer(TemporaryDirectory()).store
+        let table = try #require(store.history)
+        let first = try commitEntry([1], store: store)
+        _ = try commitEntry([2], store: store)
+        // A floor past the commit after `first`: its entry may have been dropped.
+        try store.environment.write { txn in
+            try txn.put(EntryLayout.counter(first + 5, key: History.floorKey), for: History.floorKey, in: store.meta)
+        }
+        guard case .unknown = try changes(after: first, store: store) else {
+            Issue.record("dropped entries cannot say which rows changed")
+            return
+        }
+        // Back to no floor, and a damaged entry instead.
+        let damaged = try store.environment.write { txn in
+            try txn.put(EntryLayout.counter(0, key: History.floorKey), for: History.floorKey, in: store.meta)
+            try txn.put([0xFF, 0xFF, 0xFF], for: EntryLayout.historyKey(commit: txn.id), in: table)
+            return txn.id
+        }
+        guard case .unknown = try changes(after: first, store: store) else {
+            Issue.record("a damaged entry cannot say which rows changed")
+            return
+        }
+        guard case .entries = try changes(after: damaged, store: store) else {
+            Issue.record("entries after the damaged one still read")
+            return
+        }
+        // A damaged floor is its own answer, so the context can report it.
+        try store.environment.write { txn in
+            var value = EntryLayout.counter(1, key: History.floorKey)
+            value[0] ^= 0x80
+            try txn.put(value, for: History.floorKey, in: store.meta)
+        }
+        guard case .damagedFloor(let error) = try changes(after: first, store: store) else {
+            Issue.record("a damaged floor is reported")
+            return
+        }
+        #expect(error.code == .damagedRecord)
+    }
 }
