@@ -31,9 +31,15 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
+        // The LMDB seam: environments, transactions, tables, storage errors and the checks that
+        // keep a damaged file from taking the app down; no model types.
+        .target(
+            name: "CairnStorage",
+            dependencies: ["CLMDB", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "Cairn",
-            dependencies: ["CLMDB", "CairnMacros", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CairnStorage", "CairnMacros", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "cairn",
@@ -49,6 +55,7 @@ let package = Package(
             name: "CairnTests",
             dependencies: [
                 "Cairn",
+                "CairnStorage",
                 "CairnTestHelper",
                 "cairn",
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 // Three versions of one entity, `Item`, as an app's schema evolves.
 enum ItemsV1 {

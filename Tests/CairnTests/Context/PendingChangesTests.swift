@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 @Suite struct PendingChangesTests {
     func codes(_ list: ModelList) -> [Int] { list.array.map { ($0 as! Gauge).code } }

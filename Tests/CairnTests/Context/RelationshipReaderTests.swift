@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 /// The one way relationship targets are read, for faults and for prefetching.
 @Suite struct RelationshipReaderTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 @Suite struct CRC32CTests {
     @Test func matchesTheStandardCheckValue() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 /// `#Index` tables follow every insert, change and delete, in value order.
 @Suite struct IndexMaintenanceTests {

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 
 @testable import Cairn
+@testable import CairnStorage
 
 /// ProfileGenerators shared by the Encoding property tests.
 enum EncodingGenerators {

@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 enum StoredShape: Codable, Equatable {
     case circle(radius: Double)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 /// Defects a review of the fetching work found, each fixed.
 @Suite struct FetchReviewRegressionTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 /// Regressions found by reviewing the storage layer. Each test names the bug, the symptom and the fix.
 @Suite struct StorageReviewRegressionTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 /// Damaged, truncated and empty data files are refused with typed errors before LMDB maps them,
 /// and the test process survives every case.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 @Model final class LifetimeOwner {
     #Unique<LifetimeOwner>([\.code])

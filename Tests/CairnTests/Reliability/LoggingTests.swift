@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 /// What Cairn says through swift-log when something happened that the app should hear about even
 /// though nothing threw.

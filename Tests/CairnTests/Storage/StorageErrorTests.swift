@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 #if canImport(Glibc)
 import Glibc

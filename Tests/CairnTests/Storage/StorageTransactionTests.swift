@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Cairn
+@testable import CairnStorage
 
 @Suite struct StorageTransactionTests {
     @Test func putThenGetReturnsTheValueAndAbsentKeysAreNil() throws {

@@ -1,4 +1,5 @@
 @testable import Cairn
+@testable import CairnStorage
 
 /// Little-endian field access to a copy of a data file's bytes, for tests that damage files.
 struct DataFileBytes {

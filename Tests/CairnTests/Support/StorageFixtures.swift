@@ -1,4 +1,5 @@
 @testable import Cairn
+@testable import CairnStorage
 
 /// A new store in a temporary directory, with the directory kept alive alongside it.
 struct TemporaryStore {

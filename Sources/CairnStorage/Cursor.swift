@@ -164,7 +164,7 @@ package struct Cursor: ~Copyable {
     }
 
     /// Positions the cursor on the first entry of `range` in `direction`.
-    func position(at range: KeyRange, direction: ScanDirection) throws(StorageError) -> Bool {
+    package func position(at range: KeyRange, direction: ScanDirection) throws(StorageError) -> Bool {
         let duplicates = table.flags.contains(.duplicateSort)
         switch direction {
         case .forward:
@@ -186,7 +186,7 @@ package struct Cursor: ~Copyable {
     }
 
     /// Whether `key` (just landed on) is still inside `range`, walking in `direction`.
-    func isWithin(_ range: KeyRange, key: UnsafeRawBufferPointer, direction: ScanDirection) throws(StorageError) -> Bool
+    package func isWithin(_ range: KeyRange, key: UnsafeRawBufferPointer, direction: ScanDirection) throws(StorageError) -> Bool
     {
         let bound = direction == .forward ? range.upper : range.lower
         guard let bound else { return true }

@@ -21,7 +21,7 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     /// ```
     package let flags: TableFlags
     /// LMDB's handle (`MDB_dbi`). Only Storage reads it.
-    let handle: UInt32
+    package let handle: UInt32
     /// The environment the handle belongs to: a handle number means nothing in another store.
     let environment: UInt64
 
@@ -146,7 +146,7 @@ package struct KeyRange: Sendable, Hashable {
         case inclusive([UInt8])
         case exclusive([UInt8])
 
-        var key: [UInt8] {
+        package var key: [UInt8] {
             switch self {
             case .inclusive(let key), .exclusive(let key): key
             }

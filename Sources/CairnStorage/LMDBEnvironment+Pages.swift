@@ -9,11 +9,11 @@ extension LMDBEnvironment {
     /// let pages = try environment.checkPages()
     /// for problem in pages.problems { print(problem) }
     /// ```
-    struct PageCheck: Sendable {
+    package struct PageCheck: Sendable {
         /// The transaction (commit) whose snapshot was walked.
         var transactionID: UInt64
         /// Problems found, each naming its tree (and table) and page; empty when every page is sound.
-        var problems: [PageWalker.Problem]
+        package var problems: [PageWalker.Problem]
     }
 
     /// Walks every page of the newest snapshot without LMDB: never crashes on damage, which it
@@ -25,7 +25,7 @@ extension LMDBEnvironment {
     /// ```
     /// - Throws: ``StorageError`` when the data file cannot be read at all.
     /// - Complexity: O(*p*) in the pages of the store.
-    func checkPages() throws -> PageCheck {
+    package func checkPages() throws -> PageCheck {
         for _ in 0..<8 {
             let check: PageCheck? = try read { txn in
                 let walked = try PinnedSnapshot.walk(

@@ -12,7 +12,7 @@ internal import CLMDB
 /// The key starts with a zero byte, which no table name can contain. A compacted copy restarts
 /// LMDB's ids at 1, so ids 0 and 1 are not checked; the next write sets the marker again.
 enum CommitMarker {
-    static let key: [UInt8] = [0x00] + Array("cairn.commit".utf8)
+    package static let key: [UInt8] = [0x00] + Array("cairn.commit".utf8)
 
     /// Stores the transaction's own id. Called just before commit.
     ///

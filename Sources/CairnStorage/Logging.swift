@@ -11,4 +11,4 @@ import Logging
 /// an earlier commit after damage, a model property that could not be loaded); `notice` for a
 /// full disk, which the save that met it also throws; `debug` for map growth. Nothing at `info`
 /// or above on the normal path.
-var cairnLog: Logger { Logger(label: "cairn") }
+package var cairnLog: Logger { Logger(label: "cairn") }

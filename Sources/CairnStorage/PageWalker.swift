@@ -32,7 +32,7 @@ import Darwin
 /// (`F_BIGDATA`), an `MDB_db` (`F_SUBDATA`: a named table, or with `F_DUPDATA` a sub-tree of
 /// duplicates) or an inline sub-page of duplicates (`F_DUPDATA`). `LEAF2` pages hold fixed-size
 /// keys back to back after the header. This type is the one place that knows that layout.
-struct PageWalker {
+package struct PageWalker {
     /// How much of the snapshot to walk.
     enum Scope {
         /// Every page of every tree.
@@ -49,18 +49,18 @@ struct PageWalker {
         /// Each named table (by name) with its record.
         var tables: [(name: String, record: DatabaseRecord)] = []
         /// Problems found, one per tree at most; empty when the snapshot is sound.
-        var problems: [Problem] = []
+        package var problems: [Problem] = []
     }
 
     /// What is wrong with one tree: the named table it belongs to (none for the free-page tree,
     /// the main tree and the free list) and where and what, in a sentence.
-    struct Problem: Sendable, Equatable, CustomStringConvertible {
+    package struct Problem: Sendable, Equatable, CustomStringConvertible {
         /// The named table, or `nil` for LMDB's own trees.
-        let table: String?
+        package let table: String?
         /// The tree (when it is LMDB's own), the page and what is wrong with it.
-        let reason: String
+        package let reason: String
 
-        var description: String { table.map { "table '\($0)': \(reason)" } ?? reason }
+        package var description: String { table.map { "table '\($0)': \(reason)" } ?? reason }
     }
 
     static let branchFlag: UInt16 = 0x01, leafFlag: UInt16 = 0x02, overflowFlag: UInt16 = 0x04
