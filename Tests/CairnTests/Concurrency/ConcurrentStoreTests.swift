@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 extension TallyWriter {
     /// One balanced save: a pair `+k`/`-k`, and 3 moved between the tallies of `previous`.

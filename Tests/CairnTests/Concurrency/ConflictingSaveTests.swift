@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Two contexts that loaded the same models save conflicting relationship changes: the stored
 /// graph stays symmetric (every edge has its inverse), and the later save's lists win.

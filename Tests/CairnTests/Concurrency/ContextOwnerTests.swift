@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Who may use a context, asked without stopping the process (the exit tests in
 /// `ContextOwnershipTests` check the stop and its message).

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Carries a value across isolation on purpose, to show what the debug checks catch.
 struct SmuggledContext: @unchecked Sendable {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// After another context saves, this context's next fetch or fault sees it: models without
 /// unsaved changes reflect the stored values, models deleted elsewhere become deleted models (no

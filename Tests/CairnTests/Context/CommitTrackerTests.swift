@@ -1,7 +1,6 @@
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// What a context counts as seen: its own commits never make it refresh, other commits do.
 @Suite struct CommitTrackerTests {

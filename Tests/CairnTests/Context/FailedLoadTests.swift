@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// A load that fails in a getter never traps: the getter returns a placeholder, the context
 /// records a `FetchError.loadFailed`, and the next save or fetch throws it (Docs/Reliability.md).

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// The history entry a save writes: every touched row once, stored as runs of rows, and read
 /// back as written.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 @Suite struct IdentityMapTests {
     func store() throws -> (ModelContainer, Store.EntityTables) {

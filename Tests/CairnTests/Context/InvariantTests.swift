@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// The invariant check that runs after every save in debug builds finds what it promises.
 @Suite struct InvariantTests {

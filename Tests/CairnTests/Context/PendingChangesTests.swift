@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 @Suite struct PendingChangesTests {
     func codes(_ list: ModelList) -> [Int] { list.array.map { ($0 as! Gauge).code } }

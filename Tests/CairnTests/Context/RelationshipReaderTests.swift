@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// The one way relationship targets are read, for faults and for prefetching.
 @Suite struct RelationshipReaderTests {

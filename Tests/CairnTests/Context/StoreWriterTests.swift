@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// The one writer of every save, tested on plans built by hand.
 @Suite struct StoreWriterTests {

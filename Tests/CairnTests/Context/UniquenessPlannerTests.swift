@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// The uniqueness planner on its own: stored rows come from a real store, the context's parts
 /// (stored keys, released relationships) from closures.

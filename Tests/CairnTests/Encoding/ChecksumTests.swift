@@ -1,7 +1,6 @@
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 @Suite struct CRC32CTests {
     @Test func matchesTheStandardCheckValue() {

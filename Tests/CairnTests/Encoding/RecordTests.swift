@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Builds raw records by hand, so tests can write what RecordWriter never would.
 func handBuiltRecord(_ body: [UInt8], format: UInt8 = 0x01) -> [UInt8] {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// A stored string decodes exactly, ASCII by the fast path and other text validated, and bytes
 /// that are not UTF-8 are damage, never repaired into a different string.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 enum StoredStatus: String, Codable, Equatable {
     case active

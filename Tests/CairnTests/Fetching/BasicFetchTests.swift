@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 @Suite struct BasicFetchTests {
     func context() throws -> ModelContext {

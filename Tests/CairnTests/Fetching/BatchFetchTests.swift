@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// `propertiesToFetch`, `fetch(_:batchSize:)`, `enumerate` and `fetchIdentifiers`: how much they
 /// load, and when.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// `#Index` tables follow every insert, change and delete, in value order.
 @Suite struct IndexMaintenanceTests {

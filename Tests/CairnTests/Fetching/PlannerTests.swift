@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 @Suite struct PlannerTests {
     static let lastNames = ["Austen", "Brontë", "Dickens", "Eliot", "Gaskell", "Hardy", "Shelley", "Trollope", "Woolf"]

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Prefetching reads a relationship for all fetched models in one pass instead of one read per model.
 @Suite struct PrefetchTests {

@@ -3,7 +3,6 @@ import PropertyBased
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Reads every field of a record through several types; each read gives a value or a StorageError.
 private func exercise(_ reader: RecordReader) {

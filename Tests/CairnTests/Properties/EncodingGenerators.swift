@@ -2,7 +2,6 @@ import Foundation
 import PropertyBased
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// ProfileGenerators shared by the Encoding property tests.
 enum EncodingGenerators {

@@ -3,7 +3,6 @@ import PropertyBased
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Value order as an Int: -1, 0 or 1.
 private func order<Value: Comparable>(_ lhs: Value, _ rhs: Value) -> Int {

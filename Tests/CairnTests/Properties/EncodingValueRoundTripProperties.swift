@@ -3,7 +3,6 @@ import PropertyBased
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 enum StoredShape: Codable, Equatable {
     case circle(radius: Double)

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Defects a review of the fetching work found, each fixed.
 @Suite struct FetchReviewRegressionTests {

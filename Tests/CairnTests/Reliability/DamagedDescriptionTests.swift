@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Every value Cairn writes to `meta` (the format, the store identifier, each entity's stored
 /// description, the counters) carries a checksum over its key and payload. Damage that would

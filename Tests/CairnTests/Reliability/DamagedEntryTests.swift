@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Damage to unique, index and edge entries is a typed error, never a wrong answer: each test
 /// writes wrong bytes into a real store (through the storage API, or by flipping a bit in a copy of

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// A record's checksum covers the key it is stored under, so damage to a row key that keeps the
 /// table's key order (row 5 read as row 4, where row 4 was deleted) is a typed error, never the

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// `ModelContainer.verify()` finds each kind of damage that reads back wrong, naming the table
 /// and the models involved, and never throws because of it.

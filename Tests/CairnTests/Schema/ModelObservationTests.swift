@@ -3,7 +3,6 @@ import Observation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Observation through `withObservationTracking` and the way SwiftUI uses it, and what a model
 /// skips while nothing can observe it (`_ModelState+Observation.swift`).

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Range and prefix scans, in both directions, checked against a sorted array of the same entries.
 @Suite struct ScanTests {

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 @Suite struct StorageConcurrencyTests {
     /// Each write moves amounts between accounts; a reader that saw part of a write would see

@@ -1,5 +1,4 @@
 @testable import Cairn
-@testable import CairnStorage
 
 /// Little-endian field access to a copy of a data file's bytes, for tests that damage files.
 struct DataFileBytes {

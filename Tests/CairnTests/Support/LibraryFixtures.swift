@@ -1,7 +1,6 @@
 import Foundation
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// A container for the library models of `SchemaMetadataTests`, in `directory`.
 func libraryContainer(_ directory: TemporaryDirectory) throws -> ModelContainer {

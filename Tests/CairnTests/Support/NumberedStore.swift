@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Cairn
-@testable import CairnStorage
 
 /// Checks a store written by the helper's numbered transactions (see `CairnTestHelper`):
 /// transaction `n` wrote `keysPerTransaction` entries `(n, i)` whose values start with `n`, and

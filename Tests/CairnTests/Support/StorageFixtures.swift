@@ -1,5 +1,4 @@
 @testable import Cairn
-@testable import CairnStorage
 
 /// A new store in a temporary directory, with the directory kept alive alongside it.
 struct TemporaryStore {

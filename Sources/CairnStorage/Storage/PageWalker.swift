@@ -49,7 +49,7 @@ package struct PageWalker {
         /// Each named table (by name) with its record.
         var tables: [(name: String, record: DatabaseRecord)] = []
         /// Problems found, one per tree at most; empty when the snapshot is sound.
-        package var problems: [Problem] = []
+        var problems: [Problem] = []
     }
 
     /// What is wrong with one tree: the named table it belongs to (none for the free-page tree,

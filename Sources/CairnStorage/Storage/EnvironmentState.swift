@@ -171,11 +171,12 @@ final class EnvironmentState: @unchecked Sendable {
         return liveEnvironment
     }
 
-    /// The open environment's LMDB flags (`MDB_NOSYNC`, `MDB_NOMETASYNC`, …).
-    func flags() throws(LMDBError) -> UInt32 {
+    /// Whether LMDB flushes the open environment's commits: `false` only under `MDB_NOSYNC`
+    /// (an in-memory store's ``Durability/unsynced``).
+    func flushesCommits() throws(LMDBError) -> Bool {
         var flags: UInt32 = 0
         mdb_env_get_flags(try environment(), &flags)
-        return flags
+        return flags & UInt32(MDB_NOSYNC) == 0
     }
 
     /// Creates and opens an `MDB_env` for `configuration.path` with Cairn's fixed flags.
