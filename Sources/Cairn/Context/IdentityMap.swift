@@ -101,11 +101,20 @@ struct IdentityMap {
         return result
     }
 
+    /// Removes the entries whose model went away.
+    private static func removeGone(from slots: inout [UInt64: Slot]) {
+        var gone: [UInt64] = []
+        for (key, slot) in slots where slot.model == nil { gone.append(key) }
+        for key in gone { slots.removeValue(forKey: key) }
+    }
+
     /// Drops the entries of models that went away, once the map has doubled since the last sweep.
     private mutating func sweepIfGrown() {
         guard count > 1024 && count > 2 * countAtLastSweep else { return }
-        for ordinal in rows.indices { rows[ordinal] = rows[ordinal].filter { $0.value.model != nil } }
-        temporary = temporary.filter { $0.value.model != nil }
+        // Removed in place: rebuilding each dictionary cost about as much as registering anew,
+        // and most sweeps find few entries gone.
+        for ordinal in rows.indices { Self.removeGone(from: &rows[ordinal]) }
+        Self.removeGone(from: &temporary)
         count = rows.reduce(temporary.count) { $0 + $1.count }
         countAtLastSweep = count
     }

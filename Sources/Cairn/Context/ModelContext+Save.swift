@@ -32,7 +32,6 @@ extension ModelContext {
                 code: .readOnly,
                 message: "The container was opened with allowsSave: false. Open it with allowsSave: true to save.")
         }
-        if try saveInsertsInOnePass() { return }
         // Everything is prepared before the transaction: no encoding, and no reads of the store
         // through faults, may happen inside it. Nothing in memory changes until it commits.
         // Partly loaded changed models (propertiesToFetch, faults) are completed first: their
@@ -67,10 +66,11 @@ extension ModelContext {
         let changed = changedModelsArray.filter { !plan.isDeleted($0) && !takenOver.contains($0.persistentModelID) }
 
         // Records are sealed for their row keys in the transaction, where new rows get their ids.
+        let insertedTables = inserted.map { store.tables(of: $0) }
         var insertRecords: [(tables: Store.EntityTables, record: EncodedRecord)] = []
         insertRecords.reserveCapacity(inserted.count)
-        for model in inserted {
-            insertRecords.append((store.tables(of: model), try record(of: model)))
+        for (model, tables) in zip(inserted, insertedTables) {
+            insertRecords.append((tables, try record(of: model, tables: tables)))
         }
         var updateRecords: [(table: Table, key: [UInt8], record: EncodedRecord)] = []
         for model in changed {
@@ -96,9 +96,9 @@ extension ModelContext {
                 []
         var finalTargets:
             [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
-        for model in inserted + changed {
-            let tables = store.tables(of: model)
-            let isNew = model.persistentModelID.isTemporary
+        let written = zip(inserted, insertedTables).lazy.map { ($0, $1, true) }
+            + changed.lazy.map { ($0, store.tables(of: $0), false) }
+        for (model, tables, isNew) in written where !tables.entity.relationships.isEmpty {
             for relationship in tables.entity.relationships
             where isNew || model._$modelState.isChanged(relationship.index) {
                 if isNew && !relationship.access.hasTargets(model) {
@@ -125,10 +125,7 @@ extension ModelContext {
             inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
-        for model in inserted + changed {
-            let tables = store.tables(of: model)
-            guard !tables.externalAttributes.isEmpty else { continue }
-            let isNew = model.persistentModelID.isTemporary
+        for (model, tables, isNew) in written where !tables.externalAttributes.isEmpty {
             for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
             where isNew || model._$modelState.isChanged(index) {
                 var writer = RecordWriter()
@@ -348,7 +345,11 @@ extension ModelContext {
     /// The record of a model's attributes, fields in ascending tag order, to be sealed for the
     /// key it is stored under.
     func record(of model: any PersistentModel) throws -> EncodedRecord {
-        let tables = container.store.tables(of: model)
+        try record(of: model, tables: container.store.tables(of: model))
+    }
+
+    /// The same, for a model of `tables`' entity.
+    func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
         var writer = RecordWriter()
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)

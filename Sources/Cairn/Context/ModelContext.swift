@@ -53,11 +53,6 @@ public final class ModelContext: _ModelLoader {
     var allowsBulkUpsert = true
     /// How many chunks took that path (for tests).
     var bulkUpsertChunks = 0
-    /// Whether ``save()`` may write new plain models in one pass (see `saveInsertsInOnePass`);
-    /// tests turn it off to compare with the general path.
-    var allowsOnePassSave = true
-    /// How many saves took that path (for tests).
-    var onePassSaves = 0
     /// Which commits this context has taken into account (see `refreshIfNeeded`).
     var commits: CommitTracker
     /// Loads that failed in a getter, not yet reported (see `pendingLoadErrors`).

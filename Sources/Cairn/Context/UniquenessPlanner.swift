@@ -88,6 +88,8 @@ struct UniquenessPlanner {
                 plan.claimed.append((unique.table, newKey, model))
             }
         }
+        // Claims so far are the changed models'; the inserts' follow.
+        let changedClaims = plan.claimed.count
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
         // Each key is computed once, and all are looked up in one read transaction.
         let insertTables = inserted.map { store.tables(of: $0) }
@@ -124,16 +126,20 @@ struct UniquenessPlanner {
                 return takeover
             }
         }
-        var claimedByInsert: [KeySlot: any PersistentModel] = [:]
+        // The position of the last insert claiming each key; an earlier one is superseded.
+        var claimedByInsert: [KeySlot: Int] = [:]
+        claimedByInsert.reserveCapacity(inserted.count)
         for (position, model) in inserted.enumerated() {
             for (unique, key) in zip(insertTables[position].uniques, insertKeys[position]) {
-                let slot = KeySlot(unique.table, key)
-                if let earlier = claimedByInsert.updateValue(model, forKey: slot), earlier !== model {
-                    plan.superseded.insert(ObjectIdentifier(earlier))
+                if let earlier = claimedByInsert.updateValue(position, forKey: KeySlot(unique.table, key)),
+                    earlier != position
+                {
+                    plan.superseded.insert(ObjectIdentifier(inserted[earlier]))
                 }
             }
             if let row = takeovers[position] { plan.takeovers[ObjectIdentifier(model)] = row }
         }
+        plan.claimed.reserveCapacity(plan.claimed.count + inserted.count)
         for (position, model) in inserted.enumerated()
         where plan.superseded.isEmpty || !plan.superseded.contains(ObjectIdentifier(model)) {
             let tables = insertTables[position]
@@ -153,7 +159,7 @@ struct UniquenessPlanner {
             }
         }
         // A changed model may not take another stored row's unique values.
-        for (table, key, model) in plan.claimed where !model.persistentModelID.isTemporary {
+        for (table, key, model) in plan.claimed[..<changedClaims] {
             guard !isFreed(table, key), let row = try stored(table, key), row != model.persistentModelID.rowID else {
                 continue
             }
