@@ -54,7 +54,7 @@ extension ModelContainer {
                     }
                     ids.insert(row)
                     do {
-                        let model = try decoder.scratchModel(
+                        let model = try decoder.rows.scratchModel(
                             from: RecordReader(copying: value, key: key), tables: tables)
                         for keyed in tables.uniques + tables.indexes {
                             expected[keyed.table.name, default: [:]][keyed.key(of: model), default: []].append(row)

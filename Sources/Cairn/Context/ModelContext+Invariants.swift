@@ -106,7 +106,9 @@ extension ModelContext {
                         return true
                     }
                     for row in rows[name] ?? [] {
-                        guard let stored = try storedModel(row: row, tables: tables, in: txn) else { continue }
+                        guard let stored = try self.rows.storedModel(row: row, tables: tables, in: txn) else {
+                            continue
+                        }
                         let key = index.key(of: stored)
                         var found = false
                         try txn.forEachIndexedRow(for: key, in: index.table) { stored in

@@ -43,7 +43,7 @@ extension ModelContext {
             guard let rowID = id.rowID, let tables = store.entities[id.entityName] else { continue }
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
                 do {
-                    try load(model, rowID: rowID, tables: tables)
+                    try rows.load(model, rowID: rowID, tables: tables)
                 } catch let error as StorageError where error.code == .notFound {
                     deletedElsewhere.append(id)
                 }
@@ -78,7 +78,7 @@ extension ModelContext {
             let tables = store.entities[id.entityName]!
             // A partly loaded model is completed first, so its record is written whole.
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
-                try load(model, rowID: id.rowID!, tables: tables)
+                try rows.load(model, rowID: id.rowID!, tables: tables)
             }
             var record = try record(of: model)
             let key = EntryLayout.rowKey(id.rowID!)
@@ -96,7 +96,8 @@ extension ModelContext {
                 []
         var finalTargets:
             [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
-        let written = zip(inserted, insertedTables).lazy.map { ($0, $1, true) }
+        let written =
+            zip(inserted, insertedTables).lazy.map { ($0, $1, true) }
             + changed.lazy.map { ($0, store.tables(of: $0), false) }
         for (model, tables, isNew) in written where !tables.entity.relationships.isEmpty {
             for relationship in tables.entity.relationships
@@ -288,7 +289,8 @@ extension ModelContext {
             for model in deleted {
                 let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!
-                guard !tables.indexes.isEmpty, let stored = try storedModel(row: row, tables: tables, in: txn) else {
+                guard !tables.indexes.isEmpty, let stored = try rows.storedModel(row: row, tables: tables, in: txn)
+                else {
                     continue
                 }
                 for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
@@ -299,7 +301,7 @@ extension ModelContext {
                     index.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
                 }
                 guard !touched.isEmpty, let row = model.persistentModelID.rowID,
-                    let stored = try storedModel(row: row, tables: tables, in: txn)
+                    let stored = try rows.storedModel(row: row, tables: tables, in: txn)
                 else { continue }
                 for index in touched {
                     let (old, new) = (index.key(of: stored), index.key(of: model))
@@ -312,7 +314,7 @@ extension ModelContext {
                 let tables = store.tables(of: model)
                 guard !tables.indexes.isEmpty else { continue }
                 if let row = takeovers[ObjectIdentifier(model)],
-                    let stored = try storedModel(row: row, tables: tables, in: txn)
+                    let stored = try rows.storedModel(row: row, tables: tables, in: txn)
                 {
                     for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
                 }

@@ -51,26 +51,9 @@ extension ModelContext {
 
     /// The same, reading in an open transaction.
     func storedKeys(row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction) throws -> [[UInt8]] {
-        guard let stored = try storedModel(row: row, tables: tables, in: txn) else {
+        guard let stored = try rows.storedModel(row: row, tables: tables, in: txn) else {
             return tables.uniques.map { _ in [] }
         }
         return tables.uniques.map { $0.key(of: stored) }
-    }
-
-    /// A scratch instance holding a stored row's attributes as its record has them (not the
-    /// context's instance, which may have unsaved values), or `nil` if the row is gone.
-    func storedModel(
-        row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction
-    ) throws -> (any PersistentModel)? {
-        let key = EntryLayout.rowKey(row)
-        let reader = try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
-        return try reader.map { try scratchModel(from: $0, tables: tables) }
-    }
-
-    /// A scratch instance, in no context, holding a record's attributes.
-    func scratchModel(from reader: RecordReader, tables: Store.EntityTables) throws -> any PersistentModel {
-        let scratch = tables.entity.modelType.init(_$modelState: _ModelState())
-        try apply(reader, to: scratch, tables: tables)
-        return scratch
     }
 }

@@ -264,7 +264,7 @@ extension ModelContext {
                 tables: tables, unique: constraint, key: keys[position], record: record,
                 indexKeys: tables.indexes.map { $0.key(of: chunk[position]) },
                 storedIndexKeys: { reader in
-                    let stored = try self.scratchModel(from: reader, tables: tables)
+                    let stored = try self.rows.scratchModel(from: reader, tables: tables)
                     return tables.indexes.map { $0.key(of: stored) }
                 })
         }
@@ -293,7 +293,8 @@ extension ModelContext {
             let id = PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)
             if case .updated = outcome, let instance = identity.model(for: id) {
                 for (_, access) in tables.encodingOrder { access.unload(instance) }
-                try apply(try RecordReader(record.bytes, key: EntryLayout.rowKey(row)), to: instance, tables: tables)
+                try rows.apply(
+                    try RecordReader(record.bytes, key: EntryLayout.rowKey(row)), to: instance, tables: tables)
                 updated.append(id)
                 continue
             }

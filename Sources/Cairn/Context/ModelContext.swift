@@ -38,8 +38,13 @@ public final class ModelContext: _ModelLoader {
     var isMainContext = false
     private var autosaveScheduled = false
 
-    /// One instance per stored row (see ``IdentityMap``).
-    var identity: IdentityMap
+    /// Reads stored rows into models, and holds the identity map (see ``RowLoader``).
+    let rows: RowLoader
+    /// One instance per stored row (see ``IdentityMap``), kept by ``rows``.
+    var identity: IdentityMap {
+        get { rows.identity }
+        _modify { yield &rows.identity }
+    }
     /// What is inserted, changed and deleted since the last save (see ``PendingChanges``).
     var pending = PendingChanges()
     /// Keeps inverse relationships in step (made at first use: it calls back into the context).
@@ -47,7 +52,10 @@ public final class ModelContext: _ModelLoader {
         self.fulfill(model, index)
     })
     /// How much the context has read from the store: for tests of fetching and prefetching.
-    var statistics = ReadStatistics()
+    var statistics: ReadStatistics {
+        get { rows.statistics }
+        set { rows.statistics = newValue }
+    }
     /// Whether ``upsert(_:chunkSize:)`` may write a chunk in one pass (see
     /// `bulkUpsertChunk`); tests turn it off to compare with the general path.
     var allowsBulkUpsert = true
@@ -61,12 +69,7 @@ public final class ModelContext: _ModelLoader {
     var reportedStoreDamage: Set<String> = []
 
     /// Counts of the context's reads.
-    struct ReadStatistics: Equatable {
-        /// Read transactions begun.
-        var readTransactions = 0
-        /// Records decoded into models.
-        var recordLoads = 0
-    }
+    typealias ReadStatistics = RowLoader.Statistics
 
     /// Creates a context for `container`.
     ///
@@ -75,8 +78,9 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public init(_ container: ModelContainer) {
         self.container = container
-        identity = IdentityMap(store: container.store)
+        rows = RowLoader(store: container.store)
         commits = CommitTracker(lastSeen: (try? container.store.environment.read { txn in txn.id }) ?? 0)
+        rows.context = self
     }
 
     // MARK: Ownership
@@ -298,26 +302,7 @@ public final class ModelContext: _ModelLoader {
             model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
             return model
         }
-        return fault(persistentModelID, tables: tables)
-    }
-
-    /// The same for a row of `tables`' entity in this store, which the caller read: no checks.
-    func registeredOrFault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel
-    {
-        if let row = persistentModelID.rowID, let registered = identity.model(entity: tables.ordinal, row: row) {
-            return registered
-        }
-        return fault(persistentModelID, tables: tables)
-    }
-
-    /// A new, registered fault for a stored row.
-    private func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
-        let state = _ModelState()
-        state.persistentIdentifier = persistentModelID
-        let model = tables.entity.modelType.init(_$modelState: state)
-        model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
-        identity.register(model, as: persistentModelID)
-        return model
+        return rows.fault(persistentModelID, tables: tables)
     }
 
     /// Saves the main context on the main actor after the current burst of changes.
@@ -375,11 +360,11 @@ public final class ModelContext: _ModelLoader {
         if model.isDeleted { return fillPlaceholder(model, index, tables: tables) }
         do {
             if let relationship = tables.relationshipsByIndex[index] {
-                try loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
+                try rows.loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
             } else if let (tag, access) = tables.externalAttributes[index] {
-                try loadExternal(access, tag: tag, of: model, rowID: rowID, tables: tables)
+                try rows.loadExternal(access, tag: tag, of: model, rowID: rowID, tables: tables)
             } else {
-                try load(model, rowID: rowID, tables: tables)
+                try rows.load(model, rowID: rowID, tables: tables)
             }
         } catch let error as StorageError where error.code == .notFound {
             // Its row is gone: another context or process deleted it.
@@ -391,119 +376,6 @@ public final class ModelContext: _ModelLoader {
             recordLoadError(id, property: propertyName(index, tables: tables), cause: error, reason: "\(error)")
             fillPlaceholder(model, index, tables: tables)
         }
-    }
-
-    /// Loads one `.externalStorage` attribute, apart from the record.
-    func loadExternal(
-        _ access: AttributeAccess, tag: UInt32, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
-    ) throws {
-        let key = EntryLayout.externalKey(row: rowID, tag: tag)
-        let reader = try store.environment.read { txn in
-            try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0, key: key) }
-        }
-        // An absent value reads as an absent field: the default, or nil for an optional.
-        try access.decode(model, tag, reader ?? RecordReader(RecordWriter().finished()))
-    }
-
-    /// Loads a relationship's targets, in their stored order, as registered models or faults.
-    ///
-    /// A to-many relationship also loads the records of the targets the context does not hold, in
-    /// the same read transaction, as Core Data does: walking `author.books` then reads once per
-    /// author, not once per book.
-    func loadRelationship(
-        _ relationship: Schema.Relationship, of owner: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
-    ) throws {
-        let targets = try storedTargets(
-            relationship, rowID: rowID, tables: tables, loadingRecords: !relationship.isToOneRelationship)
-        relationship.access.load(owner, targets)
-    }
-
-    /// A relationship's targets as stored, without touching the owner's loaded value; with
-    /// `loadingRecords`, the targets the context does not hold loaded come back loaded from their
-    /// records, read in the same transaction as the edges.
-    ///
-    /// A relationship whose targets may have been deleted without it being told (it has no
-    /// inverse, or its inverse's delete rule is `.noAction`) skips targets whose rows are gone.
-    func storedTargets(
-        _ relationship: Schema.Relationship, rowID: UInt64, tables: Store.EntityTables, loadingRecords: Bool = false
-    ) throws -> [any PersistentModel] {
-        try storedTargets(relationship, owners: [rowID], tables: tables, loadingRecords: loadingRecords)[0]
-    }
-
-    /// The stored targets of `relationship` for each of `owners` (row ids of `tables`' entity),
-    /// read in one read transaction, as registered models or new ones (see
-    /// ``storedTargets(_:rowID:tables:loadingRecords:)``).
-    func storedTargets(
-        _ relationship: Schema.Relationship, owners: [UInt64], tables: Store.EntityTables, loadingRecords: Bool
-    ) throws -> [[any PersistentModel]] {
-        let reader = RelationshipReader(store: store, relationship: relationship, tables: tables)
-        let destination = reader.destination
-        statistics.readTransactions += 1
-        let read = try store.environment.read { txn in
-            try reader.read(
-                owners: owners,
-                wantsRecord: { row in
-                    guard loadingRecords else { return false }
-                    guard let registered = identity.model(entity: destination.ordinal, row: row) else { return true }
-                    return !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
-                }, txn: txn)
-        }
-        return read.map { targets in
-            targets.map { target in
-                let id = PersistentIdentifier(
-                    entityName: relationship.destination, storeIdentifier: store.identifier, rowID: target.row)
-                let model = registeredOrFault(id, tables: destination)
-                if let record = target.record {
-                    statistics.recordLoads += 1
-                    // A record that fails to decode leaves the target a fault: reading it reports the error.
-                    try? apply(record, to: model, tables: destination)
-                }
-                return model
-            }
-        }
-    }
-
-    /// Whether every attribute kept in the record of `model` is loaded.
-    private func isFullyLoaded(_ model: any PersistentModel, tables: Store.EntityTables) -> Bool {
-        tables.encodingOrder.allSatisfy { $0.access.isLoaded(model) }
-    }
-
-    /// Loads every unloaded attribute of `model` from its stored record.
-    func load(_ model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables) throws {
-        statistics.readTransactions += 1
-        statistics.recordLoads += 1
-        let reader = try store.environment.read { txn in
-            let key = EntryLayout.rowKey(rowID)
-            return try txn.withValue(for: key, in: tables.records) { bytes in
-                try RecordReader(copying: bytes, key: key)
-            }
-        }
-        guard let reader else {
-            throw StorageError(
-                code: .notFound,
-                message: "\(tables.entity.name)/\(rowID) is no longer in the store: it was deleted. Fetch it again.")
-        }
-        try apply(reader, to: model, tables: tables)
-    }
-
-    /// Loads every unloaded attribute of `model` from a record already read, or only those
-    /// whose tags are in `only`.
-    ///
-    /// A model without unsaved changes whose values came from another version of the row (another
-    /// context saved it since) takes the stored values: its attributes are unloaded and decoded
-    /// again. A model with unsaved changes keeps them (the last save wins).
-    func apply(
-        _ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables, only: Set<UInt32>? = nil
-    ) throws {
-        let checksum = reader.checksum
-        let unchanged = !model.hasChanges
-        if unchanged, let seen = model._$modelState.recordChecksum, seen != checksum {
-            for (_, access) in tables.encodingOrder { access.unload(model) }
-        }
-        for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
-            try access.decode(model, tag, reader)
-        }
-        if unchanged { model._$modelState.recordChecksum = checksum }
     }
 
     /// Keeps a model with its first change until it is saved or rolled back.
@@ -561,7 +433,7 @@ public final class ModelContext: _ModelLoader {
         if let knownOldTargets {
             oldTargets = knownOldTargets
         } else if let rowID = id.rowID {
-            oldTargets = (try? storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
+            oldTargets = (try? rows.storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
         } else {
             oldTargets = []
         }

@@ -14,9 +14,8 @@ struct RowAppender {
         let row =
             try next[ObjectIdentifier(tables)]?.row
             ?? Self.nextRow(of: entity, meta: meta, txn: txn)
-        guard
-            try txn.put(record.sealed(forRow: row), for: EntryLayout.rowKey(row), in: tables.records, options: .append)
-        else {
+        let key = EntryLayout.rowKey(row)
+        guard try txn.put(record.sealed(forKey: key), for: key, in: tables.records, options: .append) else {
             throw StorageError(
                 code: .damaged,
                 message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "

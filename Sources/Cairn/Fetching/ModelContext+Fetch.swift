@@ -86,7 +86,7 @@ extension ModelContext {
             }
             let owners = models.filter { $0.persistentModelID.rowID != nil && !relationship.access.isLoaded($0) }
             guard !owners.isEmpty else { continue }
-            let targets = try storedTargets(
+            let targets = try self.rows.storedTargets(
                 relationship, owners: owners.map { $0.persistentModelID.rowID! }, tables: tables, loadingRecords: true)
             for (owner, loaded) in zip(owners, targets) { relationship.access.load(owner, loaded) }
         }
@@ -136,26 +136,14 @@ extension ModelContext {
     }
 
     /// The models for stored rows, registered (or the registered instances, loaded), leaving out
-    /// the context's pending deletes when pending changes count. Only the descriptor's
-    /// `propertiesToFetch` (with what its predicate and sort use) are decoded when it lists some.
+    /// the context's pending deletes when pending changes count (see
+    /// ``RowLoader/models(for:of:tables:decoding:leavingOut:)``).
     func models<T: PersistentModel>(
         for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables,
         decoding only: Set<UInt32>?? = nil
     ) throws -> [T] {
-        statistics.recordLoads += rows.count
         let deleted = descriptor.includePendingChanges ? Set(deletedModelsArray.map(ObjectIdentifier.init)) : []
-        let only = only ?? PredicatePlanner(tables: tables).tagsToDecode(descriptor)
-        var models: [T] = []
-        models.reserveCapacity(rows.count)
-        for (rowID, reader) in rows {
-            let id = PersistentIdentifier(
-                entityName: tables.entity.name, storeIdentifier: container.store.identifier, rowID: rowID)
-            let model = unsafeDowncast(registeredOrFault(id, tables: tables), to: T.self)
-            if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
-            try apply(reader, to: model, tables: tables, only: only)
-            models.append(model)
-        }
-        return models
+        return try self.rows.models(for: rows, of: descriptor, tables: tables, decoding: only, leavingOut: deleted)
     }
 
     /// The property indexes of the named attributes.

@@ -80,7 +80,7 @@ import Testing
                 tables: tables, unique: tables.uniques[0], key: tables.uniques[0].key(of: gauge),
                 record: try context.record(of: gauge), indexKeys: [tables.indexes[0].key(of: gauge)],
                 storedIndexKeys: { reader in
-                    let stored = try context.scratchModel(from: reader, tables: tables)
+                    let stored = try context.rows.scratchModel(from: reader, tables: tables)
                     return [tables.indexes[0].key(of: stored)]
                 })
         }

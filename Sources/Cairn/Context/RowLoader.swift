@@ -1,0 +1,208 @@
+import Foundation
+
+/// Reads a context's stored rows into models: a fault for a row, a record into its registered
+/// model, a relationship's stored targets (with the records of those not loaded, in the same
+/// read), an external value, a scratch copy of a stored row.
+///
+/// It owns the context's identity map (one instance per row: a row read again comes back as the
+/// instance the context holds) and counts what it reads. What a failed load means for the
+/// model (a placeholder, a recorded error, a model deleted elsewhere) is the context's call
+/// (`ModelContext.fulfill`); the loader only reads and throws.
+final class RowLoader {
+    let store: Store
+    /// One instance per stored row (see ``IdentityMap``).
+    var identity: IdentityMap
+    /// How much has been read: for tests of fetching and prefetching.
+    var statistics = Statistics()
+    /// The context new faults belong to (set once it exists; it owns this loader). Weak: a
+    /// loader kept past its context makes no fault (there is nothing to load it).
+    weak var context: ModelContext?
+
+    /// Counts of reads.
+    struct Statistics: Equatable {
+        /// Read transactions begun.
+        var readTransactions = 0
+        /// Records decoded into models.
+        var recordLoads = 0
+    }
+
+    init(store: Store) {
+        self.store = store
+        identity = IdentityMap(store: store)
+    }
+
+    /// The same for a row of `tables`' entity in this store, which the caller read: no checks.
+    func registeredOrFault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel
+    {
+        if let row = persistentModelID.rowID, let registered = identity.model(entity: tables.ordinal, row: row) {
+            return registered
+        }
+        return fault(persistentModelID, tables: tables)
+    }
+
+    /// A new, registered fault for a stored row.
+    func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
+        let state = _ModelState()
+        state.persistentIdentifier = persistentModelID
+        let model = tables.entity.modelType.init(_$modelState: state)
+        guard let context else {
+            preconditionFailure(
+                "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
+        }
+        model._$modelState.attach(to: context, reporting: tables.keyedAttributeMask)
+        identity.register(model, as: persistentModelID)
+        return model
+    }
+
+    /// Loads one `.externalStorage` attribute, apart from the record.
+    func loadExternal(
+        _ access: AttributeAccess, tag: UInt32, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
+    ) throws {
+        let key = EntryLayout.externalKey(row: rowID, tag: tag)
+        let reader = try store.environment.read { txn in
+            try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0, key: key) }
+        }
+        // An absent value reads as an absent field: the default, or nil for an optional.
+        try access.decode(model, tag, reader ?? RecordReader(RecordWriter().finished()))
+    }
+
+    /// Loads a relationship's targets, in their stored order, as registered models or faults.
+    ///
+    /// A to-many relationship also loads the records of the targets the context does not hold, in
+    /// the same read transaction, as Core Data does: walking `author.books` then reads once per
+    /// author, not once per book.
+    func loadRelationship(
+        _ relationship: Schema.Relationship, of owner: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
+    ) throws {
+        let targets = try storedTargets(
+            relationship, rowID: rowID, tables: tables, loadingRecords: !relationship.isToOneRelationship)
+        relationship.access.load(owner, targets)
+    }
+
+    /// A relationship's targets as stored, without touching the owner's loaded value; with
+    /// `loadingRecords`, the targets the context does not hold loaded come back loaded from their
+    /// records, read in the same transaction as the edges.
+    ///
+    /// A relationship whose targets may have been deleted without it being told (it has no
+    /// inverse, or its inverse's delete rule is `.noAction`) skips targets whose rows are gone.
+    func storedTargets(
+        _ relationship: Schema.Relationship, rowID: UInt64, tables: Store.EntityTables, loadingRecords: Bool = false
+    ) throws -> [any PersistentModel] {
+        try storedTargets(relationship, owners: [rowID], tables: tables, loadingRecords: loadingRecords)[0]
+    }
+
+    /// The stored targets of `relationship` for each of `owners` (row ids of `tables`' entity),
+    /// read in one read transaction, as registered models or new ones (see
+    /// ``storedTargets(_:rowID:tables:loadingRecords:)``).
+    func storedTargets(
+        _ relationship: Schema.Relationship, owners: [UInt64], tables: Store.EntityTables, loadingRecords: Bool
+    ) throws -> [[any PersistentModel]] {
+        let reader = RelationshipReader(store: store, relationship: relationship, tables: tables)
+        let destination = reader.destination
+        statistics.readTransactions += 1
+        let read = try store.environment.read { txn in
+            try reader.read(
+                owners: owners,
+                wantsRecord: { row in
+                    guard loadingRecords else { return false }
+                    guard let registered = identity.model(entity: destination.ordinal, row: row) else { return true }
+                    return !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
+                }, txn: txn)
+        }
+        return read.map { targets in
+            targets.map { target in
+                let id = PersistentIdentifier(
+                    entityName: relationship.destination, storeIdentifier: store.identifier, rowID: target.row)
+                let model = registeredOrFault(id, tables: destination)
+                if let record = target.record {
+                    statistics.recordLoads += 1
+                    // A record that fails to decode leaves the target a fault: reading it reports the error.
+                    try? apply(record, to: model, tables: destination)
+                }
+                return model
+            }
+        }
+    }
+
+    /// Whether every attribute kept in the record of `model` is loaded.
+    private func isFullyLoaded(_ model: any PersistentModel, tables: Store.EntityTables) -> Bool {
+        tables.encodingOrder.allSatisfy { $0.access.isLoaded(model) }
+    }
+
+    /// Loads every unloaded attribute of `model` from its stored record.
+    func load(_ model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables) throws {
+        statistics.readTransactions += 1
+        statistics.recordLoads += 1
+        let reader = try store.environment.read { txn in
+            let key = EntryLayout.rowKey(rowID)
+            return try txn.withValue(for: key, in: tables.records) { bytes in
+                try RecordReader(copying: bytes, key: key)
+            }
+        }
+        guard let reader else {
+            throw StorageError(
+                code: .notFound,
+                message: "\(tables.entity.name)/\(rowID) is no longer in the store: it was deleted. Fetch it again.")
+        }
+        try apply(reader, to: model, tables: tables)
+    }
+
+    /// Loads every unloaded attribute of `model` from a record already read, or only those
+    /// whose tags are in `only`.
+    ///
+    /// A model without unsaved changes whose values came from another version of the row (another
+    /// context saved it since) takes the stored values: its attributes are unloaded and decoded
+    /// again. A model with unsaved changes keeps them (the last save wins).
+    func apply(
+        _ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables, only: Set<UInt32>? = nil
+    ) throws {
+        let checksum = reader.checksum
+        let unchanged = !model.hasChanges
+        if unchanged, let seen = model._$modelState.recordChecksum, seen != checksum {
+            for (_, access) in tables.encodingOrder { access.unload(model) }
+        }
+        for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
+            try access.decode(model, tag, reader)
+        }
+        if unchanged { model._$modelState.recordChecksum = checksum }
+    }
+
+    /// The models for stored rows, registered (or the registered instances, loaded), leaving out
+    /// the models in `deleted`. Only the descriptor's `propertiesToFetch` (with what its predicate
+    /// and sort use) are decoded when it lists some.
+    func models<T: PersistentModel>(
+        for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables,
+        decoding only: Set<UInt32>??, leavingOut deleted: Set<ObjectIdentifier>
+    ) throws -> [T] {
+        statistics.recordLoads += rows.count
+        let only = only ?? PredicatePlanner(tables: tables).tagsToDecode(descriptor)
+        var models: [T] = []
+        models.reserveCapacity(rows.count)
+        for (rowID, reader) in rows {
+            let id = PersistentIdentifier(
+                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: rowID)
+            let model = unsafeDowncast(registeredOrFault(id, tables: tables), to: T.self)
+            if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
+            try apply(reader, to: model, tables: tables, only: only)
+            models.append(model)
+        }
+        return models
+    }
+
+    /// A scratch instance holding a stored row's attributes as its record has them (not the
+    /// context's instance, which may have unsaved values), or `nil` if the row is gone.
+    func storedModel(
+        row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction
+    ) throws -> (any PersistentModel)? {
+        let key = EntryLayout.rowKey(row)
+        let reader = try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
+        return try reader.map { try scratchModel(from: $0, tables: tables) }
+    }
+
+    /// A scratch instance, in no context, holding a record's attributes.
+    func scratchModel(from reader: RecordReader, tables: Store.EntityTables) throws -> any PersistentModel {
+        let scratch = tables.entity.modelType.init(_$modelState: _ModelState())
+        try apply(reader, to: scratch, tables: tables)
+        return scratch
+    }
+}
