@@ -1,4 +1,11 @@
 extension Optional: KeyComponent where Wrapped: KeyComponent {
+    /// `nil` equals itself; a value as its type says.
+    ///
+    /// ```swift
+    /// Optional(Double.nan).equalsItself()   // false
+    /// ```
+    package func equalsItself() -> Bool { self.map { $0.equalsItself() } ?? true }
+
     /// Appends a presence byte, `0x00` for `nil` and `0x01` followed by the wrapped value.
     ///
     /// `nil` therefore sorts before every value.

@@ -50,6 +50,25 @@ package protocol KeyComponent {
     ///   encoding of this type, or `.unsupportedValue` when the component lies in the part of a
     ///   long key that was replaced by a hash.
     static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self
+
+    /// Whether the value is `==` to itself, as a key lookup assumes: `false` for a NaN (or a
+    /// date or optional holding one), which `==` matches to nothing while its key matches every
+    /// NaN's.
+    ///
+    /// ```swift
+    /// Double.nan.equalsItself()   // false
+    /// (42 as Int64).equalsItself()   // true
+    /// ```
+    func equalsItself() -> Bool
+}
+
+extension KeyComponent where Self: Equatable {
+    /// `self == self`.
+    ///
+    /// ```swift
+    /// Date(timeIntervalSinceReferenceDate: .nan).equalsItself()   // false
+    /// ```
+    package func equalsItself() -> Bool { self == self }
 }
 
 extension KeyComponent where Self: RawRepresentable, RawValue: KeyComponent {

@@ -427,12 +427,17 @@ struct PredicatePlanner {
         }
         switch node {
         case .equal:
-            for (keyPathSide, valueSide) in [(first, second), (second, first)] where isIdentifier(keyPathSide) {
-                if case .value(let value) = valueSide, let row = row(value) {
-                    return (row.map { [$0] } ?? [], nil)
-                }
+            // Either side may be the identifier; no array of the two orders (it copied both nodes).
+            let valueSide: PlannerNode
+            if isIdentifier(first) {
+                valueSide = second
+            } else if isIdentifier(second) {
+                valueSide = first
+            } else {
+                return nil
             }
-            return nil
+            guard case .value(let value) = valueSide, let row = row(value) else { return nil }
+            return (row.map { [$0] } ?? [], nil)
         case .contains:
             guard isIdentifier(second), case .value(let sequence) = first, let values = sequence as? any Sequence
             else { return nil }
@@ -471,7 +476,7 @@ struct PredicatePlanner {
                 var builder = KeyBuilder()
                 component.appendKey(to: &builder)
                 keys.append(builder.bytes)
-                isExact = isExact && equalsItself(value)
+                isExact = isExact && component.equalsItself()
             }
             return [
                 Condition(
@@ -507,7 +512,7 @@ struct PredicatePlanner {
         component.appendKey(to: &builder)
         return Condition(
             attribute: attribute, kind: kind, key: builder.bytes, value: value,
-            isExact: equalsItself(value))
+            isExact: component.equalsItself())
     }
 }
 
@@ -516,14 +521,6 @@ extension PredicatePlanner.Condition {
         if case .equal = kind { return true }
         return false
     }
-}
-
-/// Whether `value` is `==` to itself, as keys assume: not for a NaN (or an optional NaN), which
-/// `==` matches to nothing while its key matches every NaN's.
-private func equalsItself(_ value: Any) -> Bool {
-    func reflexive<E: Equatable>(_ value: E) -> Bool { value == value }
-    guard let equatable = value as? any Equatable else { return false }
-    return reflexive(equatable)
 }
 
 /// The wrapped type of `Optional<Wrapped>.Type`, else `nil`.
