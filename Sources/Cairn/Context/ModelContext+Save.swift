@@ -80,7 +80,7 @@ extension ModelContext {
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
                 try rows.load(model, rowID: id.rowID!, tables: tables)
             }
-            var record = try record(of: model)
+            var record = try record(of: model, tables: tables)
             let key = EntryLayout.rowKey(id.rowID!)
             record.seal(forKey: key)
             updateRecords.append((tables.records, key, record))

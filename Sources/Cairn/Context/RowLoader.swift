@@ -31,7 +31,9 @@ final class RowLoader {
         identity = IdentityMap(store: store)
     }
 
-    /// The same for a row of `tables`' entity in this store, which the caller read: no checks.
+    /// The registered model of a stored row of `tables`' entity (one the caller just read), or a
+    /// new registered fault for it; no checks of the identifier (see
+    /// `ModelContext.registeredOrFault(_:)` for identifiers from outside).
     func registeredOrFault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel
     {
         if let row = persistentModelID.rowID, let registered = identity.model(entity: tables.ordinal, row: row) {
@@ -42,13 +44,13 @@ final class RowLoader {
 
     /// A new, registered fault for a stored row.
     func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
-        let state = _ModelState()
-        state.persistentIdentifier = persistentModelID
-        let model = tables.entity.modelType.init(_$modelState: state)
         guard let context else {
             preconditionFailure(
                 "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
         }
+        let state = _ModelState()
+        state.persistentIdentifier = persistentModelID
+        let model = tables.entity.modelType.init(_$modelState: state)
         model._$modelState.attach(to: context, reporting: tables.keyedAttributeMask)
         identity.register(model, as: persistentModelID)
         return model
@@ -167,15 +169,14 @@ final class RowLoader {
         if unchanged { model._$modelState.recordChecksum = checksum }
     }
 
-    /// The models for stored rows, registered (or the registered instances, loaded), leaving out
-    /// the models in `deleted`. Only the descriptor's `propertiesToFetch` (with what its predicate
-    /// and sort use) are decoded when it lists some.
+    /// The models of type `T` for stored rows, registered (or the registered instances, loaded),
+    /// leaving out the models in `deleted`; only the fields whose tags are in `only` are decoded
+    /// (all when `nil`).
     func models<T: PersistentModel>(
-        for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables,
-        decoding only: Set<UInt32>??, leavingOut deleted: Set<ObjectIdentifier>
+        _ type: T.Type, for rows: [(UInt64, RecordReader)], tables: Store.EntityTables, decoding only: Set<UInt32>?,
+        leavingOut deleted: Set<ObjectIdentifier>
     ) throws -> [T] {
         statistics.recordLoads += rows.count
-        let only = only ?? PredicatePlanner(tables: tables).tagsToDecode(descriptor)
         var models: [T] = []
         models.reserveCapacity(rows.count)
         for (rowID, reader) in rows {

@@ -136,14 +136,15 @@ extension ModelContext {
     }
 
     /// The models for stored rows, registered (or the registered instances, loaded), leaving out
-    /// the context's pending deletes when pending changes count (see
-    /// ``RowLoader/models(for:of:tables:decoding:leavingOut:)``).
+    /// the context's pending deletes when pending changes count. Only the descriptor's
+    /// `propertiesToFetch` (with what its predicate and sort use) are decoded when it lists some.
     func models<T: PersistentModel>(
         for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables,
         decoding only: Set<UInt32>?? = nil
     ) throws -> [T] {
         let deleted = descriptor.includePendingChanges ? Set(deletedModelsArray.map(ObjectIdentifier.init)) : []
-        return try self.rows.models(for: rows, of: descriptor, tables: tables, decoding: only, leavingOut: deleted)
+        let only = only ?? PredicatePlanner(tables: tables).tagsToDecode(descriptor)
+        return try self.rows.models(T.self, for: rows, tables: tables, decoding: only, leavingOut: deleted)
     }
 
     /// The property indexes of the named attributes.
