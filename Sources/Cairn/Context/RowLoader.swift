@@ -169,20 +169,20 @@ final class RowLoader {
         if unchanged { model._$modelState.recordChecksum = checksum }
     }
 
-    /// The models of type `T` for stored rows, registered (or the registered instances, loaded),
-    /// leaving out the models in `deleted`; only the fields whose tags are in `only` are decoded
-    /// (all when `nil`).
-    func models<T: PersistentModel>(
-        _ type: T.Type, for rows: [(UInt64, RecordReader)], tables: Store.EntityTables, decoding only: Set<UInt32>?,
+    /// The models of `tables`' entity for stored rows, registered (or the registered instances,
+    /// loaded), leaving out the models in `deleted`; only the fields whose tags are in `only` are
+    /// decoded (all when `nil`).
+    func models(
+        for rows: [(UInt64, RecordReader)], tables: Store.EntityTables, decoding only: Set<UInt32>?,
         leavingOut deleted: Set<ObjectIdentifier>
-    ) throws -> [T] {
+    ) throws -> [any PersistentModel] {
         statistics.recordLoads += rows.count
-        var models: [T] = []
+        var models: [any PersistentModel] = []
         models.reserveCapacity(rows.count)
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(
                 entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: rowID)
-            let model = unsafeDowncast(registeredOrFault(id, tables: tables), to: T.self)
+            let model = registeredOrFault(id, tables: tables)
             if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables, only: only)
             models.append(model)

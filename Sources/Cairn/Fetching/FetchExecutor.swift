@@ -14,63 +14,61 @@ import Foundation
 ///   record just read.
 /// - **Pending:** inserted models, and changed ones an index path cannot see under their new
 ///   values, are checked the same way and follow the stored matches.
-struct FetchExecutor<T: PersistentModel> {
+struct FetchExecutor {
     let context: ModelContext
-    let descriptor: FetchDescriptor<T>
-    let tables: Store.EntityTables
+    let request: FetchRequest
     let planner: PredicatePlanner
     let plan: PredicatePlanner.Plan
-    let residual: PredicateResidual<T>
+    let residual: PredicateResidual
 
-    init(_ descriptor: FetchDescriptor<T>, in context: ModelContext, tables: Store.EntityTables) {
+    init(_ request: FetchRequest, in context: ModelContext) {
         self.context = context
-        self.descriptor = descriptor
-        self.tables = tables
-        planner = PredicatePlanner.for(T.self, tables: tables, store: context.store)
-        plan = planner.plan(for: descriptor.predicate?.expression)
-        residual = PredicateResidual(predicate: descriptor.predicate, plan: plan, tables: tables)
+        self.request = request
+        planner = PredicatePlanner(
+            tables: request.tables, identifierKeyPath: request.tables.identifierKeyPath,
+            storeIdentifier: context.store.identifier)
+        plan = planner.plan(for: request.predicate?.expression)
+        residual = PredicateResidual(predicate: request.predicate, plan: plan, tables: request.tables)
     }
 
     var access: PredicatePlanner.Access { plan.access }
+    private var tables: Store.EntityTables { request.tables }
 
-    private var offset: Int { max(descriptor.fetchOffset ?? 0, 0) }
+    private var offset: Int { max(request.fetchOffset ?? 0, 0) }
 
     /// How many matches the result needs from the start of the order: offset plus limit.
-    private var needed: Int? { descriptor.fetchLimit.map { offset.addingClamped(max($0, 0)) } }
+    private var needed: Int? { request.fetchLimit.map { offset.addingClamped(max($0, 0)) } }
 
-    /// The descriptor's matches in its order, after its offset and limit.
-    func results() throws -> [T] {
-        let decoding = planner.tagsToDecode(descriptor)
-        if let results = try resultsInIndexOrder(decoding: decoding) { return results }
+    /// The matches the request's results are made of, not yet sorted nor cut: sort them by the
+    /// descriptor's sort descriptors, then ``page(_:)`` them. Without a sort, they are in
+    /// candidate order and, with a limit, only the first ones needed.
+    func matches() throws -> [any PersistentModel] {
+        let decoding = planner.tagsToDecode(request)
+        if let matches = try matchesInIndexOrder(decoding: decoding) { return matches }
         // Without a sort, stored matches come first in candidate order, so the first `needed` of
         // them are the first `needed` results.
-        let stopAfter = descriptor.sortBy.isEmpty ? needed : nil
-        var stored: [T] = []
+        let stopAfter = request.sortBy.isEmpty ? needed : nil
+        var stored: [any PersistentModel] = []
         try forEachStoredMatch(decoding: decoding, stopAfter: stopAfter) { chunk in
             if stored.isEmpty { stored = chunk } else { stored += chunk }
             return stopAfter.map { stored.count < $0 } ?? true
         }
-        var results = stored
         let pending = try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init)))
-        if !pending.isEmpty { results += pending }
-        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
-        return page(results)
+        return pending.isEmpty ? stored : stored + pending
     }
 
-    /// The results, sorted and cut, when a limit and an indexed first sort key let the fetch read
-    /// in index order (see ``indexOrderedMatches(_:needed:decoding:)``); `nil` otherwise.
-    func resultsInIndexOrder(decoding: Set<UInt32>?) throws -> [T]? {
-        guard let needed, let order = planner.order(for: descriptor.sortBy, access: access) else { return nil }
-        var results = try indexOrderedMatches(order, needed: needed, decoding: decoding)
-        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
-        return page(results)
+    /// The matches, unsorted and uncut, when a limit and an indexed first sort key let the fetch
+    /// read in index order (see ``indexOrderedMatches(_:needed:decoding:)``); `nil` otherwise.
+    func matchesInIndexOrder(decoding: Set<UInt32>?) throws -> [any PersistentModel]? {
+        guard let needed, let order = planner.order(for: request.sortBy, access: access) else { return nil }
+        return try indexOrderedMatches(order, needed: needed, decoding: decoding)
     }
 
-    /// The matches after the descriptor's offset, cut to its limit.
+    /// The matches after the request's offset, cut to its limit.
     func page<Element>(_ all: [Element]) -> [Element] {
-        if descriptor.fetchLimit == nil && offset == 0 { return all }
+        if request.fetchLimit == nil && offset == 0 { return all }
         let start = min(offset, all.count)
-        let end = descriptor.fetchLimit.map { min(start.addingClamped(max($0, 0)), all.count) } ?? all.count
+        let end = request.fetchLimit.map { min(start.addingClamped(max($0, 0)), all.count) } ?? all.count
         return Array(all[start..<end])
     }
 
@@ -86,7 +84,7 @@ struct FetchExecutor<T: PersistentModel> {
     ///   - chunkSize: The most rows one read transaction reads, when given (batched fetches keep
     ///     their memory flat this way).
     func forEachStoredMatch(
-        decoding: Set<UInt32>?, stopAfter: Int?, chunkSize: Int? = nil, _ body: ([T]) throws -> Bool
+        decoding: Set<UInt32>?, stopAfter: Int?, chunkSize: Int? = nil, _ body: ([any PersistentModel]) throws -> Bool
     ) throws {
         var reader = CandidateReader(access: access, tables: tables)
         var want: Int
@@ -100,7 +98,7 @@ struct FetchExecutor<T: PersistentModel> {
         while !reader.isExhausted {
             context.statistics.readTransactions += 1
             let rows = try context.store.environment.read { txn in try reader.next(want, txn: txn) }
-            let models = try context.models(for: rows, of: descriptor, tables: tables, decoding: decoding)
+            let models = try context.models(for: rows, of: request, decoding: decoding)
             let matches = try residual.filter(models, vouched: true)
             if !matches.isEmpty, try !body(matches) { return }
             if want < .max / 4 { want = min(want * 4, chunkSize ?? .max) }
@@ -113,11 +111,11 @@ struct FetchExecutor<T: PersistentModel> {
     /// the context. The caller sorts and cuts the result.
     func indexOrderedMatches(
         _ order: PredicatePlanner.IndexOrder, needed: Int, decoding: Set<UInt32>?
-    ) throws -> [T] {
+    ) throws -> [any PersistentModel] {
         /// The part of a key that orders reliably: a hashed long key orders by its prefix only.
         func group(_ key: [UInt8]) -> ArraySlice<UInt8> { key.prefix(KeyBuilder.hashedPrefixLength) }
         guard needed > 0 else { return [] }
-        var found: [(row: UInt64, model: T)] = []
+        var found: [(row: UInt64, model: any PersistentModel)] = []
         var visited = Set<UInt64>()
         var counted = 0
         var resume: [UInt8]?
@@ -158,7 +156,7 @@ struct FetchExecutor<T: PersistentModel> {
             let rows = entries.compactMap { entry in entry.reader.map { (entry.row, $0) } }
             visited.formUnion(entries.map(\.row))
             // The index order's range guarantees nothing of the predicate by itself: evaluate it all.
-            let models = try context.models(for: rows, of: descriptor, tables: tables, decoding: decoding)
+            let models = try context.models(for: rows, of: request, decoding: decoding)
             for model in try residual.filter(models, vouched: false) {
                 found.append((model.persistentModelID.rowID!, model))
                 if !model.hasChanges { counted += 1 }
@@ -177,28 +175,31 @@ struct FetchExecutor<T: PersistentModel> {
     /// ones, and changed ones with an unsaved change to an attribute the access path keys (an
     /// index holds their stored values, not the unsaved ones). None when pending changes do not
     /// count.
-    func pendingMatches(excluding stored: @autoclosure () -> Set<ObjectIdentifier>) throws -> [T] {
+    func pendingMatches(excluding stored: @autoclosure () -> Set<ObjectIdentifier>) throws -> [any PersistentModel] {
         let pending = context.pending
         // Most fetches run with nothing inserted and no keyed attribute changed: nothing to add.
-        guard descriptor.includePendingChanges, !(pending.inserted.isEmpty && pending.keyChanged.isEmpty) else {
+        guard request.includePendingChanges, !(pending.inserted.isEmpty && pending.keyChanged.isEmpty) else {
             return []
         }
         return try pendingMatches(excluding: stored(), movedBy: pending.keyChanged.isEmpty ? [] : movedBy)
     }
 
-    private func pendingMatches(excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?) throws -> [T] {
+    private func pendingMatches(
+        excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?
+    ) throws -> [any PersistentModel] {
         let deleted =
             context.pending.deleted.isEmpty ? [] : Set(context.deletedModelsArray.map(ObjectIdentifier.init))
-        var candidates: [T] = []
+        var candidates: [any PersistentModel] = []
         if let movedBy, !movedBy.isEmpty {
-            for case let model as T in context.keyChangedModels
-            where movedBy.contains(where: model._$modelState.isChanged)
+            for model in context.keyChangedModels
+            where request.isFetchedType(model) && movedBy.contains(where: model._$modelState.isChanged)
                 && !stored.contains(ObjectIdentifier(model)) && !deleted.contains(ObjectIdentifier(model))
             {
                 candidates.append(model)
             }
         }
-        for case let model as T in context.insertedModelsArray where !deleted.contains(ObjectIdentifier(model)) {
+        for model in context.insertedModelsArray
+        where request.isFetchedType(model) && !deleted.contains(ObjectIdentifier(model)) {
             candidates.append(model)
         }
         return try residual.filter(candidates, vouched: false)

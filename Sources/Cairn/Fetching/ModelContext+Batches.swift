@@ -113,15 +113,20 @@ extension ModelContext {
             }
             return try scratch.orderedMatches(plain).map { .stored($0.identifier) }
         }
-        var lean = descriptor
+        var lean = FetchRequest(descriptor, tables: tables)
         lean.propertiesToFetch = []
-        let executor = FetchExecutor(lean, in: self, tables: tables)
-        let used = executor.planner.tagsUsed(by: descriptor)
-        func match(_ model: T) -> Match<T> {
-            model.persistentModelID.isTemporary ? .pending(model) : .stored(model.persistentModelID)
+        let executor = FetchExecutor(lean, in: self)
+        let used = executor.planner.tagsUsed(by: lean)
+        func match(_ model: any PersistentModel) -> Match<T> {
+            model.persistentModelID.isTemporary
+                ? .pending(unsafeDowncast(model as AnyObject, to: T.self)) : .stored(model.persistentModelID)
         }
         // Reads about `limit` rows anyway.
-        if let results = try executor.resultsInIndexOrder(decoding: used) { return results.map(match) }
+        if let matches = try executor.matchesInIndexOrder(decoding: used) {
+            var sorted = matches.map { unsafeDowncast($0 as AnyObject, to: T.self) }
+            if !descriptor.sortBy.isEmpty { sorted.sort(using: descriptor.sortBy) }
+            return executor.page(sorted.map(match))
+        }
         var sortable: [T] = []
         var entries: [Match<T>] = []
         var matchedStored = Set<ObjectIdentifier>()
@@ -131,14 +136,14 @@ extension ModelContext {
                 if descriptor.sortBy.isEmpty {
                     entries.append(.stored(model.persistentModelID))
                 } else {
-                    sortable.append(model)
+                    sortable.append(unsafeDowncast(model as AnyObject, to: T.self))
                 }
             }
             return true
         }
         let pending = try executor.pendingMatches(excluding: matchedStored)
         if descriptor.sortBy.isEmpty { return executor.page(entries + pending.map(match)) }
-        sortable += pending
+        sortable += pending.map { unsafeDowncast($0 as AnyObject, to: T.self) }
         sortable.sort(using: descriptor.sortBy)
         return executor.page(sortable.map(match))
     }
@@ -162,9 +167,9 @@ extension ModelContext {
                     try CandidateReader.records(of: rowIDs.sorted(), tables: tables, txn: txn)
                 }
                 present = Set(rows.map(\.0))
-                var stored = descriptor
+                var stored = FetchRequest(descriptor, tables: tables)
                 stored.includePendingChanges = false
-                loaded = try models(for: rows, of: stored, tables: tables)
+                loaded = try models(for: rows, of: stored).map { unsafeDowncast($0 as AnyObject, to: T.self) }
             } catch {
                 // The models stay unloaded: reading one reads its record, and reports what fails then.
                 readFailed = true

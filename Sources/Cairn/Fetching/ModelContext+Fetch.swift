@@ -25,11 +25,20 @@ extension ModelContext {
         if !descriptor.includePendingChanges && hasChanges {
             return try fetchStoredOnly(descriptor, tables: tables)
         }
-        let page = try FetchExecutor(descriptor, in: self, tables: tables).results()
+        let page = try results(of: FetchExecutor(FetchRequest(descriptor, tables: tables), in: self), descriptor)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
         }
         return page
+    }
+
+    /// The executor's matches as the descriptor's models, in its order, after its offset and limit.
+    func results<T: PersistentModel>(of executor: FetchExecutor, _ descriptor: FetchDescriptor<T>) throws -> [T] {
+        // Every match is a model of the fetched entity: the executor reads its tables only and
+        // checks the type of pending models.
+        var models = try executor.matches().map { unsafeDowncast($0 as AnyObject, to: T.self) }
+        if !descriptor.sortBy.isEmpty { models.sort(using: descriptor.sortBy) }
+        return executor.page(models)
     }
 
     /// A fetch that ignores this context's unsaved changes, which may reach the predicate through
@@ -52,7 +61,9 @@ extension ModelContext {
             let rows = try container.store.environment.read { txn in
                 try CandidateReader.records(of: unregistered.sorted(), tables: tables, txn: txn)
             }
-            loaded = try models(for: rows, of: plain, tables: tables)
+            loaded = try models(for: rows, of: FetchRequest(plain, tables: tables)).map {
+                unsafeDowncast($0 as AnyObject, to: T.self)
+            }
         }
         // The identity map holds models weakly: keep the ones just loaded until they are in `page`.
         let page = withExtendedLifetime(loaded) { identifiers.map { registeredOrFault($0) as! T } }
@@ -112,7 +123,7 @@ extension ModelContext {
         if descriptor.predicate == nil {
             matching = try countWithoutPredicate(descriptor, tables: tables)
         } else {
-            let executor = FetchExecutor(descriptor, in: self, tables: tables)
+            let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
             var stored = Set<ObjectIdentifier>()
             try executor.forEachStoredMatch(decoding: nil, stopAfter: nil) { chunk in
                 stored.formUnion(chunk.map(ObjectIdentifier.init))
@@ -136,15 +147,16 @@ extension ModelContext {
     }
 
     /// The models for stored rows, registered (or the registered instances, loaded), leaving out
-    /// the context's pending deletes when pending changes count. Only the descriptor's
+    /// the context's pending deletes when pending changes count. Only the request's
     /// `propertiesToFetch` (with what its predicate and sort use) are decoded when it lists some.
-    func models<T: PersistentModel>(
-        for rows: [(UInt64, RecordReader)], of descriptor: FetchDescriptor<T>, tables: Store.EntityTables,
-        decoding only: Set<UInt32>?? = nil
-    ) throws -> [T] {
-        let deleted = descriptor.includePendingChanges ? Set(deletedModelsArray.map(ObjectIdentifier.init)) : []
-        let only = only ?? PredicatePlanner(tables: tables).tagsToDecode(descriptor)
-        return try self.rows.models(T.self, for: rows, tables: tables, decoding: only, leavingOut: deleted)
+    func models(
+        for rows: [(UInt64, RecordReader)], of request: FetchRequest, decoding only: Set<UInt32>?? = nil
+    ) throws -> [any PersistentModel] {
+        let deleted =
+            request.includePendingChanges && !pending.deleted.isEmpty
+            ? Set(deletedModelsArray.map(ObjectIdentifier.init)) : []
+        let only = only ?? PredicatePlanner(tables: request.tables).tagsToDecode(request)
+        return try self.rows.models(for: rows, tables: request.tables, decoding: only, leavingOut: deleted)
     }
 
     /// The property indexes of the named attributes.
@@ -163,7 +175,7 @@ extension ModelContext {
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
         checkOwner()
         let tables = entityTables(of: T.self, for: "explain(_:)")
-        let executor = FetchExecutor(descriptor, in: self, tables: tables)
+        let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
         let (planner, access) = (executor.planner, executor.access)
         // Whether part of the predicate is left to evaluate on the rows the access path reads.
         let evaluates = !executor.residual.isEmptyForVouchedRows
@@ -177,7 +189,7 @@ extension ModelContext {
                 }
             }
         }
-        if let limit = descriptor.fetchLimit, let order = planner.order(for: descriptor.sortBy, access: access) {
+        if let limit = descriptor.fetchLimit, let order = planner.order(for: executor.request.sortBy, access: access) {
             let needed = max(descriptor.fetchOffset ?? 0, 0).addingClamped(max(limit, 0))
             var count = 0
             try container.store.environment.read { txn in

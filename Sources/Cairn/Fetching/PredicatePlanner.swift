@@ -182,12 +182,12 @@ struct PredicatePlanner {
     /// is their `Comparable` order qualify, and strings only when compared with `<` (the
     /// descriptor has no `stringComparator`, as on this platform by default; a localized
     /// comparison is not key order).
-    func order<T>(for sortBy: [SortDescriptor<T>], access: Access) -> IndexOrder? {
-        guard let first = sortBy.first, first.stringComparator == nil, let keyPath = first.keyPath,
+    func order(for sortBy: [FetchRequest.SortKey], access: Access) -> IndexOrder? {
+        guard let first = sortBy.first, !first.hasStringComparator, let keyPath = first.keyPath,
             let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }), !attribute.isTransient,
             Self.keyOrderIsComparableOrder(attribute.valueType)
         else { return nil }
-        let direction: ScanDirection = first.order == .forward ? .forward : .backward
+        let direction: ScanDirection = first.isForward ? .forward : .backward
         let keyed = (tables.uniques + tables.indexes).filter { $0.names == [attribute.name] }
         switch access {
         case .fullScan:
@@ -201,19 +201,19 @@ struct PredicatePlanner {
     }
 
     /// The record-field tags of the attributes a fetch reads into its models: `nil` (all) when
-    /// the descriptor lists no `propertiesToFetch`, else those, with the attributes its predicate
+    /// the request lists no `propertiesToFetch`, else those, with the attributes its predicate
     /// and sort descriptors use.
-    func tagsToDecode<T>(_ descriptor: FetchDescriptor<T>) -> Set<UInt32>? {
-        guard !descriptor.propertiesToFetch.isEmpty else { return nil }
-        return tagsUsed(by: descriptor, plus: descriptor.propertiesToFetch.map { $0 as AnyKeyPath })
+    func tagsToDecode(_ request: FetchRequest) -> Set<UInt32>? {
+        guard !request.propertiesToFetch.isEmpty else { return nil }
+        return tagsUsed(by: request, plus: request.propertiesToFetch)
     }
 
-    /// The record-field tags of the attributes the descriptor's predicate and sort descriptors
+    /// The record-field tags of the attributes the request's predicate and sort descriptors
     /// use, and of `plus`.
-    func tagsUsed<T>(by descriptor: FetchDescriptor<T>, plus: [AnyKeyPath] = []) -> Set<UInt32> {
+    func tagsUsed(by request: FetchRequest, plus: [AnyKeyPath] = []) -> Set<UInt32> {
         var keyPaths = Set<AnyKeyPath>(plus)
-        keyPaths.formUnion(descriptor.sortBy.compactMap { $0.keyPath.map { $0 as AnyKeyPath } })
-        if let expression = descriptor.predicate?.expression { Self.collectKeyPaths(expression, into: &keyPaths) }
+        keyPaths.formUnion(request.sortBy.compactMap(\.keyPath))
+        if let expression = request.predicate?.expression { Self.collectKeyPaths(expression, into: &keyPaths) }
         return Set(
             tables.entity.attributes.filter { keyPaths.contains($0.keyPath) }.compactMap { tables.tags[$0.name] })
     }

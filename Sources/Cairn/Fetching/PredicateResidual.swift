@@ -9,23 +9,24 @@ import Foundation
 /// checked on every part, a covered one the cheap way the plan gives: a captured collection in
 /// `contains` was hashed once by the planner, so the check is one set lookup, never a scan of
 /// the collection per candidate.
-struct PredicateResidual<T: PersistentModel> {
-    let predicate: Predicate<T>?
+struct PredicateResidual {
+    let predicate: FetchRequest.Predicate?
     let plan: PredicatePlanner.Plan
     let tables: Store.EntityTables
-
     /// Whether nothing is left to evaluate on a row the access path vouches for.
-    var isEmptyForVouchedRows: Bool {
-        predicate == nil || plan.covered.count == plan.conjuncts.count
+    let isEmptyForVouchedRows: Bool
+
+    init(predicate: FetchRequest.Predicate?, plan: PredicatePlanner.Plan, tables: Store.EntityTables) {
+        (self.predicate, self.plan, self.tables) = (predicate, plan, tables)
+        isEmptyForVouchedRows = predicate == nil || plan.covered.count == plan.conjuncts.count
     }
 
     /// Whether `model` satisfies the predicate.
     ///
     /// - Parameter vouched: The model was read through the access path and holds its stored values.
     /// - Throws: ``FetchError`` when the predicate throws on the model.
-    func matches(_ model: T, vouched: Bool) throws -> Bool {
+    func matches(_ model: any PersistentModel, vouched: Bool) throws -> Bool {
         guard let predicate, !(vouched && isEmptyForVouchedRows) else { return true }
-        let bindings = PredicateBindings((predicate.variable, model))
         for (position, conjunct) in plan.conjuncts.enumerated() {
             if let check = plan.covered[position] {
                 if vouched { continue }
@@ -40,14 +41,13 @@ struct PredicateResidual<T: PersistentModel> {
                     break
                 }
             }
-            let holds = try FetchError.evaluating(predicate, on: model) { try conjunct.evaluate(bindings) }
-            if !holds { return false }
+            if try !predicate.evaluate(conjunct, model) { return false }
         }
         return true
     }
 
     /// The models of `models` that satisfy the predicate (see ``matches(_:vouched:)``).
-    func filter(_ models: [T], vouched: Bool) throws -> [T] {
+    func filter(_ models: [any PersistentModel], vouched: Bool) throws -> [any PersistentModel] {
         guard predicate != nil else { return models }
         // Rows the access path vouches for match unless their model has unsaved changes: keep
         // the array as it is then, rather than filtering it into a new one.
@@ -56,7 +56,7 @@ struct PredicateResidual<T: PersistentModel> {
     }
 
     /// Whether every attribute of a key is loaded in `model`, so its key can be built without a read.
-    private func isLoaded(_ keyed: Store.EntityTables.UniqueConstraint, in model: T) -> Bool {
+    private func isLoaded(_ keyed: Store.EntityTables.UniqueConstraint, in model: any PersistentModel) -> Bool {
         keyed.names.allSatisfy { tables.entity.attributesByName[$0]?.access?.isLoaded(model) ?? false }
     }
 }
