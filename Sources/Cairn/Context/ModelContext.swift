@@ -47,6 +47,8 @@ public final class ModelContext: _ModelLoader {
     }
     /// What is inserted, changed and deleted since the last save (see ``PendingChanges``).
     var pending = PendingChanges()
+    /// The shapes of the predicates this context fetched with, for the next fetch of each.
+    let plans = PlanCache()
     /// Keeps inverse relationships in step (made at first use: it calls back into the context).
     private lazy var inverses = InverseMaintainer(loadProperty: { [unowned self] model, index in
         self.fulfill(model, index)

@@ -27,7 +27,7 @@ struct FetchExecutor {
         planner = PredicatePlanner(
             tables: request.tables, identifierKeyPath: request.tables.identifierKeyPath,
             storeIdentifier: context.store.identifier)
-        plan = planner.plan(for: request.predicate?.expression)
+        plan = planner.plan(for: request.predicate?.expression, cache: context.plans)
         residual = PredicateResidual(predicate: request.predicate, plan: plan, tables: request.tables)
     }
 

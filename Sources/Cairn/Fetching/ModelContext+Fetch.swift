@@ -36,7 +36,11 @@ extension ModelContext {
     func results<T: PersistentModel>(of executor: FetchExecutor, _ descriptor: FetchDescriptor<T>) throws -> [T] {
         // Every match is a model of the fetched entity: the executor reads its tables only and
         // checks the type of pending models.
-        var models = try executor.matches().map { unsafeDowncast($0 as AnyObject, to: T.self) }
+        let matches = try executor.matches()
+        // A loop, not `map`: unspecialized generic code pays metadata lookups per call made.
+        var models: [T] = []
+        models.reserveCapacity(matches.count)
+        for match in matches { models.append(unsafeDowncast(match as AnyObject, to: T.self)) }
         if !descriptor.sortBy.isEmpty { models.sort(using: descriptor.sortBy) }
         return executor.page(models)
     }

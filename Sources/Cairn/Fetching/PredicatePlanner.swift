@@ -24,6 +24,15 @@ enum PlannerNode {
         self = (expression as? any _PlannerNode)?.plannerNode ?? .other
     }
 
+    /// The node as an operand: a key path on the variable or a captured value, else `nil`.
+    var operand: PlannerOperand? {
+        switch self {
+        case .keyPath(let keyPath): .keyPath(keyPath)
+        case .value(let value): .value(value)
+        case .equal, .comparison, .conjunction, .contains, .other: nil
+        }
+    }
+
     /// The operands of a binary node (for `contains`, the sequence then the element), each as a
     /// node; `nil` for other nodes.
     var operands: (PlannerNode, PlannerNode)? {
@@ -61,6 +70,45 @@ extension PredicateExpressions.Value: _PlannerNode {
 
 protocol _PlannerVariable {}
 extension PredicateExpressions.Variable: _PlannerVariable {}
+
+/// An operand the planner reads by static dispatch: a key path on the predicate's variable, or a
+/// captured value.
+enum PlannerOperand {
+    case keyPath(AnyKeyPath)
+    case value(Any)
+}
+
+protocol _PlannerOperand {
+    var plannerOperand: PlannerOperand { get }
+}
+extension PredicateExpressions.KeyPath: _PlannerOperand where Root: _PlannerVariable {
+    var plannerOperand: PlannerOperand { .keyPath(keyPath) }
+}
+extension PredicateExpressions.Value: _PlannerOperand {
+    var plannerOperand: PlannerOperand { .value(value) }
+}
+
+/// A part of a predicate made only of nodes the planner knows (`$0.id == id`, `$0.year > y`,
+/// `ids.contains($0.id)`): one cast of the whole part reads it, where the node views above
+/// cost a cast per node (about 1,200 instructions each).
+protocol _PlannerPart {
+    var plannerForm: PredicatePlanner.Part.Form { get }
+}
+extension PredicateExpressions.Equal: _PlannerPart where LHS: _PlannerOperand, RHS: _PlannerOperand {
+    var plannerForm: PredicatePlanner.Part.Form {
+        PredicatePlanner.Part.Form(.equal, lhs.plannerOperand, rhs.plannerOperand)
+    }
+}
+extension PredicateExpressions.Comparison: _PlannerPart where LHS: _PlannerOperand, RHS: _PlannerOperand {
+    var plannerForm: PredicatePlanner.Part.Form {
+        PredicatePlanner.Part.Form(.comparison(op), lhs.plannerOperand, rhs.plannerOperand)
+    }
+}
+extension PredicateExpressions.SequenceContains: _PlannerPart where LHS: _PlannerOperand, RHS: _PlannerOperand {
+    var plannerForm: PredicatePlanner.Part.Form {
+        PredicatePlanner.Part.Form(.contains, sequence.plannerOperand, element.plannerOperand)
+    }
+}
 
 /// Any key path node, on the variable or not, and any captured value: what
 /// ``PredicatePlanner/collectKeyPaths(_:into:)`` looks for at every depth.
@@ -233,293 +281,6 @@ struct PredicatePlanner {
             UInt64.self, Float.self, Double.self, Date.self, String.self,
         ]
         return ordered.contains { $0 == type || $0 == _optionalType(of: type) }
-    }
-
-    /// The best access path for `expression`, most selective first: equalities on every attribute
-    /// of a uniqueness constraint; equalities on the most leading attributes of an index (a
-    /// single-attribute one wins a tie), with a range on the next; a captured list on a unique or
-    /// indexed attribute; a range on an indexed attribute or on an index's first attribute; else
-    /// a full scan.
-    func plan(for expression: (any PredicateExpression<Bool>)?) -> Plan {
-        guard let expression else { return Plan(access: .fullScan, conjuncts: [], covered: [:]) }
-        let analyzed = Self.analyzedConjuncts(of: expression)
-        let conjuncts = analyzed.map(\.expression)
-        // Each conjunct's node and its operands' nodes, made once for both passes below.
-        let nodes = analyzed.map { ($0.node, $0.node.operands) }
-        for (position, (node, operands)) in nodes.enumerated() {
-            guard let (rows, identifiers) = identifierRows(in: node, operands) else { continue }
-            return Plan(
-                access: .rows(rows), conjuncts: conjuncts,
-                covered: [position: identifiers.map { .identifierIn($0) } ?? .evaluate])
-        }
-        var conditions: [Condition] = []
-        for (position, (node, operands)) in nodes.enumerated() {
-            conditions += self.conditions(in: node, operands).map { condition in
-                var condition = condition
-                condition.conjunct = position
-                return condition
-            }
-        }
-        /// The plan for `access`, which finds exactly the rows that satisfy each of `exact` that is
-        /// exact, unless its lookup `key` had to be cut and hashed.
-        func plan(_ access: Access, exact: [Condition] = [], key: [UInt8] = []) -> Plan {
-            var covered: [Int: CoveredCheck] = [:]
-            if key.count < KeyBuilder.maximumLength {
-                for condition in exact where condition.isExact { covered[condition.conjunct] = .evaluate }
-            }
-            return Plan(access: access, conjuncts: conjuncts, covered: covered)
-        }
-        func equality(_ name: String) -> Condition? {
-            conditions.first { $0.attribute.name == name && $0.isEquality }
-        }
-        for unique in tables.uniques {
-            let equalities = unique.names.compactMap(equality)
-            if equalities.count == unique.names.count {
-                let key = KeyBuilder.finalize(equalities.flatMap(\.key))
-                return plan(.unique(unique, key: key), exact: equalities, key: key)
-            }
-        }
-        // Equalities on leading attributes: the most win, then a range on the next attribute,
-        // then a single-attribute index (its equality is an exact key).
-        var ranked: [(keyed: Store.EntityTables.UniqueConstraint, equalities: [Condition], rank: Int)] = []
-        for keyed in tables.indexes + tables.uniques.filter({ $0.names.count > 1 }) {
-            var equalities: [Condition] = []
-            for name in keyed.names {
-                guard let condition = equality(name) else { break }
-                equalities.append(condition)
-            }
-            guard !equalities.isEmpty else { continue }
-            var hasRange = false
-            if equalities.count < keyed.names.count {
-                let (lower, upper) = bounds(on: keyed.names[equalities.count], in: conditions)
-                hasRange = lower != nil || upper != nil
-            }
-            ranked.append(
-                (keyed, equalities, equalities.count * 4 + (hasRange ? 2 : 0) + (keyed.names.count == 1 ? 1 : 0)))
-        }
-        // A compound range whose bounds are too long to scan gives way to the next best.
-        for (keyed, equalities, _) in ranked.sorted(by: { $0.rank > $1.rank }) {
-            if keyed.names.count == 1 {
-                let key = KeyBuilder.finalize(equalities[0].key)
-                return plan(.indexEquality(keyed, key: key), exact: equalities, key: key)
-            }
-            // A compound path's equalities make a key prefix shorter than the cut (see `compound`).
-            if let compound = compound(keyed, equalities: equalities, conditions: conditions) {
-                return plan(compound, exact: equalities)
-            }
-        }
-        let singles = { (keyed: [Store.EntityTables.UniqueConstraint]) in keyed.filter { $0.names.count == 1 } }
-        for condition in conditions {
-            guard case .oneOf = condition.kind else { continue }
-            let keys = condition.keys.map(KeyBuilder.finalize)
-            let exact = condition.isExact && keys.allSatisfy { $0.count < KeyBuilder.maximumLength }
-            for (keyed, isUnique) in [(singles(tables.uniques), true), (singles(tables.indexes), false)] {
-                guard let table = keyed.first(where: { $0.names[0] == condition.attribute.name }) else { continue }
-                // Any other model is checked by looking its key up, never by a scan of the values.
-                return Plan(
-                    access: .oneOf(table, keys: keys, isUnique: isUnique), conjuncts: conjuncts,
-                    covered: exact ? [condition.conjunct: .keyIn(table, Set(keys))] : [:])
-            }
-        }
-        for index in singles(tables.indexes) {
-            let (lower, upper) = bounds(on: index.names[0], in: conditions)
-            // A bound that long would be cut and hashed in the index, where hashes do not keep order.
-            guard lower != nil || upper != nil,
-                [lower, upper].allSatisfy({ ($0?.key.count ?? 0) < KeyBuilder.hashedPrefixLength })
-            else { continue }
-            let range = KeyRange(
-                from: lower.map { if case .lower(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } },
-                to: upper.map { if case .upper(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } })
-            return plan(.indexRange(index, range, lower: lower, upper: upper))
-        }
-        for keyed in tables.indexes + tables.uniques where keyed.names.count > 1 {
-            if let compound = compound(keyed, equalities: [], conditions: conditions) { return plan(compound) }
-        }
-        return plan(.fullScan)
-    }
-
-    /// The `&&`-joined parts of an expression, left to right.
-    static func conjuncts(of expression: any PredicateExpression<Bool>) -> [any PredicateExpression<Bool>] {
-        analyzedConjuncts(of: expression).map(\.expression)
-    }
-
-    /// The `&&`-joined parts of an expression, left to right, each with its node.
-    private static func analyzedConjuncts(
-        of expression: any PredicateExpression<Bool>
-    ) -> [(expression: any PredicateExpression<Bool>, node: PlannerNode)] {
-        let node = PlannerNode(expression)
-        guard case .conjunction(let lhs, let rhs) = node else { return [(expression, node)] }
-        return analyzedConjuncts(of: lhs) + analyzedConjuncts(of: rhs)
-    }
-
-    /// The tightest lower and upper bound the conditions put on one attribute.
-    private func bounds(on name: String, in conditions: [Condition]) -> (lower: Condition?, upper: Condition?) {
-        let on = conditions.filter { $0.attribute.name == name }
-        return (
-            on.last { if case .lower = $0.kind { true } else { false } },
-            on.last { if case .upper = $0.kind { true } else { false } }
-        )
-    }
-
-    /// A scan of a compound table for equalities on its leading attributes and a range on the
-    /// next, or `nil` when that selects nothing narrower than the whole table or a bound is too
-    /// long to keep its order (the table cuts and hashes long keys).
-    ///
-    /// With `P` the equalities' key bytes and `enc(x)` a value's, a key whose next attribute is
-    /// `x` starts with `P + enc(x)` and continues with the later attributes, so: `>= x` is
-    /// `>= P + enc(x)`, `> x` is `>= successor(P + enc(x))`, `<= x` is `< successor(P + enc(x))`,
-    /// `< x` is `< P + enc(x)`, and no bound is `P` or `< successor(P)`.
-    private func compound(
-        _ keyed: Store.EntityTables.UniqueConstraint, equalities: [Condition], conditions: [Condition]
-    ) -> Access? {
-        let prefix = equalities.flatMap(\.key)
-        var lower: Condition?
-        var upper: Condition?
-        if equalities.count < keyed.names.count {
-            (lower, upper) = bounds(on: keyed.names[equalities.count], in: conditions)
-        }
-        guard !prefix.isEmpty || lower != nil || upper != nil else { return nil }
-        let lowerKey = lower.map { prefix + $0.key }
-        let upperKey = upper.map { prefix + $0.key }
-        guard [prefix, lowerKey ?? [], upperKey ?? []].allSatisfy({ $0.count < KeyBuilder.hashedPrefixLength })
-        else { return nil }
-        let from: KeyRange.Bound? =
-            if let lower, let lowerKey {
-                if case .lower(true) = lower.kind {
-                    .inclusive(lowerKey)
-                } else {
-                    KeyBuilder.successor(of: lowerKey).map { .inclusive($0) }
-                }
-            } else {
-                prefix.isEmpty ? nil : .inclusive(prefix)
-            }
-        let to: KeyRange.Bound? =
-            if let upper, let upperKey {
-                if case .upper(true) = upper.kind {
-                    KeyBuilder.successor(of: upperKey).map { .exclusive($0) }
-                } else {
-                    .exclusive(upperKey)
-                }
-            } else {
-                KeyBuilder.successor(of: prefix).map { .exclusive($0) }
-            }
-        return .compound(keyed, KeyRange(from: from, to: to), equalities: equalities, lower: lower, upper: upper)
-    }
-
-    /// The stored rows an identifier condition allows (`$0.persistentModelID == id`,
-    /// `ids.contains($0.persistentModelID)`), with the identifiers of a `contains`; `nil` when
-    /// `expression` is no such condition. Identifiers of other entities or stores, and temporary
-    /// ones, name no stored row.
-    private func identifierRows(
-        in node: PlannerNode, _ operands: (PlannerNode, PlannerNode)?
-    ) -> (rows: [UInt64], identifiers: Set<PersistentIdentifier>?)? {
-        guard let identifierKeyPath, let (first, second) = operands else { return nil }
-        func isIdentifier(_ node: PlannerNode) -> Bool {
-            guard case .keyPath(let keyPath) = node else { return false }
-            return keyPath == identifierKeyPath
-        }
-        func row(_ value: Any) -> UInt64?? {
-            guard let identifier = value as? PersistentIdentifier else { return nil }
-            guard identifier.entityName == tables.entity.name, identifier.storeIdentifier == storeIdentifier,
-                let row = identifier.rowID
-            else { return .some(nil) }
-            return .some(row)
-        }
-        switch node {
-        case .equal:
-            // Either side may be the identifier; no array of the two orders (it copied both nodes).
-            let valueSide: PlannerNode
-            if isIdentifier(first) {
-                valueSide = second
-            } else if isIdentifier(second) {
-                valueSide = first
-            } else {
-                return nil
-            }
-            guard case .value(let value) = valueSide, let row = row(value) else { return nil }
-            return (row.map { [$0] } ?? [], nil)
-        case .contains:
-            guard isIdentifier(second), case .value(let sequence) = first, let values = sequence as? any Sequence
-            else { return nil }
-            var rows = Set<UInt64>()
-            var identifiers = Set<PersistentIdentifier>()
-            for value in values {
-                guard let found = row(value), let identifier = value as? PersistentIdentifier else { return nil }
-                identifiers.insert(identifier)
-                if let found { rows.insert(found) }
-            }
-            return (rows.sorted(), identifiers)
-        case .comparison, .conjunction, .keyPath, .value, .other:
-            return nil
-        }
-    }
-
-    /// The conditions on stored attributes that one `&&`-joined part of a predicate states.
-    private func conditions(in node: PlannerNode, _ operands: (PlannerNode, PlannerNode)?) -> [Condition] {
-        guard let (first, second) = operands else { return [] }
-        switch node {
-        case .equal:
-            return [condition(first, second, .equal) ?? condition(second, first, .equal)].compactMap { $0 }
-        case .contains:
-            guard case .keyPath(let keyPath) = second, case .value(let sequence) = first,
-                let values = sequence as? any Sequence,
-                let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }),
-                !attribute.isTransient
-            else { return [] }
-            // A captured collection of values: every element must be of the attribute's type.
-            var keys: [[UInt8]] = []
-            var isExact = true
-            for value in values {
-                guard type(of: value) == attribute.valueType, let component = value as? any KeyComponent else {
-                    return []
-                }
-                var builder = KeyBuilder()
-                component.appendKey(to: &builder)
-                keys.append(builder.bytes)
-                isExact = isExact && component.equalsItself()
-            }
-            return [
-                Condition(
-                    attribute: attribute, kind: .oneOf, key: [], value: keys.count, keys: keys,
-                    isExact: isExact)
-            ]
-        case .comparison(let comparison, _, _):
-            // attribute OP value, or value OP attribute (the operator then faces the other way).
-            let (forward, backward): (Condition.Kind, Condition.Kind) =
-                switch comparison {
-                case .lessThan: (.upper(inclusive: false), .lower(inclusive: false))
-                case .lessThanOrEqual: (.upper(inclusive: true), .lower(inclusive: true))
-                case .greaterThan: (.lower(inclusive: false), .upper(inclusive: false))
-                case .greaterThanOrEqual: (.lower(inclusive: true), .upper(inclusive: true))
-                @unknown default: (.equal, .equal)
-                }
-            if case .equal = forward { return [] }
-            return [condition(first, second, forward) ?? condition(second, first, backward)].compactMap { $0 }
-        case .conjunction, .keyPath, .value, .other:
-            return []
-        }
-    }
-
-    /// `keyPathSide` names a stored attribute of the fetched model and `valueSide` is a constant
-    /// of exactly the attribute's type with a key encoding.
-    private func condition(_ keyPathSide: PlannerNode, _ valueSide: PlannerNode, _ kind: Condition.Kind) -> Condition? {
-        guard case .keyPath(let keyPath) = keyPathSide, case .value(let value) = valueSide,
-            let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }),
-            !attribute.isTransient, type(of: value) == attribute.valueType,
-            let component = value as? any KeyComponent
-        else { return nil }
-        var builder = KeyBuilder()
-        component.appendKey(to: &builder)
-        return Condition(
-            attribute: attribute, kind: kind, key: builder.bytes, value: value,
-            isExact: component.equalsItself())
-    }
-}
-
-extension PredicatePlanner.Condition {
-    var isEquality: Bool {
-        if case .equal = kind { return true }
-        return false
     }
 }
 

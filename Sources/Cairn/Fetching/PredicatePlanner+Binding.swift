@@ -1,0 +1,183 @@
+import Foundation
+
+// The second stage of planning (see `PredicatePlanner+Shape.swift`): a shape's conditions get
+// their values' keys, and the first access path whose checks on those keys pass is the plan.
+
+extension PredicatePlanner {
+    /// The best access path for `expression` (see ``shape(of:)`` for the order of preference).
+    ///
+    /// - Parameter cache: Where the shapes of earlier fetches are kept; `nil` makes the shape anew.
+    func plan(for expression: (any PredicateExpression<Bool>)?, cache: PlanCache? = nil) -> Plan {
+        guard let expression else { return Plan(access: .fullScan, conjuncts: [], covered: [:]) }
+        let parts = Self.parts(of: expression)
+        let shape =
+            cache?.shape(for: ShapeKey(entity: tables.ordinal, parts: parts)) { self.shape(of: parts) }
+            ?? shape(of: parts)
+        return plan(parts, shape: shape)
+    }
+
+    /// The plan for `parts`, whose shape is `shape`.
+    func plan(_ parts: [Part], shape: Shape) -> Plan {
+        let conjuncts = parts.map(\.expression)
+        for position in shape.identifierParts {
+            guard let (rows, identifiers) = identifierRows(parts[position]) else { continue }
+            return Plan(
+                access: .rows(rows), conjuncts: conjuncts,
+                covered: [position: identifiers.map { .identifierIn($0) } ?? .evaluate])
+        }
+        // A list's condition is missing when an element is not of the attribute's type.
+        let conditions = shape.slots.map { condition($0, parts[$0.part]) }
+        /// The plan for `access`, which finds exactly the rows that satisfy each of `exact` that is
+        /// exact, unless its lookup `key` had to be cut and hashed.
+        func plan(_ access: Access, exact: [Condition] = [], key: [UInt8] = []) -> Plan {
+            var covered: [Int: CoveredCheck] = [:]
+            if key.count < KeyBuilder.maximumLength {
+                for condition in exact where condition.isExact { covered[condition.conjunct] = .evaluate }
+            }
+            return Plan(access: access, conjuncts: conjuncts, covered: covered)
+        }
+        for candidate in shape.candidates {
+            switch candidate {
+            case .unique(let unique, let slots):
+                let equalities = slots.compactMap { conditions[$0] }
+                let key = KeyBuilder.finalize(equalities.flatMap(\.key))
+                return plan(.unique(unique, key: key), exact: equalities, key: key)
+            case .indexEquality(let index, let slot):
+                guard let equality = conditions[slot] else { continue }
+                let key = KeyBuilder.finalize(equality.key)
+                return plan(.indexEquality(index, key: key), exact: [equality], key: key)
+            case .compound(let keyed, let slots, let lower, let upper):
+                let equalities = slots.compactMap { conditions[$0] }
+                guard
+                    let access = compound(
+                        keyed, equalities: equalities, lower: lower.flatMap { conditions[$0] },
+                        upper: upper.flatMap { conditions[$0] })
+                else { continue }
+                return plan(access, exact: equalities)
+            case .oneOf(let keyed, let slot, let isUnique):
+                guard let condition = conditions[slot] else { continue }
+                let keys = condition.keys.map(KeyBuilder.finalize)
+                let exact = condition.isExact && keys.allSatisfy { $0.count < KeyBuilder.maximumLength }
+                // Any other model is checked by looking its key up, never by a scan of the values.
+                return Plan(
+                    access: .oneOf(keyed, keys: keys, isUnique: isUnique), conjuncts: conjuncts,
+                    covered: exact ? [condition.conjunct: .keyIn(keyed, Set(keys))] : [:])
+            case .indexRange(let index, let lowerSlot, let upperSlot):
+                let (lower, upper) = (lowerSlot.flatMap { conditions[$0] }, upperSlot.flatMap { conditions[$0] })
+                // A bound that long would be cut and hashed in the index, where hashes do not keep order.
+                guard [lower, upper].allSatisfy({ ($0?.key.count ?? 0) < KeyBuilder.hashedPrefixLength }) else {
+                    continue
+                }
+                let range = KeyRange(
+                    from: lower.map {
+                        if case .lower(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) }
+                    },
+                    to: upper.map { if case .upper(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } })
+                return plan(.indexRange(index, range, lower: lower, upper: upper))
+            case .fullScan:
+                return plan(.fullScan)
+            }
+        }
+        return plan(.fullScan)
+    }
+
+    /// The condition `slot` states with `part`'s value: its key (or, for a list, each element's),
+    /// or `nil` when a list holds an element that is not of the attribute's type.
+    private func condition(_ slot: Slot, _ part: Part) -> Condition? {
+        guard let value = part.value else { return nil }
+        if case .oneOf = slot.kind {
+            guard let values = value as? any Sequence else { return nil }
+            var keys: [[UInt8]] = []
+            var isExact = true
+            for value in values {
+                guard type(of: value) == slot.attribute.valueType, let component = value as? any KeyComponent else {
+                    return nil
+                }
+                var builder = KeyBuilder()
+                component.appendKey(to: &builder)
+                keys.append(builder.bytes)
+                isExact = isExact && component.equalsItself()
+            }
+            return Condition(
+                attribute: slot.attribute, kind: .oneOf, key: [], value: keys.count, keys: keys, conjunct: slot.part,
+                isExact: isExact)
+        }
+        // The shape holds only values of the attribute's type with a key encoding.
+        var builder = KeyBuilder()
+        let equalsItself = slot.encode!(value, &builder)
+        return Condition(
+            attribute: slot.attribute, kind: slot.kind, key: builder.bytes, value: value, conjunct: slot.part,
+            isExact: equalsItself)
+    }
+
+    /// A scan of a compound table for equalities on its leading attributes and a range on the
+    /// next, or `nil` when that selects nothing narrower than the whole table or a bound is too
+    /// long to keep its order (the table cuts and hashes long keys).
+    ///
+    /// With `P` the equalities' key bytes and `enc(x)` a value's, a key whose next attribute is
+    /// `x` starts with `P + enc(x)` and continues with the later attributes, so: `>= x` is
+    /// `>= P + enc(x)`, `> x` is `>= successor(P + enc(x))`, `<= x` is `< successor(P + enc(x))`,
+    /// `< x` is `< P + enc(x)`, and no bound is `P` or `< successor(P)`.
+    private func compound(
+        _ keyed: Store.EntityTables.UniqueConstraint, equalities: [Condition], lower: Condition?, upper: Condition?
+    ) -> Access? {
+        let prefix = equalities.flatMap(\.key)
+        guard !prefix.isEmpty || lower != nil || upper != nil else { return nil }
+        let lowerKey = lower.map { prefix + $0.key }
+        let upperKey = upper.map { prefix + $0.key }
+        guard [prefix, lowerKey ?? [], upperKey ?? []].allSatisfy({ $0.count < KeyBuilder.hashedPrefixLength })
+        else { return nil }
+        let from: KeyRange.Bound? =
+            if let lower, let lowerKey {
+                if case .lower(true) = lower.kind {
+                    .inclusive(lowerKey)
+                } else {
+                    KeyBuilder.successor(of: lowerKey).map { .inclusive($0) }
+                }
+            } else {
+                prefix.isEmpty ? nil : .inclusive(prefix)
+            }
+        let to: KeyRange.Bound? =
+            if let upper, let upperKey {
+                if case .upper(true) = upper.kind {
+                    KeyBuilder.successor(of: upperKey).map { .exclusive($0) }
+                } else {
+                    .exclusive(upperKey)
+                }
+            } else {
+                KeyBuilder.successor(of: prefix).map { .exclusive($0) }
+            }
+        return .compound(keyed, KeyRange(from: from, to: to), equalities: equalities, lower: lower, upper: upper)
+    }
+
+    /// The stored rows an identifier part allows (`$0.persistentModelID == id`,
+    /// `ids.contains($0.persistentModelID)`), with the identifiers of a `contains`; `nil` when its
+    /// value holds something other than identifiers. Identifiers of other entities or stores,
+    /// and temporary ones, name no stored row.
+    private func identifierRows(_ part: Part) -> (rows: [UInt64], identifiers: Set<PersistentIdentifier>?)? {
+        func row(_ value: Any) -> UInt64?? {
+            guard let identifier = value as? PersistentIdentifier else { return nil }
+            guard identifier.entityName == tables.entity.name, identifier.storeIdentifier == storeIdentifier,
+                let row = identifier.rowID
+            else { return .some(nil) }
+            return .some(row)
+        }
+        switch part.form {
+        case .equal(_, let value):
+            guard let row = row(value) else { return nil }
+            return (row.map { [$0] } ?? [], nil)
+        case .contains(_, let sequence):
+            guard let values = sequence as? any Sequence else { return nil }
+            var rows = Set<UInt64>()
+            var identifiers = Set<PersistentIdentifier>()
+            for value in values {
+                guard let found = row(value), let identifier = value as? PersistentIdentifier else { return nil }
+                identifiers.insert(identifier)
+                if let found { rows.insert(found) }
+            }
+            return (rows.sorted(), identifiers)
+        case .compare, .other:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,332 @@
+import Foundation
+
+// Planning in two stages, so that a fetch repeated with other values plans in a few hundred
+// instructions instead of about 20,000.
+//
+// 1. The shape (``PredicatePlanner/Shape``): which `&&`-joined part states which condition on
+//    which attribute, and the access paths those conditions allow, most selective first. It
+//    depends on the predicate's structure, key paths and value types only, never on the values.
+// 2. The binding (`PredicatePlanner+Binding.swift`): the values' keys, and the first access path
+//    in the shape's order whose checks on those keys pass (a range whose bound is too long to
+//    keep its order gives way to the next path, as does a list whose elements are not all of
+//    the attribute's type).
+//
+// Every fetch runs both stages; the context keeps the shapes it made (``PlanCache``), keyed by
+// what they depend on (``PredicatePlanner/ShapeKey``). The SwiftData loop "fetch by key, update"
+// plans each fetch with the same shape.
+
+extension PredicatePlanner {
+    /// One `&&`-joined part of a predicate as the planner reads it.
+    struct Part {
+        enum Form {
+            /// `keyPath == value`, in either order.
+            case equal(AnyKeyPath, Any)
+            /// `keyPath OP value` as seen from the key path (`value < $0.x` is a lower bound).
+            case compare(AnyKeyPath, Condition.Kind, Any)
+            /// `sequence.contains(keyPath)` with a captured sequence.
+            case contains(AnyKeyPath, Any)
+            /// Anything else: evaluated on each candidate, never used to find candidates.
+            case other
+
+            /// What `first OP second` states: a key path on the variable on one side and a
+            /// captured value on the other, or nothing the planner uses.
+            init(_ binary: Operator, _ first: PlannerOperand?, _ second: PlannerOperand?) {
+                switch (binary, first, second) {
+                case (.equal, .keyPath(let keyPath), .value(let value)),
+                    (.equal, .value(let value), .keyPath(let keyPath)):
+                    self = .equal(keyPath, value)
+                case (.comparison(let comparison), .keyPath(let keyPath), .value(let value)):
+                    self = Self.bound(comparison, keyPathFirst: true).map { .compare(keyPath, $0, value) } ?? .other
+                case (.comparison(let comparison), .value(let value), .keyPath(let keyPath)):
+                    self = Self.bound(comparison, keyPathFirst: false).map { .compare(keyPath, $0, value) } ?? .other
+                case (.contains, .value(let sequence), .keyPath(let keyPath)):
+                    self = .contains(keyPath, sequence)
+                default:
+                    self = .other
+                }
+            }
+
+            /// The bound a comparison puts on its key path: `x < v` is an upper bound, `v < x` a
+            /// lower one.
+            private static func bound(
+                _ comparison: PredicateExpressions.ComparisonOperator, keyPathFirst: Bool
+            ) -> Condition.Kind? {
+                switch comparison {
+                case .lessThan: keyPathFirst ? .upper(inclusive: false) : .lower(inclusive: false)
+                case .lessThanOrEqual: keyPathFirst ? .upper(inclusive: true) : .lower(inclusive: true)
+                case .greaterThan: keyPathFirst ? .lower(inclusive: false) : .upper(inclusive: false)
+                case .greaterThanOrEqual: keyPathFirst ? .lower(inclusive: true) : .upper(inclusive: true)
+                @unknown default: nil
+                }
+            }
+        }
+
+        /// A binary node's operator.
+        enum Operator {
+            case equal
+            case comparison(PredicateExpressions.ComparisonOperator)
+            /// `sequence.contains(element)`: the sequence is the first operand.
+            case contains
+        }
+
+        let expression: any PredicateExpression<Bool>
+        let form: Form
+
+        var keyPath: AnyKeyPath? {
+            switch form {
+            case .equal(let keyPath, _), .compare(let keyPath, _, _), .contains(let keyPath, _): keyPath
+            case .other: nil
+            }
+        }
+
+        var value: Any? {
+            switch form {
+            case .equal(_, let value), .compare(_, _, let value), .contains(_, let value): value
+            case .other: nil
+            }
+        }
+    }
+
+    /// What a shape depends on: the fetched entity and, for each part, its form, key path and the
+    /// dynamic type of its value.
+    struct ShapeKey: Hashable {
+        struct PartKey: Hashable {
+            /// 0 other, 1 equal, 2 contains, 3…6 lower/upper, exclusive/inclusive.
+            let form: UInt8
+            let keyPath: AnyKeyPath?
+            let valueType: ObjectIdentifier?
+        }
+
+        let entity: Int
+        let parts: [PartKey]
+
+        init(entity: Int, parts: [Part]) {
+            self.entity = entity
+            self.parts = parts.map { part in
+                let form: UInt8 =
+                    switch part.form {
+                    case .other: 0
+                    case .equal: 1
+                    case .contains: 2
+                    case .compare(_, .lower(let inclusive), _): inclusive ? 4 : 3
+                    case .compare(_, .upper(let inclusive), _): inclusive ? 6 : 5
+                    case .compare(_, .equal, _), .compare(_, .oneOf, _): 0
+                    }
+                return PartKey(
+                    form: form, keyPath: part.keyPath, valueType: part.value.map { ObjectIdentifier(type(of: $0)) })
+            }
+        }
+    }
+
+    /// A condition a part states on a stored attribute, before its value is encoded.
+    struct Slot {
+        let attribute: Schema.Attribute
+        let kind: Condition.Kind
+        /// The part (by position) that states it.
+        let part: Int
+        /// Appends a value's key and says whether the value equals itself (not NaN), for values of
+        /// the type the shape was made with (all but a list's elements): a cast to that type, where
+        /// asking for the key encoding as a protocol cost a conformance lookup per fetch.
+        var encode: ((Any, inout KeyBuilder) -> Bool)? = nil
+    }
+
+    /// A ``Slot/encode`` for values of `component`'s type.
+    static func encoder<Value: KeyComponent>(_ component: Value) -> (Any, inout KeyBuilder) -> Bool {
+        { value, builder in
+            let value = value as! Value
+            value.appendKey(to: &builder)
+            return value.equalsItself()
+        }
+    }
+
+    /// An access path the conditions allow, by the positions of the slots it uses.
+    enum Candidate {
+        /// Equalities on every attribute of a uniqueness constraint.
+        case unique(Store.EntityTables.UniqueConstraint, equalities: [Int])
+        /// An equality on a single-attribute index.
+        case indexEquality(Store.EntityTables.UniqueConstraint, equality: Int)
+        /// Equalities on leading attributes of a compound table, and bounds on the next.
+        case compound(Store.EntityTables.UniqueConstraint, equalities: [Int], lower: Int?, upper: Int?)
+        /// A captured list on a single-attribute unique or index table.
+        case oneOf(Store.EntityTables.UniqueConstraint, slot: Int, isUnique: Bool)
+        /// Bounds on a single-attribute index.
+        case indexRange(Store.EntityTables.UniqueConstraint, lower: Int?, upper: Int?)
+        case fullScan
+    }
+
+    /// The planner's decisions that do not depend on a predicate's values.
+    struct Shape {
+        /// The parts (by position) that name identifiers (`$0.persistentModelID == id`,
+        /// `ids.contains($0.persistentModelID)`), in order: the first whose value holds
+        /// identifiers decides the plan.
+        let identifierParts: [Int]
+        let slots: [Slot]
+        /// The access paths to try, most selective first; the last always applies.
+        let candidates: [Candidate]
+    }
+
+    /// The predicate's `&&`-joined parts, left to right, each read as a condition where it is one.
+    static func parts(of expression: any PredicateExpression<Bool>) -> [Part] {
+        if let part = expression as? any _PlannerPart {
+            return [Part(expression: expression, form: part.plannerForm)]
+        }
+        let node = PlannerNode(expression)
+        if case .conjunction(let lhs, let rhs) = node { return parts(of: lhs) + parts(of: rhs) }
+        let binary: Part.Operator
+        switch node {
+        case .equal: binary = .equal
+        case .comparison(let comparison, _, _): binary = .comparison(comparison)
+        case .contains: binary = .contains
+        case .conjunction, .keyPath, .value, .other: return [Part(expression: expression, form: .other)]
+        }
+        guard let (first, second) = node.operands else { return [Part(expression: expression, form: .other)] }
+        return [Part(expression: expression, form: Part.Form(binary, first.operand, second.operand))]
+    }
+
+    /// The shape of a predicate made of `parts`: the conditions on stored attributes, and the
+    /// access paths they allow, most selective first. Equalities on every attribute of a
+    /// uniqueness constraint; equalities on the most leading attributes of an index (a
+    /// single-attribute one wins a tie), with a range on the next; a captured list on a unique or
+    /// indexed attribute; a range on an indexed attribute or on an index's first attribute; else
+    /// a full scan.
+    func shape(of parts: [Part]) -> Shape {
+        var identifierParts: [Int] = []
+        var slots: [Slot] = []
+        for (position, part) in parts.enumerated() {
+            guard let keyPath = part.keyPath, let value = part.value else { continue }
+            if keyPath == identifierKeyPath {
+                if case .compare = part.form { continue }
+                identifierParts.append(position)
+                continue
+            }
+            guard let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }),
+                !attribute.isTransient
+            else { continue }
+            switch part.form {
+            case .equal, .compare:
+                // A constant of exactly the attribute's type, with a key encoding.
+                guard type(of: value) == attribute.valueType, let component = value as? any KeyComponent else {
+                    continue
+                }
+                let kind: Condition.Kind
+                if case .compare(_, let bound, _) = part.form { kind = bound } else { kind = .equal }
+                slots.append(Slot(attribute: attribute, kind: kind, part: position, encode: Self.encoder(component)))
+            case .contains:
+                // Whether every element is of the attribute's type is known from the values only.
+                guard value is any Sequence else { continue }
+                slots.append(Slot(attribute: attribute, kind: .oneOf, part: position))
+            case .other:
+                continue
+            }
+        }
+        return Shape(identifierParts: identifierParts, slots: slots, candidates: candidates(slots))
+    }
+
+    /// The access paths `slots` allow, most selective first, ending with a full scan.
+    private func candidates(_ slots: [Slot]) -> [Candidate] {
+        func equality(_ name: String) -> Int? {
+            slots.firstIndex { $0.attribute.name == name && $0.kind.isEquality }
+        }
+        func bounds(on name: String) -> (lower: Int?, upper: Int?) {
+            (
+                slots.lastIndex { $0.attribute.name == name && $0.kind.isLower },
+                slots.lastIndex { $0.attribute.name == name && $0.kind.isUpper }
+            )
+        }
+        var candidates: [Candidate] = []
+        for unique in tables.uniques {
+            let equalities = unique.names.compactMap(equality)
+            // Always applies: nothing after it is tried.
+            if equalities.count == unique.names.count { return [.unique(unique, equalities: equalities)] }
+        }
+        // Equalities on leading attributes: the most win, then a range on the next attribute,
+        // then a single-attribute index (its equality is an exact key).
+        var ranked: [(keyed: Store.EntityTables.UniqueConstraint, equalities: [Int], rank: Int)] = []
+        for keyed in tables.indexes + tables.uniques.filter({ $0.names.count > 1 }) {
+            var equalities: [Int] = []
+            for name in keyed.names {
+                guard let slot = equality(name) else { break }
+                equalities.append(slot)
+            }
+            guard !equalities.isEmpty else { continue }
+            var hasRange = false
+            if equalities.count < keyed.names.count {
+                let (lower, upper) = bounds(on: keyed.names[equalities.count])
+                hasRange = lower != nil || upper != nil
+            }
+            ranked.append(
+                (keyed, equalities, equalities.count * 4 + (hasRange ? 2 : 0) + (keyed.names.count == 1 ? 1 : 0)))
+        }
+        for (keyed, equalities, _) in ranked.sorted(by: { $0.rank > $1.rank }) {
+            if keyed.names.count == 1 {
+                candidates.append(.indexEquality(keyed, equality: equalities[0]))
+                return candidates + [.fullScan]
+            }
+            // A compound range whose bounds are too long to scan gives way to the next best.
+            var (lower, upper): (Int?, Int?) = (nil, nil)
+            if equalities.count < keyed.names.count { (lower, upper) = bounds(on: keyed.names[equalities.count]) }
+            candidates.append(.compound(keyed, equalities: equalities, lower: lower, upper: upper))
+        }
+        let singles = { (keyed: [Store.EntityTables.UniqueConstraint]) in keyed.filter { $0.names.count == 1 } }
+        for (position, slot) in slots.enumerated() {
+            guard case .oneOf = slot.kind else { continue }
+            for (keyed, isUnique) in [(singles(tables.uniques), true), (singles(tables.indexes), false)] {
+                guard let table = keyed.first(where: { $0.names[0] == slot.attribute.name }) else { continue }
+                candidates.append(.oneOf(table, slot: position, isUnique: isUnique))
+                break
+            }
+        }
+        for index in singles(tables.indexes) {
+            let (lower, upper) = bounds(on: index.names[0])
+            guard lower != nil || upper != nil else { continue }
+            candidates.append(.indexRange(index, lower: lower, upper: upper))
+        }
+        for keyed in tables.indexes + tables.uniques where keyed.names.count > 1 {
+            let (lower, upper) = bounds(on: keyed.names[0])
+            guard lower != nil || upper != nil else { continue }
+            candidates.append(.compound(keyed, equalities: [], lower: lower, upper: upper))
+        }
+        return candidates + [.fullScan]
+    }
+}
+
+extension PredicatePlanner.Condition.Kind {
+    var isEquality: Bool {
+        if case .equal = self { return true }
+        return false
+    }
+
+    var isLower: Bool {
+        if case .lower = self { return true }
+        return false
+    }
+
+    var isUpper: Bool {
+        if case .upper = self { return true }
+        return false
+    }
+}
+
+/// The shapes a context's fetches planned (see `PredicatePlanner+Shape.swift`), kept for the
+/// next fetch of the same shape. Owned by one context, so used from one executor.
+final class PlanCache {
+    /// More distinct shapes than this in one context is unusual (each is a predicate written in
+    /// the app's code): the cache starts over rather than grow.
+    static let capacity = 256
+
+    private var shapes: [PredicatePlanner.ShapeKey: PredicatePlanner.Shape] = [:]
+
+    /// The shape for `key`, made by `make` when not kept yet.
+    func shape(
+        for key: PredicatePlanner.ShapeKey, _ make: () -> PredicatePlanner.Shape
+    ) -> PredicatePlanner.Shape {
+        if let shape = shapes[key] { return shape }
+        let shape = make()
+        if shapes.count >= Self.capacity { shapes.removeAll(keepingCapacity: true) }
+        shapes[key] = shape
+        return shape
+    }
+
+    /// How many shapes are kept.
+    var count: Int { shapes.count }
+}
