@@ -352,7 +352,8 @@ extension ModelContext {
 
     /// The same, for a model of `tables`' entity.
     func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
-        var writer = RecordWriter()
+        // Room for a typical record and its checksum, so the bytes are not regrown while written.
+        var writer = RecordWriter(capacity: tables.encodingOrder.count * 24 + 8)
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)
         }

@@ -58,11 +58,19 @@ struct StoreWriter {
             var gone: [PersistentIdentifier] = []
             for update in plan.updates {
                 let key = EntryLayout.rowKey(update.row)
-                guard try txn.contains(key, in: update.tables.records) else {
+                // A record with the same bytes under the same key holds the same values (the
+                // checksum covers the key): the row is left as it is.
+                let unchanged = try txn.withValue(for: key, in: update.tables.records) { stored in
+                    update.record.bytes.withUnsafeBytes { bytes in
+                        bytes.count == stored.count
+                            && (bytes.isEmpty || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
+                    }
+                }
+                guard let unchanged else {
                     gone.append(update.identifier)
                     continue
                 }
-                try txn.put(update.record.bytes, for: key, in: update.tables.records)
+                if !unchanged { try txn.put(update.record.bytes, for: key, in: update.tables.records) }
             }
             if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
             // A deleted row's stored edges may include targets the plan never saw (another context

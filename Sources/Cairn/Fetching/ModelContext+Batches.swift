@@ -40,6 +40,10 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         func loadedElement(at position: Int) -> Element? {
             let number = position / batchSize
             if number != loadedBatch {
+                // The previous batch goes: the context lets go of the models only it still holds.
+                let previous = batch.compactMap { $0?.persistentModelID }
+                batch = []
+                context.identity.releaseIfUnused(previous)
                 let start = number * batchSize
                 batch = context.loadBatch(entries[start..<Swift.min(start + batchSize, entries.count)], descriptor)
                 loadedBatch = number

@@ -45,18 +45,26 @@ import Testing
         #expect(map.model(for: temporary) == nil)
     }
 
-    @Test func theMapHoldsModelsWeakly() throws {
+    @Test func theMapLetsGoOfTheModelsNothingElseHoldsWhenItSweeps() throws {
         let (container, tables) = try store()
         var map = IdentityMap(store: container.store)
         var kept: [Gauge] = []
+        weak var dropped: Gauge?
         for row in 0..<5_000 as Range<UInt64> {
             let gauge = Gauge(code: Int(row), reading: 0)
             gauge._$modelState.persistentIdentifier = id(row, container)
             map.register(gauge, entity: tables.ordinal, row: row)
             if row % 100 == 0 { kept.append(gauge) }
+            if row == 4_999 { dropped = gauge }
         }
-        // Only the 50 the test holds are alive.
-        #expect(map.models.count == 50)
+        // Sweeps ran as the map doubled, so it holds far fewer than all 5,000; the last one
+        // registered has not been swept yet and is still the row's instance.
+        #expect(map.registeredCount < 2_000)
+        #expect(dropped != nil && map.model(entity: tables.ordinal, row: 4_999) === dropped)
+        map.sweep()
+        // Only the 50 the test holds are left; the others are gone.
+        #expect(dropped == nil)
+        #expect(map.models.count == 50 && map.registeredCount == 50)
         #expect(map.model(entity: tables.ordinal, row: 1) == nil)
         #expect(map.model(entity: tables.ordinal, row: 4_900) === kept.last)
         #expect(Set(map.storedModels.map(\.0.rowID)) == Set(kept.map { $0.persistentModelID.rowID }))
