@@ -41,6 +41,7 @@ struct Graph: Sendable {
 extension CairnSystem {
     /// W3: every author and book inserted, each book's author set (the inverse fills
     /// `Author.books`), one save.
+    @inline(never)  // a symbol of its own, for profiling
     static func insertGraph(_ graph: Graph, into directory: URL) throws -> Int {
         try saveGraph(graph, into: directory) { context, book, author in
             context.insert(book)
@@ -50,6 +51,7 @@ extension CairnSystem {
 
     /// W3 as a SwiftData user often writes it: each book appended to its author's `books` (the
     /// inverse sets `Book.author`), one save.
+    @inline(never)  // a symbol of its own, for profiling
     static func appendGraph(_ graph: Graph, into directory: URL) throws -> Int {
         try saveGraph(graph, into: directory) { _, book, author in author.books.append(book) }
     }

@@ -261,7 +261,7 @@ for round in 1...rounds {
         figures[key] = figure
     }
 }
-removeScratchDirectories()
+if ProcessInfo.processInfo.environment["CAIRN_COMPARE_KEEP"] == nil { removeScratchDirectories() }
 let ordered = runs.compactMap { figures[key($0)] }
 printTable(ordered)
 print("")
