@@ -74,6 +74,9 @@ struct FetchExecutor {
 
     // MARK: Stored matches
 
+    /// How many records are read before they are turned into models.
+    static let decodingChunk = 512
+
     /// Calls `body` with the stored rows' models that match, a chunk at a time in candidate order,
     /// until it returns `false` or the candidates run out.
     ///
@@ -97,8 +100,23 @@ struct FetchExecutor {
         if let chunkSize { want = min(want, chunkSize) }
         while !reader.isExhausted {
             context.statistics.readTransactions += 1
-            let rows = try context.store.environment.read { txn in try reader.next(want, txn: txn) }
-            let models = try context.models(for: rows, of: request, decoding: decoding)
+            // Records become models a few hundred at a time inside the transaction, so the
+            // copies of the records read are never all alive at once.
+            let models = try context.store.environment.read { txn in
+                var models: [any PersistentModel] = []
+                var remaining = want
+                repeat {
+                    let asked = min(remaining, Self.decodingChunk)
+                    remaining -= asked
+                    let rows = try reader.next(asked, txn: txn)
+                    if models.isEmpty {
+                        models = try context.models(for: rows, of: request, decoding: decoding)
+                    } else {
+                        models += try context.models(for: rows, of: request, decoding: decoding)
+                    }
+                } while remaining > 0 && !reader.isExhausted
+                return models
+            }
             let matches = try residual.filter(models, vouched: true)
             if !matches.isEmpty, try !body(matches) { return }
             if want < .max / 4 { want = min(want * 4, chunkSize ?? .max) }

@@ -61,7 +61,7 @@ extension PredicatePlanner {
                 // Any other model is checked by looking its key up, never by a scan of the values.
                 return Plan(
                     access: .oneOf(keyed, keys: keys, isUnique: isUnique), conjuncts: conjuncts,
-                    covered: exact ? [condition.conjunct: .keyIn(keyed, Set(keys))] : [:])
+                    covered: exact ? [condition.conjunct: .keyIn(keyed, KeySet(keys))] : [:])
             case .indexRange(let index, let lowerSlot, let upperSlot):
                 let (lower, upper) = (lowerSlot.flatMap { conditions[$0] }, upperSlot.flatMap { conditions[$0] })
                 // A bound that long would be cut and hashed in the index, where hashes do not keep order.

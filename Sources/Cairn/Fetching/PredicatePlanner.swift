@@ -200,9 +200,21 @@ struct PredicatePlanner {
         /// Evaluate it: it is a comparison with one value.
         case evaluate
         /// The model's key in this unique or index table is one of these (`values.contains($0.x)`).
-        case keyIn(Store.EntityTables.UniqueConstraint, Set<[UInt8]>)
+        case keyIn(Store.EntityTables.UniqueConstraint, KeySet)
         /// The model's identifier is one of these (`ids.contains($0.persistentModelID)`).
         case identifierIn(Set<PersistentIdentifier>)
+    }
+
+    /// The keys of a captured list, hashed when a model outside the access path is first
+    /// checked: most fetches check none, and hashing a long list costs a hash and an entry per
+    /// key.
+    final class KeySet {
+        let keys: [[UInt8]]
+        private lazy var set = Set(keys)
+
+        init(_ keys: [[UInt8]]) { self.keys = keys }
+
+        func contains(_ key: [UInt8]) -> Bool { set.contains(key) }
     }
 
     let tables: Store.EntityTables
