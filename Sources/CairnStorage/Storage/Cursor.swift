@@ -21,17 +21,27 @@ package struct Cursor: ~Copyable {
     // The entry the last successful move landed on; pointers into the map.
     private let position: UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>
 
-    init(pointer: OpaquePointer, table: Table, transaction: TransactionHandle) {
+    /// Whether this value closes the cursor when it goes; a kept cursor stays with its
+    /// transaction (see ``TransactionHandle/KeptCursor``).
+    private let isOwned: Bool
+
+    init(
+        pointer: OpaquePointer, position: UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>, table: Table,
+        transaction: TransactionHandle, isOwned: Bool
+    ) {
         self.pointer = pointer
         self.table = table
         self.transaction = transaction
-        position = .allocate(capacity: 1)
-        position.initialize(to: (MDB_val(), MDB_val()))
+        self.position = position
+        self.isOwned = isOwned
     }
 
     deinit {
-        mdb_cursor_close(pointer)
-        position.deallocate()
+        if isOwned {
+            mdb_cursor_close(pointer)
+            position.deinitialize(count: 1)
+            position.deallocate()
+        }
     }
 
     /// The key and value at the cursor, borrowed from the store. Valid after a move returned
@@ -186,8 +196,9 @@ package struct Cursor: ~Copyable {
     }
 
     /// Whether `key` (just landed on) is still inside `range`, walking in `direction`.
-    package func isWithin(_ range: KeyRange, key: UnsafeRawBufferPointer, direction: ScanDirection) throws(StorageError) -> Bool
-    {
+    package func isWithin(
+        _ range: KeyRange, key: UnsafeRawBufferPointer, direction: ScanDirection
+    ) throws(StorageError) -> Bool {
         let bound = direction == .forward ? range.upper : range.lower
         guard let bound else { return true }
         let order = bound.key.withUnsafeBytes { boundKey in

@@ -231,7 +231,11 @@ final class EnvironmentState: @unchecked Sendable {
         let pooled = readerPool.popLast()
         poolLock.unlock()
         if let pooled {
-            if mdb_txn_renew(pooled.pointer) == MDB_SUCCESS { return pooled }
+            if mdb_txn_renew(pooled.pointer) == MDB_SUCCESS {
+                pooled.didRenew()
+                return pooled
+            }
+            pooled.closeKeptCursors()
             mdb_txn_abort(pooled.pointer)  // fall through to a fresh begin, which reports why
         }
         var pointer: OpaquePointer?
@@ -249,9 +253,11 @@ final class EnvironmentState: @unchecked Sendable {
     /// Resets a read transaction and keeps it for the next read. The caller holds the gate shared.
     func endRead(_ handle: TransactionHandle) {
         guard handle.failure == nil else {
+            handle.closeKeptCursors()
             mdb_txn_abort(handle.pointer)
             return
         }
+        // Its cursors stay with it, to be renewed with it.
         mdb_txn_reset(handle.pointer)
         poolLock.lock()
         if readerPool.count < maximumPooledReaders {
@@ -259,6 +265,7 @@ final class EnvironmentState: @unchecked Sendable {
             poolLock.unlock()
         } else {
             poolLock.unlock()
+            handle.closeKeptCursors()
             mdb_txn_abort(handle.pointer)
         }
     }
@@ -268,7 +275,10 @@ final class EnvironmentState: @unchecked Sendable {
         let pooled = readerPool
         readerPool.removeAll()
         poolLock.unlock()
-        for handle in pooled { mdb_txn_abort(handle.pointer) }
+        for handle in pooled {
+            handle.closeKeptCursors()
+            mdb_txn_abort(handle.pointer)
+        }
     }
 
     // MARK: Map changes

@@ -357,10 +357,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
             defer { ThreadTransactionDepth.leave() }
             result = try body(WriteTransaction(handle: handle))
         } catch {
+            handle.closeKeptCursors()
             mdb_txn_abort(handle.pointer)
             if handle.failure == .mapFull { return .mapFull }
             throw error
         }
+        // A write transaction's cursors are closed before it ends, whichever way it ends.
+        handle.closeKeptCursors()
         if handle.failure == nil && handle.hasWrites {
             _ = try? handle.run("Recording the commit", "mdb_put") {
                 CommitMarker.write(in: handle.pointer, mainTable: state.mainTable)

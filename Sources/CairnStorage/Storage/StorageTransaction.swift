@@ -196,12 +196,29 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```
     package func withCursor<R>(on table: Table, _ body: (borrowing Cursor) throws -> R) throws -> R {
         handle.check(table)
+        if let index = try handle.takeKeptCursor(for: table.handle) {
+            defer { handle.releaseKeptCursor(at: index) }
+            let kept = handle.keptCursor(at: index)
+            return try body(
+                Cursor(
+                    pointer: kept.pointer, position: kept.position, table: table, transaction: handle, isOwned: false)
+            )
+        }
         var pointer: OpaquePointer?
         _ = try handle.run("Opening a cursor on table '\(table)'", "mdb_cursor_open") {
             mdb_cursor_open(handle.pointer, table.handle, &pointer)
         }
-        let cursor = Cursor(pointer: pointer!, table: table, transaction: handle)
-        return try body(cursor)
+        let position = UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>.allocate(capacity: 1)
+        position.initialize(to: (MDB_val(), MDB_val()))
+        // The first cursor on a table is kept for the next use; one opened while it is in use is not.
+        guard !handle.keepsCursor(for: table.handle) else {
+            return try body(
+                Cursor(pointer: pointer!, position: position, table: table, transaction: handle, isOwned: true))
+        }
+        let index = handle.keep(pointer!, for: table.handle, position: position)
+        defer { handle.releaseKeptCursor(at: index) }
+        return try body(
+            Cursor(pointer: pointer!, position: position, table: table, transaction: handle, isOwned: false))
     }
 
     /// Compares two keys in `table`'s order (`memcmp` order, or numeric for integer keys).
