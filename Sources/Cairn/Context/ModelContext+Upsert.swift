@@ -174,11 +174,12 @@ extension ModelContext {
         for (position, key) in keys.enumerated() { latest[key] = position }
         let winners = chunk.indices.filter { latest[keys[$0]] == $0 }
         statistics.readTransactions += 1
-        let stored: [(row: UInt64, record: [UInt8]?)?] = try store.environment.read { txn in
-            try winners.map { position in
+        let (stored, snapshot): ([(row: UInt64, record: [UInt8]?)?], UInt64) = try store.environment.read { txn in
+            let stored = try winners.map { position -> (row: UInt64, record: [UInt8]?)? in
                 guard let row = try txn.uniqueRow(for: keys[position], in: constraint.table) else { return nil }
                 return (row, try txn.get(EntryLayout.rowKey(row), in: tables.records))
             }
+            return (stored, txn.id)
         }
         if allowsBulkUpsert && !hasChanges && tables.uniques.count == 1 && tables.externalAttributes.isEmpty
             && winners.allSatisfy({ position in
@@ -186,8 +187,8 @@ extension ModelContext {
             })
         {
             try bulkUpsertChunk(
-                chunk, keys: keys, winners: winners, stored: stored, constraint: constraint, tables: tables,
-                into: &report)
+                chunk, keys: keys, winners: winners, stored: stored, readAt: snapshot, constraint: constraint,
+                tables: tables, into: &report)
             return
         }
         let comparable = tables.externalAttributes.isEmpty
@@ -230,7 +231,7 @@ extension ModelContext {
     /// entries, history and notifications, the same registered instances; a test compares the
     /// two paths.
     private func bulkUpsertChunk<T: PersistentModel>(
-        _ chunk: [T], keys: [[UInt8]], winners: [Int], stored: [(row: UInt64, record: [UInt8]?)?],
+        _ chunk: [T], keys: [[UInt8]], winners: [Int], stored: [(row: UInt64, record: [UInt8]?)?], readAt: UInt64,
         constraint: Store.EntityTables.UniqueConstraint, tables: Store.EntityTables, into report: inout UpsertReport
     ) throws {
         bulkUpsertChunks += 1
@@ -259,14 +260,17 @@ extension ModelContext {
         post(Self.willSave, inserted: willInsert, updated: willUpdate, deleted: [])
 
         var plan = SavePlan()
-        plan.upserts = zip(winners, records).map { position, record in
-            SavePlan.Upsert(
+        plan.readSnapshot = readAt
+        plan.upserts = zip(zip(winners, records), stored).map { winner, found in
+            let (position, record) = winner
+            return SavePlan.Upsert(
                 tables: tables, unique: constraint, key: keys[position], record: record,
                 indexKeys: tables.indexes.map { $0.key(of: chunk[position]) },
                 storedIndexKeys: { reader in
                     let stored = try self.rows.scratchModel(from: reader, tables: tables)
                     return tables.indexes.map { $0.key(of: stored) }
-                })
+                },
+                found: found)
         }
         let outcome = try StoreWriter(store: store).write(plan)
         let (outcomes, commit) = (outcome.upserts, outcome.commit)

@@ -83,11 +83,19 @@ struct SavePlan {
         let indexKeys: [[UInt8]]
         /// A stored record's keys in each of `tables.indexes`, to remove its old entries.
         let storedIndexKeys: (RecordReader) throws -> [[UInt8]]
+        /// What the read before the transaction found under `key`: the row and its record, or
+        /// `nil` for none. Used instead of looking again when no commit came in between (see
+        /// ``SavePlan/readSnapshot``).
+        var found: (row: UInt64, record: [UInt8]?)?
     }
 
     var newRows: [NewRow] = []
     /// Carried out after the new rows, in order.
     var upserts: [Upsert] = []
+    /// The commit the upserts' ``Upsert/found`` rows were read at. When the write transaction
+    /// starts right after it (no other commit in between), the store is what that read saw, and
+    /// the writer takes the rows found then instead of looking each key up again.
+    var readSnapshot: UInt64?
     var updates: [Update] = []
     /// Stored rows to delete, with their edges and external values.
     var deletes: [(tables: Store.EntityTables, row: UInt64)] = []

@@ -36,8 +36,10 @@ struct StoreWriter {
                 }
             }
             var history = History()
+            // Nothing was committed since the upserts' rows were read: they are as read.
+            let asRead = plan.readSnapshot.map { txn.id == $0 &+ 1 } ?? false
             let upserted = try plan.upserts.indices.map { position in
-                try upsert(&plan.upserts[position], rows: &rows, history: &history, txn: txn)
+                try upsert(&plan.upserts[position], asRead: asRead, rows: &rows, history: &history, txn: txn)
             }
             try rows.writeCounters(meta: store.meta, txn: txn)
             func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
@@ -160,11 +162,12 @@ struct StoreWriter {
 
     /// Matches an upsert's key to a row as the transaction sees it, and writes what differs.
     private func upsert(
-        _ upsert: inout SavePlan.Upsert, rows: inout RowAppender, history: inout History,
+        _ upsert: inout SavePlan.Upsert, asRead: Bool, rows: inout RowAppender, history: inout History,
         txn: borrowing WriteTransaction
     ) throws -> SaveOutcome.Upserted {
         let tables = upsert.tables
-        guard let row = try txn.uniqueRow(for: upsert.key, in: upsert.unique.table) else {
+        let found = asRead ? upsert.found?.row : try txn.uniqueRow(for: upsert.key, in: upsert.unique.table)
+        guard let row = found else {
             let row = try rows.append(&upsert.record, to: tables, meta: store.meta, txn: txn)
             try txn.put(EntryLayout.keyedValue(row: row, key: upsert.key), for: upsert.key, in: upsert.unique.table)
             for (index, key) in zip(tables.indexes, upsert.indexKeys) {
@@ -174,7 +177,7 @@ struct StoreWriter {
             return .inserted(row)
         }
         let key = EntryLayout.rowKey(row)
-        let old = try txn.get(key, in: tables.records)
+        let old = asRead ? upsert.found?.record : try txn.get(key, in: tables.records)
         let record = upsert.record.sealed(forRow: row)
         // Equal bytes under the same key: the stored record is intact and holds these values.
         if old == record { return .unchanged(row) }
