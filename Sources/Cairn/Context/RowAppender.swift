@@ -3,31 +3,37 @@ import Foundation
 /// New rows within one write transaction: each entity's row counter is read once, each record is
 /// appended under the next row id, and ``writeCounters(meta:txn:)`` stores the counters.
 struct RowAppender {
-    private var next: [ObjectIdentifier: (tables: Store.EntityTables, row: UInt64)] = [:]
+    /// Each entity's next row id: a list searched in order, as a save adds rows to a handful of
+    /// entities at most (hashing the key cost more than the search).
+    private var next: [(tables: Store.EntityTables, row: UInt64)] = []
 
     /// Appends `record`, sealed for its new row's key, as a new row of `tables`' entity and
     /// returns its row id.
     mutating func append(
         _ record: inout EncodedRecord, to tables: Store.EntityTables, meta: Table, txn: borrowing WriteTransaction
     ) throws -> UInt64 {
-        let entity = tables.entity.name
-        let row =
-            try next[ObjectIdentifier(tables)]?.row
-            ?? Self.nextRow(of: entity, meta: meta, txn: txn)
+        let position: Int
+        if let found = next.firstIndex(where: { $0.tables === tables }) {
+            position = found
+        } else {
+            next.append((tables, try Self.nextRow(of: tables.entity.name, meta: meta, txn: txn)))
+            position = next.count - 1
+        }
+        let row = next[position].row
         let key = EntryLayout.rowKey(row)
         guard try txn.put(record.sealed(forKey: key), for: key, in: tables.records, options: .append) else {
             throw StorageError(
                 code: .damaged,
-                message: "The row counter of \(entity) is behind its rows, so a new row would overwrite one. "
-                    + "Restore the store from a backup.")
+                message: "The row counter of \(tables.entity.name) is behind its rows, so a new row would overwrite "
+                    + "one. Restore the store from a backup.")
         }
-        next[ObjectIdentifier(tables)] = (tables, row + 1)
+        next[position].row = row + 1
         return row
     }
 
     /// Stores the counters of the entities that got new rows.
     func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
-        for (tables, row) in next.values {
+        for (tables, row) in next {
             let key = Self.rowCounterKey(tables.entity.name)
             try txn.put(EntryLayout.counter(row, key: key), for: key, in: meta)
         }

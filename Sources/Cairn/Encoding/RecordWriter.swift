@@ -142,7 +142,10 @@ package struct RecordWriter: Sendable {
     /// - Returns: The complete record, sealed for no key.
     package consuming func encoded() -> EncodedRecord {
         let checksum = CRC32C.checksum(payload.bytes)
-        var bytes = payload.bytes
+        // Taken out of the payload writer, so the checksum is appended in place: a second
+        // reference would make the append copy the record.
+        var bytes: [UInt8] = []
+        swap(&bytes, &payload.bytes)
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> shift)) }
         return EncodedRecord(unkeyed: bytes, contentChecksum: checksum)
     }
