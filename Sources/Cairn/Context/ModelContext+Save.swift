@@ -182,7 +182,9 @@ extension ModelContext {
         let outcome = try StoreWriter(store: store).write(savePlan)
         let (rowIDs, commit, repaired) = (outcome.newRows, outcome.commit, outcome.repaired)
         let deletedIDs = plan.deleted.map(\.persistentModelID)
-        didSave(inserted: inserted, rowIDs: rowIDs, changed: changed, plan: plan, uniqueness: uniqueness)
+        didSave(
+            inserted: inserted, tables: insertedTables, rowIDs: rowIDs, changed: changed, plan: plan,
+            uniqueness: uniqueness)
         noteOwnCommit(commit)
         // Rows whose edges the repair changed without this context having written them: their
         // loaded relationships load the stored edges again when next read.

@@ -306,7 +306,7 @@ extension ModelContext {
             model._$modelState.persistentIdentifier = id
             model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
             model._$modelState.recordChecksum = record.contentChecksum
-            identity.register(model, as: id)
+            identity.register(model, entity: tables.ordinal, row: row)
             if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }
         }
         post(Self.didSave, insertedIDs: inserted, updatedIDs: updated, deleted: [])

@@ -453,10 +453,10 @@ public final class ModelContext: _ModelLoader {
     /// drop the deleted models, and every model loses its pending changes. Runs only after the
     /// transaction committed.
     func didSave(
-        inserted: [any PersistentModel], rowIDs: [UInt64], changed: [any PersistentModel], plan: DeletePlan,
-        uniqueness: UniquenessPlan
+        inserted: [any PersistentModel], tables insertedTables: [Store.EntityTables], rowIDs: [UInt64],
+        changed: [any PersistentModel], plan: DeletePlan, uniqueness: UniquenessPlan
     ) {
-        for (model, rowID) in zip(inserted, rowIDs) {
+        for ((model, tables), rowID) in zip(zip(inserted, insertedTables), rowIDs) {
             let temporary = model.persistentModelID
             let id = PersistentIdentifier(
                 entityName: temporary.entityName, storeIdentifier: store.identifier, rowID: rowID)
@@ -465,8 +465,8 @@ public final class ModelContext: _ModelLoader {
             identity.remove(temporary)
             // A model that took over a stored row represents it from now on; an instance the
             // context had for that row is left out of the identity map.
-            identity.register(model, as: id)
-            if uniqueness.takeovers[ObjectIdentifier(model)] != nil {
+            identity.register(model, entity: tables.ordinal, row: rowID)
+            if !uniqueness.takeovers.isEmpty && uniqueness.takeovers[ObjectIdentifier(model)] != nil {
                 // Relationships it left empty kept the row's stored ones: load those when read.
                 for relationship in entity(of: id).relationships where relationship.access.targets(model).isEmpty {
                     relationship.access.unload(model)

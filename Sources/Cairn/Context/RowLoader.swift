@@ -52,7 +52,11 @@ final class RowLoader {
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)
         model._$modelState.attach(to: context, reporting: tables.keyedAttributeMask)
-        identity.register(model, as: persistentModelID)
+        if let row = persistentModelID.rowID {
+            identity.register(model, entity: tables.ordinal, row: row)
+        } else {
+            identity.register(model, as: persistentModelID)
+        }
         return model
     }
 
