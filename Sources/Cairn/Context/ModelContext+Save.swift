@@ -38,9 +38,10 @@ extension ModelContext {
         // unique keys and records need every attribute.
         let deleting = Set(deletedModelsArray.map(\.persistentModelID))
         var deletedElsewhere: [PersistentIdentifier] = []
-        for model in changedModelsArray where !deleting.contains(model.persistentModelID) {
+        for model in changedModelsArray where deleting.isEmpty || !deleting.contains(model.persistentModelID) {
             let id = model.persistentModelID
-            guard let rowID = id.rowID, let tables = store.entities[id.entityName] else { continue }
+            guard let rowID = id.rowID else { continue }
+            let tables = store.tables(of: model)
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
                 do {
                     try rows.load(model, rowID: rowID, tables: tables)
@@ -72,18 +73,18 @@ extension ModelContext {
         for (model, tables) in zip(inserted, insertedTables) {
             insertRecords.append((tables, try record(of: model, tables: tables)))
         }
-        var updateRecords: [(table: Table, key: [UInt8], record: EncodedRecord)] = []
+        var updates: [SavePlan.Update] = []
+        updates.reserveCapacity(changed.count)
         for model in changed {
             let id = model.persistentModelID
-            let tables = store.entities[id.entityName]!
+            let tables = store.tables(of: model)
             // A partly loaded model is completed first, so its record is written whole.
             if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
                 try rows.load(model, rowID: id.rowID!, tables: tables)
             }
             var record = try record(of: model, tables: tables)
-            let key = EntryLayout.rowKey(id.rowID!)
-            record.seal(forKey: key)
-            updateRecords.append((tables.records, key, record))
+            record.seal(forKey: EntryLayout.rowKey(id.rowID!))
+            updates.append(SavePlan.Update(tables: tables, row: id.rowID!, record: record, identifier: id))
         }
         // The relationships to write: every one of an inserted model, the changed ones of a
         // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
@@ -155,11 +156,7 @@ extension ModelContext {
                 tables: written.tables, record: written.record,
                 takesOver: uniqueness.takeovers[ObjectIdentifier(model)])
         }
-        savePlan.updates = zip(changed, updateRecords).map { model, written in
-            SavePlan.Update(
-                tables: store.tables(of: model), row: model.persistentModelID.rowID!, record: written.record,
-                identifier: model.persistentModelID)
-        }
+        savePlan.updates = updates
         savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
         savePlan.indexRemovals = indexRemovals.map { ($0.0, $0.1, $0.2) }
         savePlan.indexAdditions = indexAdditions.map {
@@ -197,7 +194,7 @@ extension ModelContext {
         for (model, written) in zip(inserted, insertRecords) {
             model._$modelState.recordChecksum = written.record.contentChecksum
         }
-        for (model, written) in zip(changed, updateRecords) {
+        for (model, written) in zip(changed, updates) {
             model._$modelState.recordChecksum = written.record.contentChecksum
         }
         post(Self.didSave, inserted: newModels, updated: updatedModels, deleted: deletedIDs)
