@@ -64,7 +64,9 @@ extension ModelContext {
                         entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier, rowID: $0)
                 }
             })
-        let changed = changedModelsArray.filter { !plan.isDeleted($0) && !takenOver.contains($0.persistentModelID) }
+        let changed = changedModelsArray.filter {
+            !plan.isDeleted($0) && (takenOver.isEmpty || !takenOver.contains($0.persistentModelID))
+        }
 
         // Records are sealed for their row keys in the transaction, where new rows get their ids.
         let insertedTables = inserted.map { store.tables(of: $0) }
@@ -210,7 +212,9 @@ extension ModelContext {
         var nullified:
             [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
 
-        func isDeleted(_ model: any PersistentModel) -> Bool { deletedObjects.contains(ObjectIdentifier(model)) }
+        func isDeleted(_ model: any PersistentModel) -> Bool {
+            !deletedObjects.isEmpty && deletedObjects.contains(ObjectIdentifier(model))
+        }
 
         /// The deleted models that have rows in the store.
         var deletedSaved: [any PersistentModel] { deleted.filter { !$0.persistentModelID.isTemporary } }

@@ -122,9 +122,11 @@ extension PersistentModel {
     /// Marks the property at `index` changed, telling the context about the model's first change.
     @usableFromInline
     func _$markChanged(_ index: Int) {
-        let wasUnchanged = !_$modelState.hasChanges
-        _$modelState.markChanged(index)
-        if wasUnchanged { _$modelState.loader?.modelDidChange(self) }
+        // The state once: each read through the protocol is a call and a retain.
+        let state = _$modelState
+        let wasUnchanged = !state.hasChanges
+        state.markChanged(index)
+        if wasUnchanged { state.loader?.modelDidChange(self) }
     }
 
     /// The model's identity: temporary until its first save, then permanent. A new model has a
