@@ -261,16 +261,18 @@ extension ModelContext {
 
         var plan = SavePlan()
         plan.readSnapshot = readAt
-        plan.upserts = zip(zip(winners, records), stored).map { winner, found in
-            let (position, record) = winner
-            return SavePlan.Upsert(
-                tables: tables, unique: constraint, key: keys[position], record: record,
-                indexKeys: tables.indexes.map { $0.key(of: chunk[position]) },
-                storedIndexKeys: { reader in
-                    let stored = try self.rows.scratchModel(from: reader, tables: tables)
-                    return tables.indexes.map { $0.key(of: stored) }
-                },
-                found: found)
+        // One closure for the chunk: made per row, its context was an allocation per row.
+        let storedIndexKeys = { [rows] (reader: RecordReader) throws -> [[UInt8]] in
+            let stored = try rows.scratchModel(from: reader, tables: tables)
+            return tables.indexes.map { $0.key(of: stored) }
+        }
+        plan.upserts.reserveCapacity(winners.count)
+        for (index, position) in winners.enumerated() {
+            plan.upserts.append(
+                SavePlan.Upsert(
+                    tables: tables, unique: constraint, key: keys[position], record: records[index],
+                    indexKeys: tables.indexes.isEmpty ? [] : tables.indexes.map { $0.key(of: chunk[position]) },
+                    storedIndexKeys: storedIndexKeys, found: stored[index]))
         }
         let outcome = try StoreWriter(store: store).write(plan)
         let (outcomes, commit) = (outcome.upserts, outcome.commit)

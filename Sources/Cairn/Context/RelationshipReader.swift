@@ -32,31 +32,36 @@ struct RelationshipReader {
         let checkRows = store.canDangle(relationship)
         // Owners share targets unless the inverse is a to-one: then each target has one owner.
         var seen: Set<UInt64>? = targetsHaveOneOwner ? nil : []
-        var result: [[Target]] = []
-        result.reserveCapacity(owners.count)
+        // Each owner's targets as (row, position of its record in `batch`), made into readers at
+        // the end: the records read share one buffer.
+        var found: [[(row: UInt64, record: Int?)]] = []
+        found.reserveCapacity(owners.count)
+        var batch = RecordBatch()
         try txn.withCursor(on: table) { cursor in
             for owner in owners {
-                var targets: [Target] = []
+                var targets: [(row: UInt64, record: Int?)] = []
                 for edge in try ReadTransaction.edges(of: owner, cursor: cursor, table: table) {
                     let row = edge.target
                     let isFirst = seen?.insert(row).inserted ?? true
                     if isFirst && wantsRecord(row) {
                         let key = EntryLayout.rowKey(row)
-                        if let record = try txn.withValue(
-                            for: key, in: destination.records, { try RecordReader(copying: $0, key: key) })
+                        let position = batch.count
+                        if try txn.withValue(
+                            for: key, in: destination.records, { try batch.append(copying: $0, key: key) }) != nil
                         {
-                            targets.append(Target(row: row, record: record))
+                            targets.append((row, position))
                         } else if !checkRows {
-                            targets.append(Target(row: row, record: nil))
+                            targets.append((row, nil))
                         }
                     } else if try !checkRows || txn.contains(EntryLayout.rowKey(row), in: destination.records) {
-                        targets.append(Target(row: row, record: nil))
+                        targets.append((row, nil))
                     }
                 }
-                result.append(targets)
+                found.append(targets)
             }
         }
-        return result
+        let records = batch.readers()
+        return found.map { targets in targets.map { Target(row: $0.row, record: $0.record.map { records[$0] }) } }
     }
 
     /// Whether each target belongs to one owner: the inverse is a to-one relationship.

@@ -14,9 +14,10 @@
 /// let nickname = try reader.read(String?.self, tag: 7)     // nil when absent
 /// ```
 package struct RecordReader: Sendable {
-    private struct Field: Sendable {
+    struct Field: Sendable {
         var tag: UInt32
         var wireType: WireType
+        /// The payload's bounds in ``storage``.
         var start: Int
         var end: Int
         var scalar: UInt64
@@ -27,7 +28,7 @@ package struct RecordReader: Sendable {
     /// ```swift
     /// let copy = reader.bytes
     /// ```
-    package let bytes: [UInt8]
+    package var bytes: [UInt8] { byteRange == storage.indices ? storage : Array(storage[byteRange]) }
 
     /// The checksum of the record's content (its stored checksum without the key's part):
     /// which version of a row a model's values came from, whatever key it was read under.
@@ -35,11 +36,16 @@ package struct RecordReader: Sendable {
     /// ```swift
     /// if reader.checksum != lastSeen { … }   // the row was rewritten
     /// ```
-    package var checksum: UInt32 { EncodedRecord.storedChecksum(of: bytes) ^ keyChecksum }
+    package var checksum: UInt32 { Self.storedChecksum(storage, byteRange) ^ keyChecksum }
 
     /// The CRC-32C of the key the record was read under (0 for no key).
     private let keyChecksum: UInt32
-    private let fields: [Field]
+    /// The record's bytes: its own, or a ``RecordBatch``'s, of which it is ``byteRange``.
+    private let storage: [UInt8]
+    private let byteRange: Range<Int>
+    /// The record's fields: its own, or a batch's, of which they are ``fieldRange``.
+    private let fieldStorage: [Field]
+    private let fieldRange: Range<Int>
 
     /// Parses a record built in memory (sealed for no key), without copying it.
     ///
@@ -107,9 +113,24 @@ package struct RecordReader: Sendable {
     }
 
     private init(_ bytes: [UInt8], keyChecksum: UInt32) throws(StorageError) {
-        self.bytes = bytes
+        var fields: [Field] = []
+        // One allocation for a typical record, instead of regrowing at 1, 2, 4 and 8 fields.
+        fields.reserveCapacity(min(16, bytes.count / 2))
+        try RecordReader.index(bytes, bytes.indices, keyChecksum: keyChecksum, into: &fields)
+        self.init(
+            storage: bytes, byteRange: bytes.indices, fields: fields, fieldRange: fields.indices,
+            keyChecksum: keyChecksum)
+    }
+
+    /// A record already indexed, in storage it may share with other records.
+    init(
+        storage: [UInt8], byteRange: Range<Int>, fields: [Field], fieldRange: Range<Int>, keyChecksum: UInt32
+    ) {
+        self.storage = storage
+        self.byteRange = byteRange
+        fieldStorage = fields
+        self.fieldRange = fieldRange
         self.keyChecksum = keyChecksum
-        self.fields = try RecordReader.index(bytes, keyChecksum: keyChecksum)
     }
 
     /// The tags of the fields present, in ascending order.
@@ -117,7 +138,7 @@ package struct RecordReader: Sendable {
     /// ```swift
     /// let unknown = reader.tags.filter { !knownTags.contains($0) }
     /// ```
-    package var tags: [UInt32] { fields.map(\.tag) }
+    package var tags: [UInt32] { fieldStorage[fieldRange].map(\.tag) }
 
     /// Whether a field with this tag is present.
     ///
@@ -144,50 +165,64 @@ package struct RecordReader: Sendable {
     /// - Complexity: O(log *n*) in the number of fields.
     package func payload(tag: UInt32) -> FieldPayload? {
         guard let index = fieldIndex(of: tag) else { return nil }
-        let field = fields[index]
+        let field = fieldStorage[index]
         switch field.wireType {
         case .varint: return .varint(field.scalar)
         case .fixed32: return .fixed32(UInt32(truncatingIfNeeded: field.scalar))
         case .fixed64: return .fixed64(field.scalar)
-        case .lengthDelimited: return .bytes(bytes[field.start..<field.end])
+        case .lengthDelimited: return .bytes(storage[field.start..<field.end])
         }
     }
 
+    /// The position in ``fieldStorage`` of the field with this tag.
     private func fieldIndex(of tag: UInt32) -> Int? {
-        var low = 0
-        var high = fields.count
+        var low = fieldRange.lowerBound
+        var high = fieldRange.upperBound
         while low < high {
             let middle = (low + high) / 2
-            if fields[middle].tag < tag { low = middle + 1 } else { high = middle }
+            if fieldStorage[middle].tag < tag { low = middle + 1 } else { high = middle }
         }
-        return low < fields.count && fields[low].tag == tag ? low : nil
+        return low < fieldRange.upperBound && fieldStorage[low].tag == tag ? low : nil
     }
 
-    private static func index(_ bytes: [UInt8], keyChecksum: UInt32) throws(StorageError) -> [Field] {
-        guard bytes.count >= 5 else {
+    /// The checksum stored in the last four bytes of the record at `range` of `storage`.
+    private static func storedChecksum(_ storage: [UInt8], _ range: Range<Int>) -> UInt32 {
+        var stored: UInt32 = 0
+        for offset in 0..<4 { stored |= UInt32(storage[range.upperBound - 4 + offset]) << (8 * offset) }
+        return stored
+    }
+
+    /// Verifies the record at `range` of `bytes` and appends its fields to `fields`, with their
+    /// payloads' bounds in `bytes`. Appends nothing when it throws.
+    static func index(
+        _ bytes: [UInt8], _ range: Range<Int>, keyChecksum: UInt32, into fields: inout [Field]
+    ) throws(StorageError) {
+        guard range.count >= 5 else {
             throw StorageError.damagedRecord(
-                "The record is \(bytes.count) bytes long, shorter than the 5-byte minimum.")
+                "The record is \(range.count) bytes long, shorter than the 5-byte minimum.")
         }
-        let end = bytes.count - 4
+        let end = range.upperBound - 4
         var crc = CRC32C()
-        crc.update(bytes[0..<end])
-        guard crc.value ^ keyChecksum == EncodedRecord.storedChecksum(of: bytes) else {
+        crc.update(bytes[range.lowerBound..<end])
+        guard crc.value ^ keyChecksum == storedChecksum(bytes, range) else {
             throw StorageError.damagedRecord("The record's checksum does not match its contents and key.")
         }
-        guard bytes[0] == RecordWriter.formatVersion else {
+        guard bytes[range.lowerBound] == RecordWriter.formatVersion else {
             throw StorageError(
                 code: .versionMismatch,
-                message: "The record has format \(bytes[0]), but this version of Cairn reads format "
+                message: "The record has format \(bytes[range.lowerBound]), but this version of Cairn reads format "
                     + "\(RecordWriter.formatVersion) only. Open the store with the release that wrote it."
             )
         }
-        var fields: [Field] = []
-        // One allocation for a typical record, instead of regrowing at 1, 2, 4 and 8 fields.
-        fields.reserveCapacity(min(16, end / 2))
-        var position = 1
+        let firstField = fields.count
+        // Nothing of this record stays in `fields` if it turns out damaged.
+        var complete = false
+        defer { if !complete { fields.removeSubrange(firstField...) } }
+        var position = range.lowerBound + 1
         var lastTag: UInt32 = 0
         while position < end {
-            let fieldStart = position
+            // Positions in messages count from the record's first byte.
+            let fieldStart = position - range.lowerBound
             guard let header = Varint.read(bytes, at: &position, end: end) else {
                 throw StorageError.damagedRecord("The field header at byte \(fieldStart) is cut off or overlong.")
             }
@@ -238,6 +273,65 @@ package struct RecordReader: Sendable {
             field.end = position
             fields.append(field)
         }
-        return fields
+        complete = true
+    }
+}
+
+/// Records read together, copied into one buffer and indexed into one field list, so a batch of
+/// records costs two allocations instead of two per record (each reader's own copy and field
+/// list were most of the allocations of a model fetched, after the model itself).
+///
+/// ```swift
+/// var batch = RecordBatch()
+/// try txn.scan(records) { key, value in try batch.append(copying: value, key: key); return true }
+/// let readers = batch.readers()
+/// ```
+package struct RecordBatch {
+    private var storage: [UInt8] = []
+    private var fields: [RecordReader.Field] = []
+    private var entries: [(bytes: Range<Int>, fields: Range<Int>, keyChecksum: UInt32)] = []
+
+    package init() {}
+
+    /// How many records are in the batch.
+    package var count: Int { entries.count }
+
+    /// Copies and verifies a record borrowed from the store under `key`.
+    ///
+    /// - Throws: ``StorageError`` as ``RecordReader/init(copying:key:)`` does; the batch is
+    ///   left as it was.
+    package mutating func append(copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
+        throws(StorageError)
+    {
+        var crc = CRC32C()
+        crc.update(key)
+        try append(copying: buffer, keyChecksum: crc.value)
+    }
+
+    /// The same, with the key in an array.
+    package mutating func append(copying buffer: UnsafeRawBufferPointer, key: [UInt8]) throws(StorageError) {
+        try append(copying: buffer, keyChecksum: CRC32C.checksum(key))
+    }
+
+    private mutating func append(copying buffer: UnsafeRawBufferPointer, keyChecksum: UInt32) throws(StorageError) {
+        let start = storage.count
+        storage.append(contentsOf: buffer)
+        let firstField = fields.count
+        do {
+            try RecordReader.index(storage, start..<storage.count, keyChecksum: keyChecksum, into: &fields)
+        } catch {
+            storage.removeSubrange(start...)
+            throw error
+        }
+        entries.append((start..<storage.count, firstField..<fields.count, keyChecksum))
+    }
+
+    /// A reader for each record, in the order appended, sharing the batch's storage.
+    package func readers() -> [RecordReader] {
+        entries.map { entry in
+            RecordReader(
+                storage: storage, byteRange: entry.bytes, fields: fields, fieldRange: entry.fields,
+                keyChecksum: entry.keyChecksum)
+        }
     }
 }

@@ -260,18 +260,19 @@ struct CandidateReader {
     /// left out.
     mutating func next(_ count: Int, txn: borrowing ReadTransaction) throws -> [(UInt64, RecordReader)] {
         if case .fullScan = access {
-            var rows: [(UInt64, RecordReader)] = []
+            var rowIDs: [UInt64] = []
+            var batch = RecordBatch()
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
             try txn.scan(tables.records, range) { key, value in
-                rows.append(
-                    (try EntryLayout.row(key: key, table: tables.records), try RecordReader(copying: value, key: key)))
+                rowIDs.append(try EntryLayout.row(key: key, table: tables.records))
+                try batch.append(copying: value, key: key)
                 read += 1
                 return read < count
             }
-            after = rows.last?.0
+            after = rowIDs.last
             isExhausted = read < count
-            return rows
+            return Array(zip(rowIDs, batch.readers()))
         }
         if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
         let all = rowIDs!
@@ -286,17 +287,16 @@ struct CandidateReader {
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
-        var rows: [(UInt64, RecordReader)] = []
-        rows.reserveCapacity(rowIDs.count)
+        var found: [UInt64] = []
+        found.reserveCapacity(rowIDs.count)
+        var batch = RecordBatch()
         for row in rowIDs {
             let key = EntryLayout.rowKey(row)
-            if let found = try txn.withValue(
-                for: key, in: tables.records, { (row, try RecordReader(copying: $0, key: key)) })
-            {
-                rows.append(found)
+            if try txn.withValue(for: key, in: tables.records, { try batch.append(copying: $0, key: key) }) != nil {
+                found.append(row)
             }
         }
-        return rows
+        return Array(zip(found, batch.readers()))
     }
 
     /// The row ids an access path selects other than a full scan, each once, in the path's order.
