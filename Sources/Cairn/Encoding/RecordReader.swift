@@ -316,6 +316,9 @@ package struct RecordBatch {
     private mutating func append(copying buffer: UnsafeRawBufferPointer, keyChecksum: UInt32) throws(StorageError) {
         let start = storage.count
         storage.append(contentsOf: buffer)
+        // Room for a typical record's fields, growing geometrically, instead of regrowing at 1,
+        // 2, 4 and 8 fields.
+        if fields.capacity - fields.count < 16 { fields.reserveCapacity(max(fields.capacity * 2, fields.count + 16)) }
         let firstField = fields.count
         do {
             try RecordReader.index(storage, start..<storage.count, keyChecksum: keyChecksum, into: &fields)
@@ -327,11 +330,19 @@ package struct RecordBatch {
     }
 
     /// A reader for each record, in the order appended, sharing the batch's storage.
-    package func readers() -> [RecordReader] {
-        entries.map { entry in
-            RecordReader(
-                storage: storage, byteRange: entry.bytes, fields: fields, fieldRange: entry.fields,
-                keyChecksum: entry.keyChecksum)
-        }
+    package func readers() -> [RecordReader] { entries.indices.map(reader) }
+
+    /// Each record's reader with the row it was read from: `rows` are the records' rows, in the
+    /// order appended.
+    package func readers(rows: [UInt64]) -> [(UInt64, RecordReader)] {
+        precondition(rows.count == entries.count, "RecordBatch.readers(rows:) needs a row per record")
+        return entries.indices.map { (rows[$0], reader($0)) }
+    }
+
+    private func reader(_ position: Int) -> RecordReader {
+        let entry = entries[position]
+        return RecordReader(
+            storage: storage, byteRange: entry.bytes, fields: fields, fieldRange: entry.fields,
+            keyChecksum: entry.keyChecksum)
     }
 }

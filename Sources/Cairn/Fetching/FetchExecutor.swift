@@ -272,7 +272,7 @@ struct CandidateReader {
             }
             after = rowIDs.last
             isExhausted = read < count
-            return Array(zip(rowIDs, batch.readers()))
+            return batch.readers(rows: rowIDs)
         }
         if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
         let all = rowIDs!
@@ -296,7 +296,7 @@ struct CandidateReader {
                 found.append(row)
             }
         }
-        return Array(zip(found, batch.readers()))
+        return batch.readers(rows: found)
     }
 
     /// The row ids an access path selects other than a full scan, each once, in the path's order.
