@@ -202,7 +202,7 @@ extension ModelContext {
                 continue
             }
             // Equal bytes under the same key: the stored record is intact and holds these values.
-            var record = try self.record(of: model)
+            var record = try SavePlanner.record(of: model, tables: tables)
             let relates = tables.entity.relationships.contains { $0.access.hasTargets(model) }
             if comparable && !relates && existing.record == record.sealed(forRow: existing.row) {
                 report.unchangedRows.append(existing.row)
@@ -237,7 +237,7 @@ extension ModelContext {
         bulkUpsertChunks += 1
         let entity = tables.entity.name
         // Sealed for their rows in the transaction; compared with stored records sealed alike.
-        var records = try winners.map { try record(of: chunk[$0]) }
+        var records = try winners.map { try SavePlanner.record(of: chunk[$0], tables: tables) }
         func registered(_ row: UInt64) -> (any PersistentModel)? {
             identity.model(entity: tables.ordinal, row: row)
         }

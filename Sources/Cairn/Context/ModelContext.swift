@@ -330,6 +330,9 @@ public final class ModelContext: _ModelLoader {
         model._$modelState.clearChanges()
     }
 
+    /// The schema's entity with this name.
+    func entity(named name: String) -> Schema.Entity { container.store.entities[name]!.entity }
+
     func entity(of id: PersistentIdentifier) -> Schema.Entity {
         store.entities[id.entityName]!.entity
     }
@@ -454,7 +457,7 @@ public final class ModelContext: _ModelLoader {
     /// transaction committed.
     func didSave(
         inserted: [any PersistentModel], tables insertedTables: [Store.EntityTables], rowIDs: [UInt64],
-        changed: [any PersistentModel], plan: DeletePlan, uniqueness: UniquenessPlan
+        changed: [any PersistentModel], plan: SavePlanner.DeletePlan, uniqueness: UniquenessPlan
     ) {
         for ((model, tables), rowID) in zip(zip(inserted, insertedTables), rowIDs) {
             let temporary = model.persistentModelID

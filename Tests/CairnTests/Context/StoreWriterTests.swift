@@ -17,7 +17,8 @@ import Testing
     )
         throws
     {
-        plan.newRows.append(SavePlan.NewRow(tables: tables, record: try context.record(of: gauge), takesOver: nil))
+        plan.newRows.append(
+            SavePlan.NewRow(tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: nil))
         plan.uniqueClaims.append(
             SavePlan.UniqueClaim(
                 table: tables.uniques[0].table, key: tables.uniques[0].key(of: gauge), row: .new(position),
@@ -78,7 +79,8 @@ import Testing
         func upsert(_ gauge: Gauge) throws -> SavePlan.Upsert {
             SavePlan.Upsert(
                 tables: tables, unique: tables.uniques[0], key: tables.uniques[0].key(of: gauge),
-                record: try context.record(of: gauge), indexKeys: [tables.indexes[0].key(of: gauge)],
+                record: try SavePlanner.record(of: gauge, tables: tables),
+                indexKeys: [tables.indexes[0].key(of: gauge)],
                 storedIndexKeys: { reader in
                     let stored = try context.rows.scratchModel(from: reader, tables: tables)
                     return [tables.indexes[0].key(of: stored)]

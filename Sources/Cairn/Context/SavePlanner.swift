@@ -1,0 +1,348 @@
+import Foundation
+
+/// Turns a context's pending changes into a ``SavePlan``: the delete rules, the uniqueness
+/// constraints (takeovers, superseded inserts, refused changes), the records, the relationship
+/// lists with their counts checked, the index entries and the external values. Everything a save
+/// decides is decided here, before its write transaction; the planner reads the store and loads
+/// through its context, and changes nothing the save would have to undo.
+///
+/// ```swift
+/// let planned = try SavePlanner(context: context).plan()
+/// let outcome = try StoreWriter(store: context.store).write(planned.plan)
+/// ```
+struct SavePlanner {
+    /// The context whose pending changes are planned; it owns the planner for one save.
+    unowned let context: ModelContext
+
+    var store: Store { context.store }
+
+    /// A plan, with what the context needs once it is written: the models it was made from and
+    /// what `willSave` and `didSave` report.
+    struct PlannedSave {
+        var plan: SavePlan
+        /// The inserts that get rows (or take rows over), in the order of ``SavePlan/newRows``.
+        let inserted: [any PersistentModel]
+        let insertedTables: [Store.EntityTables]
+        /// The changed models rewritten, in the order of ``SavePlan/updates``.
+        let changed: [any PersistentModel]
+        let deletes: DeletePlan
+        let uniqueness: UniquenessPlan
+        /// The models the save inserts and updates, as the notifications list them.
+        let newModels: [any PersistentModel]
+        let updatedModels: [any PersistentModel]
+    }
+
+    /// The plan for the context's pending changes.
+    ///
+    /// - Throws: ``SaveError`` when a delete is denied, a relationship count is out of range, a
+    ///   uniqueness constraint refuses a change, or a changed model's row is gone; what loading a
+    ///   partly loaded model throws.
+    func plan() throws -> PlannedSave {
+        let store = store
+        // Everything is prepared before the transaction: no encoding, and no reads of the store
+        // through faults, may happen inside it. Nothing in memory changes until it commits.
+        // Partly loaded changed models (propertiesToFetch, faults) are completed first: their
+        // unique keys and records need every attribute.
+        let deleting = Set(context.deletedModelsArray.map(\.persistentModelID))
+        var deletedElsewhere: [PersistentIdentifier] = []
+        for model in context.changedModelsArray where deleting.isEmpty || !deleting.contains(model.persistentModelID) {
+            let id = model.persistentModelID
+            guard let rowID = id.rowID else { continue }
+            let tables = store.tables(of: model)
+            if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
+                do {
+                    try context.rows.load(model, rowID: rowID, tables: tables)
+                } catch let error as StorageError where error.code == .notFound {
+                    deletedElsewhere.append(id)
+                }
+            }
+        }
+        if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
+        let plan = try planDeletes()
+        let candidates = context.insertedModelsArray.filter { !plan.isDeleted($0) }
+        let uniqueness = try context.planUniqueness(
+            inserted: candidates, changed: context.changedModelsArray.filter { !plan.isDeleted($0) }, deletes: plan)
+        let inserted = candidates.filter { !uniqueness.superseded.contains(ObjectIdentifier($0)) }
+        // A stored model whose row an insert takes over gives way to it.
+        let takenOver = Set(
+            inserted.compactMap { model in
+                uniqueness.takeovers[ObjectIdentifier(model)].map {
+                    PersistentIdentifier(
+                        entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier, rowID: $0)
+                }
+            })
+        let changed = context.changedModelsArray.filter {
+            !plan.isDeleted($0) && (takenOver.isEmpty || !takenOver.contains($0.persistentModelID))
+        }
+
+        // Records are sealed for their row keys in the transaction, where new rows get their ids.
+        let insertedTables = inserted.map { store.tables(of: $0) }
+        var insertRecords: [(tables: Store.EntityTables, record: EncodedRecord)] = []
+        insertRecords.reserveCapacity(inserted.count)
+        for (model, tables) in zip(inserted, insertedTables) {
+            insertRecords.append((tables, try Self.record(of: model, tables: tables)))
+        }
+        var updates: [SavePlan.Update] = []
+        updates.reserveCapacity(changed.count)
+        for model in changed {
+            let id = model.persistentModelID
+            let tables = store.tables(of: model)
+            // A partly loaded model is completed first, so its record is written whole.
+            if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
+                try context.rows.load(model, rowID: id.rowID!, tables: tables)
+            }
+            var record = try Self.record(of: model, tables: tables)
+            record.seal(forKey: EntryLayout.rowKey(id.rowID!))
+            updates.append(SavePlan.Update(tables: tables, row: id.rowID!, record: record, identifier: id))
+        }
+        // The relationships to write: every one of an inserted model, the changed ones of a
+        // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
+        // order, without the deleted models.
+        var edgeWrites:
+            [(
+                table: Table, owner: any PersistentModel, targets: [any PersistentModel],
+                relationship: Schema.Relationship
+            )] =
+                []
+        var finalTargets:
+            [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
+        let written =
+            zip(inserted, insertedTables).lazy.map { ($0, $1, true) }
+            + changed.lazy.map { ($0, store.tables(of: $0), false) }
+        for (model, tables, isNew) in written where !tables.entity.relationships.isEmpty {
+            for relationship in tables.entity.relationships
+            where isNew || model._$modelState.isChanged(relationship.index) {
+                if isNew && !relationship.access.hasTargets(model) {
+                    // An empty new list matters only to a lower bound on its count.
+                    if relationship.minimumModelCount != nil { finalTargets.append((model, relationship, [])) }
+                    continue
+                }
+                let targets = relationship.access.targets(model).filter { !plan.isDeleted($0) }
+                finalTargets.append((model, relationship, targets))
+                guard !(isNew && targets.isEmpty) else { continue }
+                edgeWrites.append((tables.edges[relationship.name]!, model, targets, relationship))
+            }
+        }
+        for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
+            let table = store.tables(of: owner).edges[relationship.name]!
+            edgeWrites.append((table, owner, targets, relationship))
+            finalTargets.append((owner, relationship, targets))
+        }
+        try checkCounts(finalTargets)
+        // Planning read relationships through getters: one that failed to load read as empty, so
+        // the plan (cascades, inverses) may be wrong. Nothing is written then.
+        try context.throwPendingLoadErrors()
+        let (indexRemovals, indexAdditions) = try planIndexes(
+            inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
+        // External-storage values: all of an inserted model, the changed ones of a changed model.
+        var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
+        for (model, tables, isNew) in written where !tables.externalAttributes.isEmpty {
+            for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
+            where isNew || model._$modelState.isChanged(index) {
+                var writer = RecordWriter()
+                try access.encode(model, tag, &writer)
+                externalWrites.append((tables.externals!, model, tag, writer.encoded()))
+            }
+        }
+        // An insert that takes over a stored row updates that row.
+        let isTakeover = { (model: any PersistentModel) in uniqueness.takeovers[ObjectIdentifier(model)] != nil }
+        let newModels = uniqueness.takeovers.isEmpty ? inserted : inserted.filter { !isTakeover($0) }
+        let updatedModels = uniqueness.takeovers.isEmpty ? changed : changed + inserted.filter(isTakeover)
+
+        // The plan names rows, not models: a new model by its position among the new rows.
+        var newPositions: [ObjectIdentifier: Int] = [:]
+        newPositions.reserveCapacity(inserted.count)
+        for (position, model) in inserted.enumerated() { newPositions[ObjectIdentifier(model)] = position }
+        func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
+            if let row = model._$modelState.persistentIdentifier?.rowID { return .stored(row) }
+            if let position = newPositions[ObjectIdentifier(model)] { return .new(position) }
+            return .missing("\(type(of: model))")
+        }
+        var savePlan = SavePlan()
+        savePlan.newRows = zip(inserted, insertRecords).map { model, written in
+            SavePlan.NewRow(
+                tables: written.tables, record: written.record,
+                takesOver: uniqueness.takeovers[ObjectIdentifier(model)])
+        }
+        savePlan.updates = updates
+        savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
+        savePlan.indexRemovals = indexRemovals.map { ($0.0, $0.1, $0.2) }
+        savePlan.indexAdditions = indexAdditions.map {
+            SavePlan.KeyEntry(table: $0.0, key: $0.1, row: reference($0.2))
+        }
+        savePlan.externals = externalWrites.map {
+            SavePlan.External(table: $0.table, owner: reference($0.owner), tag: $0.tag, value: $0.value)
+        }
+        savePlan.uniqueFreed = uniqueness.freed
+        savePlan.uniqueClaims = uniqueness.claimed.map {
+            SavePlan.UniqueClaim(
+                table: $0.table, key: $0.key, row: reference($0.model), identifier: $0.model.persistentModelID)
+        }
+        savePlan.edgeLists = edgeWrites.map { write in
+            SavePlan.EdgeList(
+                relationship: write.relationship, table: write.table, ownerTables: store.tables(of: write.owner),
+                owner: reference(write.owner),
+                targets: write.targets.map(reference))
+        }
+        return PlannedSave(
+            plan: savePlan, inserted: inserted, insertedTables: insertedTables, changed: changed, deletes: plan,
+            uniqueness: uniqueness, newModels: newModels, updatedModels: updatedModels)
+    }
+
+    /// What the pending deletes amount to once the delete rules are applied.
+    struct DeletePlan {
+        /// Every model to delete: the ones deleted and those cascaded to.
+        var deleted: [any PersistentModel] = []
+        var deletedObjects: Set<ObjectIdentifier> = []
+        /// Inverse relationships that lose deleted models, with the targets that remain.
+        var nullified:
+            [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
+
+        func isDeleted(_ model: any PersistentModel) -> Bool {
+            !deletedObjects.isEmpty && deletedObjects.contains(ObjectIdentifier(model))
+        }
+
+        /// The deleted models that have rows in the store.
+        var deletedSaved: [any PersistentModel] { deleted.filter { !$0.persistentModelID.isTemporary } }
+    }
+
+    /// Expands the pending deletes through cascade rules, checks deny rules, and works out the
+    /// nullified inverses, without changing any model.
+    func planDeletes() throws -> DeletePlan {
+        let deletedModelsArray = context.deletedModelsArray
+        var plan = DeletePlan()
+        var queue = deletedModelsArray
+        func add(_ model: any PersistentModel) {
+            if plan.deletedObjects.insert(ObjectIdentifier(model)).inserted {
+                plan.deleted.append(model)
+                queue.append(model)
+            }
+        }
+        deletedModelsArray.forEach { plan.deletedObjects.insert(ObjectIdentifier($0)) }
+        plan.deleted = deletedModelsArray
+        var denials:
+            [(model: any PersistentModel, relationship: Schema.Relationship, blockers: [any PersistentModel])] = []
+        while let model = queue.popLast() {
+            let entity = context.entity(of: model.persistentModelID)
+            for relationship in entity.relationships.sorted(by: { $0.index < $1.index }) {
+                let targets = context.loadedTargets(relationship, of: model)
+                switch relationship.deleteRule {
+                case .cascade: targets.forEach(add)
+                case .deny: if !targets.isEmpty { denials.append((model, relationship, targets)) }
+                case .nullify, .noAction: break
+                }
+            }
+        }
+        // A deny blocks only while a related model survives the save.
+        for (model, relationship, blockers) in denials {
+            let remaining = blockers.filter { !plan.isDeleted($0) }
+            guard !remaining.isEmpty else { continue }
+            throw SaveError(
+                code: .deleteDenied,
+                message: "\(model.persistentModelID) cannot be deleted: its relationship \(relationship.name) has the "
+                    + "deny rule and still holds \(remaining.map { "\($0.persistentModelID)" }.joined(separator: ", ")). "
+                    + "Delete or detach those first.",
+                models: remaining.map(\.persistentModelID))
+        }
+        // Nullify: each surviving target of a deleted model drops it from the inverse.
+        for model in plan.deleted {
+            let entity = context.entity(of: model.persistentModelID)
+            for relationship in entity.relationships where relationship.deleteRule == .nullify {
+                guard let inverseName = relationship.inverseName,
+                    let inverse = context.entity(named: relationship.destination).relationshipsByName[inverseName]
+                else { continue }
+                for target in context.loadedTargets(relationship, of: model) where !plan.isDeleted(target) {
+                    if let index = plan.nullified.firstIndex(where: {
+                        $0.owner === target && $0.relationship === inverse
+                    }) {
+                        plan.nullified[index].targets.removeAll { $0 === model }
+                    } else {
+                        let remaining = context.loadedTargets(inverse, of: target).filter { $0 !== model }
+                        plan.nullified.append((target, inverse, remaining))
+                    }
+                }
+            }
+        }
+        return plan
+    }
+
+    /// The index entries a save removes (old values, read from the stored records of deleted,
+    /// changed and taken-over rows) and adds (the models' values).
+    private func planIndexes(
+        inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel],
+        takeovers: [ObjectIdentifier: UInt64]
+    ) throws -> (removals: [(Table, [UInt8], UInt64)], additions: [(Table, [UInt8], any PersistentModel)]) {
+        var removals: [(Table, [UInt8], UInt64)] = []
+        var additions: [(Table, [UInt8], any PersistentModel)] = []
+        try store.environment.read { txn in
+            for model in deleted {
+                let tables = store.tables(of: model)
+                let row = model.persistentModelID.rowID!
+                guard !tables.indexes.isEmpty,
+                    let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
+                else {
+                    continue
+                }
+                for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
+            }
+            for model in changed {
+                let tables = store.tables(of: model)
+                let touched = tables.indexes.filter { index in
+                    index.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
+                }
+                guard !touched.isEmpty, let row = model.persistentModelID.rowID,
+                    let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
+                else { continue }
+                for index in touched {
+                    let (old, new) = (index.key(of: stored), index.key(of: model))
+                    guard old != new else { continue }
+                    removals.append((index.table, old, row))
+                    additions.append((index.table, new, model))
+                }
+            }
+            for model in inserted {
+                let tables = store.tables(of: model)
+                guard !tables.indexes.isEmpty else { continue }
+                if let row = takeovers[ObjectIdentifier(model)],
+                    let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
+                {
+                    for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
+                }
+                for index in tables.indexes { additions.append((index.table, index.key(of: model), model)) }
+            }
+        }
+        return (removals, additions)
+    }
+
+    /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written.
+    private func checkCounts(
+        _ relationships: [(
+            owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel]
+        )]
+    ) throws {
+        for (owner, relationship, targets) in relationships where !relationship.isToOneRelationship {
+            let count = targets.count
+            let tooFew = relationship.minimumModelCount.map { count < $0 } ?? false
+            let tooMany = relationship.maximumModelCount.map { count > $0 } ?? false
+            guard tooFew || tooMany else { continue }
+            throw SaveError(
+                code: .modelCountOutOfRange,
+                message: "\(owner.persistentModelID).\(relationship.name) holds \(count) models, but allows "
+                    + "\(relationship.minimumModelCount.map(String.init) ?? "0") to "
+                    + "\(relationship.maximumModelCount.map(String.init) ?? "any number"). Add or remove models, then save again.",
+                models: [owner.persistentModelID])
+        }
+    }
+
+    /// The record of a model of `tables`' entity: its attributes, fields in ascending tag order,
+    /// to be sealed for the key it is stored under.
+    static func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
+        // Room for a typical record and its checksum, so the bytes are not regrown while written.
+        var writer = RecordWriter(capacity: tables.encodingOrder.count * 24 + 8)
+        for (tag, access) in tables.encodingOrder {
+            try access.encode(model, tag, &writer)
+        }
+        return writer.encoded()
+    }
+
+}
