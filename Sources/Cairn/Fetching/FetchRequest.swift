@@ -33,8 +33,19 @@ struct FetchRequest {
     let fetchOffset: Int?
     var includePendingChanges: Bool
     var propertiesToFetch: [AnyKeyPath]
-    /// Whether a model (a pending one, from the context's lists of all types) is of the fetched type.
-    let isFetchedType: (any PersistentModel) -> Bool
+    /// The fetched model type (a class: `PersistentModel` requires one).
+    let fetchedType: ObjectIdentifier
+
+    /// Whether a model (a pending one, from the context's lists of all types) is of the fetched
+    /// type or a subclass of it, as `model is T` says; without a closure made per fetch.
+    func isFetchedType(_ model: any PersistentModel) -> Bool {
+        var type: AnyClass? = Swift.type(of: model)
+        while let current = type {
+            if ObjectIdentifier(current) == fetchedType { return true }
+            type = _getSuperclass(current)
+        }
+        return false
+    }
 
     init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, tables: Store.EntityTables) {
         self.tables = tables
@@ -68,6 +79,6 @@ struct FetchRequest {
         fetchLimit = descriptor.fetchLimit
         fetchOffset = descriptor.fetchOffset
         includePendingChanges = descriptor.includePendingChanges
-        isFetchedType = { $0 is T }
+        fetchedType = ObjectIdentifier(T.self)
     }
 }

@@ -79,6 +79,8 @@ extension ModelContext {
 
     /// The tables of `T`; a model outside the container's schema is a programming error.
     func entityTables<T: PersistentModel>(of type: T.Type, for function: String) -> Store.EntityTables {
+        // By the type first: hashing an identifier, not looking the entity's name up and hashing it.
+        if let tables = container.store.entitiesByType[ObjectIdentifier(T.self)] { return tables }
         let entityName = Schema.entityName(of: T.self)
         guard let tables = container.store.entities[entityName] else {
             preconditionFailure(
