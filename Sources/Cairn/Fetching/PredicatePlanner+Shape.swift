@@ -93,8 +93,22 @@ extension PredicatePlanner {
         struct PartKey: Hashable {
             /// 0 other, 1 equal, 2 contains, 3…6 lower/upper, exclusive/inclusive.
             let form: UInt8
+            /// The key path's object, not its value: a key path literal is one object however
+            /// often its predicate is made, and hashing a key path's components cost more than
+            /// the rest of the lookup. Two equal key paths that are different objects make two
+            /// shapes, both right. (Held, so the identifier stays unique while the key is kept.)
             let keyPath: AnyKeyPath?
             let valueType: ObjectIdentifier?
+
+            static func == (lhs: PartKey, rhs: PartKey) -> Bool {
+                lhs.form == rhs.form && lhs.keyPath === rhs.keyPath && lhs.valueType == rhs.valueType
+            }
+
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(form)
+                hasher.combine(keyPath.map(ObjectIdentifier.init))
+                hasher.combine(valueType)
+            }
         }
 
         let entity: Int
