@@ -170,9 +170,10 @@ extension ModelContext {
                 "ModelContext.upsert(_:): pass new models; this \(T.self) already belongs to a context")
             return constraint.key(of: model)
         }
-        var latest: [[UInt8]: Int] = [:]
-        for (position, key) in keys.enumerated() { latest[key] = position }
-        let winners = chunk.indices.filter { latest[keys[$0]] == $0 }
+        var latest: [HashedKey: Int] = [:]
+        latest.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() { latest[HashedKey(key)] = position }
+        let winners = chunk.indices.filter { latest[HashedKey(keys[$0])] == $0 }
         statistics.readTransactions += 1
         let (stored, snapshot): ([(row: UInt64, record: [UInt8]?)?], UInt64) = try store.environment.read { txn in
             let stored = try winners.map { position -> (row: UInt64, record: [UInt8]?)? in
