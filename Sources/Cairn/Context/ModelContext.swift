@@ -476,7 +476,8 @@ public final class ModelContext: _ModelLoader {
                 }
             }
         }
-        for model in pending.inserted where uniqueness.superseded.contains(ObjectIdentifier(model)) {
+        for model in pending.inserted
+        where !uniqueness.superseded.isEmpty && uniqueness.superseded.contains(ObjectIdentifier(model)) {
             identity.remove(model.persistentModelID)
             detach(model)
         }

@@ -62,15 +62,22 @@ struct SavePlanner {
         let candidates = context.insertedModelsArray.filter { !plan.isDeleted($0) }
         let uniqueness = try context.planUniqueness(
             inserted: candidates, changed: context.changedModelsArray.filter { !plan.isDeleted($0) }, deletes: plan)
-        let inserted = candidates.filter { !uniqueness.superseded.contains(ObjectIdentifier($0)) }
+        // Empty sets and maps are tested before they are looked up in: a lookup hashes first.
+        let inserted =
+            uniqueness.superseded.isEmpty
+            ? candidates : candidates.filter { !uniqueness.superseded.contains(ObjectIdentifier($0)) }
         // A stored model whose row an insert takes over gives way to it.
-        let takenOver = Set(
-            inserted.compactMap { model in
-                uniqueness.takeovers[ObjectIdentifier(model)].map {
-                    PersistentIdentifier(
-                        entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier, rowID: $0)
-                }
-            })
+        let takenOver =
+            uniqueness.takeovers.isEmpty
+            ? []
+            : Set(
+                inserted.compactMap { model in
+                    uniqueness.takeovers[ObjectIdentifier(model)].map {
+                        PersistentIdentifier(
+                            entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier,
+                            rowID: $0)
+                    }
+                })
         let changed = context.changedModelsArray.filter {
             !plan.isDeleted($0) && (takenOver.isEmpty || !takenOver.contains($0.persistentModelID))
         }
@@ -162,7 +169,7 @@ struct SavePlanner {
         savePlan.newRows = zip(inserted, insertRecords).map { model, written in
             SavePlan.NewRow(
                 tables: written.tables, record: written.record,
-                takesOver: uniqueness.takeovers[ObjectIdentifier(model)])
+                takesOver: uniqueness.takeovers.isEmpty ? nil : uniqueness.takeovers[ObjectIdentifier(model)])
         }
         savePlan.updates = updates
         savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
