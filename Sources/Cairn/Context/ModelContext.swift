@@ -3,10 +3,11 @@ import Foundation
 /// A unit of work over a container's store: insert, change and delete models, then save them all
 /// at once, as in SwiftData.
 ///
-/// A context keeps one instance per stored model (its identity map). It holds models with unsaved
-/// changes strongly and the others weakly, so working through many models in batches does not
-/// keep them all alive. Models load their values lazily: a model obtained by identifier is a fault
-/// until a property is read.
+/// A context keeps one instance per stored model (its identity map). It keeps models with unsaved
+/// changes until they are saved, and lets go of the others once nothing else holds them (in sweeps
+/// as its map grows), so working through many models in batches does not keep them all alive.
+/// Models load their values lazily: a model obtained by identifier is a fault until a property is
+/// read.
 ///
 /// ```swift
 /// let context = ModelContext(container)

@@ -69,7 +69,7 @@ extension ModelContext {
                 unsafeDowncast($0 as AnyObject, to: T.self)
             }
         }
-        // The identity map holds models weakly: keep the ones just loaded until they are in `page`.
+        // The identity map sweeps as models register: keep the ones just loaded until they are in `page`.
         let page = withExtendedLifetime(loaded) { identifiers.map { registeredOrFault($0) as! T } }
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
