@@ -7,9 +7,8 @@ import Foundation
 /// bookkeeping object).
 ///
 /// The map holds its models strongly, and lets go of the ones nothing else holds in sweeps, each
-/// after the map has doubled since the last: a model the app dropped lives
-/// until the next sweep, and the map stays within about twice the models in use at an amortised
-/// O(1) per registration. A model with unsaved changes is also held by ``PendingChanges``. Weak
+/// after the map has doubled since the last: a model the app dropped lives until the next sweep,
+/// and the map stays within about twice the models in use at an amortised O(1) per registration. A model with unsaved changes is also held by ``PendingChanges``. Weak
 /// references did the same without sweeps, but a weak reference gives its object a side table,
 /// and then every retain and release of that model takes the runtime's slow path: measured with
 /// callgrind, 12 to 16 percent of the instructions of an insert and save, a graph insert, or a

@@ -70,10 +70,11 @@ package struct EncodedRecord: Sendable {
         sealed(forKey: EntryLayout.rowKey(row))
     }
 
-    /// The four checksum bytes (little-endian) at the end of a record at least four bytes long.
-    static func storedChecksum(of record: [UInt8]) -> UInt32 {
+    /// The four checksum bytes (little-endian) at the end of the record at `record` of `storage`, at
+    /// least four bytes long.
+    static func storedChecksum(of storage: [UInt8], in record: Range<Int>) -> UInt32 {
         var stored: UInt32 = 0
-        for offset in 0..<4 { stored |= UInt32(record[record.count - 4 + offset]) << (8 * offset) }
+        for offset in 0..<4 { stored |= UInt32(storage[record.upperBound - 4 + offset]) << (8 * offset) }
         return stored
     }
 }

@@ -36,7 +36,7 @@ package struct RecordReader: Sendable {
     /// ```swift
     /// if reader.checksum != lastSeen { … }   // the row was rewritten
     /// ```
-    package var checksum: UInt32 { Self.storedChecksum(storage, byteRange) ^ keyChecksum }
+    package var checksum: UInt32 { EncodedRecord.storedChecksum(of: storage, in: byteRange) ^ keyChecksum }
 
     /// The CRC-32C of the key the record was read under (0 for no key).
     private let keyChecksum: UInt32
@@ -185,13 +185,6 @@ package struct RecordReader: Sendable {
         return low < fieldRange.upperBound && fieldStorage[low].tag == tag ? low : nil
     }
 
-    /// The checksum stored in the last four bytes of the record at `range` of `storage`.
-    private static func storedChecksum(_ storage: [UInt8], _ range: Range<Int>) -> UInt32 {
-        var stored: UInt32 = 0
-        for offset in 0..<4 { stored |= UInt32(storage[range.upperBound - 4 + offset]) << (8 * offset) }
-        return stored
-    }
-
     /// Verifies the record at `range` of `bytes` and appends its fields to `fields`, with their
     /// payloads' bounds in `bytes`. Appends nothing when it throws.
     static func index(
@@ -204,7 +197,7 @@ package struct RecordReader: Sendable {
         let end = range.upperBound - 4
         var crc = CRC32C()
         crc.update(bytes[range.lowerBound..<end])
-        guard crc.value ^ keyChecksum == storedChecksum(bytes, range) else {
+        guard crc.value ^ keyChecksum == EncodedRecord.storedChecksum(of: bytes, in: range) else {
             throw StorageError.damagedRecord("The record's checksum does not match its contents and key.")
         }
         guard bytes[range.lowerBound] == RecordWriter.formatVersion else {

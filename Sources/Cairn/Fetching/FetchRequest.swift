@@ -7,9 +7,9 @@ import Foundation
 /// ordinary compiled code. Kept generic, the pipeline ran as unspecialized generic code for every
 /// model type (the library cannot be specialized for an app's models): metadata lookups and
 /// value-witness copies of the optional predicate on every step, a fifth of a point lookup's
-/// instructions. Only what needs the model type stays in closures made here: evaluating the
-/// predicate, checking a pending model's type. Sorting needs `SortDescriptor<T>` and is done by
-/// the caller on the typed results.
+/// instructions. Only evaluating the predicate needs the model type, in a closure made here;
+/// a pending model's type is checked against the fetched type's identifier. Sorting needs
+/// `SortDescriptor<T>` and is done by the caller on the typed results.
 struct FetchRequest {
     /// A stored attribute's sort key as the planner needs it: which attribute, in which direction,
     /// and whether a string comparator (not key order) compares it.

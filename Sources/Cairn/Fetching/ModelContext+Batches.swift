@@ -121,17 +121,14 @@ extension ModelContext {
         lean.propertiesToFetch = []
         let executor = FetchExecutor(lean, in: self)
         let used = executor.planner.tagsUsed(by: lean)
-        func match(_ model: any PersistentModel) -> Match<T> {
-            model.persistentModelID.isTemporary
-                ? .pending(unsafeDowncast(model as AnyObject, to: T.self)) : .stored(model.persistentModelID)
+        func match(_ model: T) -> Match<T> {
+            model.persistentModelID.isTemporary ? .pending(model) : .stored(model.persistentModelID)
         }
         // Reads about `limit` rows anyway.
         if let matches = try executor.matchesInIndexOrder(decoding: used) {
-            var sorted = matches.map { unsafeDowncast($0 as AnyObject, to: T.self) }
-            if !descriptor.sortBy.isEmpty { sorted.sort(using: descriptor.sortBy) }
-            return executor.page(sorted.map(match))
+            return ordered(matches, by: executor, descriptor).map(match)
         }
-        var sortable: [T] = []
+        var sortable: [any PersistentModel] = []
         var entries: [Match<T>] = []
         var matchedStored = Set<ObjectIdentifier>()
         try executor.forEachStoredMatch(decoding: used, stopAfter: nil, chunkSize: Self.matchChunk) { models in
@@ -140,16 +137,14 @@ extension ModelContext {
                 if descriptor.sortBy.isEmpty {
                     entries.append(.stored(model.persistentModelID))
                 } else {
-                    sortable.append(unsafeDowncast(model as AnyObject, to: T.self))
+                    sortable.append(model)
                 }
             }
             return true
         }
         let pending = try executor.pendingMatches(excluding: matchedStored)
-        if descriptor.sortBy.isEmpty { return executor.page(entries + pending.map(match)) }
-        sortable += pending.map { unsafeDowncast($0 as AnyObject, to: T.self) }
-        sortable.sort(using: descriptor.sortBy)
-        return executor.page(sortable.map(match))
+        if descriptor.sortBy.isEmpty { return executor.page(entries + Self.typed(pending, as: T.self).map(match)) }
+        return ordered(sortable + pending, by: executor, descriptor).map(match)
     }
 
     /// The models of a batch of matches, loaded in one read transaction (the descriptor's
@@ -173,7 +168,7 @@ extension ModelContext {
                 present = Set(rows.map(\.0))
                 var stored = FetchRequest(descriptor, tables: tables)
                 stored.includePendingChanges = false
-                loaded = try models(for: rows, of: stored).map { unsafeDowncast($0 as AnyObject, to: T.self) }
+                loaded = Self.typed(try models(for: rows, of: stored), as: T.self)
             } catch {
                 // The models stay unloaded: reading one reads its record, and reports what fails then.
                 readFailed = true

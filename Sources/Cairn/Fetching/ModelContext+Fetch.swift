@@ -34,15 +34,26 @@ extension ModelContext {
 
     /// The executor's matches as the descriptor's models, in its order, after its offset and limit.
     func results<T: PersistentModel>(of executor: FetchExecutor, _ descriptor: FetchDescriptor<T>) throws -> [T] {
-        // Every match is a model of the fetched entity: the executor reads its tables only and
-        // checks the type of pending models.
-        let matches = try executor.matches()
-        // A loop, not `map`: unspecialized generic code pays metadata lookups per call made.
-        var models: [T] = []
-        models.reserveCapacity(matches.count)
-        for match in matches { models.append(unsafeDowncast(match as AnyObject, to: T.self)) }
+        try ordered(executor.matches(), by: executor, descriptor)
+    }
+
+    /// `matches` as the descriptor's models, sorted by it, after its offset and limit.
+    func ordered<T: PersistentModel>(
+        _ matches: [any PersistentModel], by executor: FetchExecutor, _ descriptor: FetchDescriptor<T>
+    ) -> [T] {
+        var models = Self.typed(matches, as: T.self)
         if !descriptor.sortBy.isEmpty { models.sort(using: descriptor.sortBy) }
         return executor.page(models)
+    }
+
+    /// Models read for a fetch of `T`, as `T`: the executor reads `T`'s entity's tables only and
+    /// checks the type of pending models, so no cast can fail.
+    static func typed<T: PersistentModel>(_ models: [any PersistentModel], as _: T.Type) -> [T] {
+        // A loop, not `map`: unspecialized generic code pays metadata lookups per call made.
+        var typed: [T] = []
+        typed.reserveCapacity(models.count)
+        for model in models { typed.append(unsafeDowncast(model as AnyObject, to: T.self)) }
+        return typed
     }
 
     /// A fetch that ignores this context's unsaved changes, which may reach the predicate through
@@ -65,9 +76,7 @@ extension ModelContext {
             let rows = try container.store.environment.read { txn in
                 try CandidateReader.records(of: unregistered.sorted(), tables: tables, txn: txn)
             }
-            loaded = try models(for: rows, of: FetchRequest(plain, tables: tables)).map {
-                unsafeDowncast($0 as AnyObject, to: T.self)
-            }
+            loaded = Self.typed(try models(for: rows, of: FetchRequest(plain, tables: tables)), as: T.self)
         }
         // The identity map sweeps as models register: keep the ones just loaded until they are in `page`.
         let page = withExtendedLifetime(loaded) { identifiers.map { registeredOrFault($0) as! T } }

@@ -1,6 +1,6 @@
 import Foundation
 
-// Planning in two stages, so that a fetch repeated with other values plans in a few hundred
+// Planning in two stages, so that a fetch repeated with other values plans in a few thousand
 // instructions instead of about 20,000.
 //
 // 1. The shape (``PredicatePlanner/Shape``): which `&&`-joined part states which condition on
@@ -11,9 +11,9 @@ import Foundation
 //    keep its order gives way to the next path, as does a list whose elements are not all of
 //    the attribute's type).
 //
-// Every fetch runs both stages; the context keeps the shapes it made (``PlanCache``), keyed by
-// what they depend on (``PredicatePlanner/ShapeKey``). The SwiftData loop "fetch by key, update"
-// plans each fetch with the same shape.
+// Every fetch binds; the shape is made only when the context has none for it yet (``PlanCache``,
+// keyed by what a shape depends on, ``PredicatePlanner/ShapeKey``). The SwiftData loop "fetch by
+// key, update" makes its shape once and binds each fetch.
 
 extension PredicatePlanner {
     /// One `&&`-joined part of a predicate as the planner reads it.

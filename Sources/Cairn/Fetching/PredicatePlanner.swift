@@ -209,7 +209,7 @@ struct PredicatePlanner {
     /// checked: most fetches check none, and hashing a long list costs a hash and an entry per
     /// key.
     final class KeySet {
-        let keys: [[UInt8]]
+        private let keys: [[UInt8]]
         private lazy var set = Set(keys)
 
         init(_ keys: [[UInt8]]) { self.keys = keys }
@@ -227,13 +227,6 @@ struct PredicatePlanner {
         self.tables = tables
         self.identifierKeyPath = identifierKeyPath
         self.storeIdentifier = storeIdentifier
-    }
-
-    /// A planner for fetches of `T` from `store`.
-    static func `for`<T: PersistentModel>(
-        _ type: T.Type, tables: Store.EntityTables, store: Store
-    ) -> PredicatePlanner {
-        PredicatePlanner(tables: tables, identifierKeyPath: tables.identifierKeyPath, storeIdentifier: store.identifier)
     }
 
     /// An index whose key order is `sortBy`'s first key, for a fetch that chose `access`: a

@@ -196,7 +196,8 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```
     package func withCursor<R>(on table: Table, _ body: (borrowing Cursor) throws -> R) throws -> R {
         handle.check(table)
-        if let index = try handle.takeKeptCursor(for: table.handle) {
+        let lookup = try handle.takeKeptCursor(for: table.handle)
+        if case .ready(let index) = lookup {
             defer { handle.releaseKeptCursor(at: index) }
             let kept = handle.keptCursor(at: index)
             return try body(
@@ -211,7 +212,7 @@ extension StorageTransaction where Self: ~Copyable {
         let position = UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>.allocate(capacity: 1)
         position.initialize(to: (MDB_val(), MDB_val()))
         // The first cursor on a table is kept for the next use; one opened while it is in use is not.
-        guard !handle.keepsCursor(for: table.handle) else {
+        guard case .absent = lookup else {
             return try body(
                 Cursor(pointer: pointer!, position: position, table: table, transaction: handle, isOwned: true))
         }

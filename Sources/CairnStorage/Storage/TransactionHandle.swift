@@ -53,29 +53,33 @@ package final class TransactionHandle {
     /// How many times this read transaction was renewed from the pool.
     private var renewals = 0
 
-    /// The position of the kept cursor on `table`, marked in use and ready for this transaction,
-    /// or `nil` when there is none or it is in use (a cursor used inside another's closure on the
-    /// same table), so the caller opens one of its own.
-    func takeKeptCursor(for table: UInt32) throws(StorageError) -> Int? {
-        for index in kept.indices where kept[index].table == table {
-            guard !kept[index].inUse else { return nil }
-            if kept[index].renewedAt != renewals {
-                _ = try run("Renewing a cursor", "mdb_cursor_renew") { mdb_cursor_renew(pointer, kept[index].pointer) }
-                kept[index].renewedAt = renewals
-            }
-            kept[index].inUse = true
-            return index
+    /// What a transaction has for a cursor on one table.
+    enum KeptCursorLookup {
+        /// The kept cursor at this position, now marked in use and ready for this transaction.
+        case ready(Int)
+        /// The kept cursor is in use (a cursor wanted inside another's closure on the same
+        /// table): the caller opens and closes one of its own.
+        case busy
+        /// None is kept: the caller opens one and keeps it.
+        case absent
+    }
+
+    /// The kept cursor on `table`, if any, taken for use (see ``KeptCursorLookup``).
+    func takeKeptCursor(for table: UInt32) throws(StorageError) -> KeptCursorLookup {
+        guard let index = kept.firstIndex(where: { $0.table == table }) else { return .absent }
+        guard !kept[index].inUse else { return .busy }
+        if kept[index].renewedAt != renewals {
+            _ = try run("Renewing a cursor", "mdb_cursor_renew") { mdb_cursor_renew(pointer, kept[index].pointer) }
+            kept[index].renewedAt = renewals
         }
-        return nil
+        kept[index].inUse = true
+        return .ready(index)
     }
 
     func keptCursor(at index: Int) -> KeptCursor { kept[index] }
 
     /// Makes the kept cursor at `index` available again.
     func releaseKeptCursor(at index: Int) { kept[index].inUse = false }
-
-    /// Whether a cursor on `table` is kept.
-    func keepsCursor(for table: UInt32) -> Bool { kept.contains { $0.table == table } }
 
     /// Keeps a cursor just opened on `table`, in use; returns its index.
     func keep(
