@@ -14,7 +14,7 @@ struct History {
 
     struct Entry: Hashable {
         let kind: Kind
-        let entity: String
+        let entity: InternedName
         let row: UInt64
     }
 
@@ -26,12 +26,11 @@ struct History {
 
     private struct Bucket {
         let kind: Kind
-        let entity: String
+        let entity: InternedName
     }
 
     /// The rows recorded, per kind and entity, in the order they came (repeats included). A save
-    /// touches a few entities, so the groups are searched in order, the last one used first:
-    /// hashing the entity's name for every row cost more than the rest of recording it.
+    /// touches a few entities, so the groups are searched in order, the last one used first.
     private var groups: [(bucket: Bucket, rows: [UInt64])] = []
     /// The position in `groups` of the last row recorded.
     private var last = 0
@@ -39,7 +38,7 @@ struct History {
     /// Whether nothing was recorded.
     var isEmpty: Bool { groups.isEmpty }
 
-    mutating func record(_ kind: Kind, _ entity: String, _ row: UInt64) {
+    mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64) {
         if last >= groups.count || groups[last].bucket.kind != kind || groups[last].bucket.entity != entity {
             if let position = groups.firstIndex(where: { $0.bucket.kind == kind && $0.bucket.entity == entity }) {
                 last = position
@@ -53,16 +52,16 @@ struct History {
 
     /// The stored value: groups by entity, then kind; rows ascending, each once.
     func encoded() -> [UInt8] {
-        let ordered = groups.sorted {
-            ($0.bucket.entity, $0.bucket.kind.rawValue) < ($1.bucket.entity, $1.bucket.kind.rawValue)
+        let ordered = groups.map { (entity: $0.bucket.entity.text, group: $0) }.sorted {
+            ($0.entity, $0.group.bucket.kind.rawValue) < ($1.entity, $1.group.bucket.kind.rawValue)
         }
-        let encodedGroups = ordered.map { group in
+        let encodedGroups = ordered.map { entity, group in
             var rows = group.rows
             rows.sort()
             var unique: [UInt64] = []
             unique.reserveCapacity(rows.count)
             for row in rows where unique.last != row { unique.append(row) }
-            return EntryLayout.HistoryGroup(kind: group.bucket.kind.rawValue, entity: group.bucket.entity, rows: unique)
+            return EntryLayout.HistoryGroup(kind: group.bucket.kind.rawValue, entity: entity, rows: unique)
         }
         return EntryLayout.historyValue(encodedGroups)
     }
@@ -73,7 +72,8 @@ struct History {
         var entries: [Entry] = []
         for group in groups {
             guard let kind = Kind(rawValue: group.kind) else { return nil }
-            entries += group.rows.map { Entry(kind: kind, entity: group.entity, row: $0) }
+            let entity = InternedName(group.entity)
+            entries += group.rows.map { Entry(kind: kind, entity: entity, row: $0) }
         }
         return entries
     }

@@ -46,11 +46,11 @@ extension ModelContext {
         guard let entries = found.entries else { return refreshEverything() }
         let deleted = Set(
             entries.filter { $0.kind == .deleted }.map {
-                PersistentIdentifier(entityName: $0.entity, storeIdentifier: store.identifier, rowID: $0.row)
+                PersistentIdentifier(entity: $0.entity, store: store.internedIdentifier, rowID: $0.row)
             })
         for entry in entries {
-            let id = PersistentIdentifier(entityName: entry.entity, storeIdentifier: store.identifier, rowID: entry.row)
-            guard let model = identity.model(for: id), let tables = store.entities[entry.entity] else { continue }
+            let id = PersistentIdentifier(entity: entry.entity, store: store.internedIdentifier, rowID: entry.row)
+            guard let model = identity.model(for: id), let tables = store.entities[entry.entity.text] else { continue }
             if deleted.contains(id) {
                 if entry.kind == .deleted { markDeletedElsewhere(model, tables: tables) }
                 continue

@@ -210,7 +210,7 @@ extension ModelContext {
                 continue
             }
             let id = PersistentIdentifier(
-                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: existing.row)
+                entity: tables.entityName, store: store.internedIdentifier, rowID: existing.row)
             if let registered = identity.model(for: id) {
                 try copyAttributes(from: model, to: registered, tables: tables)
             } else {
@@ -236,7 +236,7 @@ extension ModelContext {
         constraint: Store.EntityTables.UniqueConstraint, tables: Store.EntityTables, into report: inout UpsertReport
     ) throws {
         bulkUpsertChunks += 1
-        let entity = tables.entity.name
+        let (entity, storeName) = (tables.entityName, store.internedIdentifier)
         // Sealed for their rows in the transaction; compared with stored records sealed alike.
         var records = try winners.map { try SavePlanner.record(of: chunk[$0], tables: tables) }
         func registered(_ row: UInt64) -> (any PersistentModel)? {
@@ -262,18 +262,19 @@ extension ModelContext {
 
         var plan = SavePlan()
         plan.readSnapshot = readAt
-        // One closure for the chunk: made per row, its context was an allocation per row.
-        let storedIndexKeys = { [rows] (reader: RecordReader) throws -> [[UInt8]] in
-            let stored = try rows.scratchModel(from: reader, tables: tables)
-            return tables.indexes.map { $0.key(of: stored) }
-        }
+        plan.upsertTarget = SavePlan.UpsertTarget(
+            tables: tables, unique: constraint,
+            storedIndexKeys: { [rows] reader in
+                let stored = try rows.scratchModel(from: reader, tables: tables)
+                return tables.indexes.map { $0.key(of: stored) }
+            })
         plan.upserts.reserveCapacity(winners.count)
         for (index, position) in winners.enumerated() {
             plan.upserts.append(
                 SavePlan.Upsert(
-                    tables: tables, unique: constraint, key: keys[position], record: records[index],
+                    key: keys[position], record: records[index],
                     indexKeys: tables.indexes.isEmpty ? [] : tables.indexes.map { $0.key(of: chunk[position]) },
-                    storedIndexKeys: storedIndexKeys, found: stored[index]))
+                    found: stored[index]))
         }
         let outcome = try StoreWriter(store: store).write(plan)
         let (outcomes, commit) = (outcome.upserts, outcome.commit)
@@ -297,7 +298,7 @@ extension ModelContext {
                 row = existing
                 report.updatedRows.append(row)
             }
-            let id = PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)
+            let id = PersistentIdentifier(entity: entity, store: storeName, rowID: row)
             if case .updated = outcome, let instance = identity.model(for: id) {
                 for (_, access) in tables.encodingOrder { access.unload(instance) }
                 try rows.apply(
@@ -306,9 +307,10 @@ extension ModelContext {
                 continue
             }
             let model = chunk[position]
-            model._$modelState.persistentIdentifier = id
-            model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
-            model._$modelState.recordChecksum = record.contentChecksum
+            let state = model._$modelState
+            state.persistentIdentifier = id
+            state.attach(to: self, reporting: tables.keyedAttributeMask)
+            state.recordChecksum = record.contentChecksum
             identity.register(model, entity: tables.ordinal, row: row)
             if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }
         }

@@ -172,9 +172,8 @@ public final class ModelContext: _ModelLoader {
             preconditionFailure(
                 "ModelContext.insert(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
         }
-        let entityName = tables.entity.name
         // Keep a temporary identifier the model was already asked for.
-        let id = model._$modelState.persistentIdentifier ?? PersistentIdentifier.temporary(entityName: entityName)
+        let id = model._$modelState.persistentIdentifier ?? PersistentIdentifier.temporary(entity: tables.entityName)
         model._$modelState.persistentIdentifier = id
         model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
         identity.register(model, as: id)
@@ -462,8 +461,7 @@ public final class ModelContext: _ModelLoader {
     ) {
         for ((model, tables), rowID) in zip(zip(inserted, insertedTables), rowIDs) {
             let temporary = model.persistentModelID
-            let id = PersistentIdentifier(
-                entityName: temporary.entityName, storeIdentifier: store.identifier, rowID: rowID)
+            let id = PersistentIdentifier(entity: temporary.entity, store: store.internedIdentifier, rowID: rowID)
             model._$modelState.persistentIdentifier = id
             model._$modelState.clearChanges()
             identity.remove(temporary)

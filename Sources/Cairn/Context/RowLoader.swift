@@ -118,7 +118,7 @@ final class RowLoader {
         return read.map { targets in
             targets.map { target in
                 let id = PersistentIdentifier(
-                    entityName: relationship.destination, storeIdentifier: store.identifier, rowID: target.row)
+                    entity: destination.entityName, store: store.internedIdentifier, rowID: target.row)
                 let model = registeredOrFault(id, tables: destination)
                 if let record = target.record {
                     statistics.recordLoads += 1
@@ -183,9 +183,9 @@ final class RowLoader {
         statistics.recordLoads += rows.count
         var models: [any PersistentModel] = []
         models.reserveCapacity(rows.count)
+        let (entity, storeName) = (tables.entityName, store.internedIdentifier)
         for (rowID, reader) in rows {
-            let id = PersistentIdentifier(
-                entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: rowID)
+            let id = PersistentIdentifier(entity: entity, store: storeName, rowID: rowID)
             let model = registeredOrFault(id, tables: tables)
             if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables, only: only)

@@ -15,7 +15,7 @@ struct SavePlan {
         case new(Int)
         /// A model that has no row and gets none (deleted before it was ever saved), of this type:
         /// a relationship that still points at it fails the save.
-        case missing(String)
+        case missing(InternedName)
     }
 
     /// A row to add, or, when it takes over a stored row with the same unique values
@@ -70,19 +70,25 @@ struct SavePlan {
         let targets: [RowReference]
     }
 
-    /// A row matched by a unique key inside the transaction (the batch upsert API): rewritten
+    /// What the rows of ``SavePlan/upserts`` share: their entity and the unique key they are
+    /// matched by. Kept once, not in every row: each row's copy of a class reference and a
+    /// closure was four retains and four releases per row.
+    struct UpsertTarget {
+        let tables: Store.EntityTables
+        let unique: Store.EntityTables.UniqueConstraint
+        /// A stored record's keys in each of `tables.indexes`, to remove its old entries.
+        let storedIndexKeys: (RecordReader) throws -> [[UInt8]]
+    }
+
+    /// A row matched by its unique key inside the transaction (the batch upsert API): rewritten
     /// when a row has the key and its record differs, left alone when it holds the same record,
     /// else added with its unique and index entries.
     struct Upsert {
-        let tables: Store.EntityTables
-        let unique: Store.EntityTables.UniqueConstraint
         let key: [UInt8]
         /// Sealed for its row's key in the transaction.
         var record: EncodedRecord
-        /// The new values' key in each of `tables.indexes`.
+        /// The new values' key in each of the entity's indexes.
         let indexKeys: [[UInt8]]
-        /// A stored record's keys in each of `tables.indexes`, to remove its old entries.
-        let storedIndexKeys: (RecordReader) throws -> [[UInt8]]
         /// What the read before the transaction found under `key`: the row and its record, or
         /// `nil` for none. Used instead of looking again when no commit came in between (see
         /// ``SavePlan/readSnapshot``).
@@ -90,8 +96,10 @@ struct SavePlan {
     }
 
     var newRows: [NewRow] = []
-    /// Carried out after the new rows, in order.
+    /// Carried out after the new rows, in order; all of ``upsertTarget``'s entity.
     var upserts: [Upsert] = []
+    /// The entity and unique key of ``upserts``; `nil` when there are none.
+    var upsertTarget: UpsertTarget?
     /// The commit the upserts' ``Upsert/found`` rows were read at. When the write transaction
     /// starts right after it (no other commit in between), the store is what that read saw, and
     /// the writer takes the rows found then instead of looking each key up again.

@@ -74,8 +74,7 @@ struct SavePlanner {
                 inserted.compactMap { model in
                     uniqueness.takeovers[ObjectIdentifier(model)].map {
                         PersistentIdentifier(
-                            entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier,
-                            rowID: $0)
+                            entity: model.persistentModelID.entity, store: store.internedIdentifier, rowID: $0)
                     }
                 })
         let changed = context.changedModelsArray.filter {
@@ -163,7 +162,7 @@ struct SavePlanner {
         func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
             if let row = model._$modelState.persistentIdentifier?.rowID { return .stored(row) }
             if let position = newPositions[ObjectIdentifier(model)] { return .new(position) }
-            return .missing("\(type(of: model))")
+            return .missing(Schema.internedEntityName(of: type(of: model)))
         }
         var savePlan = SavePlan()
         savePlan.newRows = zip(inserted, insertRecords).map { model, written in

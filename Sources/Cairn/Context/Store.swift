@@ -1,3 +1,4 @@
+import CairnStorage
 import Foundation
 
 /// A container's open store: the LMDB environment, the `meta` table with the stored schema, and
@@ -66,6 +67,8 @@ final class Store: @unchecked Sendable {
 
         /// The entity's position in the schema: the index of its rows in a context's identity map.
         let ordinal: Int
+        /// The entity's name, interned: what its models' `PersistentIdentifier`s carry.
+        let entityName: InternedName
         /// `\Model.persistentModelID` for the entity's class, made once: a key path over a generic
         /// root is instantiated anew each time it is written (8,000 instructions per fetch).
         let identifierKeyPath: AnyKeyPath
@@ -76,6 +79,7 @@ final class Store: @unchecked Sendable {
         ) {
             self.entity = entity
             self.ordinal = ordinal
+            entityName = InternedName(entity.name)
             identifierKeyPath = Self.identifierKeyPath(of: entity.modelType)
             self.records = records
             self.tags = tags
@@ -103,6 +107,8 @@ final class Store: @unchecked Sendable {
 
     /// The store's identifier (a UUID written when the store was created).
     let identifier: String
+    /// ``identifier``, interned: what the store's `PersistentIdentifier`s carry.
+    let internedIdentifier: InternedName
     let meta: Table
     /// `h`: commit id (u64 big-endian) → the rows that commit inserted, updated, deleted or whose
     /// edges it rewrote (see ``History``); `nil` in a read-only store that has none.
@@ -172,6 +178,7 @@ final class Store: @unchecked Sendable {
             meta = try environment.openTable("meta", create: true)!
             identifier = try Self.initialize(environment: environment, meta: meta)
         }
+        internedIdentifier = InternedName(identifier)
         history = try environment.openTable("h", create: !isReadOnly)
         entities = try Self.openEntities(schema, environment: environment, meta: meta, readOnly: isReadOnly)
         entitiesByType = Dictionary(

@@ -65,13 +65,13 @@ extension StoreWriter {
         var written: [ListKey: Written] = [:]
         written.reserveCapacity(rewritten.count)
         for entry in rewritten { written[ListKey(table: entry.table.handle, owner: entry.owner)] = Written(entry.new) }
-        func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: String) throws {
+        func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: InternedName) throws {
             written[ListKey(table: table.handle, owner: owner)] = nil
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
                 _ = try txn.delete(EntryLayout.rowKey(owner), value: edge.value, in: table)
                 history.record(.edges, entity, owner)
                 repaired.append(
-                    PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: owner))
+                    PersistentIdentifier(entity: entity, store: store.internedIdentifier, rowID: owner))
             }
         }
         for list in rewritten {
@@ -81,7 +81,7 @@ extension StoreWriter {
             if !old.isEmpty {
                 let kept = Set(new)
                 for target in old where !kept.contains(target) {
-                    try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.destination)
+                    try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.internedDestination)
                 }
             }
             for target in new {
@@ -89,15 +89,15 @@ extension StoreWriter {
                     !deleted.isEmpty
                     && deleted.contains(
                         PersistentIdentifier(
-                            entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target))
+                            entity: destination.entityName, store: store.internedIdentifier, rowID: target))
                 if !isDeleted, written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true {
                     continue
                 }
                 let targetID = PersistentIdentifier(
-                    entityName: destination.entity.name, storeIdentifier: store.identifier, rowID: target)
+                    entity: destination.entityName, store: store.internedIdentifier, rowID: target)
                 guard !isDeleted, try txn.contains(EntryLayout.rowKey(target), in: destination.records)
                 else {
-                    try removeEdge(table, owner: owner, target: target, entity: inverse.destination)
+                    try removeEdge(table, owner: owner, target: target, entity: inverse.internedDestination)
                     continue
                 }
                 let edges = try Self.storedEdges(of: target, in: inverseTable, txn: txn)
@@ -107,7 +107,7 @@ extension StoreWriter {
                     // The target's to-one pointed at another row: that row no longer has the target.
                     for edge in edges {
                         _ = try txn.delete(EntryLayout.rowKey(target), value: edge.value, in: inverseTable)
-                        try removeEdge(table, owner: edge.target, target: target, entity: inverse.destination)
+                        try removeEdge(table, owner: edge.target, target: target, entity: inverse.internedDestination)
                     }
                     try txn.put(
                         EntryLayout.edgeValue(owner: target, rank: 0, target: owner), for: EntryLayout.rowKey(target),

@@ -38,8 +38,15 @@ struct StoreWriter {
             var history = History()
             // Nothing was committed since the upserts' rows were read: they are as read.
             let asRead = plan.readSnapshot.map { txn.id == $0 &+ 1 } ?? false
-            let upserted = try plan.upserts.indices.map { position in
-                try upsert(&plan.upserts[position], asRead: asRead, rows: &rows, history: &history, txn: txn)
+            var upserted: [SaveOutcome.Upserted] = []
+            if let target = plan.upsertTarget {
+                upserted.reserveCapacity(plan.upserts.count)
+                for position in plan.upserts.indices {
+                    upserted.append(
+                        try upsert(
+                            &plan.upserts[position], of: target, asRead: asRead, rows: &rows, history: &history,
+                            txn: txn))
+                }
             }
             try rows.writeCounters(meta: store.meta, txn: txn)
             func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
@@ -120,10 +127,10 @@ struct StoreWriter {
                 }
             }
             for (position, new) in plan.newRows.enumerated() {
-                history.record(new.takesOver == nil ? .inserted : .updated, new.tables.entity.name, assigned[position])
+                history.record(new.takesOver == nil ? .inserted : .updated, new.tables.entityName, assigned[position])
             }
-            for update in plan.updates { history.record(.updated, update.tables.entity.name, update.row) }
-            for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entity.name, deleted) }
+            for update in plan.updates { history.record(.updated, update.tables.entityName, update.row) }
+            for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
             for list in plan.edgeLists {
                 let owner = try row(list.owner)
                 let ownerKey = EntryLayout.rowKey(owner)
@@ -142,14 +149,13 @@ struct StoreWriter {
                     new.append(target)
                 }
                 rewritten.append(RewrittenList(list.relationship, of: list.ownerTables, list.table, owner, old, new))
-                history.record(.edges, list.ownerTables.entity.name, owner)
-                for target in old { history.record(.edges, list.relationship.destination, target) }
-                for target in new { history.record(.edges, list.relationship.destination, target) }
+                history.record(.edges, list.ownerTables.entityName, owner)
+                for target in old { history.record(.edges, list.relationship.internedDestination, target) }
+                for target in new { history.record(.edges, list.relationship.internedDestination, target) }
             }
             let deleted = Set(
                 plan.deletes.map {
-                    PersistentIdentifier(
-                        entityName: $0.tables.entity.name, storeIdentifier: store.identifier, rowID: $0.row)
+                    PersistentIdentifier(entity: $0.tables.entityName, store: store.internedIdentifier, rowID: $0.row)
                 })
             var repaired: [PersistentIdentifier] = []
             try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)
@@ -162,18 +168,18 @@ struct StoreWriter {
 
     /// Matches an upsert's key to a row as the transaction sees it, and writes what differs.
     private func upsert(
-        _ upsert: inout SavePlan.Upsert, asRead: Bool, rows: inout RowAppender, history: inout History,
-        txn: borrowing WriteTransaction
+        _ upsert: inout SavePlan.Upsert, of group: SavePlan.UpsertTarget, asRead: Bool, rows: inout RowAppender,
+        history: inout History, txn: borrowing WriteTransaction
     ) throws -> SaveOutcome.Upserted {
-        let tables = upsert.tables
-        let found = asRead ? upsert.found?.row : try txn.uniqueRow(for: upsert.key, in: upsert.unique.table)
+        let tables = group.tables
+        let found = asRead ? upsert.found?.row : try txn.uniqueRow(for: upsert.key, in: group.unique.table)
         guard let row = found else {
             let row = try rows.append(&upsert.record, to: tables, meta: store.meta, txn: txn)
-            try txn.put(EntryLayout.keyedValue(row: row, key: upsert.key), for: upsert.key, in: upsert.unique.table)
+            try txn.put(EntryLayout.keyedValue(row: row, key: upsert.key), for: upsert.key, in: group.unique.table)
             for (index, key) in zip(tables.indexes, upsert.indexKeys) {
                 try txn.put(EntryLayout.keyedValue(row: row, key: key), for: key, in: index.table)
             }
-            history.record(.inserted, tables.entity.name, row)
+            history.record(.inserted, tables.entityName, row)
             return .inserted(row)
         }
         let key = EntryLayout.rowKey(row)
@@ -183,7 +189,7 @@ struct StoreWriter {
         if old == record { return .unchanged(row) }
         try txn.put(record, for: key, in: tables.records)
         if !tables.indexes.isEmpty {
-            let oldKeys = try old.map { try upsert.storedIndexKeys(RecordReader($0, key: key)) }
+            let oldKeys = try old.map { try group.storedIndexKeys(RecordReader($0, key: key)) }
             for (position, index) in tables.indexes.enumerated() {
                 let newKey = upsert.indexKeys[position]
                 if let oldKey = oldKeys?[position] {
@@ -193,7 +199,7 @@ struct StoreWriter {
                 try txn.put(EntryLayout.keyedValue(row: row, key: newKey), for: newKey, in: index.table)
             }
         }
-        history.record(.updated, tables.entity.name, row)
+        history.record(.updated, tables.entityName, row)
         return .updated(row)
     }
 }

@@ -119,7 +119,7 @@ struct UniquenessPlanner {
         let isRowDeleted = { (tables: Store.EntityTables, row: UInt64) in
             !deletedRows.isEmpty
                 && deletedRows.contains(
-                    PersistentIdentifier(entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
+                    PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: row))
         }
         let takeovers: [UInt64?] = try store.environment.read { txn in
             try inserted.indices.map { position in

@@ -1,3 +1,4 @@
+import CairnStorage
 import Foundation
 
 /// The identity of a stored model: which store, which entity, which row. Safe to pass between
@@ -16,13 +17,18 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
     /// ```swift
     /// id.entityName   // "Book"
     /// ```
-    public let entityName: String
+    public var entityName: String { entity.text }
     /// The identifier of the store that holds the model; `nil` while the identifier is temporary.
     ///
     /// ```swift
     /// id.storeIdentifier   // "5D5C…"
     /// ```
-    public let storeIdentifier: String?
+    public var storeIdentifier: String? { store?.text }
+    /// The entity's name, interned: identifiers are copied at every step of a save and a fetch,
+    /// and with two strings in them every copy was two retains (see ``InternedName``).
+    let entity: InternedName
+    /// The store's identifier, interned; `nil` while the identifier is temporary.
+    let store: InternedName?
     let kind: Kind
 
     enum Kind: Hashable, Comparable, Codable, Sendable {
@@ -42,16 +48,22 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         }
     }
 
-    /// The identifier of a saved model.
+    /// The identifier of a saved model. Interns both names: where identifiers are made per row,
+    /// pass interned names (``init(entity:store:rowID:)``).
     init(entityName: String, storeIdentifier: String, rowID: UInt64) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
+        self.init(entity: InternedName(entityName), store: InternedName(storeIdentifier), rowID: rowID)
+    }
+
+    /// The identifier of a saved model, from interned names.
+    init(entity: InternedName, store: InternedName, rowID: UInt64) {
+        self.entity = entity
+        self.store = store
         self.kind = .row(rowID)
     }
 
     /// A new temporary identifier for an inserted model.
-    static func temporary(entityName: String) -> PersistentIdentifier {
-        PersistentIdentifier(entityName: entityName, storeIdentifier: nil, kind: .temporary(TemporaryNumbers.next()))
+    static func temporary(entity: InternedName) -> PersistentIdentifier {
+        PersistentIdentifier(entity: entity, store: nil, kind: .temporary(TemporaryNumbers.next()))
     }
 
     /// Hashes the row (or temporary number) only: identifiers are hashed in every identity-map
@@ -70,10 +82,38 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         }
     }
 
-    private init(entityName: String, storeIdentifier: String?, kind: Kind) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
+    private init(entity: InternedName, store: InternedName?, kind: Kind) {
+        self.entity = entity
+        self.store = store
         self.kind = kind
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case entityName, storeIdentifier, kind
+    }
+
+    /// Decodes an identifier encoded by ``encode(to:)``.
+    ///
+    /// ```swift
+    /// let id = try JSONDecoder().decode(PersistentIdentifier.self, from: data)
+    /// ```
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entity = InternedName(try container.decode(String.self, forKey: .entityName))
+        store = try container.decodeIfPresent(String.self, forKey: .storeIdentifier).map { InternedName($0) }
+        kind = try container.decode(Kind.self, forKey: .kind)
+    }
+
+    /// Encodes the entity's name, the store's identifier and the row (or temporary number).
+    ///
+    /// ```swift
+    /// let data = try JSONEncoder().encode(book.persistentModelID)
+    /// ```
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entityName, forKey: .entityName)
+        try container.encodeIfPresent(storeIdentifier, forKey: .storeIdentifier)
+        try container.encode(kind, forKey: .kind)
     }
 
     /// Whether the identifier is temporary: its model has not been saved yet.

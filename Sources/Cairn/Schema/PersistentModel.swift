@@ -139,7 +139,7 @@ extension PersistentModel {
     /// ```
     public var persistentModelID: PersistentIdentifier {
         if let id = _$modelState.persistentIdentifier { return id }
-        let id = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Self.self))
+        let id = PersistentIdentifier.temporary(entity: Schema.internedEntityName(of: Self.self))
         _$modelState.persistentIdentifier = id
         return id
     }

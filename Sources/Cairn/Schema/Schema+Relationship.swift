@@ -49,6 +49,8 @@ extension Schema {
         /// relationship.destination   // "Chapter"
         /// ```
         public let destination: String
+        /// ``destination``, interned (see ``InternedName``).
+        let internedDestination: InternedName
         /// The name of the destination's relationship that points back, if there is one (given
         /// with `inverse:` or inferred).
         ///
@@ -140,6 +142,7 @@ extension Schema {
             self.minimumModelCount = metadata.minimumModelCount.flatMap { $0 == 0 ? nil : $0 }
             self.maximumModelCount = metadata.maximumModelCount.flatMap { $0 == 0 ? nil : $0 }
             self.destination = Schema.entityName(of: destinationType)
+            self.internedDestination = Schema.internedEntityName(of: destinationType)
             self.inverseKeyPath = metadata.inverse
             self.isToOneRelationship = !isToMany
             self.isOptional = isOptional

@@ -1,3 +1,4 @@
+import CairnStorage
 import Foundation
 
 /// The models a store holds: one ``Entity`` per model class, with its attributes, relationships,
@@ -149,6 +150,11 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         EntityNames.shared.name(of: type)
     }
 
+    /// The entity name of a model class, interned (see ``InternedName``).
+    static func internedEntityName(of type: any PersistentModel.Type) -> InternedName {
+        EntityNames.shared.interned(type)
+    }
+
     /// Pairs each relationship with its inverse and reports inconsistencies.
     private static func pairInverses(_ entities: [Entity], byName: [String: Entity]) -> [SchemaError] {
         var problems: [SchemaError] = []
@@ -252,12 +258,14 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
 private final class EntityNames: @unchecked Sendable {
     static let shared = EntityNames()
     private let lock = NSLock()
-    private var names: [ObjectIdentifier: String] = [:]
+    private var names: [ObjectIdentifier: InternedName] = [:]
 
-    func name(of type: any PersistentModel.Type) -> String {
+    func name(of type: any PersistentModel.Type) -> String { interned(type).text }
+
+    func interned(_ type: any PersistentModel.Type) -> InternedName {
         let key = ObjectIdentifier(type)
         if let name = lock.withLock({ names[key] }) { return name }
-        let name = String(describing: type)
+        let name = InternedName(String(describing: type))
         lock.withLock { names[key] = name }
         return name
     }

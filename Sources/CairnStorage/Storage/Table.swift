@@ -1,6 +1,7 @@
 /// A named LMDB database ("table") of an open environment.
 ///
-/// A `Table` is a cheap value: the table's name, its flags and LMDB's handle number. Get one from
+/// A `Table` is a cheap value of plain bytes: the table's interned name, its flags and LMDB's
+/// handle number (copying it retains nothing). Get one from
 /// ``LMDBEnvironment/openTable(_:flags:create:)``; it stays valid while its environment is open.
 ///
 /// ```swift
@@ -13,7 +14,9 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     /// ```swift
     /// print(table.name)   // "e/Author"
     /// ```
-    package let name: String
+    package var name: String { internedName.text }
+    /// The table's name, interned: a number, so that copying a table copies no string.
+    let internedName: InternedName
     /// The flags the table was created with.
     ///
     /// ```swift
@@ -31,6 +34,14 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     /// print(table)   // "e/Author"
     /// ```
     package var description: String { name }
+
+    /// A table value for LMDB's handle `handle` in the environment numbered `environment`.
+    init(name: String, flags: TableFlags, handle: UInt32, environment: UInt64) {
+        internedName = InternedName(name)
+        self.flags = flags
+        self.handle = handle
+        self.environment = environment
+    }
 }
 
 /// How a table orders and stores its entries. Fixed when the table is created.

@@ -11,7 +11,7 @@ import Testing
         var history = History()
         var expected: Set<History.Entry> = []
         for _ in 0..<2_000 {
-            let entity = ["Book", "Author", "Caf\u{E9}", "B"][Int(random.next() % 4)]
+            let entity = InternedName(["Book", "Author", "Caf\u{E9}", "B"][Int(random.next() % 4)])
             let kind = History.Kind(rawValue: UInt8(random.next() % 4))!
             let row = random.next() % 300
             history.record(kind, entity, row)

@@ -78,15 +78,16 @@ import Testing
         try context.save()
         func upsert(_ gauge: Gauge) throws -> SavePlan.Upsert {
             SavePlan.Upsert(
-                tables: tables, unique: tables.uniques[0], key: tables.uniques[0].key(of: gauge),
-                record: try SavePlanner.record(of: gauge, tables: tables),
-                indexKeys: [tables.indexes[0].key(of: gauge)],
-                storedIndexKeys: { reader in
-                    let stored = try context.rows.scratchModel(from: reader, tables: tables)
-                    return [tables.indexes[0].key(of: stored)]
-                })
+                key: tables.uniques[0].key(of: gauge), record: try SavePlanner.record(of: gauge, tables: tables),
+                indexKeys: [tables.indexes[0].key(of: gauge)])
         }
         var plan = SavePlan()
+        plan.upsertTarget = SavePlan.UpsertTarget(
+            tables: tables, unique: tables.uniques[0],
+            storedIndexKeys: { reader in
+                let stored = try context.rows.scratchModel(from: reader, tables: tables)
+                return [tables.indexes[0].key(of: stored)]
+            })
         plan.upserts = [
             try upsert(Gauge(code: 1, reading: 1)), try upsert(Gauge(code: 2, reading: 9)),
             try upsert(Gauge(code: 3, reading: 3)),
