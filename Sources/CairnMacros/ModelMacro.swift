@@ -73,6 +73,10 @@ extension ModelMacro: MemberMacro {
             }
         }
         let metadataList = metadata.isEmpty ? "[]" : "[\n\(metadata.map { "\($0),\n" }.joined())]"
+        // The record codec: every persisted property's storage, in declaration order; the type of
+        // each picks its function (a relationship's writes and reads nothing).
+        let encodeFields = persisted.enumerated().map { "try encoder.encode(_$\($1.name), \($0))\n" }.joined()
+        let decodeFields = persisted.enumerated().map { "try decoder.decode(&_$\($1.name), \($0))\n" }.joined()
 
         return [
             "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
@@ -85,6 +89,14 @@ extension ModelMacro: MemberMacro {
             \(raw: access)static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
             \(raw: metadataList)
             }
+            """,
+            """
+            \(raw: access)func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+            \(raw: encodeFields)}
+            """,
+            """
+            \(raw: access)func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+            \(raw: decodeFields)}
             """,
         ]
     }

@@ -61,6 +61,32 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "plain", keyPath: \Document.plain, storage: \Document._$plain, index: 9, defaultValue: "", attribute: Cairn.Schema.AttributeMetadata(options: [], originalName: nil, hashModifier: nil)),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$slug, 0)
+                        try encoder.encode(_$body, 1)
+                        try encoder.encode(_$draftCursor, 2)
+                        try encoder.encode(_$deletedTitle, 3)
+                        try encoder.encode(_$title, 4)
+                        try encoder.encode(_$secret, 5)
+                        try encoder.encode(_$createdAt, 6)
+                        try encoder.encode(_$revision, 7)
+                        try encoder.encode(_$handle, 8)
+                        try encoder.encode(_$plain, 9)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$slug, 0)
+                        try decoder.decode(&_$body, 1)
+                        try decoder.decode(&_$draftCursor, 2)
+                        try decoder.decode(&_$deletedTitle, 3)
+                        try decoder.decode(&_$title, 4)
+                        try decoder.decode(&_$secret, 5)
+                        try decoder.decode(&_$createdAt, 6)
+                        try decoder.decode(&_$revision, 7)
+                        try decoder.decode(&_$handle, 8)
+                        try decoder.decode(&_$plain, 9)
+                    }
                 }
 
                 extension Document: Cairn.PersistentModel {

@@ -96,6 +96,12 @@ import Testing
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                    }
                 }
 
                 extension Book: Cairn.PersistentModel {
@@ -146,6 +152,12 @@ import Testing
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                    }
                 }
 
                 extension Book: Cairn.PersistentModel {
@@ -193,6 +205,12 @@ import Testing
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                    }
                 }
 
                 extension Book: Cairn.PersistentModel {
@@ -238,6 +256,12 @@ import Testing
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
                     }
                 }
 
@@ -288,6 +312,12 @@ import Testing
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
                     }
                 }
 
@@ -340,6 +370,12 @@ import Testing
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                    }
                 }
 
                 extension Book: Cairn.PersistentModel {
@@ -391,6 +427,14 @@ import Testing
                             Cairn.Schema.PropertyMetadata(transient: "nickname", keyPath: \Book.nickname),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$isbn, 0)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$isbn, 0)
+                    }
                 }
 
                 extension Book: Cairn.PersistentModel {
@@ -441,6 +485,16 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "title", keyPath: \Book.title, storage: \Book._$title, index: 0, attribute: nil),
                             Cairn.Schema.PropertyMetadata(name: "author", keyPath: \Book.author, storage: \Book._$author, index: 1, relationship: Cairn.Schema.RelationshipMetadata(options: [], deleteRule: .nullify, minimumModelCount: 0, maximumModelCount: 0, originalName: nil, inverse: nil, hashModifier: nil)),
                         ]
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$title, 0)
+                        try encoder.encode(_$author, 1)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$title, 0)
+                        try decoder.decode(&_$author, 1)
                     }
                 }
 

@@ -104,6 +104,18 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "chapters", keyPath: \Book.chapters, storage: \Book._$chapters, index: 2, defaultValue: [], relationship: Cairn.Schema.RelationshipMetadata(options: [], deleteRule: .cascade, minimumModelCount: 0, maximumModelCount: 0, originalName: nil, inverse: \Chapter.book, hashModifier: nil)),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$isbn, 0)
+                        try encoder.encode(_$title, 1)
+                        try encoder.encode(_$chapters, 2)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$isbn, 0)
+                        try decoder.decode(&_$title, 1)
+                        try decoder.decode(&_$chapters, 2)
+                    }
                 }
 
                 extension Book: Cairn.PersistentModel {
@@ -272,6 +284,62 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "counts", keyPath: \Specimen.counts, storage: \Specimen._$counts, index: 24, defaultValue: [:], attribute: nil),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$flag, 0)
+                        try encoder.encode(_$int, 1)
+                        try encoder.encode(_$int8, 2)
+                        try encoder.encode(_$int16, 3)
+                        try encoder.encode(_$int32, 4)
+                        try encoder.encode(_$int64, 5)
+                        try encoder.encode(_$uint, 6)
+                        try encoder.encode(_$uint8, 7)
+                        try encoder.encode(_$uint16, 8)
+                        try encoder.encode(_$uint32, 9)
+                        try encoder.encode(_$uint64, 10)
+                        try encoder.encode(_$float, 11)
+                        try encoder.encode(_$double, 12)
+                        try encoder.encode(_$decimal, 13)
+                        try encoder.encode(_$string, 14)
+                        try encoder.encode(_$date, 15)
+                        try encoder.encode(_$data, 16)
+                        try encoder.encode(_$uuid, 17)
+                        try encoder.encode(_$url, 18)
+                        try encoder.encode(_$nickname, 19)
+                        try encoder.encode(_$rating, 20)
+                        try encoder.encode(_$status, 21)
+                        try encoder.encode(_$address, 22)
+                        try encoder.encode(_$tags, 23)
+                        try encoder.encode(_$counts, 24)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$flag, 0)
+                        try decoder.decode(&_$int, 1)
+                        try decoder.decode(&_$int8, 2)
+                        try decoder.decode(&_$int16, 3)
+                        try decoder.decode(&_$int32, 4)
+                        try decoder.decode(&_$int64, 5)
+                        try decoder.decode(&_$uint, 6)
+                        try decoder.decode(&_$uint8, 7)
+                        try decoder.decode(&_$uint16, 8)
+                        try decoder.decode(&_$uint32, 9)
+                        try decoder.decode(&_$uint64, 10)
+                        try decoder.decode(&_$float, 11)
+                        try decoder.decode(&_$double, 12)
+                        try decoder.decode(&_$decimal, 13)
+                        try decoder.decode(&_$string, 14)
+                        try decoder.decode(&_$date, 15)
+                        try decoder.decode(&_$data, 16)
+                        try decoder.decode(&_$uuid, 17)
+                        try decoder.decode(&_$url, 18)
+                        try decoder.decode(&_$nickname, 19)
+                        try decoder.decode(&_$rating, 20)
+                        try decoder.decode(&_$status, 21)
+                        try decoder.decode(&_$address, 22)
+                        try decoder.decode(&_$tags, 23)
+                        try decoder.decode(&_$counts, 24)
+                    }
                 }
 
                 extension Specimen: Cairn.PersistentModel {
@@ -322,6 +390,16 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "joined", keyPath: \Reader.joined, storage: \Reader._$joined, index: 1, defaultValue: .now, attribute: nil),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$name, 0)
+                        try encoder.encode(_$joined, 1)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$name, 0)
+                        try decoder.decode(&_$joined, 1)
+                    }
                 }
 
                 extension Reader: Cairn.PersistentModel {
@@ -367,6 +445,14 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "label", keyPath: \Shelf.label, storage: \Shelf._$label, index: 0, defaultValue: "", attribute: nil),
                         ]
                     }
+
+                    public func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$label, 0)
+                    }
+
+                    public func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$label, 0)
+                    }
                 }
 
                 extension Shelf: Cairn.PersistentModel {
@@ -403,6 +489,14 @@ import Testing
                         [
                             Cairn.Schema.PropertyMetadata(name: "label", keyPath: \Shelf.label, storage: \Shelf._$label, index: 0, defaultValue: "", attribute: nil),
                         ]
+                    }
+
+                    package func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$label, 0)
+                    }
+
+                    package func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$label, 0)
                     }
                 }
 
@@ -467,6 +561,14 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "text", keyPath: \Note.text, storage: \Note._$text, index: 0, attribute: nil),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$text, 0)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$text, 0)
+                    }
                 }
 
                 extension Note: Cairn.PersistentModel {
@@ -496,6 +598,12 @@ import Testing
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
                     }
                 }
 
@@ -527,6 +635,12 @@ import Testing
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
                     }
                 }
 
@@ -561,6 +675,12 @@ import Testing
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
                         []
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
                     }
                 }
 

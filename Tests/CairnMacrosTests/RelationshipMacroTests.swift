@@ -77,6 +77,28 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "editor", keyPath: \Author.editor, storage: \Author._$editor, index: 7, attribute: nil),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$name, 0)
+                        try encoder.encode(_$books, 1)
+                        try encoder.encode(_$agent, 2)
+                        try encoder.encode(_$societies, 3)
+                        try encoder.encode(_$colleagues, 4)
+                        try encoder.encode(_$mentor, 5)
+                        try encoder.encode(_$publisher, 6)
+                        try encoder.encode(_$editor, 7)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$name, 0)
+                        try decoder.decode(&_$books, 1)
+                        try decoder.decode(&_$agent, 2)
+                        try decoder.decode(&_$societies, 3)
+                        try decoder.decode(&_$colleagues, 4)
+                        try decoder.decode(&_$mentor, 5)
+                        try decoder.decode(&_$publisher, 6)
+                        try decoder.decode(&_$editor, 7)
+                    }
                 }
 
                 extension Author: Cairn.PersistentModel {
@@ -122,6 +144,16 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "title", keyPath: \Book.title, storage: \Book._$title, index: 0, attribute: nil),
                             Cairn.Schema.PropertyMetadata(name: "tags", keyPath: \Book.tags, storage: \Book._$tags, index: 1, defaultValue: [], attribute: nil),
                         ]
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$title, 0)
+                        try encoder.encode(_$tags, 1)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$title, 0)
+                        try decoder.decode(&_$tags, 1)
                     }
                 }
 

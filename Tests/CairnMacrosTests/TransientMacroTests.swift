@@ -40,6 +40,16 @@ import Testing
                             Cairn.Schema.PropertyMetadata(name: "pages", keyPath: \Book.pages, storage: \Book._$pages, index: 1, defaultValue: 0, attribute: nil),
                         ]
                     }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(_$title, 0)
+                        try encoder.encode(_$pages, 1)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$title, 0)
+                        try decoder.decode(&_$pages, 1)
+                    }
                 }
 
                 extension Book: Cairn.PersistentModel {
@@ -74,6 +84,12 @@ import Testing
                         [
                             Cairn.Schema.PropertyMetadata(transient: "isSelected", keyPath: \Book.isSelected),
                         ]
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
                     }
                 }
 

@@ -162,15 +162,27 @@ final class RowLoader {
     func apply(
         _ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables, only: Set<UInt32>? = nil
     ) throws {
+        let state = model._$modelState
         let checksum = reader.checksum
-        let unchanged = !model.hasChanges
-        if unchanged, let seen = model._$modelState.recordChecksum, seen != checksum {
+        let unchanged = !state.hasChanges
+        if unchanged, let seen = state.recordChecksum, seen != checksum {
             for (_, access) in tables.encodingOrder { access.unload(model) }
         }
-        for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
-            try access.decode(model, tag, reader)
+        // The codec @Model generated reads the fields straight into the storage; what it leaves
+        // (absent fields, types it has no concrete reader for) goes through the attributes'
+        // general codecs, as does every field of a class without a generated codec.
+        var decoder = _FieldDecoder(reader: reader, tags: tables.recordTags, only: only)
+        try model._$decodeFields(from: &decoder)
+        if decoder.isGenerated {
+            for index in decoder.deferred {
+                try tables.accessByIndex[index]!.decode(model, tables.recordTags[index], reader)
+            }
+        } else {
+            for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
+                try access.decode(model, tag, reader)
+            }
         }
-        if unchanged { model._$modelState.recordChecksum = checksum }
+        if unchanged { state.recordChecksum = checksum }
     }
 
     /// The models of `tables`' entity for stored rows, registered (or the registered instances,

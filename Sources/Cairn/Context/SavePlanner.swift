@@ -344,7 +344,16 @@ struct SavePlanner {
     /// to be sealed for the key it is stored under.
     static func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
         // Room for a typical record and its checksum, so the bytes are not regrown while written.
-        var writer = RecordWriter(capacity: tables.encodingOrder.count * 24 + 8)
+        let capacity = tables.encodingOrder.count * 24 + 8
+        // The codec @Model generated writes the fields in property order, which is tag order
+        // unless a migration reordered the entity's attributes.
+        if tables.fieldsAscendInPropertyOrder {
+            var encoder = _FieldEncoder(
+                tags: tables.recordTags, accesses: tables.accessByIndex, model: model, capacity: capacity)
+            try model._$encodeFields(into: &encoder)
+            if encoder.isGenerated && !encoder.isIncomplete { return encoder.takeRecord() }
+        }
+        var writer = RecordWriter(capacity: capacity)
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)
         }

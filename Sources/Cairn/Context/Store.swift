@@ -69,6 +69,16 @@ final class Store: @unchecked Sendable {
         let ordinal: Int
         /// The entity's name, interned: what its models' `PersistentIdentifier`s carry.
         let entityName: InternedName
+        /// Each persisted property's field tag in the entity's records, by property index (0 for
+        /// relationships and `.externalStorage` attributes): what the codec `@Model` generates
+        /// reads and writes (``_FieldEncoder``, ``_FieldDecoder``). Allocated once, freed with the tables.
+        let recordTags: UnsafeBufferPointer<UInt32>
+        /// Each persisted attribute's general codec, by property index (`nil` for the others).
+        let accessByIndex: UnsafeBufferPointer<AttributeAccess?>
+        /// Whether the record's tags ascend in property order, as the generated encoder writes
+        /// them. A store whose attributes were reordered by a migration does not: its records are
+        /// written attribute by attribute, in tag order (``encodingOrder``).
+        let fieldsAscendInPropertyOrder: Bool
         /// `\Model.persistentModelID` for the entity's class, made once: a key path over a generic
         /// root is instantiated anew each time it is written (8,000 instructions per fetch).
         let identifierKeyPath: AnyKeyPath
@@ -98,6 +108,32 @@ final class Store: @unchecked Sendable {
                 return (tag, access)
             }.sorted { $0.0 < $1.0 }
             externalAttributes = external
+            let count =
+                entity.storedProperties.map { property in
+                    (property as? Schema.Attribute)?.index ?? (property as? Schema.Relationship)?.index ?? -1
+                }.max().map { $0 + 1 } ?? 0
+            let recordTags = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count)
+            recordTags.initialize(repeating: 0)
+            let accessByIndex = UnsafeMutableBufferPointer<AttributeAccess?>.allocate(capacity: count)
+            accessByIndex.initialize(repeating: nil)
+            for property in entity.storedProperties {
+                guard let attribute = property as? Schema.Attribute, let index = attribute.index else { continue }
+                accessByIndex[index] = attribute.access
+                if let tag = tags[attribute.name], !attribute.options.contains(.externalStorage) {
+                    recordTags[index] = tag
+                }
+            }
+            let inOrder = recordTags.filter { $0 != 0 }
+            fieldsAscendInPropertyOrder = zip(inOrder, inOrder.dropFirst()).allSatisfy { $0 < $1 }
+            self.recordTags = UnsafeBufferPointer(recordTags)
+            self.accessByIndex = UnsafeBufferPointer(accessByIndex)
+        }
+
+        deinit {
+            UnsafeMutableBufferPointer(mutating: recordTags).deallocate()
+            let accesses = UnsafeMutableBufferPointer(mutating: accessByIndex)
+            _ = accesses.deinitialize()
+            accesses.deallocate()
         }
 
         private static func identifierKeyPath<T: PersistentModel>(of _: T.Type) -> AnyKeyPath {

@@ -42,6 +42,12 @@ package struct RecordWriter: Sendable {
     ///
     /// - Parameters:
     ///   - capacity: The number of bytes to reserve; a good guess saves reallocations.
+    /// A writer that holds no bytes yet and allocated none: something to swap a writer out
+    /// with. Write nothing into it.
+    package static var empty: RecordWriter { RecordWriter(placeholder: ()) }
+
+    private init(placeholder: Void) { payload = FieldPayloadWriter(capacity: 0) }
+
     package init(capacity: Int = 64) {
         payload = FieldPayloadWriter(capacity: max(capacity, 5))
         payload.bytes.append(RecordWriter.formatVersion)
