@@ -162,7 +162,9 @@ public final class ModelContext: _ModelLoader {
     ///   other context.
     public func insert<Model: PersistentModel>(_ model: Model) {
         checkOwner()
-        if let loader = model._$modelState.loader {
+        // The state once: each read through the protocol is a call and a retain.
+        let state = model._$modelState
+        if let loader = state.loader {
             precondition(loader === self, "ModelContext.insert(_:): this \(Model.self) belongs to another context")
             pending.undelete(model)
             return
@@ -173,9 +175,9 @@ public final class ModelContext: _ModelLoader {
                 "ModelContext.insert(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
         }
         // Keep a temporary identifier the model was already asked for.
-        let id = model._$modelState.persistentIdentifier ?? PersistentIdentifier.temporary(entity: tables.entityName)
-        model._$modelState.persistentIdentifier = id
-        model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
+        let id = state.persistentIdentifier ?? PersistentIdentifier.temporary(entity: tables.entityName)
+        state.persistentIdentifier = id
+        state.attach(to: self, reporting: tables.keyedAttributeMask)
         identity.register(model, as: id)
         pending.insert(model)
         scheduleAutosave()
@@ -460,10 +462,11 @@ public final class ModelContext: _ModelLoader {
         changed: [any PersistentModel], plan: SavePlanner.DeletePlan, uniqueness: UniquenessPlan
     ) {
         for ((model, tables), rowID) in zip(zip(inserted, insertedTables), rowIDs) {
-            let temporary = model.persistentModelID
+            let state = model._$modelState
+            let temporary = state.persistentIdentifier ?? model.persistentModelID
             let id = PersistentIdentifier(entity: temporary.entity, store: store.internedIdentifier, rowID: rowID)
-            model._$modelState.persistentIdentifier = id
-            model._$modelState.clearChanges()
+            state.persistentIdentifier = id
+            state.clearChanges()
             identity.remove(temporary)
             // A model that took over a stored row represents it from now on; an instance the
             // context had for that row is left out of the identity map.

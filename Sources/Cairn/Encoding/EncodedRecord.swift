@@ -45,6 +45,9 @@ package struct EncodedRecord: Sendable {
     /// ```
     package mutating func seal(forKey key: [UInt8]) {
         let checksum = contentChecksum ^ CRC32C.checksum(key)
+        // Sealed for this key already: left as it is. Writing the same bytes again would copy
+        // them whenever another reference shares them (a record compared, then written).
+        if Self.storedChecksum(of: bytes, in: 0..<bytes.count) == checksum { return }
         let end = bytes.count - 4
         for offset in 0..<4 { bytes[end + offset] = UInt8(truncatingIfNeeded: checksum >> (8 * offset)) }
     }

@@ -50,6 +50,8 @@ extension StorageTransaction where Self: ~Copyable {
 
     /// The stored bytes for `key`, borrowed: only for use before the transaction writes or ends.
     func lookup(_ key: [UInt8], in table: Table) throws(StorageError) -> UnsafeRawBufferPointer? {
+        // The handle once: each read of the requirement is a call and a retain.
+        let handle = handle
         handle.check(table)
         var data = MDB_val()
         let found = try withMDBValue(key) { (keyValue) throws(StorageError) -> Bool in
@@ -195,6 +197,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// let lastKey = try txn.withCursor(on: table) { cursor in try cursor.last() ? Array(cursor.current.key) : nil }
     /// ```
     package func withCursor<R>(on table: Table, _ body: (borrowing Cursor) throws -> R) throws -> R {
+        let handle = handle
         handle.check(table)
         let lookup = try handle.takeKeptCursor(for: table.handle)
         if case .ready(let index) = lookup {
@@ -228,6 +231,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// let order = txn.compare([1], [2], in: table)   // < 0
     /// ```
     package func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, in table: Table) -> Int32 {
+        let handle = handle
         handle.check(table)
         return withMDBValue(a) { a in withMDBValue(b) { b in mdb_cmp(handle.pointer, table.handle, &a, &b) } }
     }
