@@ -31,17 +31,17 @@ struct IdentityMap {
     /// Inserted models by the number of their temporary identifier.
     private var temporary: [UInt64: Slot] = [:]
     /// Entity ordinals by name, for lookups by identifier.
-    private let ordinals: [String: Int]
-    private let storeIdentifier: String
+    private let ordinals: [InternedName: Int]
+    private let storeIdentifier: InternedName
     private var count = 0
     private var countAtLastSweep = 0
 
     init(store: Store) {
-        var ordinals: [String: Int] = [:]
-        for tables in store.entities.values { ordinals[tables.entity.name] = tables.ordinal }
+        var ordinals: [InternedName: Int] = [:]
+        for tables in store.entities.values { ordinals[tables.entityName] = tables.ordinal }
         self.ordinals = ordinals
         rows = Array(repeating: [:], count: ordinals.count)
-        storeIdentifier = store.identifier
+        storeIdentifier = store.internedIdentifier
     }
 
     /// The live model of a row of the entity with `ordinal`.
@@ -60,7 +60,7 @@ struct IdentityMap {
         case .temporary(let number):
             return temporary[number]?.model
         case .row(let row):
-            guard id.storeIdentifier == storeIdentifier, let ordinal = ordinals[id.entityName] else { return nil }
+            guard id.store == storeIdentifier, let ordinal = ordinals[id.entity] else { return nil }
             return rows[ordinal][row]?.model
         }
     }
@@ -74,7 +74,7 @@ struct IdentityMap {
             count += 1
             sweepIfGrown()
         case .row(let row):
-            guard let ordinal = ordinals[id.entityName] else { return }
+            guard let ordinal = ordinals[id.entity] else { return }
             register(model, entity: ordinal, row: row)
         }
     }
@@ -92,7 +92,7 @@ struct IdentityMap {
         case .temporary(let number):
             temporary[number] = nil
         case .row(let row):
-            guard let ordinal = ordinals[id.entityName] else { return }
+            guard let ordinal = ordinals[id.entity] else { return }
             rows[ordinal][row] = nil
         }
     }
@@ -129,8 +129,8 @@ struct IdentityMap {
     /// Lets go of the models of `ids` that nothing but the map holds (a batch the app moved past).
     mutating func releaseIfUnused(_ ids: [PersistentIdentifier]) {
         for id in ids {
-            guard case .row(let row) = id.kind, id.storeIdentifier == storeIdentifier,
-                let ordinal = ordinals[id.entityName], let index = rows[ordinal].index(forKey: row)
+            guard case .row(let row) = id.kind, id.store == storeIdentifier,
+                let ordinal = ordinals[id.entity], let index = rows[ordinal].index(forKey: row)
             else { continue }
             if isKnownUniquelyReferenced(&rows[ordinal].values[index].object) {
                 rows[ordinal].remove(at: index)

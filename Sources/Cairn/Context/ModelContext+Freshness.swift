@@ -50,7 +50,7 @@ extension ModelContext {
             })
         for entry in entries {
             let id = PersistentIdentifier(entity: entry.entity, store: store.internedIdentifier, rowID: entry.row)
-            guard let model = identity.model(for: id), let tables = store.entities[entry.entity.text] else { continue }
+            guard let model = identity.model(for: id), let tables = store.entitiesByName[entry.entity] else { continue }
             if deleted.contains(id) {
                 if entry.kind == .deleted { markDeletedElsewhere(model, tables: tables) }
                 continue
@@ -68,7 +68,7 @@ extension ModelContext {
     /// stored yet and keep everything.
     private func refreshEverything() {
         for model in identity.models where !model.persistentModelID.isTemporary {
-            guard let tables = store.entities[model.persistentModelID.entityName] else { continue }
+            guard let tables = store.entitiesByName[model.persistentModelID.entity] else { continue }
             makeAttributesStale(model, tables: tables)
             makeRelationshipsStale(model, tables: tables)
         }

@@ -49,7 +49,7 @@ extension ModelContext {
         // Rows whose edges the repair changed without this context having written them: their
         // loaded relationships load the stored edges again when next read.
         for id in repaired {
-            if let model = identity.model(for: id), let tables = store.entities[id.entityName] {
+            if let model = identity.model(for: id), let tables = store.entitiesByName[id.entity] {
                 makeRelationshipsStale(model, tables: tables)
             }
         }

@@ -249,8 +249,8 @@ public final class ModelContext: _ModelLoader {
         checkOwner()
         refreshIfNeeded()
         if let registered = identity.model(for: persistentModelID) { return registered }
-        guard let rowID = persistentModelID.rowID, persistentModelID.storeIdentifier == store.identifier,
-            let tables = store.entities[persistentModelID.entityName]
+        guard let rowID = persistentModelID.rowID, persistentModelID.store == store.internedIdentifier,
+            let tables = store.entitiesByName[persistentModelID.entity]
         else { return nil }
         statistics.readTransactions += 1
         let exists =
@@ -286,7 +286,7 @@ public final class ModelContext: _ModelLoader {
     /// names no saved model of this store, an untracked placeholder (see ``model(for:)``).
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let registered = identity.model(for: persistentModelID) { return registered }
-        guard let tables = store.entities[persistentModelID.entityName] else {
+        guard let tables = store.entitiesByName[persistentModelID.entity] else {
             let cause = StorageError(
                 code: .notFound,
                 message: "\(persistentModelID) names entity '\(persistentModelID.entityName)', which is not in this "
@@ -297,7 +297,7 @@ public final class ModelContext: _ModelLoader {
             state.isDeleted = true
             return UnknownEntityModel(_$modelState: state)
         }
-        guard persistentModelID.rowID != nil, persistentModelID.storeIdentifier == store.identifier else {
+        guard persistentModelID.rowID != nil, persistentModelID.store == store.internedIdentifier else {
             // Not registered, so never tracked or saved; its getters go to `fulfill`, which
             // records the error and returns placeholders.
             let state = _ModelState()
@@ -336,7 +336,7 @@ public final class ModelContext: _ModelLoader {
     func entity(named name: String) -> Schema.Entity { container.store.entities[name]!.entity }
 
     func entity(of id: PersistentIdentifier) -> Schema.Entity {
-        store.entities[id.entityName]!.entity
+        store.entitiesByName[id.entity]!.entity
     }
 
     // MARK: _ModelLoader
@@ -348,12 +348,12 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func fulfill(_ model: any PersistentModel, _ index: Int) {
         checkOwner()
-        guard let id = model._$modelState.persistentIdentifier, let tables = store.entities[id.entityName] else {
+        guard let id = model._$modelState.persistentIdentifier, let tables = store.entitiesByName[id.entity] else {
             preconditionFailure(
                 "\(type(of: model)) property #\(index) was read before it was loaded, and the model has no "
                     + "identifier of this context's schema: create models with their own initialisers")
         }
-        guard let rowID = id.rowID, id.storeIdentifier == store.identifier else {
+        guard let rowID = id.rowID, id.store == store.internedIdentifier else {
             let reason =
                 id.rowID == nil
                 ? "the identifier is of a model that was never saved" : "the identifier is of another store"

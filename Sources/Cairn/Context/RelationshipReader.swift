@@ -11,7 +11,7 @@ struct RelationshipReader {
     let tables: Store.EntityTables
 
     /// The relationship's destination entity.
-    var destination: Store.EntityTables { store.entities[relationship.destination]! }
+    var destination: Store.EntityTables { store.entitiesByName[relationship.internedDestination]! }
 
     /// One stored target of an owner, with its record when it was read.
     struct Target {

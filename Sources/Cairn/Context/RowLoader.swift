@@ -44,14 +44,27 @@ final class RowLoader {
 
     /// A new, registered fault for a stored row.
     func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
+        fault(persistentModelID, tables: tables, context: owner())
+    }
+
+    /// The context that owns this loader, which new faults belong to.
+    private func owner() -> ModelContext {
         guard let context else {
             preconditionFailure(
                 "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
         }
+        return context
+    }
+
+    /// A new, registered fault for a stored row, belonging to `context` (the loader's, read once
+    /// by a caller that makes many: each read of a weak reference is two atomic operations).
+    private func fault(
+        _ persistentModelID: PersistentIdentifier, tables: Store.EntityTables, context: ModelContext
+    ) -> any PersistentModel {
         let state = _ModelState()
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)
-        model._$modelState.attach(to: context, reporting: tables.keyedAttributeMask)
+        state.attach(to: context, reporting: tables.keyedAttributeMask)
         if let row = persistentModelID.rowID {
             identity.register(model, entity: tables.ordinal, row: row)
         } else {
@@ -196,9 +209,11 @@ final class RowLoader {
         var models: [any PersistentModel] = []
         models.reserveCapacity(rows.count)
         let (entity, storeName) = (tables.entityName, store.internedIdentifier)
+        let context = rows.isEmpty ? nil : owner()
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(entity: entity, store: storeName, rowID: rowID)
-            let model = registeredOrFault(id, tables: tables)
+            let model =
+                identity.model(entity: tables.ordinal, row: rowID) ?? fault(id, tables: tables, context: context!)
             if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables, only: only)
             models.append(model)

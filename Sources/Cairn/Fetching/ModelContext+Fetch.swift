@@ -105,7 +105,7 @@ extension ModelContext {
     /// become registered models (or are loaded into the ones registered), and each owner's
     /// relationship is set in its stored order.
     func prefetch<T: PersistentModel>(_ keyPaths: [AnyKeyPath], of models: [T]) throws {
-        guard let tables = container.store.entities[Schema.entityName(of: T.self)] else { return }
+        guard let tables = container.store.entitiesByType[ObjectIdentifier(T.self)] else { return }
         for keyPath in keyPaths {
             guard let relationship = tables.entity.relationships.first(where: { $0.keyPath == keyPath }) else {
                 continue
