@@ -5,14 +5,14 @@ import Foundation
 /// changes stays alive (and in the identity map) until it is saved or rolled back.
 struct PendingChanges {
     /// Inserted models, not yet saved.
-    private(set) var inserted = ModelList()
+    private(set) var inserted = ModelList(slot: 0)
     /// Saved models with unsaved changes.
-    private(set) var changed = ModelList()
+    private(set) var changed = ModelList(slot: 1)
     /// Changed models whose change touches an attribute a unique or index table keys: the only
     /// changed models an indexed fetch must consider besides what it reads.
-    private(set) var keyChanged = ModelList()
+    private(set) var keyChanged = ModelList(slot: 2)
     /// Models deleted but not yet saved (inserted ones included: their delete rules still apply).
-    private(set) var deleted = ModelList()
+    private(set) var deleted = ModelList(slot: 3)
 
     /// Whether anything is pending.
     var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
@@ -33,42 +33,67 @@ struct PendingChanges {
 
     /// Forgets everything: after a save, or a rollback.
     mutating func removeAll() {
-        inserted = ModelList()
-        changed = ModelList()
-        keyChanged = ModelList()
-        deleted = ModelList()
+        inserted = ModelList(slot: 0)
+        changed = ModelList(slot: 1)
+        keyChanged = ModelList(slot: 2)
+        deleted = ModelList(slot: 3)
     }
 }
 
 /// Models in the order they were added, each once, with O(1) membership, append and removal.
+///
+/// A model's position in the list is kept in the model's own state (one of four slots, one per
+/// list of ``PendingChanges``), not in a dictionary: hashing every inserted or changed model into
+/// one, and growing it, cost more than the rest of adding it. A position is trusted only when the
+/// list holds that very model there, so one left behind by a list that was dropped or copied
+/// means nothing.
 struct ModelList: Sequence {
+    /// Which of the state's four positions this list keeps (0 to 3).
+    private let slot: Int
     private var models: [(any PersistentModel)?] = []
-    private var positions: [ObjectIdentifier: Int] = [:]
+    private(set) var count = 0
 
-    var count: Int { positions.count }
-    var isEmpty: Bool { positions.isEmpty }
+    init(slot: Int) {
+        precondition((0..<4).contains(slot), "a model state keeps four list positions")
+        self.slot = slot
+    }
 
-    func contains(_ model: any PersistentModel) -> Bool { positions[ObjectIdentifier(model)] != nil }
+    var isEmpty: Bool { count == 0 }
+
+    /// The position of `model` in `models`, if the list holds it.
+    private func position(of model: any PersistentModel, state: _ModelState) -> Int? {
+        let position = Int(state.listPositions[slot])
+        guard position >= 0, position < models.count, let held = models[position], held === model else { return nil }
+        return position
+    }
+
+    func contains(_ model: any PersistentModel) -> Bool { position(of: model, state: model._$modelState) != nil }
 
     /// Adds `model` at the end; `false` when it is already in the list.
     @discardableResult
     mutating func append(_ model: any PersistentModel) -> Bool {
-        let key = ObjectIdentifier(model)
-        guard positions[key] == nil else { return false }
-        positions[key] = models.count
+        let state = model._$modelState
+        guard position(of: model, state: state) == nil else { return false }
+        state.listPositions[slot] = Int32(truncatingIfNeeded: models.count)
         models.append(model)
+        count += 1
         return true
     }
 
     /// Removes `model`; `false` when it is not in the list.
     @discardableResult
     mutating func remove(_ model: any PersistentModel) -> Bool {
-        guard let position = positions.removeValue(forKey: ObjectIdentifier(model)) else { return false }
+        let state = model._$modelState
+        guard let position = position(of: model, state: state) else { return false }
         models[position] = nil
+        state.listPositions[slot] = -1
+        count -= 1
         // Compact once the holes outnumber the models, keeping removal amortised O(1).
-        if models.count > 32 && positions.count < models.count / 2 {
+        if models.count > 32 && count < models.count / 2 {
             models = models.filter { $0 != nil }
-            for (position, model) in models.enumerated() { positions[ObjectIdentifier(model!)] = position }
+            for (position, model) in models.enumerated() {
+                model!._$modelState.listPositions[slot] = Int32(truncatingIfNeeded: position)
+            }
         }
         return true
     }

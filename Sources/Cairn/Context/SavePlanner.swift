@@ -43,9 +43,11 @@ struct SavePlanner {
         // through faults, may happen inside it. Nothing in memory changes until it commits.
         // Partly loaded changed models (propertiesToFetch, faults) are completed first: their
         // unique keys and records need every attribute.
+        // Each list once: every read of one makes a new array of the models.
+        let changedModels = context.changedModelsArray
         let deleting = Set(context.deletedModelsArray.map(\.persistentModelID))
         var deletedElsewhere: [PersistentIdentifier] = []
-        for model in context.changedModelsArray where deleting.isEmpty || !deleting.contains(model.persistentModelID) {
+        for model in changedModels where deleting.isEmpty || !deleting.contains(model.persistentModelID) {
             let id = model.persistentModelID
             guard let rowID = id.rowID else { continue }
             let tables = store.tables(of: model)
@@ -59,9 +61,11 @@ struct SavePlanner {
         }
         if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
         let plan = try planDeletes()
-        let candidates = context.insertedModelsArray.filter { !plan.isDeleted($0) }
-        let uniqueness = try context.planUniqueness(
-            inserted: candidates, changed: context.changedModelsArray.filter { !plan.isDeleted($0) }, deletes: plan)
+        let candidates =
+            plan.deletedObjects.isEmpty
+            ? context.insertedModelsArray : context.insertedModelsArray.filter { !plan.isDeleted($0) }
+        let liveChanged = plan.deletedObjects.isEmpty ? changedModels : changedModels.filter { !plan.isDeleted($0) }
+        let uniqueness = try context.planUniqueness(inserted: candidates, changed: liveChanged, deletes: plan)
         // Empty sets and maps are tested before they are looked up in: a lookup hashes first.
         let inserted =
             uniqueness.superseded.isEmpty
@@ -77,9 +81,7 @@ struct SavePlanner {
                             entity: model.persistentModelID.entity, store: store.internedIdentifier, rowID: $0)
                     }
                 })
-        let changed = context.changedModelsArray.filter {
-            !plan.isDeleted($0) && (takenOver.isEmpty || !takenOver.contains($0.persistentModelID))
-        }
+        let changed = takenOver.isEmpty ? liveChanged : liveChanged.filter { !takenOver.contains($0.persistentModelID) }
 
         // Records are sealed for their row keys in the transaction, where new rows get their ids.
         let insertedTables = inserted.map { store.tables(of: $0) }

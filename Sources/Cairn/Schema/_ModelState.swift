@@ -34,6 +34,9 @@ public final class _ModelState {
     var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.
     var isDeleted = false
+    /// The model's position in each of its context's lists of pending changes (inserted,
+    /// changed, key-changed, deleted), -1 for none; see `ModelList`.
+    var listPositions = SIMD4<Int32>(repeating: -1)
     /// The checksum of the stored record the loaded values came from (or were saved as), so a
     /// fetch can tell that another context rewrote the row since.
     var recordChecksum: UInt32?

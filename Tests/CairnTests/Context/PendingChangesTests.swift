@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func removalsKeepTheOrderOfWhatRemains() {
-        var list = ModelList()
+        var list = ModelList(slot: 0)
         let models = (0..<200).map { Gauge(code: $0, reading: 0) }
         for model in models { list.append(model) }
         for model in models where model.code % 3 != 0 {
@@ -36,6 +36,21 @@ import Testing
         #expect(codes(list) == (0..<200).filter { $0 % 3 == 0 })
         list.append(models[1])
         #expect(list.array.last === models[1] && list.contains(models[1]))
+    }
+
+    @Test func aPositionLeftByADroppedListMeansNothing() {
+        let models = (0..<5).map { Gauge(code: $0, reading: 0) }
+        var first = ModelList(slot: 0)
+        for model in models { first.append(model) }
+        // A new list in the same slot: the models' states still hold the old positions.
+        var second = ModelList(slot: 0)
+        #expect(!second.contains(models[3]))
+        #expect(second.append(models[3]) && !second.append(models[3]))
+        #expect(second.contains(models[3]) && !second.contains(models[0]) && second.count == 1)
+        #expect(second.remove(models[3]) && !second.remove(models[3]) && second.isEmpty)
+        // The first list no longer finds the model whose position the second one overwrote, as
+        // a list that was dropped should not; the others are still where it put them.
+        #expect(!first.contains(models[3]) && first.contains(models[4]))
     }
 
     @Test func theListsKeepTheirModelsAlive() {
