@@ -14,7 +14,7 @@ import Foundation
 /// callgrind, 12 to 16 percent of the instructions of an insert and save, a graph insert, or a
 /// fetch of every row.
 struct IdentityMap {
-    private struct Slot {
+    fileprivate struct Slot {
         /// The reference that keeps the model alive, tested for uniqueness by sweeps.
         var object: AnyObject
         /// The same model with its conformance, not retained again: `object` keeps it alive.
@@ -27,7 +27,7 @@ struct IdentityMap {
     }
 
     /// Each entity's rows, by ``Store/EntityTables/ordinal``.
-    private var rows: [[UInt64: Slot]]
+    private var rows: [RowSlots]
     /// Inserted models by the number of their temporary identifier.
     private var temporary: [UInt64: Slot] = [:]
     /// Entity ordinals by name, for lookups by identifier.
@@ -40,7 +40,7 @@ struct IdentityMap {
         var ordinals: [InternedName: Int] = [:]
         for tables in store.entities.values { ordinals[tables.entityName] = tables.ordinal }
         self.ordinals = ordinals
-        rows = Array(repeating: [:], count: ordinals.count)
+        rows = Array(repeating: RowSlots(), count: ordinals.count)
         storeIdentifier = store.internedIdentifier
     }
 
@@ -48,7 +48,7 @@ struct IdentityMap {
     ///
     /// - Complexity: O(1).
     func model(entity ordinal: Int, row: UInt64) -> (any PersistentModel)? {
-        rows[ordinal][row]?.model
+        rows[ordinal].model(row)
     }
 
     /// How many models the map holds, swept or not.
@@ -61,7 +61,7 @@ struct IdentityMap {
             return temporary[number]?.model
         case .row(let row):
             guard id.store == storeIdentifier, let ordinal = ordinals[id.entity] else { return nil }
-            return rows[ordinal][row]?.model
+            return rows[ordinal].model(row)
         }
     }
 
@@ -81,7 +81,7 @@ struct IdentityMap {
 
     /// Registers `model` as the instance of a row of the entity with `ordinal`.
     mutating func register(_ model: any PersistentModel, entity ordinal: Int, row: UInt64) {
-        rows[ordinal][row] = Slot(model)
+        rows[ordinal].register(model, row: row)
         count += 1
         sweepIfGrown()
     }
@@ -93,14 +93,14 @@ struct IdentityMap {
             temporary[number] = nil
         case .row(let row):
             guard let ordinal = ordinals[id.entity] else { return }
-            rows[ordinal][row] = nil
+            rows[ordinal].remove(row)
         }
     }
 
     /// Every model the map holds, stored and inserted.
     var models: [any PersistentModel] {
         var result: [any PersistentModel] = []
-        for entity in rows { for slot in entity.values { result.append(slot.model) } }
+        for entity in rows { entity.forEach { result.append($0) } }
         for slot in temporary.values { result.append(slot.model) }
         return result
     }
@@ -109,9 +109,9 @@ struct IdentityMap {
     var storedModels: [(PersistentIdentifier, any PersistentModel)] {
         var result: [(PersistentIdentifier, any PersistentModel)] = []
         for entity in rows {
-            for slot in entity.values {
-                guard let id = slot.model._$modelState.persistentIdentifier else { continue }
-                result.append((id, slot.model))
+            entity.forEach { model in
+                guard let id = model._$modelState.persistentIdentifier else { return }
+                result.append((id, model))
             }
         }
         return result
@@ -120,7 +120,7 @@ struct IdentityMap {
     /// Lets go of the models nothing but the map holds. The map's own reference is tested in
     /// place, so the test sees the other references only.
     mutating func sweep() {
-        for ordinal in rows.indices { Self.releaseUnused(in: &rows[ordinal]) }
+        for ordinal in rows.indices { rows[ordinal].releaseUnused() }
         Self.releaseUnused(in: &temporary)
         count = registeredCount
         countAtLastSweep = count
@@ -129,18 +129,14 @@ struct IdentityMap {
     /// Lets go of the models of `ids` that nothing but the map holds (a batch the app moved past).
     mutating func releaseIfUnused(_ ids: [PersistentIdentifier]) {
         for id in ids {
-            guard case .row(let row) = id.kind, id.store == storeIdentifier,
-                let ordinal = ordinals[id.entity], let index = rows[ordinal].index(forKey: row)
+            guard case .row(let row) = id.kind, id.store == storeIdentifier, let ordinal = ordinals[id.entity]
             else { continue }
-            if isKnownUniquelyReferenced(&rows[ordinal].values[index].object) {
-                rows[ordinal].remove(at: index)
-                count -= 1
-            }
+            if rows[ordinal].releaseIfUnused(row) { count -= 1 }
         }
     }
 
     /// Removes the entries whose model only the map holds.
-    private static func releaseUnused(in slots: inout [UInt64: Slot]) {
+    fileprivate static func releaseUnused(in slots: inout [UInt64: Slot]) {
         var unused: [UInt64] = []
         var index = slots.values.startIndex
         while index != slots.values.endIndex {
@@ -156,5 +152,111 @@ struct IdentityMap {
     private mutating func sweepIfGrown() {
         guard count > 1024 && count > 2 * countAtLastSweep else { return }
         sweep()
+    }
+}
+
+/// One entity's registered models by row id.
+///
+/// Row ids are handed out in ascending order, so the rows a context holds cluster: they are kept
+/// in pages of 512 slots, found by the row id's high bits in an array, so a lookup or a
+/// registration is two array reads, not hashing the row into a dictionary (and rehashing it as the
+/// dictionary grows). Row ids past the paged range (a store with billions of rows, or a damaged
+/// key) go to a dictionary, so a stray large id never makes a large array.
+private struct RowSlots {
+    /// A page's slot: empty, or a model and the reference that keeps it (see `IdentityMap.Slot`).
+    struct PageSlot {
+        var object: AnyObject?
+        unowned(unsafe) var model: (any PersistentModel)?
+    }
+
+    private static let pageShift: UInt64 = 9
+    private static let pageSize = 1 << 9
+    /// Pages cover row ids below 2^25 (65,536 pages, an array of at most 512 KiB of references).
+    private static let pageLimit: UInt64 = 1 << 16
+
+    /// Each page's slots, empty (not allocated) until a row in it is registered.
+    private var pages: [[PageSlot]] = []
+    private var overflow: [UInt64: IdentityMap.Slot] = [:]
+    private(set) var count = 0
+
+    /// The page and the slot in it of `row`, or `nil` for a row past the paged range.
+    @inline(__always)
+    private static func place(of row: UInt64) -> (page: Int, slot: Int)? {
+        let page = row >> pageShift
+        guard page < pageLimit else { return nil }
+        return (Int(truncatingIfNeeded: page), Int(truncatingIfNeeded: row) & (pageSize - 1))
+    }
+
+    func model(_ row: UInt64) -> (any PersistentModel)? {
+        guard let (page, slot) = Self.place(of: row) else { return overflow[row]?.model }
+        guard page < pages.count, !pages[page].isEmpty else { return nil }
+        return pages[page][slot].model
+    }
+
+    /// Registers `model` for `row`, replacing any other.
+    mutating func register(_ model: any PersistentModel, row: UInt64) {
+        guard let (page, slot) = Self.place(of: row) else {
+            if overflow.updateValue(IdentityMap.Slot(model), forKey: row) == nil { count += 1 }
+            return
+        }
+        if page >= pages.count { pages.append(contentsOf: repeatElement([], count: page - pages.count + 1)) }
+        if pages[page].isEmpty { pages[page] = Array(repeating: PageSlot(), count: Self.pageSize) }
+        if pages[page][slot].object == nil { count += 1 }
+        pages[page][slot] = PageSlot(object: model, model: model)
+    }
+
+    mutating func remove(_ row: UInt64) {
+        guard let (page, slot) = Self.place(of: row) else {
+            if overflow.removeValue(forKey: row) != nil { count -= 1 }
+            return
+        }
+        guard page < pages.count, !pages[page].isEmpty, pages[page][slot].object != nil else { return }
+        pages[page][slot] = PageSlot()
+        count -= 1
+    }
+
+    /// Calls `body` with every registered model.
+    func forEach(_ body: (any PersistentModel) -> Void) {
+        for slots in pages where !slots.isEmpty {
+            for slot in slots { if let model = slot.model { body(model) } }
+        }
+        for slot in overflow.values { body(slot.model) }
+    }
+
+    /// Removes the entry of `row` if only the map holds its model; whether it did.
+    mutating func releaseIfUnused(_ row: UInt64) -> Bool {
+        guard let (page, slot) = Self.place(of: row) else {
+            guard let index = overflow.index(forKey: row), isKnownUniquelyReferenced(&overflow.values[index].object)
+            else { return false }
+            overflow.remove(at: index)
+            count -= 1
+            return true
+        }
+        guard page < pages.count, !pages[page].isEmpty, pages[page][slot].object != nil,
+            isKnownUniquelyReferenced(&pages[page][slot].object)
+        else { return false }
+        pages[page][slot] = PageSlot()
+        count -= 1
+        return true
+    }
+
+    /// Removes every entry whose model only the map holds. The map's own reference is tested in
+    /// place, so the test sees the other references only.
+    mutating func releaseUnused() {
+        for page in pages.indices where !pages[page].isEmpty {
+            var left = 0
+            for slot in 0..<Self.pageSize where pages[page][slot].object != nil {
+                if isKnownUniquelyReferenced(&pages[page][slot].object) {
+                    pages[page][slot] = PageSlot()
+                    count -= 1
+                } else {
+                    left += 1
+                }
+            }
+            if left == 0 { pages[page] = [] }
+        }
+        let before = overflow.count
+        IdentityMap.releaseUnused(in: &overflow)
+        count -= before - overflow.count
     }
 }

@@ -69,4 +69,35 @@ import Testing
         #expect(map.model(entity: tables.ordinal, row: 4_900) === kept.last)
         #expect(Set(map.storedModels.map(\.0.rowID)) == Set(kept.map { $0.persistentModelID.rowID }))
     }
+
+    @Test func rowsFarApartAndPastThePagedRangeAreKeptAlike() throws {
+        let (container, tables) = try store()
+        var map = IdentityMap(store: container.store)
+        // Neighbours in one page, rows pages apart, and rows past the paged range (a store with
+        // billions of rows, or a damaged key) that must not make the map allocate for them.
+        let rows: [UInt64] = [0, 1, 511, 512, 70_000, 1 << 25, 1 << 40, UInt64.max]
+        var held: [Gauge] = []
+        for row in rows {
+            let gauge = Gauge(code: held.count, reading: 0)
+            gauge._$modelState.persistentIdentifier = id(row, container)
+            map.register(gauge, entity: tables.ordinal, row: row)
+            held.append(gauge)
+        }
+        for (row, gauge) in zip(rows, held) { #expect(map.model(entity: tables.ordinal, row: row) === gauge) }
+        #expect(
+            map.model(entity: tables.ordinal, row: 2) == nil && map.model(entity: tables.ordinal, row: 1 << 41) == nil)
+        #expect(map.registeredCount == rows.count && map.models.count == rows.count)
+        map.remove(id(1 << 40, container))
+        map.remove(id(511, container))
+        #expect(
+            map.model(entity: tables.ordinal, row: 1 << 40) == nil && map.model(entity: tables.ordinal, row: 511) == nil
+        )
+        #expect(map.registeredCount == rows.count - 2)
+        // Dropped by the test, the rest are let go of in a sweep, wherever they are kept.
+        let keep = Set([0, 5, 7])
+        held = held.enumerated().filter { keep.contains($0.offset) }.map(\.element)
+        map.sweep()
+        #expect(map.registeredCount == 3)
+        #expect(Set(map.storedModels.compactMap(\.0.rowID)) == [0, 1 << 25, UInt64.max])
+    }
 }
