@@ -295,9 +295,9 @@ struct SavePlanner {
             }
             for model in changed {
                 let tables = store.tables(of: model)
-                let touched = tables.indexes.filter { index in
-                    index.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
-                }
+                guard !tables.indexes.isEmpty else { continue }
+                let state = model._$modelState
+                let touched = tables.indexes.filter { $0.isTouched(by: state) }
                 guard !touched.isEmpty, let row = model.persistentModelID.rowID,
                     let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
                 else { continue }

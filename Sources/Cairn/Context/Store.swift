@@ -50,6 +50,12 @@ final class Store: @unchecked Sendable {
             let names: [String]
             let table: Table
             let parts: [(AnyObject, inout KeyBuilder) -> Void]
+            /// The property indexes of `names`: what a save checks a changed model's change bits
+            /// against (looking each name up cost a string hash per model and name).
+            let attributeIndexes: [Int]
+
+            /// Whether a change of `state` touches one of the constraint's attributes.
+            func isTouched(by state: _ModelState) -> Bool { attributeIndexes.contains { state.isChanged($0) } }
 
             /// The constraint's key for a model whose constrained attributes are loaded.
             func key(of model: AnyObject) -> [UInt8] {
@@ -371,7 +377,9 @@ final class Store: @unchecked Sendable {
                         message: "The store has no table for \(purpose) of \(entity.name) and is read-only. Open it "
                             + "once with allowsSave: true.")
                 }
-                return EntityTables.UniqueConstraint(names: names, table: table, parts: parts)
+                return EntityTables.UniqueConstraint(
+                    names: names, table: table, parts: parts,
+                    attributeIndexes: names.map { entity.attributesByName[$0]!.index! })
             }
             tables.uniques = try entity.uniquenessConstraints.map {
                 try keyTable($0, prefix: "u", flags: [], purpose: "a uniqueness constraint")

@@ -93,12 +93,12 @@ struct UniquenessPlanner {
             }
         }
         for model in changed {
-            let id = model.persistentModelID
             let tables = store.tables(of: model)
-            let touched = tables.uniques.filter { unique in
-                unique.names.contains { model._$modelState.isChanged(tables.entity.attributesByName[$0]!.index!) }
-            }
+            guard !tables.uniques.isEmpty else { continue }
+            let state = model._$modelState
+            let touched = tables.uniques.filter { $0.isTouched(by: state) }
             guard !touched.isEmpty else { continue }
+            let id = model.persistentModelID
             let oldKeys = try storedKeys(id.rowID!, tables)
             for unique in touched {
                 let index = tables.uniques.firstIndex { $0.table == unique.table }!
@@ -111,72 +111,86 @@ struct UniquenessPlanner {
         // Claims so far are the changed models'; the inserts' follow.
         let changedClaims = plan.claimed.count
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
-        // Each key is computed once, and all are looked up in one read transaction.
+        // Each key is computed once, and all are looked up in one read transaction. The keys are
+        // kept flat, model after model (`keyStart[position]` is a model's first): an array of
+        // keys per model, and each constraint copied per model, were an allocation and several
+        // retains per insert.
         let insertTables = inserted.map { store.tables(of: $0) }
-        let insertKeys: [[[UInt8]]] = zip(inserted, insertTables).map { model, tables in
-            tables.uniques.map { $0.key(of: model) }
+        var keys: [[UInt8]] = []
+        var keyTables: [Table] = []
+        var keyStart: [Int] = []
+        keys.reserveCapacity(inserted.count)
+        keyTables.reserveCapacity(inserted.count)
+        keyStart.reserveCapacity(inserted.count + 1)
+        for (model, tables) in zip(inserted, insertTables) {
+            keyStart.append(keys.count)
+            for unique in tables.uniques {
+                keys.append(unique.key(of: model))
+                keyTables.append(unique.table)
+            }
         }
+        keyStart.append(keys.count)
         let isRowDeleted = { (tables: Store.EntityTables, row: UInt64) in
             !deletedRows.isEmpty
                 && deletedRows.contains(
                     PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: row))
         }
         let takeovers: [UInt64?] = try store.environment.read { txn in
-            try inserted.indices.map { position in
-                let tables = insertTables[position]
+            var takeovers: [UInt64?] = []
+            takeovers.reserveCapacity(inserted.count)
+            for position in inserted.indices {
                 var takeover: UInt64?
-                for (unique, key) in zip(tables.uniques, insertKeys[position]) {
-                    guard freedKeys.isEmpty || !isFreed(unique.table, key),
-                        let row = try txn.uniqueRow(for: key, in: unique.table), !isRowDeleted(tables, row)
+                for k in keyStart[position]..<keyStart[position + 1] {
+                    guard freedKeys.isEmpty || !isFreed(keyTables[k], keys[k]),
+                        let row = try txn.uniqueRow(for: keys[k], in: keyTables[k]),
+                        !isRowDeleted(insertTables[position], row)
                     else { continue }
                     if let other = takeover, other != row {
+                        let tables = insertTables[position]
                         throw SaveError(
                             code: .uniquenessViolated,
                             message: "A new \(tables.entity.name) matches two different stored ones through two "
                                 + "uniqueness constraints, so it cannot replace either. Change its unique values.",
                             models: [
                                 PersistentIdentifier(
-                                    entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: other),
+                                    entity: tables.entityName, store: store.internedIdentifier, rowID: other),
                                 PersistentIdentifier(
-                                    entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row),
+                                    entity: tables.entityName, store: store.internedIdentifier, rowID: row),
                             ])
                     }
                     takeover = row
                 }
-                return takeover
+                takeovers.append(takeover)
             }
+            return takeovers
         }
         // The position of the last insert claiming each key; an earlier one is superseded.
         var claimedByInsert: [KeySlot: Int] = [:]
-        claimedByInsert.reserveCapacity(inserted.count)
-        for (position, model) in inserted.enumerated() {
-            for (unique, key) in zip(insertTables[position].uniques, insertKeys[position]) {
-                if let earlier = claimedByInsert.updateValue(position, forKey: KeySlot(unique.table, key)),
+        claimedByInsert.reserveCapacity(keys.count)
+        for position in inserted.indices {
+            for k in keyStart[position]..<keyStart[position + 1] {
+                if let earlier = claimedByInsert.updateValue(position, forKey: KeySlot(keyTables[k], keys[k])),
                     earlier != position
                 {
                     plan.superseded.insert(ObjectIdentifier(inserted[earlier]))
                 }
             }
-            if let row = takeovers[position] { plan.takeovers[ObjectIdentifier(model)] = row }
+            if let row = takeovers[position] { plan.takeovers[ObjectIdentifier(inserted[position])] = row }
         }
-        plan.claimed.reserveCapacity(plan.claimed.count + inserted.count)
+        plan.claimed.reserveCapacity(plan.claimed.count + keys.count)
         for (position, model) in inserted.enumerated()
         where plan.superseded.isEmpty || !plan.superseded.contains(ObjectIdentifier(model)) {
-            let tables = insertTables[position]
-            guard !tables.uniques.isEmpty else { continue }
+            let range = keyStart[position]..<keyStart[position + 1]
+            guard !range.isEmpty else { continue }
             if let row = takeovers[position] {
                 // The row's old values give way to the new model's. With one constraint, the row's
                 // key is the one it was found by, so the record need not be read.
-                let oldKeys =
-                    tables.uniques.count == 1 ? insertKeys[position] : try storedKeys(row, tables)
-                for (unique, key) in zip(tables.uniques, oldKeys) {
-                    free(unique.table, key)
-                }
+                let tables = insertTables[position]
+                let oldKeys = range.count == 1 ? [keys[range.lowerBound]] : try storedKeys(row, tables)
+                for (k, key) in zip(range, oldKeys) { free(keyTables[k], key) }
                 plan.released += try releasedRelationships(model, row, tables)
             }
-            for (unique, key) in zip(tables.uniques, insertKeys[position]) {
-                plan.claimed.append((unique.table, key, model))
-            }
+            for k in range { plan.claimed.append((keyTables[k], keys[k], model)) }
         }
         // A changed model may not take another stored row's unique values.
         for (table, key, model) in plan.claimed[..<changedClaims] {
