@@ -178,7 +178,8 @@ public final class ModelContext: _ModelLoader {
         let id = state.persistentIdentifier ?? PersistentIdentifier.temporary(entity: tables.entityName)
         state.persistentIdentifier = id
         state.attach(to: self, reporting: tables.keyedAttributeMask)
-        identity.register(model, as: id)
+        // Found by its temporary identifier through the pending inserts (see `registered(_:)`);
+        // the identity map holds it once it has a row.
         pending.insert(model)
         scheduleAutosave()
         // The models it relates to join too, and their inverses point back, as in SwiftData.
@@ -216,10 +217,7 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func rollback() {
         checkOwner()
-        for model in pending.inserted {
-            identity.remove(model.persistentModelID)
-            detach(model)
-        }
+        for model in pending.inserted { detach(model) }
         for model in pending.changed {
             for property in entity(of: model.persistentModelID).storedProperties {
                 (property as? Schema.Attribute)?.access?.unload(model)
@@ -240,7 +238,13 @@ public final class ModelContext: _ModelLoader {
     /// - Complexity: O(1).
     public func registeredModel<Model: PersistentModel>(for persistentModelID: PersistentIdentifier) -> Model? {
         checkOwner()
-        return identity.model(for: persistentModelID) as? Model
+        return registered(persistentModelID) as? Model
+    }
+
+    /// The instance the context holds for `id`: a stored row's from the identity map, an inserted
+    /// model's by its temporary identifier.
+    func registered(_ id: PersistentIdentifier) -> (any PersistentModel)? {
+        id.isTemporary ? pending.insertedModel(for: id) : identity.model(for: id)
     }
 
     /// The model with this identifier if it is registered or stored, else `nil`: no fault is made
@@ -248,7 +252,7 @@ public final class ModelContext: _ModelLoader {
     func existingModel(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
         checkOwner()
         refreshIfNeeded()
-        if let registered = identity.model(for: persistentModelID) { return registered }
+        if let registered = registered(persistentModelID) { return registered }
         guard let rowID = persistentModelID.rowID, persistentModelID.store == store.internedIdentifier,
             let tables = store.entitiesByName[persistentModelID.entity]
         else { return nil }
@@ -285,7 +289,7 @@ public final class ModelContext: _ModelLoader {
     /// The registered model for an identifier, or a new registered fault; for an identifier that
     /// names no saved model of this store, an untracked placeholder (see ``model(for:)``).
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
-        if let registered = identity.model(for: persistentModelID) { return registered }
+        if let registered = registered(persistentModelID) { return registered }
         guard let tables = store.entitiesByName[persistentModelID.entity] else {
             let cause = StorageError(
                 code: .notFound,
@@ -467,7 +471,6 @@ public final class ModelContext: _ModelLoader {
             let id = PersistentIdentifier(entity: temporary.entity, store: store.internedIdentifier, rowID: rowID)
             state.persistentIdentifier = id
             state.clearChanges()
-            identity.remove(temporary)
             // A model that took over a stored row represents it from now on; an instance the
             // context had for that row is left out of the identity map.
             identity.register(model, entity: tables.ordinal, row: rowID)

@@ -14,8 +14,33 @@ struct PendingChanges {
     /// Models deleted but not yet saved (inserted ones included: their delete rules still apply).
     private(set) var deleted = ModelList(slot: 3)
 
+    /// Inserted models' positions in ``inserted`` by temporary number, for the positions below
+    /// `indexedThrough`: filled in when a temporary identifier is looked up, not as models are
+    /// inserted (an insert hashed into a map, and a save took each one out again, for a lookup
+    /// that few apps make).
+    private var temporaryIndex: [UInt64: Int] = [:]
+    private var indexedThrough = 0
+
     /// Whether anything is pending.
     var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+
+    /// The inserted model whose temporary identifier is `id`, if there is one.
+    mutating func insertedModel(for id: PersistentIdentifier) -> (any PersistentModel)? {
+        guard case .temporary(let number) = id.kind else { return nil }
+        // The list only grows until it is emptied: the positions indexed so far stay right.
+        while indexedThrough < inserted.endPosition {
+            if case .temporary(let indexed)? = inserted.model(at: indexedThrough)?._$modelState.persistentIdentifier?
+                .kind
+            {
+                temporaryIndex[indexed] = indexedThrough
+            }
+            indexedThrough += 1
+        }
+        guard let position = temporaryIndex[number], let model = inserted.model(at: position),
+            model._$modelState.persistentIdentifier == id
+        else { return nil }
+        return model
+    }
 
     mutating func insert(_ model: any PersistentModel) { inserted.append(model) }
 
@@ -37,6 +62,8 @@ struct PendingChanges {
         changed = ModelList(slot: 1)
         keyChanged = ModelList(slot: 2)
         deleted = ModelList(slot: 3)
+        temporaryIndex = [:]
+        indexedThrough = 0
     }
 }
 
@@ -99,6 +126,13 @@ struct ModelList: Sequence {
     }
 
     var array: [any PersistentModel] { models.compactMap { $0 } }
+
+    /// The position after the last model ever appended (removed ones leave holes until the list
+    /// is compacted).
+    var endPosition: Int { models.count }
+
+    /// The model at `position`, or `nil` for a hole.
+    func model(at position: Int) -> (any PersistentModel)? { models[position] }
 
     func makeIterator() -> some IteratorProtocol<any PersistentModel> { models.lazy.compactMap { $0 }.makeIterator() }
 }

@@ -114,12 +114,16 @@ struct SavePlanner {
                 []
         var finalTargets:
             [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
-        let written =
-            zip(inserted, insertedTables).lazy.map { ($0, $1, true) }
-            + changed.lazy.map { ($0, store.tables(of: $0), false) }
-        for (model, tables, isNew) in written where !tables.entity.relationships.isEmpty {
-            for relationship in tables.entity.relationships
-            where isNew || model._$modelState.isChanged(relationship.index) {
+        // The inserted models, then the changed ones, each with its tables and whether it is new
+        // (walked in place: joining the two lists copied every model).
+        func forEachWritten(_ body: (any PersistentModel, Store.EntityTables, Bool) throws -> Void) rethrows {
+            for (model, tables) in zip(inserted, insertedTables) { try body(model, tables, true) }
+            for model in changed { try body(model, store.tables(of: model), false) }
+        }
+        forEachWritten { model, tables, isNew in
+            guard !tables.entity.relationships.isEmpty else { return }
+            let state = model._$modelState
+            for relationship in tables.entity.relationships where isNew || state.isChanged(relationship.index) {
                 if isNew && !relationship.access.hasTargets(model) {
                     // An empty new list matters only to a lower bound on its count.
                     if relationship.minimumModelCount != nil { finalTargets.append((model, relationship, [])) }
@@ -144,7 +148,8 @@ struct SavePlanner {
             inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
-        for (model, tables, isNew) in written where !tables.externalAttributes.isEmpty {
+        try forEachWritten { model, tables, isNew in
+            guard !tables.externalAttributes.isEmpty else { return }
             for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
             where isNew || model._$modelState.isChanged(index) {
                 var writer = RecordWriter()
@@ -158,12 +163,15 @@ struct SavePlanner {
         let updatedModels = uniqueness.takeovers.isEmpty ? changed : changed + inserted.filter(isTakeover)
 
         // The plan names rows, not models: a new model by its position among the new rows.
-        var newPositions: [ObjectIdentifier: Int] = [:]
-        newPositions.reserveCapacity(inserted.count)
-        for (position, model) in inserted.enumerated() { newPositions[ObjectIdentifier(model)] = position }
+        // Each inserted model's position is noted in its state, trusted only where `inserted`
+        // holds that model (a position left by an earlier save means nothing): no map to hash
+        // every model into.
+        for (position, model) in inserted.enumerated() { model._$modelState.planPosition = position }
         func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
-            if let row = model._$modelState.persistentIdentifier?.rowID { return .stored(row) }
-            if let position = newPositions[ObjectIdentifier(model)] { return .new(position) }
+            let state = model._$modelState
+            if let row = state.persistentIdentifier?.rowID { return .stored(row) }
+            let position = state.planPosition
+            if position >= 0 && position < inserted.count && inserted[position] === model { return .new(position) }
             return .missing(Schema.internedEntityName(of: type(of: model)))
         }
         var savePlan = SavePlan()

@@ -116,6 +116,38 @@ enum SpecimensV3 {
         #expect(!specimen.persistentModelID.isTemporary)
     }
 
+    @Test func insertedModelsAreFoundByTheirTemporaryIdentifiersUntilSavedOrRolledBack() throws {
+        let context = ModelContext(
+            try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        var inserted: [Specimen] = []
+        // Looked up between inserts, so lookups meet models inserted after the last one.
+        for round in 0..<5 {
+            for number in 0..<40 {
+                let specimen = Specimen(name: "s\(round)-\(number)")
+                context.insert(specimen)
+                inserted.append(specimen)
+            }
+            for specimen in inserted {
+                #expect((context.registeredModel(for: specimen.persistentModelID) as Specimen?) === specimen)
+                #expect(context.model(for: specimen.persistentModelID) === specimen)
+            }
+        }
+        let temporary = inserted.map(\.persistentModelID)
+        try context.save()
+        for (specimen, old) in zip(inserted, temporary) {
+            #expect(
+                context.registeredModel(for: old) as Specimen? == nil, "a saved model has left its temporary identifier"
+            )
+            #expect((context.registeredModel(for: specimen.persistentModelID) as Specimen?) === specimen)
+        }
+        let discarded = Specimen(name: "discarded")
+        context.insert(discarded)
+        let discardedID = discarded.persistentModelID
+        #expect((context.registeredModel(for: discardedID) as Specimen?) === discarded)
+        context.rollback()
+        #expect(context.registeredModel(for: discardedID) as Specimen? == nil)
+    }
+
     @Test func oneInstancePerIdentifierPerContext() throws {
         let container = try ModelContainer(
             for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
