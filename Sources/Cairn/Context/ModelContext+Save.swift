@@ -42,9 +42,9 @@ extension ModelContext {
         let outcome = try StoreWriter(store: store).write(planned.plan)
         let (rowIDs, commit, repaired) = (outcome.newRows, outcome.commit, outcome.repaired)
         let deletedIDs = plan.deleted.map(\.persistentModelID)
-        didSave(
-            inserted: inserted, tables: planned.insertedTables, rowIDs: rowIDs, changed: changed, plan: plan,
-            uniqueness: uniqueness)
+        let saved = didSave(
+            inserted: inserted, tables: planned.insertedTables, rowIDs: rowIDs, changed: changed,
+            written: planned.plan, plan: plan, uniqueness: uniqueness)
         noteOwnCommit(commit)
         // Rows whose edges the repair changed without this context having written them: their
         // loaded relationships load the stored edges again when next read.
@@ -53,14 +53,7 @@ extension ModelContext {
                 makeRelationshipsStale(model, tables: tables)
             }
         }
-        // The models now hold what their rows hold.
-        for (model, written) in zip(inserted, planned.plan.newRows) {
-            model._$modelState.recordChecksum = written.record.contentChecksum
-        }
-        for (model, written) in zip(changed, planned.plan.updates) {
-            model._$modelState.recordChecksum = written.record.contentChecksum
-        }
-        post(Self.didSave, inserted: planned.newModels, updated: planned.updatedModels, deleted: deletedIDs)
+        post(Self.didSave, insertedIDs: saved.inserted, updatedIDs: saved.updated, deleted: deletedIDs)
         checkInvariantsAfterSave()
     }
 }

@@ -459,18 +459,29 @@ public final class ModelContext: _ModelLoader {
 
     /// Makes a successful save visible: new models get permanent identifiers, deleted ones (those
     /// cascaded to included) leave the context, nullified inverses and other loaded relationships
-    /// drop the deleted models, and every model loses its pending changes. Runs only after the
-    /// transaction committed.
+    /// drop the deleted models, every model loses its pending changes and notes the checksum of
+    /// the record it was saved as. Runs only after the transaction committed. Returns the
+    /// identifiers of the models inserted and updated, as `didSave` lists them (gathered here, in
+    /// the one pass over the models, which are far apart in memory).
     func didSave(
         inserted: [any PersistentModel], tables insertedTables: [Store.EntityTables], rowIDs: [UInt64],
-        changed: [any PersistentModel], plan: SavePlanner.DeletePlan, uniqueness: UniquenessPlan
-    ) {
-        for ((model, tables), rowID) in zip(zip(inserted, insertedTables), rowIDs) {
+        changed: [any PersistentModel], written: SavePlan, plan: SavePlanner.DeletePlan, uniqueness: UniquenessPlan
+    ) -> (inserted: [PersistentIdentifier], updated: [PersistentIdentifier]) {
+        var insertedIDs: [PersistentIdentifier] = []
+        var updatedIDs: [PersistentIdentifier] = []
+        var takenOverIDs: [PersistentIdentifier] = []
+        insertedIDs.reserveCapacity(inserted.count)
+        updatedIDs.reserveCapacity(changed.count)
+        for position in inserted.indices {
+            let (model, tables, rowID) = (inserted[position], insertedTables[position], rowIDs[position])
             let state = model._$modelState
             let temporary = state.persistentIdentifier ?? model.persistentModelID
             let id = PersistentIdentifier(entity: temporary.entity, store: store.internedIdentifier, rowID: rowID)
             state.persistentIdentifier = id
             state.clearChanges()
+            // The model now holds what its row holds.
+            state.recordChecksum = written.newRows[position].record.contentChecksum
+            if written.newRows[position].takesOver == nil { insertedIDs.append(id) } else { takenOverIDs.append(id) }
             // A model that took over a stored row represents it from now on; an instance the
             // context had for that row is left out of the identity map.
             identity.register(model, entity: tables.ordinal, row: rowID)
@@ -487,7 +498,12 @@ public final class ModelContext: _ModelLoader {
             detach(model)
         }
         for (owner, relationship, targets) in uniqueness.released { relationship.access.load(owner, targets) }
-        for model in changed { model._$modelState.clearChanges() }
+        for (model, update) in zip(changed, written.updates) {
+            let state = model._$modelState
+            state.clearChanges()
+            state.recordChecksum = update.record.contentChecksum
+            updatedIDs.append(update.identifier)
+        }
         for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
             relationship.access.load(owner, targets)
         }
@@ -514,5 +530,7 @@ public final class ModelContext: _ModelLoader {
             }
         }
         pending.removeAll()
+        // Updated: the changed models, then the inserts that took over stored rows.
+        return (insertedIDs, updatedIDs + takenOverIDs)
     }
 }

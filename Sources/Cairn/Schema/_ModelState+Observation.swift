@@ -28,14 +28,12 @@ extension _ModelState {
         _ model: Model, keyPath: KeyPath<Model, Member>, _ index: Int
     ) {
         if !observed.contains(index) { observed.insert(index) }
-        let box: _ObservationBox
-        if let existing = observation {
-            box = existing
-        } else {
-            box = _ObservationBox()
-            observation = box
+        if observation == nil { observation = _ObservationBox() }
+        // The box is the state's and lives as long as it: borrowed, not retained and released
+        // around the call (atomic operations, on every getter).
+        Unmanaged.passUnretained(observation.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            $0.registrar.access(model, keyPath: keyPath)
         }
-        box.registrar.access(model, keyPath: keyPath)
     }
 
     /// Runs `mutation`, the change of the persisted property at `index`, telling the model's
@@ -49,8 +47,10 @@ extension _ModelState {
     public func withMutation<Model: Observable & AnyObject, Member, Result>(
         of model: Model, keyPath: KeyPath<Model, Member>, _ index: Int, _ mutation: () throws -> Result
     ) rethrows -> Result {
-        guard observed.contains(index), let box = observation else { return try mutation() }
-        return try box.registrar.withMutation(of: model, keyPath: keyPath, mutation)
+        guard observed.contains(index), observation != nil else { return try mutation() }
+        return try Unmanaged.passUnretained(observation.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            try $0.registrar.withMutation(of: model, keyPath: keyPath, mutation)
+        }
     }
 
     /// Whether the persisted property at `index` can have observers: its getter has run.
