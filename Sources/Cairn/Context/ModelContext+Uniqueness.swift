@@ -4,7 +4,7 @@ extension ModelContext {
     /// Applies the uniqueness constraints to the inserts, changes and deletes of a save (see
     /// ``UniquenessPlanner``), reading stored rows through this context.
     func planUniqueness(
-        inserted: [any PersistentModel], changed: [any PersistentModel], deletes: SavePlanner.DeletePlan
+        inserted: InsertedModels, changed: [any PersistentModel], deletes: SavePlanner.DeletePlan
     ) throws -> UniquenessPlan {
         let planner = UniquenessPlanner(
             store: container.store,

@@ -61,15 +61,18 @@ struct SavePlanner {
         }
         if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
         let plan = try planDeletes()
-        let candidates =
+        let candidates = try InsertedModels(
             plan.deletedObjects.isEmpty
-            ? context.insertedModelsArray : context.insertedModelsArray.filter { !plan.isDeleted($0) }
+                ? context.insertedModelsArray : context.insertedModelsArray.filter { !plan.isDeleted($0) },
+            store: store)
         let liveChanged = plan.deletedObjects.isEmpty ? changedModels : changedModels.filter { !plan.isDeleted($0) }
         let uniqueness = try context.planUniqueness(inserted: candidates, changed: liveChanged, deletes: plan)
-        // Empty sets and maps are tested before they are looked up in: a lookup hashes first.
-        let inserted =
-            uniqueness.superseded.isEmpty
-            ? candidates : candidates.filter { !uniqueness.superseded.contains(ObjectIdentifier($0)) }
+        // The inserts that get rows: a later insert with the same unique values supersedes an
+        // earlier one. Their tables, records (sealed for their row keys in the transaction, where
+        // new rows get their ids) and positions among the new rows were all read in one pass.
+        let insertedModels = candidates.removing(uniqueness.superseded)
+        let inserted = insertedModels.models
+        let insertedTables = insertedModels.tables
         // A stored model whose row an insert takes over gives way to it.
         let takenOver =
             uniqueness.takeovers.isEmpty
@@ -83,13 +86,6 @@ struct SavePlanner {
                 })
         let changed = takenOver.isEmpty ? liveChanged : liveChanged.filter { !takenOver.contains($0.persistentModelID) }
 
-        // Records are sealed for their row keys in the transaction, where new rows get their ids.
-        let insertedTables = inserted.map { store.tables(of: $0) }
-        var insertRecords: [(tables: Store.EntityTables, record: EncodedRecord)] = []
-        insertRecords.reserveCapacity(inserted.count)
-        for (model, tables) in zip(inserted, insertedTables) {
-            insertRecords.append((tables, try Self.record(of: model, tables: tables)))
-        }
         var updates: [SavePlan.Update] = []
         updates.reserveCapacity(changed.count)
         for model in changed {
@@ -145,7 +141,7 @@ struct SavePlanner {
         // the plan (cascades, inverses) may be wrong. Nothing is written then.
         try context.throwPendingLoadErrors()
         let (indexRemovals, indexAdditions) = try planIndexes(
-            inserted: inserted, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
+            inserted: insertedModels, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
         try forEachWritten { model, tables, isNew in
@@ -162,23 +158,22 @@ struct SavePlanner {
         let newModels = uniqueness.takeovers.isEmpty ? inserted : inserted.filter { !isTakeover($0) }
         let updatedModels = uniqueness.takeovers.isEmpty ? changed : changed + inserted.filter(isTakeover)
 
-        // The plan names rows, not models: a new model by its position among the new rows.
-        // Each inserted model's position is noted in its state, trusted only where `inserted`
-        // holds that model (a position left by an earlier save means nothing): no map to hash
-        // every model into.
-        for (position, model) in inserted.enumerated() { model._$modelState.planPosition = position }
+        // The plan names rows, not models: a new model by its position among the new rows,
+        // noted in its state (`InsertedModels`), so no map has every model hashed into it.
         func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
             let state = model._$modelState
             if let row = state.persistentIdentifier?.rowID { return .stored(row) }
-            let position = state.planPosition
-            if position >= 0 && position < inserted.count && inserted[position] === model { return .new(position) }
+            if let position = insertedModels.position(of: model, state: state) { return .new(position) }
             return .missing(Schema.internedEntityName(of: type(of: model)))
         }
         var savePlan = SavePlan()
-        savePlan.newRows = zip(inserted, insertRecords).map { model, written in
-            SavePlan.NewRow(
-                tables: written.tables, record: written.record,
-                takesOver: uniqueness.takeovers.isEmpty ? nil : uniqueness.takeovers[ObjectIdentifier(model)])
+        savePlan.newRows.reserveCapacity(inserted.count)
+        for position in 0..<insertedModels.count {
+            savePlan.newRows.append(
+                SavePlan.NewRow(
+                    tables: insertedTables[position], record: insertedModels.records[position],
+                    takesOver: uniqueness.takeovers.isEmpty
+                        ? nil : uniqueness.takeovers[ObjectIdentifier(inserted[position])]))
         }
         savePlan.updates = updates
         savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
@@ -285,7 +280,7 @@ struct SavePlanner {
     /// The index entries a save removes (old values, read from the stored records of deleted,
     /// changed and taken-over rows) and adds (the models' values).
     private func planIndexes(
-        inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel],
+        inserted: InsertedModels, changed: [any PersistentModel], deleted: [any PersistentModel],
         takeovers: [ObjectIdentifier: UInt64]
     ) throws -> (removals: [(Table, [UInt8], UInt64)], additions: [(Table, [UInt8], any PersistentModel)]) {
         var removals: [(Table, [UInt8], UInt64)] = []
@@ -316,10 +311,9 @@ struct SavePlanner {
                     additions.append((index.table, new, model))
                 }
             }
-            for model in inserted {
-                let tables = store.tables(of: model)
-                guard !tables.indexes.isEmpty else { continue }
-                if let row = takeovers[ObjectIdentifier(model)],
+            for position in 0..<inserted.count where !inserted.tables[position].indexes.isEmpty {
+                let (model, tables) = (inserted.models[position], inserted.tables[position])
+                if !takeovers.isEmpty, let row = takeovers[ObjectIdentifier(model)],
                     let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
                 {
                     for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }

@@ -69,7 +69,7 @@ struct UniquenessPlanner {
 
     /// The plan for a save's inserted, changed and deleted (saved) models, in the order given.
     func plan(
-        inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel]
+        inserted: InsertedModels, changed: [any PersistentModel], deleted: [any PersistentModel]
     ) throws -> UniquenessPlan {
         var plan = UniquenessPlan()
         let deletedRows = Set(deleted.map(\.persistentModelID))
@@ -111,25 +111,9 @@ struct UniquenessPlanner {
         // Claims so far are the changed models'; the inserts' follow.
         let changedClaims = plan.claimed.count
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
-        // Each key is computed once, and all are looked up in one read transaction. The keys are
-        // kept flat, model after model (`keyStart[position]` is a model's first): an array of
-        // keys per model, and each constraint copied per model, were an allocation and several
-        // retains per insert.
-        let insertTables = inserted.map { store.tables(of: $0) }
-        var keys: [[UInt8]] = []
-        var keyTables: [Table] = []
-        var keyStart: [Int] = []
-        keys.reserveCapacity(inserted.count)
-        keyTables.reserveCapacity(inserted.count)
-        keyStart.reserveCapacity(inserted.count + 1)
-        for (model, tables) in zip(inserted, insertTables) {
-            keyStart.append(keys.count)
-            for unique in tables.uniques {
-                keys.append(unique.key(of: model))
-                keyTables.append(unique.table)
-            }
-        }
-        keyStart.append(keys.count)
+        // Their keys were made in the save's one pass over the models (`InsertedModels`), and are
+        // all looked up in one read transaction.
+        let (keys, keyTables, insertTables) = (inserted.keys, inserted.keyTables, inserted.tables)
         let isRowDeleted = { (tables: Store.EntityTables, row: UInt64) in
             !deletedRows.isEmpty
                 && deletedRows.contains(
@@ -138,9 +122,9 @@ struct UniquenessPlanner {
         let takeovers: [UInt64?] = try store.environment.read { txn in
             var takeovers: [UInt64?] = []
             takeovers.reserveCapacity(inserted.count)
-            for position in inserted.indices {
+            for position in 0..<inserted.count {
                 var takeover: UInt64?
-                for k in keyStart[position]..<keyStart[position + 1] {
+                for k in inserted.keyRange(of: position) {
                     guard freedKeys.isEmpty || !isFreed(keyTables[k], keys[k]),
                         let row = try txn.uniqueRow(for: keys[k], in: keyTables[k]),
                         !isRowDeleted(insertTables[position], row)
@@ -167,20 +151,20 @@ struct UniquenessPlanner {
         // The position of the last insert claiming each key; an earlier one is superseded.
         var claimedByInsert: [KeySlot: Int] = [:]
         claimedByInsert.reserveCapacity(keys.count)
-        for position in inserted.indices {
-            for k in keyStart[position]..<keyStart[position + 1] {
+        for position in 0..<inserted.count {
+            for k in inserted.keyRange(of: position) {
                 if let earlier = claimedByInsert.updateValue(position, forKey: KeySlot(keyTables[k], keys[k])),
                     earlier != position
                 {
-                    plan.superseded.insert(ObjectIdentifier(inserted[earlier]))
+                    plan.superseded.insert(ObjectIdentifier(inserted.models[earlier]))
                 }
             }
-            if let row = takeovers[position] { plan.takeovers[ObjectIdentifier(inserted[position])] = row }
+            if let row = takeovers[position] { plan.takeovers[ObjectIdentifier(inserted.models[position])] = row }
         }
         plan.claimed.reserveCapacity(plan.claimed.count + keys.count)
-        for (position, model) in inserted.enumerated()
+        for (position, model) in inserted.models.enumerated()
         where plan.superseded.isEmpty || !plan.superseded.contains(ObjectIdentifier(model)) {
-            let range = keyStart[position]..<keyStart[position + 1]
+            let range = inserted.keyRange(of: position)
             guard !range.isEmpty else { continue }
             if let row = takeovers[position] {
                 // The row's old values give way to the new model's. With one constraint, the row's

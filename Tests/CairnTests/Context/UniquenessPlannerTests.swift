@@ -34,7 +34,8 @@ import Testing
     @Test func anInsertWithAStoredValueTakesThatRowOver() throws {
         let (container, gauges, planner) = try storedGauges()
         let newcomer = Gauge(code: 2, reading: 20)
-        let plan = try planner.plan(inserted: [newcomer], changed: [], deleted: [])
+        let plan = try planner.plan(
+            inserted: try InsertedModels([newcomer], store: container.store), changed: [], deleted: [])
         #expect(plan.takeovers == [ObjectIdentifier(newcomer): gauges[1].persistentModelID.rowID!])
         #expect(plan.freed.map(\.key) == [key(2, in: container)])
         #expect(plan.claimed.count == 1 && plan.claimed[0].model === newcomer)
@@ -42,9 +43,10 @@ import Testing
     }
 
     @Test func aLaterInsertWithTheSameValueSupersedesTheEarlier() throws {
-        let (_, _, planner) = try storedGauges()
+        let (container, _, planner) = try storedGauges()
         let (early, late) = (Gauge(code: 9, reading: 1), Gauge(code: 9, reading: 2))
-        let plan = try planner.plan(inserted: [early, late], changed: [], deleted: [])
+        let plan = try planner.plan(
+            inserted: try InsertedModels([early, late], store: container.store), changed: [], deleted: [])
         #expect(plan.superseded == [ObjectIdentifier(early)])
         #expect(plan.claimed.map { ObjectIdentifier($0.model) } == [ObjectIdentifier(late)])
         #expect(plan.takeovers.isEmpty && plan.freed.isEmpty)
@@ -53,23 +55,26 @@ import Testing
     @Test func aDeletedRowsValueIsFreedForANewModelWithoutATakeover() throws {
         let (container, gauges, planner) = try storedGauges()
         let newcomer = Gauge(code: 3, reading: 30)
-        let plan = try planner.plan(inserted: [newcomer], changed: [], deleted: [gauges[2]])
+        let plan = try planner.plan(
+            inserted: try InsertedModels([newcomer], store: container.store), changed: [], deleted: [gauges[2]])
         #expect(plan.takeovers.isEmpty)
         #expect(plan.freed.map(\.key) == [key(3, in: container)])
         #expect(plan.claimed.count == 1 && plan.claimed[0].model === newcomer)
     }
 
     @Test func aChangeToAnotherStoredRowsValueIsRefusedNamingBoth() throws {
-        let (_, gauges, planner) = try storedGauges()
+        let (container, gauges, planner) = try storedGauges()
         gauges[0].code = 3
         #expect {
-            try planner.plan(inserted: [], changed: [gauges[0]], deleted: [])
+            try planner.plan(
+                inserted: try InsertedModels([], store: container.store), changed: [gauges[0]], deleted: [])
         } throws: { error in
             guard let error = error as? SaveError, error.code == .uniquenessViolated else { return false }
             return Set(error.models) == [gauges[0].persistentModelID, gauges[2].persistentModelID]
         }
         // Deleting the other row in the same save frees its value.
-        let plan = try planner.plan(inserted: [], changed: [gauges[0]], deleted: [gauges[2]])
+        let plan = try planner.plan(
+            inserted: try InsertedModels([], store: container.store), changed: [gauges[0]], deleted: [gauges[2]])
         #expect(plan.claimed.count == 1 && plan.claimed[0].model === gauges[0])
         #expect(plan.freed.count == 2)
     }

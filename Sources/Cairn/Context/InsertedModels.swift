@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a save needs of each inserted model, read in one pass over the models: its entity's
+/// tables, its record, its unique keys, and its position among the save's new rows (noted in its
+/// state, see ``SavePlanner``).
+///
+/// Models are far apart in memory, and each pass over a hundred thousand of them misses the
+/// caches once per model: the save planner used to make a pass for the tables, one for the keys,
+/// one for the records and one for the positions. Now it makes this one.
+///
+/// ```swift
+/// let inserted = try InsertedModels(context.insertedModelsArray, store: store)
+/// inserted.keys(of: 0)   // the first model's unique keys
+/// ```
+struct InsertedModels {
+    private(set) var models: [any PersistentModel] = []
+    private(set) var tables: [Store.EntityTables] = []
+    /// Each model's record, sealed for its row's key in the write transaction.
+    private(set) var records: [EncodedRecord] = []
+    /// The unique keys, model after model, with each key's table: model `i`'s are at
+    /// `keyStart[i]..<keyStart[i + 1]`, in the order of its entity's constraints.
+    private(set) var keys: [[UInt8]] = []
+    private(set) var keyTables: [Table] = []
+    private var keyStart: [Int] = [0]
+
+    /// Reads `models`, in order.
+    ///
+    /// - Throws: What encoding a record throws.
+    init(_ models: [any PersistentModel], store: Store) throws {
+        self.models = models
+        tables.reserveCapacity(models.count)
+        records.reserveCapacity(models.count)
+        keys.reserveCapacity(models.count)
+        keyTables.reserveCapacity(models.count)
+        keyStart.reserveCapacity(models.count + 1)
+        for (position, model) in models.enumerated() {
+            let tables = store.tables(of: model)
+            self.tables.append(tables)
+            for unique in tables.uniques {
+                keys.append(unique.key(of: model))
+                keyTables.append(unique.table)
+            }
+            keyStart.append(keys.count)
+            records.append(try SavePlanner.record(of: model, tables: tables))
+            model._$modelState.planPosition = position
+        }
+    }
+
+    private init() {}
+
+    var count: Int { models.count }
+
+    /// The positions in ``keys`` of model `position`'s unique keys.
+    func keyRange(of position: Int) -> Range<Int> { keyStart[position]..<keyStart[position + 1] }
+
+    /// The same without the models in `excluded`, their positions noted again.
+    func removing(_ excluded: Set<ObjectIdentifier>) -> InsertedModels {
+        guard !excluded.isEmpty else { return self }
+        var kept = InsertedModels()
+        for position in models.indices where !excluded.contains(ObjectIdentifier(models[position])) {
+            models[position]._$modelState.planPosition = kept.models.count
+            kept.models.append(models[position])
+            kept.tables.append(tables[position])
+            kept.records.append(records[position])
+            for key in keyRange(of: position) {
+                kept.keys.append(keys[key])
+                kept.keyTables.append(keyTables[key])
+            }
+            kept.keyStart.append(kept.keys.count)
+        }
+        return kept
+    }
+
+    /// The position of `model` among these models, if it is one of them (its state's note,
+    /// checked against the list, so a note left by an earlier save means nothing).
+    func position(of model: any PersistentModel, state: _ModelState) -> Int? {
+        let position = state.planPosition
+        guard position >= 0 && position < models.count && models[position] === model else { return nil }
+        return position
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+/// The one pass a save makes over its inserted models: each one's tables, record, unique keys and
+/// position among the new rows.
+@Suite struct InsertedModelsTests {
+    func store() throws -> (ModelContainer, Store.EntityTables) {
+        let container = try ModelContainer(
+            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        return (container, container.store.entitiesByType[ObjectIdentifier(Gauge.self)]!)
+    }
+
+    @Test func eachModelHasItsTablesRecordKeysAndPosition() throws {
+        let (container, tables) = try store()
+        let gauges = (0..<6).map { Gauge(code: 100 + $0, reading: Double($0), label: "g\($0)") }
+        let inserted = try InsertedModels(gauges, store: container.store)
+        #expect(inserted.count == 6)
+        for (position, gauge) in gauges.enumerated() {
+            #expect(inserted.tables[position] === tables)
+            #expect(inserted.records[position].bytes == (try SavePlanner.record(of: gauge, tables: tables)).bytes)
+            let range = inserted.keyRange(of: position)
+            #expect(range.count == 1 && inserted.keys[range.lowerBound] == tables.uniques[0].key(of: gauge))
+            #expect(inserted.keyTables[range.lowerBound] == tables.uniques[0].table)
+            #expect(inserted.position(of: gauge, state: gauge._$modelState) == position)
+        }
+    }
+
+    @Test func removingModelsRenumbersTheRestAndForgetsTheRemoved() throws {
+        let (container, tables) = try store()
+        let gauges = (0..<6).map { Gauge(code: 100 + $0, reading: Double($0)) }
+        let inserted = try InsertedModels(gauges, store: container.store)
+        let kept = inserted.removing([ObjectIdentifier(gauges[1]), ObjectIdentifier(gauges[4])])
+        #expect(kept.count == 4 && kept.keys.count == 4)
+        for (position, gauge) in [gauges[0], gauges[2], gauges[3], gauges[5]].enumerated() {
+            #expect(kept.models[position] === gauge)
+            #expect(kept.position(of: gauge, state: gauge._$modelState) == position)
+            #expect(kept.keys[kept.keyRange(of: position).lowerBound] == tables.uniques[0].key(of: gauge))
+        }
+        // A removed model's note is an earlier list's: it names no position here.
+        #expect(kept.position(of: gauges[4], state: gauges[4]._$modelState) == nil)
+        #expect(kept.position(of: gauges[1], state: gauges[1]._$modelState) == nil)
+        // A model another list noted since is not taken for one of these.
+        _ = try InsertedModels([gauges[5]], store: container.store)
+        #expect(kept.position(of: gauges[5], state: gauges[5]._$modelState) == nil)
+    }
+}
