@@ -37,9 +37,12 @@ let package = Package(
             name: "CairnStorage",
             dependencies: ["CLMDB", .product(name: "Logging", package: "swift-log")]
         ),
+        // CRC-32C with the processor's instruction (SSE 4.2, ARM64 CRC32); Cairn falls back to its
+        // own table-driven code where there is none.
+        .target(name: "CCRC32C"),
         .target(
             name: "Cairn",
-            dependencies: ["CairnStorage", "CairnMacros", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CairnStorage", "CairnMacros", "CCRC32C", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "cairn",
