@@ -309,7 +309,7 @@ extension ModelContext {
             let model = chunk[position]
             let state = model._$modelState
             state.persistentIdentifier = id
-            state.attach(to: self, reporting: tables.keyedAttributeMask)
+            state.attach(to: link, reporting: tables.keyedAttributeMask)
             state.recordChecksum = record.contentChecksum
             identity.register(model, entity: tables.ordinal, row: row)
             if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }

@@ -48,6 +48,9 @@ public final class ModelContext: _ModelLoader {
     }
     /// What is inserted, changed and deleted since the last save (see ``PendingChanges``).
     var pending = PendingChanges()
+    /// What the context's models reach it through (see ``_ContextLink``): emptied when the
+    /// context goes away, so a model that outlives it cannot reach it.
+    let link = _ContextLink()
     /// The shapes of the predicates this context fetched with, for the next fetch of each.
     let plans = PlanCache()
     /// Keeps inverse relationships in step (made at first use: it calls back into the context).
@@ -84,7 +87,10 @@ public final class ModelContext: _ModelLoader {
         rows = RowLoader(store: container.store)
         commits = CommitTracker(lastSeen: (try? container.store.environment.read { txn in txn.id }) ?? 0)
         rows.context = self
+        link.loader = self
     }
+
+    deinit { link.loader = nil }
 
     // MARK: Ownership
 
@@ -177,7 +183,7 @@ public final class ModelContext: _ModelLoader {
         // Keep a temporary identifier the model was already asked for.
         let id = state.persistentIdentifier ?? PersistentIdentifier.temporary(entity: tables.entityName)
         state.persistentIdentifier = id
-        state.attach(to: self, reporting: tables.keyedAttributeMask)
+        state.attach(to: link, reporting: tables.keyedAttributeMask)
         // Found by its temporary identifier through the pending inserts (see `registered(_:)`);
         // the identity map holds it once it has a row.
         pending.insert(model)
@@ -307,7 +313,7 @@ public final class ModelContext: _ModelLoader {
             let state = _ModelState()
             state.persistentIdentifier = persistentModelID
             let model = tables.entity.modelType.init(_$modelState: state)
-            model._$modelState.attach(to: self, reporting: tables.keyedAttributeMask)
+            model._$modelState.attach(to: link, reporting: tables.keyedAttributeMask)
             return model
         }
         return rows.fault(persistentModelID, tables: tables)
@@ -331,7 +337,7 @@ public final class ModelContext: _ModelLoader {
     func registeredSavedModels() -> [(PersistentIdentifier, any PersistentModel)] { identity.storedModels }
 
     private func detach(_ model: any PersistentModel) {
-        model._$modelState.loader = nil
+        model._$modelState.detach()
         model._$modelState.persistentIdentifier = nil
         model._$modelState.clearChanges()
     }
@@ -526,7 +532,7 @@ public final class ModelContext: _ModelLoader {
             } else {
                 model._$modelState.isDeleted = true
                 model._$modelState.clearChanges()
-                model._$modelState.loader = nil
+                model._$modelState.detach()
             }
         }
         pending.removeAll()

@@ -64,7 +64,7 @@ final class RowLoader {
         let state = _ModelState()
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)
-        state.attach(to: context, reporting: tables.keyedAttributeMask)
+        state.attach(to: context.link, reporting: tables.keyedAttributeMask)
         if let row = persistentModelID.rowID {
             identity.register(model, entity: tables.ordinal, row: row)
         } else {

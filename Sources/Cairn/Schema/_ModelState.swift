@@ -21,12 +21,15 @@ public final class _ModelState {
     /// The model's observation registrar, made at the first getter call: a model whose getters
     /// never run (inserted, or fetched and updated without being read) never needs one.
     @usableFromInline @exclusivity(unchecked) var observation: _ObservationBox?
+    /// The link to the context that owns the model (none for a model that was only created),
+    /// shared by all the context's models; see ``_ContextLink``.
+    @usableFromInline var link: _ContextLink?
     /// Loads faulted properties and keeps relationships consistent: the context that owns the
-    /// model (none for a model that was only created). Weak, as in Core Data: related models
-    /// hold each other, and if they also held their context, any relationship would keep the
-    /// context, its container and its store alive for good. Keep the context while you use its
-    /// models; a fault whose context is gone cannot load.
-    @usableFromInline weak var loader: (any _ModelLoader)?
+    /// model, while it exists. Not a strong reference, as in Core Data: related models hold each
+    /// other, and if they also held their context, any relationship would keep the context, its
+    /// container and its store alive for good. Keep the context while you use its models; a
+    /// fault whose context is gone cannot load.
+    @inlinable var loader: (any _ModelLoader)? { link?.loader }
     /// The attributes whose every change the loader hears of (``_ModelLoader/attributeDidChange(_:_:)``),
     /// as bits 0…63: those a unique or index table keys. Attributes past 63 are always reported.
     @usableFromInline @exclusivity(unchecked) var reportedAttributes: UInt64 = 0
@@ -74,10 +77,13 @@ public final class _ModelState {
 
     /// Makes `loader` the model's context, which hears of changes to the attributes in
     /// `reportedAttributes`.
-    func attach(to loader: any _ModelLoader, reporting reportedAttributes: UInt64) {
-        self.loader = loader
+    func attach(to link: _ContextLink, reporting reportedAttributes: UInt64) {
+        self.link = link
         self.reportedAttributes = reportedAttributes
     }
+
+    /// Leaves the model's context.
+    func detach() { link = nil }
 
     /// Forgets every change, as after a save.
     ///
@@ -85,6 +91,26 @@ public final class _ModelState {
     /// _$modelState.clearChanges()
     /// ```
     public func clearChanges() { changed.removeAll() }
+}
+
+/// What a context's models reach it through: one per context, held by each of its models and
+/// emptied when the context goes away. Not for direct use.
+///
+/// A weak reference to the context in every model cost each model a weak reference's
+/// bookkeeping (the context's side table, a weak count changed atomically at every assignment,
+/// copy and release, and a strong retain at every read); a strong reference to this object is one
+/// atomic increment when the model joins and one decrement when it goes, and reading the context
+/// is two loads.
+///
+/// ```swift
+/// model._$modelState.loader?.fulfill(model, 2)   // through the context's link
+/// ```
+public final class _ContextLink {
+    /// The context, until it is deinitialized (it empties the link then, so no model can reach
+    /// it afterwards).
+    @usableFromInline unowned(unsafe) var loader: (any _ModelLoader)?
+
+    init() {}
 }
 
 /// A model's observation registrar, in a box: `ObservationRegistrar` is a resilient type, so an

@@ -148,6 +148,27 @@ enum SpecimensV3 {
         #expect(context.registeredModel(for: discardedID) as Specimen? == nil)
     }
 
+    @Test func aModelThatOutlivesItsContextNoLongerReachesIt() throws {
+        let container = try ModelContainer(
+            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        var kept: [Specimen] = []
+        weak var gone: ModelContext?
+        do {
+            let context = ModelContext(container)
+            gone = context
+            let inserted = Specimen(name: "Garnet")
+            context.insert(inserted)
+            try context.save()
+            let reader = ModelContext(container)
+            let fetched = try reader.fetch(FetchDescriptor<Specimen>())
+            #expect(fetched.count == 1 && fetched[0].modelContext === reader)
+            #expect(inserted.modelContext === context)
+            kept = [inserted]
+        }
+        #expect(gone == nil, "models do not keep their context alive")
+        #expect(kept[0].modelContext == nil && kept[0].name == "Garnet")
+    }
+
     @Test func oneInstancePerIdentifierPerContext() throws {
         let container = try ModelContainer(
             for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
