@@ -78,11 +78,28 @@ extension ModelMacro: MemberMacro {
         let encodeFields = persisted.enumerated().map { "try encoder.encode(_$\($1.name), \($0))\n" }.joined()
         let decodeFields = persisted.enumerated().map { "try decoder.decode(&_$\($1.name), \($0))\n" }.joined()
 
+        // The state is made when first asked for, not as a stored property's initial value: that
+        // value would be made and dropped again in `init(_$modelState:)`, once per fault.
         return [
-            "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
+            "@exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?",
+            """
+            \(raw: access)var _$modelState: Cairn._ModelState {
+            get {
+            if let state = _$modelStateStorage {
+            return state
+            }
+            let state = Cairn._ModelState()
+            _$modelStateStorage = state
+            return state
+            }
+            set {
+            _$modelStateStorage = newValue
+            }
+            }
+            """,
             """
             \(raw: access)required init(_$modelState: Cairn._ModelState) {
-            \(raw: faultInitialisation)self._$modelState = _$modelState
+            \(raw: faultInitialisation)self._$modelStateStorage = _$modelState
             }
             """,
             """

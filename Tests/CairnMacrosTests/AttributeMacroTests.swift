@@ -31,7 +31,21 @@ import Testing
                     @_PersistedProperty(8) var handle: String
                     @_PersistedProperty(9) var plain: String = ""
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$slug = Cairn._PersistedValue()
@@ -44,7 +58,7 @@ import Testing
                         self._$revision = Cairn._PersistedValue()
                         self._$handle = Cairn._PersistedValue()
                         self._$plain = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

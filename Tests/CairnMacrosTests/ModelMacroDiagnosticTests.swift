@@ -87,10 +87,24 @@ import Testing
                 final class Book {
                     var pages = 0
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -143,10 +157,24 @@ import Testing
                 final class Book {
                     var value: \(type)
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -196,10 +224,24 @@ import Testing
                 final class Book {
                     let isbn: String
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -248,10 +290,24 @@ import Testing
                 final class Book {
                     lazy var summary: String = "…"
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -304,10 +360,24 @@ import Testing
                         didSet { print(title) }
                     }
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -361,10 +431,24 @@ import Testing
                 final class Book {
                     var first: String = "", last: String = ""
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -414,11 +498,25 @@ import Testing
                         [[\Book.isbn], [\Book.nickname]]
                     }
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -472,12 +570,26 @@ import Testing
                         [[\Book.title], [\Book.author], [\Book.title.count], [\Author.name]]
                     }
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
                         self._$author = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

@@ -87,13 +87,27 @@ import Testing
 
                     @exclusivity(unchecked) private var _$chapters: Cairn._PersistedValue<[Chapter]>
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
                         self._$title = Cairn._PersistedValue()
                         self._$chapters = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -224,7 +238,21 @@ import Testing
                     @_PersistedProperty(24)
                     var counts: [String: Int] = [:]
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$flag = Cairn._PersistedValue()
@@ -252,7 +280,7 @@ import Testing
                         self._$address = Cairn._PersistedValue()
                         self._$tags = Cairn._PersistedValue()
                         self._$counts = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -376,12 +404,26 @@ import Testing
                         self.name = name
                     }
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
                         self._$joined = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -433,11 +475,25 @@ import Testing
                         [[\Shelf.label]]
                     }
 
-                    @exclusivity(unchecked) public var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    public var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     public required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     public static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -478,11 +534,25 @@ import Testing
                     @_PersistedProperty(0)
                     var label: String = ""
 
-                    @exclusivity(unchecked) package var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    package var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     package required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     package static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -549,11 +619,25 @@ import Testing
                         case plain
                     }
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$text = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -590,10 +674,24 @@ import Testing
             expandedSource: """
                 final class Marker {
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -627,10 +725,24 @@ import Testing
                 @available(macOS 15, *)
                 final class Marker {
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -667,10 +779,24 @@ import Testing
             expandedSource: """
                 final class Marker: Observable {
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

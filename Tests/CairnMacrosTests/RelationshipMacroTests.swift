@@ -51,7 +51,21 @@ import Testing
                     @_PersistedProperty(7)
                     var editor: Author?
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
@@ -62,7 +76,7 @@ import Testing
                         self._$mentor = Cairn._PersistedValue()
                         self._$publisher = Cairn._PersistedValue()
                         self._$editor = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -131,12 +145,26 @@ import Testing
                     @_PersistedProperty(1)
                     var tags: [String] = []
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
                         self._$tags = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

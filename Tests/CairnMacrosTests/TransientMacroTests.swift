@@ -24,12 +24,26 @@ import Testing
                     @_PersistedProperty(1)
                     var pages: Int = 0
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
                         self._$pages = Cairn._PersistedValue()
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -74,10 +88,24 @@ import Testing
                 final class Book {
                     var isSelected: Bool
 
-                    @exclusivity(unchecked) var _$modelState = Cairn._ModelState()
+                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+                    var _$modelState: Cairn._ModelState {
+                        get {
+                            if let state = _$modelStateStorage {
+                                return state
+                            }
+                            let state = Cairn._ModelState()
+                            _$modelStateStorage = state
+                            return state
+                        }
+                        set {
+                            _$modelStateStorage = newValue
+                        }
+                    }
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelState = _$modelState
+                        self._$modelStateStorage = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

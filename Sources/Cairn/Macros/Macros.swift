@@ -30,7 +30,8 @@
 /// What the macro generates is described in `Docs/Macros.md`.
 @attached(
     member,
-    names: named(_$modelState), named(init(_$modelState:)), named(schemaMetadata), named(_$encodeFields(into:)),
+    names: named(_$modelState), named(_$modelStateStorage), named(init(_$modelState:)), named(schemaMetadata),
+    named(_$encodeFields(into:)),
     named(_$decodeFields(from:))
 )
 @attached(memberAttribute)
