@@ -59,7 +59,7 @@ extension String: KeyComponent {
     ///   bytes are not valid UTF-8.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> String {
         let raw = try reader.readEscapedAndTerminated()
-        guard let string = String(validating: raw, as: UTF8.self) else {
+        guard let string = raw.withUnsafeBufferPointer({ String.validatingUTF8($0) }) else {
             throw StorageError.damagedKey("A string in the key is not valid UTF-8.")
         }
         return string
