@@ -20,8 +20,14 @@ struct RowAppender {
             position = next.count - 1
         }
         let row = next[position].row
-        let key = EntryLayout.rowKey(row)
-        guard try txn.put(record.sealed(forKey: key), for: key, in: tables.records, options: .append) else {
+        // The key on the stack: an array per new row was an allocation per row.
+        let appended = try EntryLayout.withRowKey(row) { key in
+            record.seal(forKey: key)
+            return try record.bytes.withUnsafeBytes { bytes in
+                try txn.put(bytes, for: key, in: tables.records, options: .append)
+            }
+        }
+        guard appended else {
             throw StorageError(
                 code: .damaged,
                 message: "The row counter of \(tables.entity.name) is behind its rows, so a new row would overwrite "

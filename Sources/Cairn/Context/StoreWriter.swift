@@ -116,8 +116,12 @@ struct StoreWriter {
             }
             for (table, key) in plan.uniqueFreed { try txn.delete(key, in: table) }
             for claim in plan.uniqueClaims {
-                let value = EntryLayout.keyedValue(row: try row(claim.row), key: claim.key)
-                guard try txn.put(value, for: claim.key, in: claim.table, options: .noOverwrite) else {
+                let claimed = try EntryLayout.withKeyedValue(row: try row(claim.row), key: claim.key) { value in
+                    try claim.key.withUnsafeBytes { key in
+                        try txn.put(value, for: key, in: claim.table, options: .noOverwrite)
+                    }
+                }
+                guard claimed else {
                     // Another process stored the same unique values since the save was planned.
                     throw SaveError(
                         code: .uniquenessViolated,

@@ -46,6 +46,15 @@ package struct EncodedRecord: Sendable {
     /// record.seal(forKey: EntryLayout.externalKey(row: row, tag: tag))
     /// ```
     package mutating func seal(forKey key: [UInt8]) {
+        key.withUnsafeBytes { seal(forKey: $0) }
+    }
+
+    /// ``seal(forKey:)`` for a key that is not in an array (built on the stack).
+    ///
+    /// ```swift
+    /// try EntryLayout.withRowKey(row) { key in record.seal(forKey: key) }
+    /// ```
+    package mutating func seal(forKey key: UnsafeRawBufferPointer) {
         let checksum = contentChecksum ^ CRC32C.checksum(key)
         // Sealed for this key already: left as it is. Writing the same bytes again would copy
         // them whenever another reference shares them (a record compared, then written).

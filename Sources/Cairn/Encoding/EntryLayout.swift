@@ -173,6 +173,34 @@ package enum EntryLayout {
     /// try txn.put(EntryLayout.keyedValue(row: row, key: key), for: key, in: index)
     /// ```
     /// - Returns: 12 bytes.
+    /// Calls `body` with the key of row `row`, built on the stack (``rowKey(_:)`` without an array).
+    ///
+    /// ```swift
+    /// try EntryLayout.withRowKey(row) { key in try txn.put(bytes, for: key, in: tables.records) }
+    /// ```
+    package static func withRowKey<R>(_ row: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: row.bigEndian) { try body($0) }
+    }
+
+    /// Calls `body` with ``keyedValue(row:key:)``, built on the stack.
+    ///
+    /// ```swift
+    /// try EntryLayout.withKeyedValue(row: row, key: key) { value in try txn.put(value, for: key, in: unique) }
+    /// ```
+    package static func withKeyedValue<R>(
+        row: UInt64, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        let rowBytes = row.bigEndian
+        var crc = CRC32C()
+        crc.update(key)
+        withUnsafeBytes(of: rowBytes) { crc.update($0) }
+        // The row id big-endian, then the checksum little-endian: twelve bytes, as `keyedValue`.
+        let value = (rowBytes, crc.value.littleEndian)
+        return try withUnsafeBytes(of: value) { bytes in
+            try body(UnsafeRawBufferPointer(rebasing: bytes[0..<keyedValueSize]))
+        }
+    }
+
     package static func keyedValue(row: UInt64, key: [UInt8]) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: keyedValueSize)
         storeBigEndian(row, into: &bytes, at: 0)

@@ -40,15 +40,35 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     package func put(
         _ value: [UInt8], for key: [UInt8], in table: Table, options: PutOptions = []
     ) throws(StorageError) -> Bool {
+        let result = key.withUnsafeBytes { key in
+            value.withUnsafeBytes { value in
+                Result { () throws(StorageError) -> Bool in try put(value, for: key, in: table, options: options) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// ``put(_:for:in:options:)`` for bytes that are not in arrays (a key built on the stack).
+    ///
+    /// ```swift
+    /// try withUnsafeBytes(of: row.bigEndian) { key in try txn.put(record, for: key, in: authors) }
+    /// ```
+    @discardableResult
+    package func put(
+        _ value: UnsafeRawBufferPointer, for key: UnsafeRawBufferPointer, in table: Table, options: PutOptions = []
+    ) throws(StorageError) -> Bool {
+        let handle = handle
         handle.check(table)
-        return try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
-            try handle.checkUsable("Writing to table '\(table)'")
-            handle.markWriting()
-            let rc = mdb_put(handle.pointer, table.handle, &key, &value, options.rawValue)
-            // An option stopped the put; MDB_KEYEXIST does not poison the transaction.
-            if rc == MDB_KEYEXIST { return false }
-            _ = try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
-            return true
+        return try withMDBValue(key) { (key) throws(StorageError) -> Bool in
+            try withMDBValue(value) { (value) throws(StorageError) -> Bool in
+                try handle.checkUsable("Writing to table '\(table)'")
+                handle.markWriting()
+                let rc = mdb_put(handle.pointer, table.handle, &key, &value, options.rawValue)
+                // An option stopped the put; MDB_KEYEXIST does not poison the transaction.
+                if rc == MDB_KEYEXIST { return false }
+                _ = try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
+                return true
+            }
         }
     }
 
