@@ -146,11 +146,14 @@ struct StoreWriter {
                 }
                 var new: [UInt64] = []
                 new.reserveCapacity(list.targets.count)
-                for (rank, reference) in list.targets.enumerated() {
-                    let target = try row(reference)
-                    let edge = EntryLayout.edgeValue(owner: owner, rank: UInt64(rank), target: target)
-                    try txn.put(edge, for: ownerKey, in: list.table, options: .appendDuplicate)
-                    new.append(target)
+                try ownerKey.withUnsafeBytes { key in
+                    for (rank, reference) in list.targets.enumerated() {
+                        let target = try row(reference)
+                        _ = try EntryLayout.withEdgeValue(owner: owner, rank: UInt64(rank), target: target) { edge in
+                            try txn.put(edge, for: key, in: list.table, options: .appendDuplicate)
+                        }
+                        new.append(target)
+                    }
                 }
                 rewritten.append(RewrittenList(list.relationship, of: list.ownerTables, list.table, owner, old, new))
                 history.record(.edges, list.ownerTables.entityName, owner)

@@ -259,6 +259,25 @@ package enum EntryLayout {
     /// try txn.put(EntryLayout.edgeValue(owner: 1, rank: 0, target: 7), for: EntryLayout.rowKey(1), in: edges)
     /// ```
     /// - Returns: 20 bytes.
+    /// Calls `body` with ``edgeValue(owner:rank:target:)``, built on the stack.
+    ///
+    /// ```swift
+    /// try EntryLayout.withEdgeValue(owner: 7, rank: 0, target: 42) { try txn.put($0, for: key, in: edges) }
+    /// ```
+    package static func withEdgeValue<R>(
+        owner: UInt64, rank: UInt64, target: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        var crc = CRC32C()
+        withUnsafeBytes(of: owner.bigEndian) { crc.update($0) }
+        let pair = (rank.bigEndian, target.bigEndian)
+        withUnsafeBytes(of: pair) { crc.update($0) }
+        // Rank and target big-endian, then the checksum little-endian: twenty bytes, as `edgeValue`.
+        let value = (pair.0, pair.1, crc.value.littleEndian)
+        return try withUnsafeBytes(of: value) { bytes in
+            try body(UnsafeRawBufferPointer(rebasing: bytes[0..<edgeValueSize]))
+        }
+    }
+
     package static func edgeValue(owner: UInt64, rank: UInt64, target: UInt64) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: edgeValueSize)
         storeBigEndian(rank, into: &bytes, at: 0)

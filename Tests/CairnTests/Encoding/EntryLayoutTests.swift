@@ -18,6 +18,14 @@ import Testing
         }
     }
 
+    @Test(arguments: [(0, 0, 1), (7, 3, 1 << 33), (UInt64.max, UInt64.max, UInt64.max)] as [(UInt64, UInt64, UInt64)])
+    func anEdgeValueOnTheStackIsTheArrayForm(_ edge: (UInt64, UInt64, UInt64)) {
+        let array = EntryLayout.edgeValue(owner: edge.0, rank: edge.1, target: edge.2)
+        EntryLayout.withEdgeValue(owner: edge.0, rank: edge.1, target: edge.2) { value in
+            #expect(Array(value) == array)
+        }
+    }
+
     @Test func aRecordSealedForAKeyOnTheStackIsSealedAsForTheArray() {
         var writer = RecordWriter()
         writer.write("sealed", tag: 1)
