@@ -5,7 +5,7 @@ import Observation
 /// direct use.
 ///
 /// A class, not a struct: the context reads and updates it through `any PersistentModel`, where a
-/// struct property is copied whole (its identifier's strings, the weak context reference) at every
+/// struct property is copied whole (its identifier, its context link, its change bits) at every
 /// read. A reference costs one allocation per model and a retain per read.
 ///
 /// ```swift
