@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// let inserted = try InsertedModels(context.insertedModelsArray, store: store)
-/// inserted.keys(of: 0)   // the first model's unique keys
+/// let firstKeys = inserted.keyRange(of: 0).map { inserted.keys[$0] }   // the first model's unique keys
 /// ```
 struct InsertedModels {
     private(set) var models: [any PersistentModel] = []

@@ -35,11 +35,7 @@ package enum EntryLayout {
     /// EntryLayout.rowKey(1)   // [0, 0, 0, 0, 0, 0, 0, 1]
     /// ```
     /// - Returns: 8 bytes.
-    package static func rowKey(_ row: UInt64) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: rowIDSize)
-        storeBigEndian(row, into: &bytes, at: 0)
-        return bytes
-    }
+    package static func rowKey(_ row: UInt64) -> [UInt8] { withRowKey(row) { Array($0) } }
 
     /// The row id of a stored row key.
     ///
@@ -202,13 +198,7 @@ package enum EntryLayout {
     }
 
     package static func keyedValue(row: UInt64, key: [UInt8]) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: keyedValueSize)
-        storeBigEndian(row, into: &bytes, at: 0)
-        var crc = CRC32C()
-        crc.update(key)
-        bytes.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<rowIDSize])) }
-        storeLittleEndian(crc.value, into: &bytes, at: rowIDSize)
-        return bytes
+        withKeyedValue(row: row, key: key) { Array($0) }
     }
 
     /// The row id of a stored unique or index value, after checking its size and checksum.
@@ -279,14 +269,7 @@ package enum EntryLayout {
     }
 
     package static func edgeValue(owner: UInt64, rank: UInt64, target: UInt64) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: edgeValueSize)
-        storeBigEndian(rank, into: &bytes, at: 0)
-        storeBigEndian(target, into: &bytes, at: rowIDSize)
-        var crc = CRC32C()
-        crc.update(rowKey(owner))
-        bytes.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[0..<(2 * rowIDSize)])) }
-        storeLittleEndian(crc.value, into: &bytes, at: 2 * rowIDSize)
-        return bytes
+        withEdgeValue(owner: owner, rank: rank, target: target) { Array($0) }
     }
 
     /// The rank and target of a stored edge value, after checking its owner key, size and checksum.
@@ -360,10 +343,6 @@ package enum EntryLayout {
     }
 
     // MARK: Bytes
-
-    private static func storeBigEndian(_ value: UInt64, into bytes: inout [UInt8], at offset: Int) {
-        for index in 0..<8 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(index))) }
-    }
 
     private static func storeLittleEndian(_ value: UInt32, into bytes: inout [UInt8], at offset: Int) {
         for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }

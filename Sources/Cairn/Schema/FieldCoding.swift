@@ -135,105 +135,275 @@ public struct _FieldEncoder {
         try access.encode(model, tag, &writer)
     }
 
+    /// A `String` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<String>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `String?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<String?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Int` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Int?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Int64` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int64>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Int64?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int64?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Double` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Double>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Double?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Double?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Bool` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Bool>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Bool?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Bool?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Date` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Date>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Date?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Date?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `UUID` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UUID>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `UUID?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UUID?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Data` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Data>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Data?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Data?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Int32` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int32>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Int32?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int32?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Int16` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int16>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Int16?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int16?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Int8` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int8>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Int8?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Int8?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `UInt` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `UInt?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `UInt64` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt64>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `UInt64?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt64?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `UInt32` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt32>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `UInt32?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt32?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `UInt16` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt16>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `UInt16?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt16?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `UInt8` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt8>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `UInt8?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<UInt8?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
+    /// A `Float` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Float>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
+    /// A `Float?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(_$name, 1)   // generated
+    /// ```
     public mutating func encode(_ value: _PersistedValue<Float?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
@@ -351,105 +521,275 @@ public struct _FieldDecoder {
         deferred.append(index)
     }
 
+    /// A `String` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<String>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `String?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<String?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Int` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Int?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Int64` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int64>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Int64?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int64?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Double` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Double>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Double?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Double?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Bool` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Bool>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Bool?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Bool?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Date` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Date>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Date?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Date?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `UUID` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UUID>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `UUID?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UUID?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Data` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Data>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Data?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Data?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Int32` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int32>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Int32?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int32?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Int16` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int16>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Int16?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int16?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Int8` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int8>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Int8?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Int8?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `UInt` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `UInt?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `UInt64` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt64>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `UInt64?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt64?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `UInt32` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt32>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `UInt32?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt32?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `UInt16` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt16>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `UInt16?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt16?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `UInt8` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt8>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `UInt8?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<UInt8?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
+    /// A `Float` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Float>, _ index: Int) throws(StorageError) {
         try plain(&slot, index)
     }
+    /// A `Float?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Float?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
