@@ -1,10 +1,11 @@
 import Foundation
 
-/// A context's identity map: at most one live instance per stored row, and the inserted models by
-/// their temporary identifiers.
+/// A context's identity map: at most one live instance per stored row.
 ///
-/// Stored models are found by entity and row id (an integer key per entity, no per-model
-/// bookkeeping object).
+/// Stored models are found by entity and row id (pages of slots per entity, no per-model
+/// bookkeeping object). The context does not register its inserted models here: it finds them by
+/// temporary identifier through its pending inserts (`ModelContext.registered(_:)`). The map can
+/// still hold a model by a temporary identifier, for a caller that registers one.
 ///
 /// The map holds its models strongly, and lets go of the ones nothing else holds in sweeps, each
 /// after the map has doubled since the last: a model the app dropped lives until the next sweep,
