@@ -52,6 +52,10 @@ struct IdentityMap {
         rows[ordinal].model(row)
     }
 
+    /// Whether the map may hold a model of a row of the entity with `ordinal` (it holds one, or
+    /// held one not swept away yet).
+    func mayHoldRows(entity ordinal: Int) -> Bool { rows[ordinal].count > 0 }
+
     /// How many models the map holds, swept or not.
     var registeredCount: Int { rows.reduce(temporary.count) { $0 + $1.count } }
 
@@ -134,6 +138,12 @@ struct IdentityMap {
             else { continue }
             if rows[ordinal].releaseIfUnused(row) { count -= 1 }
         }
+    }
+
+    /// Lets go of the models of these rows of the entity with `ordinal` that nothing but the map
+    /// holds.
+    mutating func releaseIfUnused(entity ordinal: Int, rows: [UInt64]) {
+        for row in rows where self.rows[ordinal].releaseIfUnused(row) { count -= 1 }
     }
 
     /// Removes the entries whose model only the map holds.

@@ -23,9 +23,25 @@ extension ModelContext {
     ///   the last save or fetch (see ``pendingLoadErrors``): nothing is written, and the errors are
     ///   cleared, so saving again writes the changes as they are.
     public func save() throws {
+        _ = try saveChanges()
+    }
+
+    /// What a save did with the inserted models, in the order they were saved (superseded ones
+    /// left out): each one's row, and whether it got a new row, took a stored one over, or took
+    /// over a row that already held its values (``SavePlan/NewRow/isLeftAloneWhenSame``).
+    struct SavedInserts {
+        enum Outcome { case inserted, tookOver, leftAlone }
+
+        var models: [any PersistentModel] = []
+        var rows: [UInt64] = []
+        var outcomes: [Outcome] = []
+    }
+
+    /// ``save()``, saying what became of the inserted models.
+    func saveChanges() throws -> SavedInserts {
         checkOwner()
         try throwPendingLoadErrors()
-        guard hasChanges else { return }
+        guard hasChanges else { return SavedInserts() }
         let store = container.store
         guard !store.isReadOnly else {
             throw StorageError(
@@ -44,7 +60,7 @@ extension ModelContext {
         let deletedIDs = plan.deleted.map(\.persistentModelID)
         let saved = didSave(
             inserted: inserted, tables: planned.insertedTables, rowIDs: rowIDs, changed: changed,
-            written: planned.plan, plan: plan, uniqueness: uniqueness)
+            written: planned.plan, leftAlone: outcome.leftAlone, plan: plan, uniqueness: uniqueness)
         noteOwnCommit(commit)
         // Rows whose edges the repair changed without this context having written them: their
         // loaded relationships load the stored edges again when next read.
@@ -55,5 +71,8 @@ extension ModelContext {
         }
         post(Self.didSave, insertedIDs: saved.inserted, updatedIDs: saved.updated, deleted: deletedIDs)
         checkInvariantsAfterSave()
+        var outcomes = planned.plan.newRows.map { $0.takesOver == nil ? SavedInserts.Outcome.inserted : .tookOver }
+        for position in outcome.leftAlone { outcomes[position] = .leftAlone }
+        return SavedInserts(models: inserted, rows: rowIDs, outcomes: outcomes)
     }
 }

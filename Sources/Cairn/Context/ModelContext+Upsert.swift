@@ -146,176 +146,110 @@ extension ModelContext {
         var iterator = models.makeIterator()
         var chunk: [T] = []
         chunk.reserveCapacity(Swift.min(chunkSize, 65_536))
+        var saved: [UInt64] = []
         while true {
             chunk.removeAll(keepingCapacity: true)
+            // The models of the chunk before that the app does not hold are let go of now (as a
+            // sweep would), so that the next chunk need not look for held instances of them.
+            identity.releaseIfUnused(entity: tables.ordinal, rows: saved)
             while chunk.count < chunkSize, let model = iterator.next() { chunk.append(model) }
             if chunk.isEmpty && !hasChanges { break }
-            try upsertChunk(chunk, constraint: constraint, tables: tables, into: &report)
+            saved = try upsertChunk(chunk, constraint: constraint, tables: tables, into: &report)
             if chunk.count < chunkSize { break }
         }
         return report
     }
 
-    /// One chunk: classify by the stored rows, apply, save.
+    /// One chunk, through the one save pipeline: a model whose stored row the context holds an
+    /// instance of gives that instance its values; every other model is inserted, and the save
+    /// finds its stored row by its unique values and takes it over (SwiftData's upsert), or
+    /// leaves it alone when it already holds exactly these values (`SavePlan.NewRow`).
+    ///
+    /// - Returns: The rows of the chunk's models that joined the context.
     private func upsertChunk<T: PersistentModel>(
         _ chunk: [T], constraint: Store.EntityTables.UniqueConstraint, tables: Store.EntityTables,
         into report: inout UpsertReport
-    ) throws {
-        // The one-pass path writes without save(): pending load errors are reported here alike.
+    ) throws -> [UInt64] {
         try beginStoreAccess("upsert(_:chunkSize:)")
-        // The last model of each key wins.
-        let keys = chunk.map { model in
+        for model in chunk {
             precondition(
                 model._$modelState.loader == nil,
                 "ModelContext.upsert(_:): pass new models; this \(T.self) already belongs to a context")
-            return constraint.key(of: model)
         }
+        // Inserts made before the upsert are saved with its first chunk, but not reported by it.
+        let earlier = pending.inserted.isEmpty ? nil : Set(insertedModelsArray.map(ObjectIdentifier.init))
+        var updated: [UInt64] = []
+        var unchanged: [UInt64] = []
+        if identity.mayHoldRows(entity: tables.ordinal) {
+            try routeToRegistered(
+                chunk, constraint: constraint, tables: tables, updated: &updated, unchanged: &unchanged)
+        } else {
+            for model in chunk { insert(model) }
+        }
+        // Another writer may claim or remove a key between planning and the transaction: the
+        // next attempt plans against what it stored.
+        var saved = SavedInserts()
+        for attempt in 1... {
+            do {
+                saved = try saveChanges()
+                break
+            } catch let error as SaveError where error.isClaimedMeanwhile && attempt < 4 {
+                continue
+            }
+        }
+        var joined: [UInt64] = []
+        joined.reserveCapacity(saved.models.count)
+        for position in saved.models.indices {
+            let model = saved.models[position]
+            // Without earlier inserts, every model saved is one of the chunk's.
+            if let earlier, !(model is T) || earlier.contains(ObjectIdentifier(model)) { continue }
+            joined.append(saved.rows[position])
+            switch saved.outcomes[position] {
+            case .inserted: report.insertedRows.append(saved.rows[position])
+            case .tookOver: updated.append(saved.rows[position])
+            case .leftAlone: unchanged.append(saved.rows[position])
+            }
+        }
+        report.updatedRows.append(contentsOf: updated)
+        report.unchangedRows.append(contentsOf: unchanged)
+        return joined
+    }
+
+    /// Looks the chunk's keys up in one read: a model whose stored row the context holds gives
+    /// that instance its values (unless the row holds them already), and every other is inserted.
+    /// Of several models with the same key, the last wins.
+    private func routeToRegistered<T: PersistentModel>(
+        _ chunk: [T], constraint: Store.EntityTables.UniqueConstraint, tables: Store.EntityTables,
+        updated: inout [UInt64], unchanged: inout [UInt64]
+    ) throws {
+        let keys = chunk.map { constraint.key(of: $0) }
         var latest: [HashedKey: Int] = [:]
         latest.reserveCapacity(keys.count)
         for (position, key) in keys.enumerated() { latest[HashedKey(key)] = position }
         let winners = chunk.indices.filter { latest[HashedKey(keys[$0])] == $0 }
         statistics.readTransactions += 1
-        let (stored, snapshot): ([(row: UInt64, record: [UInt8]?)?], UInt64) = try store.environment.read { txn in
-            let stored = try winners.map { position -> (row: UInt64, record: [UInt8]?)? in
+        let stored = try store.environment.read { txn in
+            try winners.map { position -> (row: UInt64, record: [UInt8]?)? in
                 guard let row = try txn.uniqueRow(for: keys[position], in: constraint.table) else { return nil }
                 return (row, try txn.get(EntryLayout.rowKey(row), in: tables.records))
             }
-            return (stored, txn.id)
         }
-        if allowsBulkUpsert && !hasChanges && tables.uniques.count == 1 && tables.externalAttributes.isEmpty
-            && winners.allSatisfy({ position in
-                tables.entity.relationships.allSatisfy { !$0.access.hasTargets(chunk[position]) }
-            })
-        {
-            try bulkUpsertChunk(
-                chunk, keys: keys, winners: winners, stored: stored, readAt: snapshot, constraint: constraint,
-                tables: tables, into: &report)
-            return
-        }
-        let comparable = tables.externalAttributes.isEmpty
-        var inserted: [T] = []
-        var updated: [UInt64] = []
         for (position, existing) in zip(winners, stored) {
             let model = chunk[position]
-            guard let existing else {
+            guard let existing, let registered = identity.model(entity: tables.ordinal, row: existing.row) else {
                 insert(model)
-                inserted.append(model)
                 continue
             }
-            // Equal bytes under the same key: the stored record is intact and holds these values.
             var record = try SavePlanner.record(of: model, tables: tables)
             let relates = tables.entity.relationships.contains { $0.access.hasTargets(model) }
-            if comparable && !relates && existing.record == record.sealed(forRow: existing.row) {
-                report.unchangedRows.append(existing.row)
+            // Equal bytes under the same key: the stored record is intact and holds these values.
+            if tables.externalAttributes.isEmpty && !relates && existing.record == record.sealed(forRow: existing.row) {
+                unchanged.append(existing.row)
                 continue
             }
-            let id = PersistentIdentifier(
-                entity: tables.entityName, store: store.internedIdentifier, rowID: existing.row)
-            if let registered = identity.model(for: id) {
-                try copyAttributes(from: model, to: registered, tables: tables)
-            } else {
-                insert(model)  // takes the row over at save
-            }
+            try copyAttributes(from: model, to: registered, tables: tables)
             updated.append(existing.row)
         }
-        try save()
-        report.insertedRows.append(contentsOf: inserted.lazy.map { $0.persistentModelID.rowID! })
-        report.updatedRows.append(contentsOf: updated)
-    }
-
-    /// A chunk written in one pass, for the common case: the context has no other changes, the
-    /// entity has one uniqueness constraint and no external storage, and the models relate to
-    /// nothing. The general path (insert, copy into registered instances, `save()`) plans for
-    /// everything a save can hold and cost about 40,000 instructions per model; this encodes each
-    /// record once and makes its puts in one write transaction, deciding insert, update or
-    /// nothing by the rows that transaction sees. The outcome is the same: the same rows, index
-    /// entries, history and notifications, the same registered instances; a test compares the
-    /// two paths.
-    private func bulkUpsertChunk<T: PersistentModel>(
-        _ chunk: [T], keys: [[UInt8]], winners: [Int], stored: [(row: UInt64, record: [UInt8]?)?], readAt: UInt64,
-        constraint: Store.EntityTables.UniqueConstraint, tables: Store.EntityTables, into report: inout UpsertReport
-    ) throws {
-        bulkUpsertChunks += 1
-        let (entity, storeName) = (tables.entityName, store.internedIdentifier)
-        // Sealed for their rows in the transaction; compared with stored records sealed alike.
-        var records = try winners.map { try SavePlanner.record(of: chunk[$0], tables: tables) }
-        func registered(_ row: UInt64) -> (any PersistentModel)? {
-            identity.model(entity: tables.ordinal, row: row)
-        }
-        // willSave lists what the read before the transaction expects, as the general path does.
-        var willInsert: [any PersistentModel] = []
-        var willUpdate: [any PersistentModel] = []
-        for (index, existing) in stored.enumerated() {
-            guard let existing else {
-                willInsert.append(chunk[winners[index]])
-                continue
-            }
-            guard existing.record != records[index].sealed(forRow: existing.row) else { continue }
-            willUpdate.append(registered(existing.row) ?? chunk[winners[index]])
-        }
-        // Nothing to write: no write transaction either.
-        if willInsert.isEmpty && willUpdate.isEmpty {
-            for existing in stored { report.unchangedRows.append(existing!.row) }
-            return
-        }
-        post(Self.willSave, inserted: willInsert, updated: willUpdate, deleted: [])
-
-        var plan = SavePlan()
-        plan.readSnapshot = readAt
-        plan.upsertTarget = SavePlan.UpsertTarget(
-            tables: tables, unique: constraint,
-            storedIndexKeys: { [rows] reader in
-                let stored = try rows.scratchModel(from: reader, tables: tables)
-                return tables.indexes.map { $0.key(of: stored) }
-            })
-        plan.upserts.reserveCapacity(winners.count)
-        for (index, position) in winners.enumerated() {
-            plan.upserts.append(
-                SavePlan.Upsert(
-                    key: keys[position], record: records[index],
-                    indexKeys: tables.indexes.isEmpty ? [] : tables.indexes.map { $0.key(of: chunk[position]) },
-                    found: stored[index]))
-        }
-        let outcome = try StoreWriter(store: store).write(plan)
-        let (outcomes, commit) = (outcome.upserts, outcome.commit)
-        noteOwnCommit(commit)
-
-        // The models now stand for their rows: a registered instance takes an updated row's
-        // values; otherwise the given model joins the context with the row's identifier.
-        var inserted: [PersistentIdentifier] = []
-        var updated: [PersistentIdentifier] = []
-        inserted.reserveCapacity(outcomes.count)
-        for ((outcome, record), position) in zip(zip(outcomes, records), winners) {
-            let row: UInt64
-            switch outcome {
-            case .unchanged(let unchanged):
-                report.unchangedRows.append(unchanged)
-                continue
-            case .inserted(let new):
-                row = new
-                report.insertedRows.append(row)
-            case .updated(let existing):
-                row = existing
-                report.updatedRows.append(row)
-            }
-            let id = PersistentIdentifier(entity: entity, store: storeName, rowID: row)
-            if case .updated = outcome, let instance = identity.model(for: id) {
-                for (_, access) in tables.encodingOrder { access.unload(instance) }
-                try rows.apply(
-                    try RecordReader(record.bytes, key: EntryLayout.rowKey(row)), to: instance, tables: tables)
-                updated.append(id)
-                continue
-            }
-            let model = chunk[position]
-            let state = model._$modelState
-            state.persistentIdentifier = id
-            state.attach(to: link, reporting: tables.keyedAttributeMask)
-            state.recordChecksum = record.contentChecksum
-            identity.register(model, entity: tables.ordinal, row: row)
-            if case .inserted = outcome { inserted.append(id) } else { updated.append(id) }
-        }
-        post(Self.didSave, insertedIDs: inserted, updatedIDs: updated, deleted: [])
-        checkInvariantsAfterSave()
     }
 
     /// Gives `target`, a model the context holds, every persisted attribute value of `source`,

@@ -62,11 +62,6 @@ public final class ModelContext: _ModelLoader {
         get { rows.statistics }
         set { rows.statistics = newValue }
     }
-    /// Whether ``upsert(_:chunkSize:)`` may write a chunk in one pass (see
-    /// `bulkUpsertChunk`); tests turn it off to compare with the general path.
-    var allowsBulkUpsert = true
-    /// How many chunks took that path (for tests).
-    var bulkUpsertChunks = 0
     /// Which commits this context has taken into account (see `refreshIfNeeded`).
     var commits: CommitTracker
     /// Loads that failed in a getter, not yet reported (see `pendingLoadErrors`).
@@ -471,13 +466,15 @@ public final class ModelContext: _ModelLoader {
     /// the one pass over the models, which are far apart in memory).
     func didSave(
         inserted: [any PersistentModel], tables insertedTables: [Store.EntityTables], rowIDs: [UInt64],
-        changed: [any PersistentModel], written: SavePlan, plan: SavePlanner.DeletePlan, uniqueness: UniquenessPlan
+        changed: [any PersistentModel], written: SavePlan, leftAlone: [Int], plan: SavePlanner.DeletePlan,
+        uniqueness: UniquenessPlan
     ) -> (inserted: [PersistentIdentifier], updated: [PersistentIdentifier]) {
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
         var takenOverIDs: [PersistentIdentifier] = []
         insertedIDs.reserveCapacity(inserted.count)
         updatedIDs.reserveCapacity(changed.count)
+        var nextLeftAlone = 0
         for position in inserted.indices {
             let (model, tables, rowID) = (inserted[position], insertedTables[position], rowIDs[position])
             let state = model._$modelState
@@ -487,7 +484,13 @@ public final class ModelContext: _ModelLoader {
             state.clearChanges()
             // The model now holds what its row holds.
             state.recordChecksum = written.newRows[position].record.contentChecksum
-            if written.newRows[position].takesOver == nil { insertedIDs.append(id) } else { takenOverIDs.append(id) }
+            if written.newRows[position].takesOver == nil {
+                insertedIDs.append(id)
+            } else if nextLeftAlone < leftAlone.count && leftAlone[nextLeftAlone] == position {
+                nextLeftAlone += 1  // its row already held these values: not an update
+            } else {
+                takenOverIDs.append(id)
+            }
             // A model that took over a stored row represents it from now on; an instance the
             // context had for that row is left out of the identity map.
             identity.register(model, entity: tables.ordinal, row: rowID)

@@ -82,6 +82,9 @@ public struct SaveError: Error, Sendable, CustomStringConvertible {
     /// for id in error.models { print(id) }
     /// ```
     public var models: [PersistentIdentifier]
+    /// Whether another writer changed a unique value's entry between the save's planning and its
+    /// transaction: planning again sees the change (``ModelContext/upsert(_:chunkSize:)`` does).
+    var isClaimedMeanwhile = false
 
     /// Creates a save error.
     ///
@@ -122,5 +125,17 @@ extension SaveError {
                 + "or process since. Nothing was saved. Delete \(models.count == 1 ? "it" : "them") in this context "
                 + "(or roll back) and save again, or insert a new model with the values to keep.",
             models: models)
+    }
+
+    /// The error for a unique value whose entry another writer changed since the save was
+    /// planned: it claimed the value, or deleted or moved the row an insert was taking over.
+    static func claimedMeanwhile(_ model: PersistentIdentifier) -> SaveError {
+        var error = SaveError(
+            code: .uniquenessViolated,
+            message: "Another writer stored or removed a \(model.entityName) with the same unique values while this "
+                + "save was prepared. Save again: the save is planned anew against what is stored now.",
+            models: [model])
+        error.isClaimedMeanwhile = true
+        return error
     }
 }

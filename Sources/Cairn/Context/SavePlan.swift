@@ -25,6 +25,9 @@ struct SavePlan {
         /// Sealed for its row's key in the transaction.
         var record: EncodedRecord
         let takesOver: UInt64?
+        /// For a row taken over whose model writes no relationship and no external value: the row
+        /// is left alone (not written, not in the history) when it already holds the same record.
+        var isLeftAloneWhenSame = false
     }
 
     /// A stored row rewritten whole; the save fails when another context deleted it meanwhile.
@@ -70,39 +73,20 @@ struct SavePlan {
         let targets: [RowReference]
     }
 
-    /// What the rows of ``SavePlan/upserts`` share: their entity and the unique key they are
-    /// matched by. Kept once, not in every row: each row's copy of a class reference and a
-    /// closure was four retains and four releases per row.
-    struct UpsertTarget {
-        let tables: Store.EntityTables
-        let unique: Store.EntityTables.UniqueConstraint
-        /// A stored record's keys in each of `tables.indexes`, to remove its old entries.
-        let storedIndexKeys: (RecordReader) throws -> [[UInt8]]
-    }
-
-    /// A row matched by its unique key inside the transaction (the batch upsert API): rewritten
-    /// when a row has the key and its record differs, left alone when it holds the same record,
-    /// else added with its unique and index entries.
-    struct Upsert {
+    /// A unique entry that already names the row an insert takes over, with the same key: the
+    /// writer neither frees nor claims it, but checks that it still names that row (unless nothing
+    /// was committed since the plan read it, see ``SavePlan/readSnapshot``).
+    struct KeptKey {
+        let table: Table
         let key: [UInt8]
-        /// Sealed for its row's key in the transaction.
-        var record: EncodedRecord
-        /// The new values' key in each of the entity's indexes.
-        let indexKeys: [[UInt8]]
-        /// What the read before the transaction found under `key`: the row and its record, or
-        /// `nil` for none. Used instead of looking again when no commit came in between (see
-        /// ``SavePlan/readSnapshot``).
-        var found: (row: UInt64, record: [UInt8]?)?
+        let row: UInt64
+        let identifier: PersistentIdentifier
     }
 
     var newRows: [NewRow] = []
-    /// Carried out after the new rows, in order; all of ``upsertTarget``'s entity.
-    var upserts: [Upsert] = []
-    /// The entity and unique key of ``upserts``; `nil` when there are none.
-    var upsertTarget: UpsertTarget?
-    /// The commit the upserts' ``Upsert/found`` rows were read at. When the write transaction
-    /// starts right after it (no other commit in between), the store is what that read saw, and
-    /// the writer takes the rows found then instead of looking each key up again.
+    /// The commit the unique keys were looked up at (``UniquenessPlanner``). When the write
+    /// transaction starts right after it (no other commit in between), the store is what that
+    /// read saw, and the writer need not look the ``keptKeys`` up again.
     var readSnapshot: UInt64?
     var updates: [Update] = []
     /// Stored rows to delete, with their edges and external values.
@@ -114,6 +98,7 @@ struct SavePlan {
     /// Unique entries of old values, removed before any is claimed.
     var uniqueFreed: [(table: Table, key: [UInt8])] = []
     var uniqueClaims: [UniqueClaim] = []
+    var keptKeys: [KeptKey] = []
     var edgeLists: [EdgeList] = []
 
     /// About what the transaction puts (records, keys, edges, history), so the map grows once ahead
@@ -121,7 +106,6 @@ struct SavePlan {
     var expectedBytes: Int {
         var bytes = 0
         for row in newRows { bytes &+= row.record.count &+ 40 }
-        for upsert in upserts { bytes &+= upsert.record.count &+ 2 &* upsert.key.count &+ 120 }
         for update in updates { bytes &+= update.record.count &+ 40 }
         for entry in indexAdditions { bytes &+= entry.key.count &+ 40 }
         for claim in uniqueClaims { bytes &+= claim.key.count &+ 40 }
@@ -132,18 +116,12 @@ struct SavePlan {
 }
 
 /// What a committed save did: the ids the new rows got (in the order of ``SavePlan/newRows``),
-/// the commit, and the rows whose edges the writer repaired without the plan naming them.
+/// which of the rows taken over already held exactly the new record (left alone), the commit,
+/// and the rows whose edges the writer repaired without the plan naming them.
 struct SaveOutcome {
-    /// What an upsert did with its row.
-    enum Upserted {
-        case inserted(UInt64)
-        case updated(UInt64)
-        case unchanged(UInt64)
-    }
-
     let newRows: [UInt64]
-    /// In the order of ``SavePlan/upserts``.
-    let upserts: [Upserted]
+    /// Positions in ``SavePlan/newRows`` of rows taken over that were left alone.
+    let leftAlone: [Int]
     let commit: UInt64
     let repaired: [PersistentIdentifier]
 }

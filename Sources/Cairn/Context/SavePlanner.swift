@@ -169,11 +169,22 @@ struct SavePlanner {
         var savePlan = SavePlan()
         savePlan.newRows.reserveCapacity(inserted.count)
         for position in 0..<insertedModels.count {
-            savePlan.newRows.append(
-                SavePlan.NewRow(
-                    tables: insertedTables[position], record: insertedModels.records[position],
-                    takesOver: uniqueness.takeovers.isEmpty
-                        ? nil : uniqueness.takeovers[ObjectIdentifier(inserted[position])]))
+            let tables = insertedTables[position]
+            var row = SavePlan.NewRow(
+                tables: tables, record: insertedModels.records[position],
+                takesOver: uniqueness.takeovers.isEmpty
+                    ? nil : uniqueness.takeovers[ObjectIdentifier(inserted[position])])
+            if row.takesOver != nil {
+                let model = inserted[position]
+                row.isLeftAloneWhenSame =
+                    tables.externalAttributes.isEmpty
+                    && !tables.entity.relationships.contains { $0.access.hasTargets(model) }
+            }
+            savePlan.newRows.append(row)
+        }
+        savePlan.readSnapshot = uniqueness.readSnapshot
+        savePlan.keptKeys = uniqueness.kept.map {
+            SavePlan.KeptKey(table: $0.table, key: $0.key, row: $0.row, identifier: $0.model.persistentModelID)
         }
         savePlan.updates = updates
         savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
@@ -313,10 +324,17 @@ struct SavePlanner {
             }
             for position in 0..<inserted.count where !inserted.tables[position].indexes.isEmpty {
                 let (model, tables) = (inserted.models[position], inserted.tables[position])
+                // A row taken over keeps the entries whose key stays the same.
                 if !takeovers.isEmpty, let row = takeovers[ObjectIdentifier(model)],
                     let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
                 {
-                    for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
+                    for index in tables.indexes {
+                        let (old, new) = (index.key(of: stored), index.key(of: model))
+                        guard old != new else { continue }
+                        removals.append((index.table, old, row))
+                        additions.append((index.table, new, model))
+                    }
+                    continue
                 }
                 for index in tables.indexes { additions.append((index.table, index.key(of: model), model)) }
             }

@@ -3,10 +3,11 @@ import Foundation
 /// Carries out a ``SavePlan`` in one write transaction: the one place a save opens one.
 ///
 /// The order inside the transaction is fixed: new rows (appended under the entity's next row ids,
-/// or written over the rows they take over), upserts, and the row counters; rewritten rows; deleted rows with
-/// their edges and external values; index entries (old ones removed first); external values;
-/// unique entries (old ones freed first, new ones claimed with no-overwrite, so a value another
-/// writer claimed since the plan fails the save); relationship lists; the repair of inverse edges;
+/// or written over the rows they take over, unless such a row already holds the same bytes), and
+/// the row counters; rewritten rows; deleted rows with their edges and external values; index
+/// entries (old ones removed first); external values; unique entries (kept ones checked, old ones
+/// freed, new ones claimed with no-overwrite, so a value another writer claimed since the plan
+/// fails the save); relationship lists; the repair of inverse edges;
 /// the history entry. The body only reads the plan and the store, so it can run again after the
 /// map grows.
 struct StoreWriter {
@@ -22,13 +23,21 @@ struct StoreWriter {
         return try store.environment.write(expectedBytes: plan.expectedBytes) { txn in
             var rows = RowAppender()
             var assigned: [UInt64] = []
+            var leftAlone: [Int] = []
             assigned.reserveCapacity(plan.newRows.count)
             for position in plan.newRows.indices {
                 let tables = plan.newRows[position].tables
                 if let takenOver = plan.newRows[position].takesOver {
-                    try txn.put(
-                        plan.newRows[position].record.sealed(forRow: takenOver), for: EntryLayout.rowKey(takenOver),
-                        in: tables.records)
+                    let key = EntryLayout.rowKey(takenOver)
+                    let record = plan.newRows[position].record.sealed(forRow: takenOver)
+                    // Equal bytes under the same key: the stored record is intact and holds these values.
+                    if plan.newRows[position].isLeftAloneWhenSame,
+                        try txn.withValue(for: key, in: tables.records, { Self.equal(record, $0) }) == true
+                    {
+                        leftAlone.append(position)
+                    } else {
+                        try txn.put(record, for: key, in: tables.records)
+                    }
                     assigned.append(takenOver)
                 } else {
                     assigned.append(
@@ -36,18 +45,6 @@ struct StoreWriter {
                 }
             }
             var history = History()
-            // Nothing was committed since the upserts' rows were read: they are as read.
-            let asRead = plan.readSnapshot.map { txn.id == $0 &+ 1 } ?? false
-            var upserted: [SaveOutcome.Upserted] = []
-            if let target = plan.upsertTarget {
-                upserted.reserveCapacity(plan.upserts.count)
-                for position in plan.upserts.indices {
-                    upserted.append(
-                        try upsert(
-                            &plan.upserts[position], of: target, asRead: asRead, rows: &rows, history: &history,
-                            txn: txn))
-                }
-            }
             try rows.writeCounters(meta: store.meta, txn: txn)
             func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
                 switch reference {
@@ -69,11 +66,8 @@ struct StoreWriter {
                 let key = EntryLayout.rowKey(update.row)
                 // A record with the same bytes under the same key holds the same values (the
                 // checksum covers the key): the row is left as it is.
-                let unchanged = try txn.withValue(for: key, in: update.tables.records) { stored in
-                    update.record.bytes.withUnsafeBytes { bytes in
-                        bytes.count == stored.count
-                            && (bytes.isEmpty || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
-                    }
+                let unchanged = try txn.withValue(for: key, in: update.tables.records) {
+                    Self.equal(update.record.bytes, $0)
                 }
                 guard let unchanged else {
                     gone.append(update.identifier)
@@ -114,6 +108,12 @@ struct StoreWriter {
                 let key = EntryLayout.externalKey(row: try row(external.owner), tag: external.tag)
                 try txn.put(plan.externals[position].value.sealed(forKey: key), for: key, in: external.table)
             }
+            // Nothing was committed since the keys were looked up: they name the rows they named then.
+            if !plan.keptKeys.isEmpty && plan.readSnapshot.map({ txn.id != $0 &+ 1 }) ?? true {
+                for kept in plan.keptKeys where try txn.uniqueRow(for: kept.key, in: kept.table) != kept.row {
+                    throw SaveError.claimedMeanwhile(kept.identifier)
+                }
+            }
             for (table, key) in plan.uniqueFreed { try txn.delete(key, in: table) }
             for claim in plan.uniqueClaims {
                 let claimed = try EntryLayout.withKeyedValue(row: try row(claim.row), key: claim.key) { value in
@@ -121,16 +121,15 @@ struct StoreWriter {
                         try txn.put(value, for: key, in: claim.table, options: .noOverwrite)
                     }
                 }
-                guard claimed else {
-                    // Another process stored the same unique values since the save was planned.
-                    throw SaveError(
-                        code: .uniquenessViolated,
-                        message: "Another writer stored a \(claim.identifier.entityName) with the same unique values "
-                            + "while this save was prepared. Save again to update that model instead.",
-                        models: [claim.identifier])
-                }
+                // Another process stored the same unique values since the save was planned.
+                guard claimed else { throw SaveError.claimedMeanwhile(claim.identifier) }
             }
+            var nextLeftAlone = 0
             for (position, new) in plan.newRows.enumerated() {
+                if nextLeftAlone < leftAlone.count && leftAlone[nextLeftAlone] == position {
+                    nextLeftAlone += 1
+                    continue
+                }
                 history.record(new.takesOver == nil ? .inserted : .updated, new.tables.entityName, assigned[position])
             }
             for update in plan.updates { history.record(.updated, update.tables.entityName, update.row) }
@@ -169,44 +168,15 @@ struct StoreWriter {
             if let table = store.history, !history.isEmpty {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }
-            return SaveOutcome(newRows: assigned, upserts: upserted, commit: txn.id, repaired: repaired)
+            return SaveOutcome(newRows: assigned, leftAlone: leftAlone, commit: txn.id, repaired: repaired)
         }
     }
 
-    /// Matches an upsert's key to a row as the transaction sees it, and writes what differs.
-    private func upsert(
-        _ upsert: inout SavePlan.Upsert, of group: SavePlan.UpsertTarget, asRead: Bool, rows: inout RowAppender,
-        history: inout History, txn: borrowing WriteTransaction
-    ) throws -> SaveOutcome.Upserted {
-        let tables = group.tables
-        let found = asRead ? upsert.found?.row : try txn.uniqueRow(for: upsert.key, in: group.unique.table)
-        guard let row = found else {
-            let row = try rows.append(&upsert.record, to: tables, meta: store.meta, txn: txn)
-            try txn.put(EntryLayout.keyedValue(row: row, key: upsert.key), for: upsert.key, in: group.unique.table)
-            for (index, key) in zip(tables.indexes, upsert.indexKeys) {
-                try txn.put(EntryLayout.keyedValue(row: row, key: key), for: key, in: index.table)
-            }
-            history.record(.inserted, tables.entityName, row)
-            return .inserted(row)
+    /// Whether `bytes` are exactly `stored`.
+    private static func equal(_ bytes: [UInt8], _ stored: UnsafeRawBufferPointer) -> Bool {
+        bytes.withUnsafeBytes { bytes in
+            bytes.count == stored.count
+                && (bytes.isEmpty || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
         }
-        let key = EntryLayout.rowKey(row)
-        let old = asRead ? upsert.found?.record : try txn.get(key, in: tables.records)
-        let record = upsert.record.sealed(forRow: row)
-        // Equal bytes under the same key: the stored record is intact and holds these values.
-        if old == record { return .unchanged(row) }
-        try txn.put(record, for: key, in: tables.records)
-        if !tables.indexes.isEmpty {
-            let oldKeys = try old.map { try group.storedIndexKeys(RecordReader($0, key: key)) }
-            for (position, index) in tables.indexes.enumerated() {
-                let newKey = upsert.indexKeys[position]
-                if let oldKey = oldKeys?[position] {
-                    if oldKey == newKey { continue }
-                    _ = try txn.delete(oldKey, value: EntryLayout.keyedValue(row: row, key: oldKey), in: index.table)
-                }
-                try txn.put(EntryLayout.keyedValue(row: row, key: newKey), for: newKey, in: index.table)
-            }
-        }
-        history.record(.updated, tables.entityName, row)
-        return .updated(row)
     }
 }

@@ -43,6 +43,11 @@ struct UniquenessPlan {
     var freed: [(table: Table, key: [UInt8])] = []
     /// Keys to add, with the model whose row they name.
     var claimed: [(table: Table, key: [UInt8], model: any PersistentModel)] = []
+    /// Keys that already name the row an insert takes over: neither freed nor claimed, only
+    /// checked in the transaction (``SavePlan/KeptKey``).
+    var kept: [(table: Table, key: [UInt8], model: any PersistentModel, row: UInt64)] = []
+    /// The commit the inserts' keys were looked up at.
+    var readSnapshot: UInt64?
     /// Relationships of stored models that lose a taken-over row because the inserted model
     /// replaced the relationship.
     var released: [Release] = []
@@ -128,6 +133,7 @@ struct UniquenessPlanner {
         claimedByInsert.reserveCapacity(keys.count)
         plan.claimed.reserveCapacity(plan.claimed.count + keys.count)
         try store.environment.read { txn in
+            plan.readSnapshot = txn.id
             for position in 0..<inserted.count {
                 let model = inserted.models[position]
                 var takeover: UInt64?
@@ -156,7 +162,10 @@ struct UniquenessPlanner {
                     {
                         plan.superseded.insert(ObjectIdentifier(inserted.models[earlier]))
                     }
-                    plan.claimed.append((keyTables[k], keys[k], model))
+                }
+                // A takeover's keys are sorted out below, against the row's stored ones.
+                if takeover == nil {
+                    for k in inserted.keyRange(of: position) { plan.claimed.append((keyTables[k], keys[k], model)) }
                 }
                 takeovers.append(takeover)
                 if let takeover { plan.takeovers[ObjectIdentifier(model)] = takeover }
@@ -168,8 +177,10 @@ struct UniquenessPlanner {
                 Array(plan.claimed[..<changedClaims])
                 + plan.claimed[changedClaims...].filter { !plan.superseded.contains(ObjectIdentifier($0.model)) }
         }
-        // A stored row an insert takes over gives its old values way to the new model's. With one
-        // constraint, the row's key is the one it was found by, so the record need not be read.
+        // A stored row an insert takes over gives its old values way to the new model's: a key
+        // that stays the same stays in place (checked by the writer), any other is freed and the
+        // new one claimed. With one constraint, the row's key is the one it was found by, so the
+        // record need not be read.
         if !plan.takeovers.isEmpty {
             for (position, model) in inserted.models.enumerated()
             where plan.superseded.isEmpty || !plan.superseded.contains(ObjectIdentifier(model)) {
@@ -177,7 +188,14 @@ struct UniquenessPlanner {
                 let range = inserted.keyRange(of: position)
                 let tables = insertTables[position]
                 let oldKeys = range.count == 1 ? [keys[range.lowerBound]] : try storedKeys(row, tables)
-                for (k, key) in zip(range, oldKeys) { free(keyTables[k], key) }
+                for (k, old) in zip(range, oldKeys) {
+                    if old == keys[k] {
+                        plan.kept.append((keyTables[k], old, model, row))
+                    } else {
+                        free(keyTables[k], old)
+                        plan.claimed.append((keyTables[k], keys[k], model))
+                    }
+                }
                 plan.released += try releasedRelationships(model, row, tables)
             }
         }

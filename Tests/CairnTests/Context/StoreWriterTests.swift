@@ -71,39 +71,65 @@ import Testing
         }
     }
 
-    @Test func upsertsInsertUpdateOrLeaveRowsAsTheTransactionFindsThem() throws {
+    /// A row taken over is written over, or left alone (not written, not in the history) when
+    /// it already holds the same record and its model writes nothing else.
+    @Test func rowsTakenOverAreWrittenOverOrLeftAlone() throws {
         let (context, tables) = try store()
         context.insert(Gauge(code: 1, reading: 1))
         context.insert(Gauge(code: 2, reading: 2))
         try context.save()
-        func upsert(_ gauge: Gauge) throws -> SavePlan.Upsert {
-            SavePlan.Upsert(
-                key: tables.uniques[0].key(of: gauge), record: try SavePlanner.record(of: gauge, tables: tables),
-                indexKeys: [tables.indexes[0].key(of: gauge)])
-        }
         var plan = SavePlan()
-        plan.upsertTarget = SavePlan.UpsertTarget(
-            tables: tables, unique: tables.uniques[0],
-            storedIndexKeys: { reader in
-                let stored = try context.rows.scratchModel(from: reader, tables: tables)
-                return [tables.indexes[0].key(of: stored)]
-            })
-        plan.upserts = [
-            try upsert(Gauge(code: 1, reading: 1)), try upsert(Gauge(code: 2, reading: 9)),
-            try upsert(Gauge(code: 3, reading: 3)),
-        ]
-        let outcome = try StoreWriter(store: context.store).write(plan)
-        let described = outcome.upserts.map { upserted -> String in
-            switch upserted {
-            case .unchanged(let row): "unchanged \(row)"
-            case .updated(let row): "updated \(row)"
-            case .inserted(let row): "inserted \(row)"
-            }
+        for (row, gauge) in [(1, Gauge(code: 1, reading: 1)), (2, Gauge(code: 2, reading: 9))] {
+            var new = SavePlan.NewRow(
+                tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: UInt64(row))
+            new.isLeftAloneWhenSame = true
+            plan.newRows.append(new)
+            plan.keptKeys.append(
+                SavePlan.KeptKey(
+                    table: tables.uniques[0].table, key: tables.uniques[0].key(of: gauge), row: UInt64(row),
+                    identifier: gauge.persistentModelID))
         }
-        #expect(described == ["unchanged 1", "updated 2", "inserted 3"])
-        // The updated row's index entry moved with its value.
-        #expect(try codes(context, where: #Predicate { $0.reading >= 5 }) == [2])
-        #expect(try codes(context, where: #Predicate { $0.reading == 2 }).isEmpty)
-        #expect(try ModelContext(context.container).invariantViolations().isEmpty)
+        let outcome = try StoreWriter(store: context.store).write(plan)
+        #expect(outcome.newRows == [1, 2] && outcome.leftAlone == [0])
+        let store = context.store
+        let changes = try store.environment.read { txn in
+            try History.changes(
+                after: outcome.commit - 1, skipping: { _ in false }, history: store.history!, meta: store.meta, txn: txn
+            )
+        }
+        guard case .entries(let entries) = changes else {
+            Issue.record("the history of the commit is readable")
+            return
+        }
+        #expect(entries.map(\.row) == [2], "only the row written is in the history")
+        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 9])
+    }
+
+    /// A key the plan keeps for a row it takes over must still name that row in the transaction
+    /// (unless nothing was committed since it was read); else the save fails and writes nothing.
+    @Test func aKeptKeyThatNamesAnotherRowFailsTheSave() throws {
+        let (context, tables) = try store()
+        context.insert(Gauge(code: 1, reading: 1))
+        context.insert(Gauge(code: 2, reading: 2))
+        try context.save()
+        let gauge = Gauge(code: 1, reading: 5)
+        var plan = SavePlan()
+        plan.newRows.append(
+            SavePlan.NewRow(tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: 2))
+        plan.keptKeys.append(
+            SavePlan.KeptKey(
+                table: tables.uniques[0].table, key: tables.uniques[0].key(of: gauge), row: 2,
+                identifier: gauge.persistentModelID))
+        #expect { try StoreWriter(store: context.store).write(plan) } throws: { error in
+            (error as? SaveError).map { $0.code == .uniquenessViolated && $0.isClaimedMeanwhile } ?? false
+        }
+        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 2])
+        // Read at the commit just before: the writer trusts the plan's read and does not look.
+        plan.readSnapshot = UInt64(context.store.environment.info.lastTransactionID)
+        plan.keptKeys[0] = SavePlan.KeptKey(
+            table: tables.uniques[0].table, key: tables.uniques[0].key(of: Gauge(code: 2, reading: 0)), row: 2,
+            identifier: gauge.persistentModelID)
+        _ = try StoreWriter(store: context.store).write(plan)
+        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 5])
     }
 }

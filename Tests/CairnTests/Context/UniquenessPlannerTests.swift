@@ -37,8 +37,12 @@ import Testing
         let plan = try planner.plan(
             inserted: try InsertedModels([newcomer], store: container.store), changed: [], deleted: [])
         #expect(plan.takeovers == [ObjectIdentifier(newcomer): gauges[1].persistentModelID.rowID!])
-        #expect(plan.freed.map(\.key) == [key(2, in: container)])
-        #expect(plan.claimed.count == 1 && plan.claimed[0].model === newcomer)
+        // The row's key stays: neither freed nor claimed, only checked by the writer.
+        #expect(plan.freed.isEmpty && plan.claimed.isEmpty)
+        #expect(plan.kept.map(\.key) == [key(2, in: container)])
+        #expect(plan.kept.count == 1 && plan.kept[0].model === newcomer)
+        #expect(plan.kept[0].row == gauges[1].persistentModelID.rowID!)
+        #expect(plan.readSnapshot == UInt64(container.store.environment.info.lastTransactionID))
         #expect(plan.superseded.isEmpty)
     }
 
