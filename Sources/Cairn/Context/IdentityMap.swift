@@ -56,6 +56,9 @@ struct IdentityMap {
     /// held one not swept away yet).
     func mayHoldRows(entity ordinal: Int) -> Bool { rows[ordinal].count > 0 }
 
+    /// How many pages of row slots the map has allocated, over all entities (see `RowSlots`).
+    var allocatedPages: Int { rows.reduce(0) { $0 + $1.allocatedPages } }
+
     /// How many models the map holds, swept or not.
     var registeredCount: Int { rows.reduce(temporary.count) { $0 + $1.count } }
 
@@ -185,8 +188,12 @@ private struct RowSlots {
     /// Pages cover row ids below 2^25 (65,536 pages, an array of at most 512 KiB of references).
     private static let pageLimit: UInt64 = 1 << 16
 
-    /// Each page's slots, empty (not allocated) until a row in it is registered.
+    /// Each page's slots, empty (not allocated) until a row in it is registered, and freed again
+    /// when its last model leaves: a context that moves through a million rows in batches holds
+    /// pages only for the rows it holds now.
     private var pages: [[PageSlot]] = []
+    /// How many slots of each page hold a model.
+    private var occupied: [Int32] = []
     private var overflow: [UInt64: IdentityMap.Slot] = [:]
     private(set) var count = 0
 
@@ -210,9 +217,15 @@ private struct RowSlots {
             if overflow.updateValue(IdentityMap.Slot(model), forKey: row) == nil { count += 1 }
             return
         }
-        if page >= pages.count { pages.append(contentsOf: repeatElement([], count: page - pages.count + 1)) }
+        if page >= pages.count {
+            pages.append(contentsOf: repeatElement([], count: page - pages.count + 1))
+            occupied.append(contentsOf: repeatElement(0, count: page - occupied.count + 1))
+        }
         if pages[page].isEmpty { pages[page] = Array(repeating: PageSlot(), count: Self.pageSize) }
-        if pages[page][slot].object == nil { count += 1 }
+        if pages[page][slot].object == nil {
+            count += 1
+            occupied[page] += 1
+        }
         pages[page][slot] = PageSlot(object: model, model: model)
     }
 
@@ -222,9 +235,19 @@ private struct RowSlots {
             return
         }
         guard page < pages.count, !pages[page].isEmpty, pages[page][slot].object != nil else { return }
+        empty(page, slot)
+    }
+
+    /// Empties a slot that holds a model, and frees its page when it was the page's last.
+    private mutating func empty(_ page: Int, _ slot: Int) {
         pages[page][slot] = PageSlot()
         count -= 1
+        occupied[page] -= 1
+        if occupied[page] == 0 { pages[page] = [] }
     }
+
+    /// How many pages are allocated.
+    var allocatedPages: Int { pages.count { !$0.isEmpty } }
 
     /// Calls `body` with every registered model.
     func forEach(_ body: (any PersistentModel) -> Void) {
@@ -246,8 +269,7 @@ private struct RowSlots {
         guard page < pages.count, !pages[page].isEmpty, pages[page][slot].object != nil,
             isKnownUniquelyReferenced(&pages[page][slot].object)
         else { return false }
-        pages[page][slot] = PageSlot()
-        count -= 1
+        empty(page, slot)
         return true
     }
 
@@ -264,6 +286,7 @@ private struct RowSlots {
                     left += 1
                 }
             }
+            occupied[page] = Int32(left)
             if left == 0 { pages[page] = [] }
         }
         let before = overflow.count

@@ -46,13 +46,26 @@ final class Store: @unchecked Sendable {
         }
 
         /// One uniqueness constraint or index of an entity: its attributes and table.
-        struct UniqueConstraint {
+        ///
+        /// A class: plans, access paths and claims carry it, and copying a reference is one
+        /// retain where copying its three arrays was three (and a fetch copies its access path
+        /// several times).
+        final class UniqueConstraint {
             let names: [String]
             let table: Table
             let parts: [(AnyObject, inout KeyBuilder) -> Void]
             /// The property indexes of `names`: what a save checks a changed model's change bits
             /// against (looking each name up cost a string hash per model and name).
             let attributeIndexes: [Int]
+
+            init(
+                names: [String], table: Table, parts: [(AnyObject, inout KeyBuilder) -> Void], attributeIndexes: [Int]
+            ) {
+                self.names = names
+                self.table = table
+                self.parts = parts
+                self.attributeIndexes = attributeIndexes
+            }
 
             /// Whether a change of `state` touches one of the constraint's attributes.
             func isTouched(by state: _ModelState) -> Bool { attributeIndexes.contains { state.isChanged($0) } }

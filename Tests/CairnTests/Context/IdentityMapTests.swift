@@ -100,4 +100,35 @@ import Testing
         #expect(map.registeredCount == 3)
         #expect(Set(map.storedModels.compactMap(\.0.rowID)) == [0, 1 << 25, UInt64.max])
     }
+
+    /// A page of slots is freed when its last model leaves, however it leaves (removed, let go
+    /// of because nothing else held it, swept), so a context that moves through many rows in
+    /// batches keeps pages only for the rows it holds.
+    @Test func aPageIsFreedWhenItsLastModelLeaves() throws {
+        let (container, tables) = try store()
+        var map = IdentityMap(store: container.store)
+        var held: [Gauge] = []
+        for row in 0..<2_048 as Range<UInt64> {
+            let gauge = Gauge(code: Int(row), reading: 0)
+            gauge._$modelState.persistentIdentifier = id(row, container)
+            map.register(gauge, entity: tables.ordinal, row: row)
+            held.append(gauge)
+        }
+        #expect(map.allocatedPages == 4, "512 rows per page")
+        // The first page: every row removed. The second: let go of, once the test drops them.
+        for row in 0..<512 as Range<UInt64> { map.remove(id(row, container)) }
+        #expect(map.allocatedPages == 3)
+        let second = Array(512..<1_024 as Range<UInt64>)
+        held.replaceSubrange(512..<1_024, with: [])
+        map.releaseIfUnused(entity: tables.ordinal, rows: second)
+        #expect(map.allocatedPages == 2 && map.registeredCount == 1_024)
+        // A page that keeps one model stays; rows can be registered again in a freed page.
+        held.removeSubrange(513...)
+        map.sweep()
+        #expect(map.allocatedPages == 1 && map.registeredCount == 1, "row 1,024 alone, still held")
+        let again = Gauge(code: 7, reading: 0)
+        map.register(again, entity: tables.ordinal, row: 7)
+        #expect(map.model(entity: tables.ordinal, row: 7) === again && map.allocatedPages == 2)
+        #expect(map.model(entity: tables.ordinal, row: 1_024) === held[512])
+    }
 }
