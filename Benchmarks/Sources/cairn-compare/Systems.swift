@@ -22,7 +22,13 @@ enum CairnSystem {
 
     static func upsert(_ values: some Sequence<AuthorValues>, into directory: URL) throws -> Int {
         let context = ModelContext(try container(directory))
-        let report = try context.upsert(values.lazy.map(\.model))
+        // CAIRN_BENCH_CHUNK measures other chunk sizes than the default (Benchmarks.md).
+        let report =
+            if let chunk = ProcessInfo.processInfo.environment["CAIRN_BENCH_CHUNK"].flatMap(Int.init) {
+                try context.upsert(values.lazy.map(\.model), chunkSize: chunk)
+            } else {
+                try context.upsert(values.lazy.map(\.model))
+            }
         return report.insertedCount + report.updatedCount + report.unchangedCount
     }
 
