@@ -86,6 +86,11 @@ extension PredicatePlanner {
     private func condition(_ slot: Slot, _ part: Part) -> Condition? {
         guard let value = part.value else { return nil }
         if case .oneOf = slot.kind {
+            if let encoded = slot.encodeList?(value) {
+                return Condition(
+                    attribute: slot.attribute, kind: .oneOf, key: [], value: encoded.keys.count, keys: encoded.keys,
+                    conjunct: slot.part, isExact: encoded.isExact)
+            }
             guard let values = value as? any Sequence else { return nil }
             var keys: [[UInt8]] = []
             var isExact = true

@@ -86,6 +86,30 @@ import Testing
         #expect(try context.fetch(books).map(\.isbn).sorted() == ["isbn-1", "isbn-2"])
     }
 
+    /// An array of the attribute's type is encoded in one pass (`Slot.encodeList`); any other
+    /// sequence element by element: both plan the same lookups and find the same models.
+    @Test func aCapturedArrayAndOtherSequencesPlanTheSameLookups() throws {
+        let context = try populated()
+        let array = ["Hardy", "Austen", "Nobody", "Hardy"]
+        let set = Set(array)
+        let descriptors = [
+            FetchDescriptor<LibraryAuthor>(predicate: #Predicate { array.contains($0.lastName) }),
+            FetchDescriptor<LibraryAuthor>(predicate: #Predicate { set.contains($0.lastName) }),
+        ]
+        var found: [Set<ObjectIdentifier>] = []
+        for descriptor in descriptors {
+            let plan = try context.explain(descriptor)
+            #expect(plan.accessPath == .keyList(table: "i/LibraryAuthor/lastName", attribute: "lastName", count: 3))
+            #expect(!plan.evaluatesPredicate, "exact keys: nothing left to evaluate")
+            found.append(Set(try context.fetch(descriptor).map(ObjectIdentifier.init)))
+        }
+        #expect(found[0].count == 14 && found[1] == found[0])
+        // Elements of another type than the attribute's are never looked up as keys.
+        let numbers: [Int] = [1, 2]
+        let others = FetchDescriptor<LibraryAuthor>(predicate: #Predicate { numbers.contains($0.lastName.count) })
+        #expect(try context.explain(others).accessPath == .fullScan)
+    }
+
     @Test func unsavedChangesCountInIndexedFetches() throws {
         let context = try populated()
         let hardy = "Hardy"
