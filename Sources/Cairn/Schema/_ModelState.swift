@@ -12,8 +12,12 @@ import Observation
 /// let state = book._$modelState   // @Model's generated property makes it when first asked for
 /// ```
 public final class _ModelState {
+    // The state is read and written only on its context's executor, and no access to a property
+    // outlives the statement that makes it: the properties below need no runtime exclusivity
+    // checks (each cost a thread-local lookup and a set insert; a setter made three).
+
     /// Changed properties by index.
-    var changed = PropertyBits()
+    @exclusivity(unchecked) var changed = PropertyBits()
     /// Properties whose getter has run, by index: only those can have observers (see
     /// `_ModelState+Observation.swift`). This and `observation` are read by every getter and
     /// only ever accessed for an instant, never across a call: no runtime exclusivity checks.
@@ -23,7 +27,7 @@ public final class _ModelState {
     @usableFromInline @exclusivity(unchecked) var observation: _ObservationBox?
     /// The link to the context that owns the model (none for a model that was only created),
     /// shared by all the context's models; see ``_ContextLink``.
-    @usableFromInline var link: _ContextLink?
+    @usableFromInline @exclusivity(unchecked) var link: _ContextLink?
     /// Loads faulted properties and keeps relationships consistent: the context that owns the
     /// model, while it exists. Not a strong reference, as in Core Data: related models hold each
     /// other, and if they also held their context, any relationship would keep the context, its
@@ -34,18 +38,18 @@ public final class _ModelState {
     /// as bits 0…63: those a unique or index table keys. Attributes past 63 are always reported.
     @usableFromInline @exclusivity(unchecked) var reportedAttributes: UInt64 = 0
     /// The model's identity in its context; `nil` until it is inserted or fetched.
-    var persistentIdentifier: PersistentIdentifier?
+    @exclusivity(unchecked) var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.
-    var isDeleted = false
+    @exclusivity(unchecked) var isDeleted = false
     /// The model's position in each of its context's lists of pending changes (inserted,
     /// changed, key-changed, deleted), -1 for none; see `ModelList`.
-    var listPositions = SIMD4<Int32>(repeating: -1)
+    @exclusivity(unchecked) var listPositions = SIMD4<Int32>(repeating: -1)
     /// The model's position among the new rows of the save being planned (see `SavePlanner`);
     /// meaningful only while that plan is made.
-    var planPosition = -1
+    @exclusivity(unchecked) var planPosition = -1
     /// The checksum of the stored record the loaded values came from (or were saved as), so a
     /// fetch can tell that another context rewrote the row since.
-    var recordChecksum: UInt32?
+    @exclusivity(unchecked) var recordChecksum: UInt32?
 
     /// A state with no changes, belonging to no context.
     ///
