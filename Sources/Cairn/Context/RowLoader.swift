@@ -12,8 +12,9 @@ final class RowLoader {
     let store: Store
     /// One instance per stored row (see ``IdentityMap``).
     var identity: IdentityMap
-    /// How much has been read: for tests of fetching and prefetching.
-    var statistics = Statistics()
+    /// How much has been read: for tests of fetching and prefetching. Counters bumped on the
+    /// context's executor, never held across a call: no runtime exclusivity checks.
+    @exclusivity(unchecked) var statistics = Statistics()
     /// The context new faults belong to (set once it exists; it owns this loader). Weak: a
     /// loader kept past its context makes no fault (there is nothing to load it).
     weak var context: ModelContext?

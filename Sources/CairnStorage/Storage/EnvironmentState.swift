@@ -31,7 +31,8 @@ final class EnvironmentState: @unchecked Sendable {
     let writerLock = NSLock()
     /// Guards `readerPool`.
     private let poolLock = NSLock()
-    private var readerPool: [TransactionHandle] = []
+    /// Only touched under `poolLock`: no runtime exclusivity checks (two per read).
+    @exclusivity(unchecked) private var readerPool: [TransactionHandle] = []
     private let maximumPooledReaders: Int
     /// Guards `tables` and `tableOrder`.
     private let tableLock = NSLock()

@@ -15,13 +15,15 @@ internal import CLMDB
 /// try environment.read { txn in _ = txn.handle }   // only Storage looks inside
 /// ```
 package final class TransactionHandle {
-    var pointer: OpaquePointer
-    var failure: LMDBError?
+    // A transaction is used by one thread at a time, and no access to its properties outlives a
+    // call: they need no runtime exclusivity checks.
+    @exclusivity(unchecked) var pointer: OpaquePointer
+    @exclusivity(unchecked) var failure: LMDBError?
     /// Whether a write may have changed anything, so the commit marker must be written (see
     /// ``CommitMarker``). Set before each mutating call, not after its success: LMDB can dirty
     /// pages even when a put reports `MDB_KEYEXIST` (`MDB_NODUPDATA` on an existing pair), and
     /// such a transaction still commits a new snapshot.
-    private(set) var hasWrites = false
+    @exclusivity(unchecked) private(set) var hasWrites = false
 
     func markWriting() { hasWrites = true }
     let path: String
