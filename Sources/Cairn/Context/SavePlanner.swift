@@ -66,7 +66,7 @@ struct SavePlanner {
                 ? context.insertedModelsArray : context.insertedModelsArray.filter { !plan.isDeleted($0) },
             store: store)
         let liveChanged = plan.deletedObjects.isEmpty ? changedModels : changedModels.filter { !plan.isDeleted($0) }
-        let uniqueness = try context.planUniqueness(inserted: candidates, changed: liveChanged, deletes: plan)
+        let uniqueness = try planUniqueness(inserted: candidates, changed: liveChanged, deletes: plan)
         // The inserts that get rows: a later insert with the same unique values supersedes an
         // earlier one. Their tables, records (sealed for their row keys in the transaction, where
         // new rows get their ids) and positions among the new rows were all read in one pass.
