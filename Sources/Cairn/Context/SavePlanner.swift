@@ -139,7 +139,7 @@ struct SavePlanner {
         try checkCounts(finalTargets)
         // Planning read relationships through getters: one that failed to load read as empty, so
         // the plan (cascades, inverses) may be wrong. Nothing is written then.
-        try context.throwPendingLoadErrors()
+        try context.loadFailures.throwPending()
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: insertedModels, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.

@@ -87,7 +87,7 @@ struct Upserter {
         }
         // Another writer may claim or remove a key between planning and the transaction: the
         // next attempt plans against what it stored.
-        var saved = ModelContext.SavedInserts()
+        var saved = SaveApplier.SavedInserts()
         for attempt in 1... {
             do {
                 saved = try context.saveChanges()
