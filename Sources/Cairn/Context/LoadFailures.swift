@@ -29,6 +29,17 @@ struct LoadFailures {
         errors.append(error)
     }
 
+    /// Records that property `index` of `model` could not be loaded, then gives the model the
+    /// property's placeholder, so the getter that asked can return.
+    mutating func fail(
+        _ model: any PersistentModel, _ index: Int, tables: Store.EntityTables, cause: any Error & Sendable,
+        reason: String
+    ) {
+        record(
+            model.persistentModelID, property: Self.propertyName(index, tables: tables), cause: cause, reason: reason)
+        Self.fillPlaceholder(model, index, tables: tables)
+    }
+
     /// Records damage found outside any model's property (the history floor), once: the fallback
     /// that follows it (refreshing everything) is correct, so reporting it at every later refresh
     /// would only lock the app out of intact data.

@@ -40,7 +40,7 @@ extension ModelContext {
     where S.Element: PersistentModel {
         checkOwner()
         precondition(chunkSize > 0, "ModelContext.upsert(_:chunkSize:): chunkSize must be at least 1, not \(chunkSize)")
-        let tables = entityTables(of: S.Element.self, for: "upsert(_:chunkSize:)")
+        let tables = store.entityTables(of: S.Element.self, for: "upsert(_:chunkSize:)")
         return try Upserter(context: self, tables: tables).upsert(models, chunkSize: chunkSize)
     }
 }

@@ -37,7 +37,8 @@ public final class ModelContext: _ModelLoader {
     public var autosaveEnabled = false
     /// Whether this is a container's main context, the one that can autosave.
     var isMainContext = false
-    private var autosaveScheduled = false
+    /// Whether an autosave is scheduled (see ``AutosaveTicket``).
+    var autosaveScheduled = false
 
     /// Reads stored rows into models, and holds the identity map (see ``RowLoader``).
     let rows: RowLoader
@@ -218,11 +219,7 @@ public final class ModelContext: _ModelLoader {
         checkOwner()
         for model in pending.inserted { SaveApplier.detach(model) }
         for model in pending.changed {
-            for property in entity(of: model.persistentModelID).storedProperties {
-                (property as? Schema.Attribute)?.access?.unload(model)
-                (property as? Schema.Relationship)?.access.unload(model)
-            }
-            model._$modelState.clearChanges()
+            Refresher.discardChanges(model, entity: store.entity(of: model.persistentModelID))
         }
         pending.removeAll()
     }
@@ -302,21 +299,7 @@ public final class ModelContext: _ModelLoader {
     private func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
         autosaveScheduled = true
-        let ticket = AutosaveTicket(context: self)
-        Task { @MainActor in
-            ticket.context.autosaveScheduled = false
-            // A failed autosave keeps every change, like any failed save; the next change or an
-            // explicit save tries again.
-            guard ticket.context.autosaveEnabled else { return }
-            try? ticket.context.save()
-        }
-    }
-
-    /// The schema's entity with this name.
-    func entity(named name: String) -> Schema.Entity { container.store.entities[name]!.entity }
-
-    func entity(of id: PersistentIdentifier) -> Schema.Entity {
-        store.entitiesByName[id.entity]!.entity
+        AutosaveTicket(context: self).schedule()
     }
 
     // MARK: _ModelLoader
@@ -337,10 +320,8 @@ public final class ModelContext: _ModelLoader {
             let reason =
                 id.rowID == nil
                 ? "the identifier is of a model that was never saved" : "the identifier is of another store"
-            loadFailures.record(
-                id, property: LoadFailures.propertyName(index, tables: tables),
-                cause: StorageError(code: .notFound, message: "\(id): \(reason)."), reason: reason)
-            return LoadFailures.fillPlaceholder(model, index, tables: tables)
+            let cause = StorageError(code: .notFound, message: "\(id): \(reason).")
+            return loadFailures.fail(model, index, tables: tables, cause: cause, reason: reason)
         }
         refreshIfNeeded()
         // A model deleted elsewhere (found now or earlier) reads what it lacks as placeholders.
@@ -360,9 +341,7 @@ public final class ModelContext: _ModelLoader {
         } catch {
             // A damaged record or edge list (or any other failure to read): the getter gets a
             // placeholder, and the next save or fetch reports the error.
-            loadFailures.record(
-                id, property: LoadFailures.propertyName(index, tables: tables), cause: error, reason: "\(error)")
-            LoadFailures.fillPlaceholder(model, index, tables: tables)
+            loadFailures.fail(model, index, tables: tables, cause: error, reason: "\(error)")
         }
     }
 
@@ -397,35 +376,7 @@ public final class ModelContext: _ModelLoader {
         _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel]
     ) {
-        guard !inverses.isMaintaining else { return }
-        guard model._$modelState.loader != nil else {
-            // A model outside any context was related to one of this context's: it joins, and
-            // inserting it relates everything it points at.
-            insert(model)
-            return
-        }
-        guard let id = model._$modelState.persistentIdentifier,
-            let tables = store.entitiesByType[ObjectIdentifier(type(of: model))],
-            let relationship = tables.relationshipsByIndex[index]
-        else { return }
-        // Models a relationship reaches join the context, as in SwiftData.
-        for target in newTargets {
-            if target._$modelState.loader == nil { insert(target) }
-            precondition(
-                target._$modelState.loader === self,
-                "\(id.entityName).\(relationship.name) was set to a \(relationship.destination) of another context")
-        }
-        guard let inverse = tables.inverses[index]?.inverse else { return }
-        // Targets that were not loaded are the stored ones (nothing changed them since).
-        let oldTargets: [any PersistentModel]
-        if let knownOldTargets {
-            oldTargets = knownOldTargets
-        } else if let rowID = id.rowID {
-            oldTargets = (try? rows.storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
-        } else {
-            oldTargets = []
-        }
-        inverses.update(model, relationship: relationship, inverse: inverse, from: oldTargets, to: newTargets)
+        inverses.relationshipDidChange(model, index, from: knownOldTargets, to: newTargets, in: self)
     }
 
     /// A relationship's targets, loading them first if needed.

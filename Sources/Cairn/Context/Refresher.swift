@@ -105,6 +105,16 @@ struct Refresher {
         }
     }
 
+    /// Unloads every stored property of a model the context changed and forgets its changes, so
+    /// it reads its stored values again when next read (a rollback).
+    static func discardChanges(_ model: any PersistentModel, entity: Schema.Entity) {
+        for property in entity.storedProperties {
+            (property as? Schema.Attribute)?.access?.unload(model)
+            (property as? Schema.Relationship)?.access.unload(model)
+        }
+        model._$modelState.clearChanges()
+    }
+
     /// A model whose row another context deleted leaves the identity map, reports `isDeleted`
     /// and keeps the values it has loaded; what it never loaded reads as a placeholder when first
     /// read (``LoadFailures/fillPlaceholder(_:_:tables:)``). A model with unsaved changes stays:

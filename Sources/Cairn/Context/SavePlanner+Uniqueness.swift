@@ -32,7 +32,7 @@ extension SavePlanner {
                 entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
         for relationship in relating {
             guard let inverseName = relationship.inverseName,
-                let inverse = context.entity(named: relationship.destination).relationshipsByName[inverseName]
+                let inverse = store.entity(named: relationship.destination).relationshipsByName[inverseName]
             else { continue }
             let oldTargets: [any PersistentModel]
             if rowModel === model {

@@ -245,7 +245,7 @@ struct SavePlanner {
         var denials:
             [(model: any PersistentModel, relationship: Schema.Relationship, blockers: [any PersistentModel])] = []
         while let model = queue.popLast() {
-            let entity = context.entity(of: model.persistentModelID)
+            let entity = store.entity(of: model.persistentModelID)
             for relationship in entity.relationships.sorted(by: { $0.index < $1.index }) {
                 let targets = context.loadedTargets(relationship, of: model)
                 switch relationship.deleteRule {
@@ -268,10 +268,10 @@ struct SavePlanner {
         }
         // Nullify: each surviving target of a deleted model drops it from the inverse.
         for model in plan.deleted {
-            let entity = context.entity(of: model.persistentModelID)
+            let entity = store.entity(of: model.persistentModelID)
             for relationship in entity.relationships where relationship.deleteRule == .nullify {
                 guard let inverseName = relationship.inverseName,
-                    let inverse = context.entity(named: relationship.destination).relationshipsByName[inverseName]
+                    let inverse = store.entity(named: relationship.destination).relationshipsByName[inverseName]
                 else { continue }
                 for target in context.loadedTargets(relationship, of: model) where !plan.isDeleted(target) {
                     if let index = plan.nullified.firstIndex(where: {

@@ -8,7 +8,7 @@ import Foundation
 /// ``UpsertReport``.
 ///
 /// ```swift
-/// let tables = context.entityTables(of: Author.self, for: "upsert(_:chunkSize:)")
+/// let tables = context.store.entityTables(of: Author.self, for: "upsert(_:chunkSize:)")
 /// let upserter = try Upserter(context: context, tables: tables)
 /// let report = try upserter.upsert(authors, chunkSize: 10_000)
 /// ```

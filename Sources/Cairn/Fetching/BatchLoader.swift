@@ -35,7 +35,7 @@ struct BatchLoader<T: PersistentModel> {
     /// models: rows are read `matchChunk` at a time with only the attributes the predicate and
     /// the sort use decoded; a model is kept only until the sort when there is one.
     func orderedMatches() throws -> [Match] {
-        let tables = context.entityTables(of: T.self, for: "fetchIdentifiers(_:)")
+        let tables = context.store.entityTables(of: T.self, for: "fetchIdentifiers(_:)")
         if !descriptor.includePendingChanges && context.hasChanges {
             return try StoredOnlyFetcher(context: context).identifiers(descriptor).map { .stored($0) }
         }
@@ -48,7 +48,7 @@ struct BatchLoader<T: PersistentModel> {
         }
         // Reads about `limit` rows anyway.
         if let matches = try executor.matchesInIndexOrder(decoding: used) {
-            return context.ordered(matches, by: executor, descriptor).map(match)
+            return FetchResults.ordered(matches, by: executor, descriptor).map(match)
         }
         var sortable: [any PersistentModel] = []
         var entries: [Match] = []
@@ -66,9 +66,9 @@ struct BatchLoader<T: PersistentModel> {
         }
         let pending = try executor.pendingMatches(excluding: matchedStored)
         if descriptor.sortBy.isEmpty {
-            return executor.page(entries + ModelContext.typed(pending, as: T.self).map(match))
+            return executor.page(entries + FetchResults.typed(pending, as: T.self).map(match))
         }
-        return context.ordered(sortable + pending, by: executor, descriptor).map(match)
+        return FetchResults.ordered(sortable + pending, by: executor, descriptor).map(match)
     }
 
     /// The models of a batch of matches, loaded in one read transaction (the descriptor's
@@ -76,7 +76,7 @@ struct BatchLoader<T: PersistentModel> {
     /// context does not hold.
     func load(_ matches: ArraySlice<Match>) -> [T?] {
         let context = context
-        let tables = context.entityTables(of: T.self, for: "fetch(_:batchSize:)")
+        let tables = context.store.entityTables(of: T.self, for: "fetch(_:batchSize:)")
         let rowIDs = matches.compactMap { match -> UInt64? in
             if case .stored(let identifier) = match { return identifier.rowID }
             return nil
@@ -93,7 +93,7 @@ struct BatchLoader<T: PersistentModel> {
                 present = Set(rows.map(\.0))
                 var stored = FetchRequest(descriptor, tables: tables)
                 stored.includePendingChanges = false
-                loaded = ModelContext.typed(try context.models(for: rows, of: stored), as: T.self)
+                loaded = FetchResults.typed(try context.models(for: rows, of: stored), as: T.self)
             } catch {
                 // The models stay unloaded: reading one reads its record, and reports what fails then.
                 readFailed = true

@@ -79,3 +79,42 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         return storage.element(at: position)
     }
 }
+
+extension FetchResultsCollection {
+    /// Calls `block` with every model, a batch at a time, skipping models whose rows are gone
+    /// (``ModelContext/enumerate(_:batchSize:allowEscapingMutations:block:)``). Unless
+    /// `allowEscapingMutations`, a context with different unsaved changes after a batch stops it
+    /// with ``FetchError/Code-swift.struct/mutationsEscaped``.
+    func enumerate(allowEscapingMutations: Bool, block: (Element) throws -> Void) throws {
+        let batchSize = storage.batchSize
+        let before = changeSnapshot
+        var position = 0
+        while position < count {
+            let end = Swift.min(position + batchSize, count)
+            // A match deleted and saved since the enumeration began (by the block, say) is skipped.
+            for index in position..<end {
+                if let model = storage.loadedElement(at: index) { try block(model) }
+            }
+            position = end
+            if !allowEscapingMutations && changeSnapshot != before {
+                throw FetchError(
+                    code: .mutationsEscaped,
+                    message: "The block given to enumerate(_:batchSize:allowEscapingMutations:block:) over "
+                        + "\(Element.self) left unsaved changes in the context (after \(end) of \(count) models). "
+                        + "Save inside the block, or pass allowEscapingMutations: true to keep the changes for a "
+                        + "later save. The changes are still in the context.",
+                    model: nil, underlying: "")
+            }
+        }
+    }
+
+    /// The identities of the context's unsaved inserts, changes and deletes.
+    private var changeSnapshot: [Set<PersistentIdentifier>] {
+        let context = storage.loader.context
+        return [
+            Set(context.insertedModelsArray.map(\.persistentModelID)),
+            Set(context.changedModelsArray.map(\.persistentModelID)),
+            Set(context.deletedModelsArray.map(\.persistentModelID)),
+        ]
+    }
+}

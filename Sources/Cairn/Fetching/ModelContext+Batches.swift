@@ -20,9 +20,7 @@ extension ModelContext {
     /// - Throws: What ``fetch(_:)`` throws.
     public func fetch<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
-    ) throws
-        -> FetchResultsCollection<T>
-    {
+    ) throws -> FetchResultsCollection<T> {
         try beginStoreAccess()
         precondition(batchSize > 0, "ModelContext.fetch(_:batchSize:): batchSize must be at least 1, not \(batchSize)")
         let loader = BatchLoader(context: self, descriptor: descriptor)
@@ -57,32 +55,6 @@ extension ModelContext {
     ) throws {
         checkOwner()
         let results = try fetch(descriptor, batchSize: batchSize)
-        let before = changeSnapshot
-        var position = 0
-        while position < results.count {
-            let end = min(position + batchSize, results.count)
-            // A match deleted and saved since the enumeration began (by the block, say) is skipped.
-            for index in position..<end {
-                if let model = results.storage.loadedElement(at: index) { try block(model) }
-            }
-            position = end
-            if !allowEscapingMutations && changeSnapshot != before {
-                throw FetchError(
-                    code: .mutationsEscaped,
-                    message: "The block given to enumerate(_:batchSize:allowEscapingMutations:block:) over "
-                        + "\(T.self) left unsaved changes in the context (after \(end) of \(results.count) models). "
-                        + "Save inside the block, or pass allowEscapingMutations: true to keep the changes for a "
-                        + "later save. The changes are still in the context.",
-                    model: nil, underlying: "")
-            }
-        }
-    }
-
-    /// The identities of the context's unsaved inserts, changes and deletes.
-    private var changeSnapshot: [Set<PersistentIdentifier>] {
-        [
-            Set(insertedModelsArray.map(\.persistentModelID)), Set(changedModelsArray.map(\.persistentModelID)),
-            Set(deletedModelsArray.map(\.persistentModelID)),
-        ]
+        try results.enumerate(allowEscapingMutations: allowEscapingMutations, block: block)
     }
 }

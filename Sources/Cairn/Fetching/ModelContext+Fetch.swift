@@ -21,53 +21,17 @@ extension ModelContext {
     /// - Complexity: O(*n* log *n*) in the candidate rows.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try beginStoreAccess()
-        let tables = entityTables(of: T.self, for: "fetch(_:)")
+        let tables = store.entityTables(of: T.self, for: "fetch(_:)")
         if !descriptor.includePendingChanges && hasChanges {
             return try StoredOnlyFetcher(context: self).fetch(descriptor, tables: tables)
         }
-        let page = try results(of: FetchExecutor(FetchRequest(descriptor, tables: tables), in: self), descriptor)
+        let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
+        let page = FetchResults.ordered(try executor.matches(), by: executor, descriptor)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try Prefetcher(store: store, rows: rows).prefetch(
                 descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
         }
         return page
-    }
-
-    /// The executor's matches as the descriptor's models, in its order, after its offset and limit.
-    func results<T: PersistentModel>(of executor: FetchExecutor, _ descriptor: FetchDescriptor<T>) throws -> [T] {
-        try ordered(executor.matches(), by: executor, descriptor)
-    }
-
-    /// `matches` as the descriptor's models, sorted by it, after its offset and limit.
-    func ordered<T: PersistentModel>(
-        _ matches: [any PersistentModel], by executor: FetchExecutor, _ descriptor: FetchDescriptor<T>
-    ) -> [T] {
-        var models = Self.typed(matches, as: T.self)
-        if !descriptor.sortBy.isEmpty { models.sort(using: descriptor.sortBy) }
-        return executor.page(models)
-    }
-
-    /// Models read for a fetch of `T`, as `T`: the executor reads `T`'s entity's tables only and
-    /// checks the type of pending models, so no cast can fail.
-    static func typed<T: PersistentModel>(_ models: [any PersistentModel], as _: T.Type) -> [T] {
-        // A loop, not `map`: unspecialized generic code pays metadata lookups per call made.
-        var typed: [T] = []
-        typed.reserveCapacity(models.count)
-        for model in models { typed.append(unsafeDowncast(model as AnyObject, to: T.self)) }
-        return typed
-    }
-
-    /// The tables of `T`; a model outside the container's schema is a programming error.
-    func entityTables<T: PersistentModel>(of type: T.Type, for function: String) -> Store.EntityTables {
-        // By the type first: hashing an identifier, not looking the entity's name up and hashing it.
-        if let tables = container.store.entitiesByType[ObjectIdentifier(T.self)] { return tables }
-        let entityName = Schema.entityName(of: T.self)
-        guard let tables = container.store.entities[entityName] else {
-            preconditionFailure(
-                "ModelContext.\(function): \(entityName) is not in the container's schema; add \(entityName).self to it"
-            )
-        }
-        return tables
     }
 
     /// The number of models that match a descriptor (its limit and offset apply).
@@ -80,7 +44,7 @@ extension ModelContext {
     ///   pending changes.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         try beginStoreAccess()
-        let tables = entityTables(of: T.self, for: "fetchCount(_:)")
+        let tables = store.entityTables(of: T.self, for: "fetchCount(_:)")
         return try FetchCounter(context: self).count(descriptor, tables: tables)
     }
 
@@ -112,7 +76,7 @@ extension ModelContext {
     /// - Throws: ``StorageError`` when the store cannot be read.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
         checkOwner()
-        let tables = entityTables(of: T.self, for: "explain(_:)")
+        let tables = store.entityTables(of: T.self, for: "explain(_:)")
         let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
         return try FetchExplainer(executor: executor, store: store).plan()
     }

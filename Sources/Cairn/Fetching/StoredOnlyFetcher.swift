@@ -30,7 +30,7 @@ struct StoredOnlyFetcher {
             let rows = try context.store.environment.read { txn in
                 try CandidateReader.records(of: unregistered.sorted(), tables: tables, txn: txn)
             }
-            loaded = ModelContext.typed(
+            loaded = FetchResults.typed(
                 try context.models(for: rows, of: FetchRequest(plain, tables: tables)), as: T.self)
         }
         // The identity map sweeps as models register: keep the ones just loaded until they are in `page`.

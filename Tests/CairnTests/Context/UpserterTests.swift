@@ -14,12 +14,13 @@ import Testing
     }
 
     func upserter(_ context: ModelContext) throws -> Upserter {
-        try Upserter(context: context, tables: context.entityTables(of: Reading.self, for: "upsert(_:chunkSize:)"))
+        try Upserter(
+            context: context, tables: context.store.entityTables(of: Reading.self, for: "upsert(_:chunkSize:)"))
     }
 
     @Test func anEntityWithoutAUniquenessConstraintIsRefused() throws {
         let context = try context()
-        let tables = context.entityTables(of: Tally.self, for: "upsert(_:chunkSize:)")
+        let tables = context.store.entityTables(of: Tally.self, for: "upsert(_:chunkSize:)")
         #expect(throws: SaveError.self) { try Upserter(context: context, tables: tables) }
     }
 
