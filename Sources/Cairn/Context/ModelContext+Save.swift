@@ -40,12 +40,13 @@ extension ModelContext {
         }
         let planned = try SavePlanner(context: self).plan()
         let deleted = planned.deletes.deleted.map(\.persistentModelID)
-        let notifier = SaveNotifier(context: self)
-        notifier.post(Self.willSave, inserted: planned.newModels, updated: planned.updatedModels, deleted: deleted)
+        SaveNotifier.post(
+            Self.willSave, for: self, inserted: planned.newModels, updated: planned.updatedModels, deleted: deleted)
         let outcome = try StoreWriter(store: store).write(planned.plan)
         let applied = SaveApplier(store: store, rows: rows).apply(planned, outcome, pending: &pending)
         commits.noteOwn(outcome.commit)
-        notifier.post(Self.didSave, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted)
+        SaveNotifier.post(
+            Self.didSave, for: self, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted)
         checkInvariantsAfterSave()
         return applied.saved
     }

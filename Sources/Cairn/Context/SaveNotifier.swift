@@ -5,27 +5,25 @@ import Foundation
 /// is the notification's `object`, and the identifiers go under the ``ModelContext/NotificationKey``s.
 ///
 /// ```swift
-/// let notifier = SaveNotifier(context: context)
-/// notifier.post(ModelContext.willSave, inserted: planned.newModels, updated: planned.updatedModels, deleted: deleted)
+/// SaveNotifier.post(
+///     ModelContext.willSave, for: context, inserted: planned.newModels, updated: planned.updatedModels,
+///     deleted: deleted)
 /// ```
-struct SaveNotifier {
-    /// The context that saves; it makes the notifier for one save.
-    unowned let context: ModelContext
-
+enum SaveNotifier {
     /// Posts `name` for models about to be saved (inserted ones still have temporary identifiers).
-    func post(
-        _ name: Notification.Name, inserted: [any PersistentModel], updated: [any PersistentModel],
-        deleted: [PersistentIdentifier]
+    static func post(
+        _ name: Notification.Name, for context: ModelContext, inserted: [any PersistentModel],
+        updated: [any PersistentModel], deleted: [PersistentIdentifier]
     ) {
         post(
-            name, insertedIDs: inserted.map(\.persistentModelID), updatedIDs: updated.map(\.persistentModelID),
-            deleted: deleted)
+            name, for: context, insertedIDs: inserted.map(\.persistentModelID),
+            updatedIDs: updated.map(\.persistentModelID), deleted: deleted)
     }
 
-    /// Posts `name` with the given identifiers.
-    func post(
-        _ name: Notification.Name, insertedIDs: [PersistentIdentifier], updatedIDs: [PersistentIdentifier],
-        deleted: [PersistentIdentifier]
+    /// Posts `name` for `context` with the given identifiers.
+    static func post(
+        _ name: Notification.Name, for context: ModelContext, insertedIDs: [PersistentIdentifier],
+        updatedIDs: [PersistentIdentifier], deleted: [PersistentIdentifier]
     ) {
         NotificationCenter.default.post(
             name: name, object: context,
