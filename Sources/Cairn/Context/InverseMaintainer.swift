@@ -19,6 +19,50 @@ final class InverseMaintainer {
         self.loadProperty = loadProperty
     }
 
+    /// Takes in a change that `context`'s generated setters report: `model`'s relationship at
+    /// `index` changed from `knownOldTargets` (`nil`: the stored targets, not loaded) to
+    /// `newTargets`. A model outside any context that joins the relationship joins `context` too,
+    /// as in SwiftData; then the inverse side follows (``update(_:relationship:inverse:from:to:)``).
+    /// Nothing happens while the maintainer sets relationships itself.
+    ///
+    /// ```swift
+    /// maintainer.relationshipDidChange(book, 3, from: [], to: [author], in: context)
+    /// ```
+    func relationshipDidChange(
+        _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
+        to newTargets: [any PersistentModel], in context: ModelContext
+    ) {
+        guard !isMaintaining else { return }
+        guard model._$modelState.loader != nil else {
+            // A model outside any context was related to one of this context's: it joins, and
+            // inserting it relates everything it points at.
+            context.insert(model)
+            return
+        }
+        guard let id = model._$modelState.persistentIdentifier,
+            let tables = context.store.entitiesByType[ObjectIdentifier(type(of: model))],
+            let relationship = tables.relationshipsByIndex[index]
+        else { return }
+        // Models a relationship reaches join the context, as in SwiftData.
+        for target in newTargets {
+            if target._$modelState.loader == nil { context.insert(target) }
+            precondition(
+                target._$modelState.loader === context,
+                "\(id.entityName).\(relationship.name) was set to a \(relationship.destination) of another context")
+        }
+        guard let inverse = tables.inverses[index]?.inverse else { return }
+        // Targets that were not loaded are the stored ones (nothing changed them since).
+        let oldTargets: [any PersistentModel]
+        if let knownOldTargets {
+            oldTargets = knownOldTargets
+        } else if let rowID = id.rowID {
+            oldTargets = (try? context.rows.storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
+        } else {
+            oldTargets = []
+        }
+        update(model, relationship: relationship, inverse: inverse, from: oldTargets, to: newTargets)
+    }
+
     /// Makes the inverse side agree with `model`'s `relationship` having changed from
     /// `oldTargets` to `newTargets` (`inverse` is the targets' relationship back to `model`'s
     /// entity).

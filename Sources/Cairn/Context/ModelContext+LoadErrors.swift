@@ -1,11 +1,5 @@
 import Foundation
 
-// The failed-load policy (Docs/Reliability.md, "Failed loads"): a property getter cannot throw,
-// so a load that fails inside one never traps. The getter returns the property's default value
-// (or nil, empty, zero), the context records a typed error naming the model, the property and
-// the cause, and the next save() or fetch throws it. Core Data raises an exception when a fault
-// cannot be fulfilled; this keeps the report and drops the crash.
-
 extension ModelContext {
     /// The loads that failed since the last time they were reported: each a ``FetchError`` with
     /// code ``FetchError/Code/loadFailed`` naming the model (``FetchError/model``), the property
@@ -42,18 +36,7 @@ extension ModelContext {
     /// ```
     public var pendingLoadErrors: [FetchError] {
         checkOwner()
-        return loadErrors
-    }
-
-    /// Records a load that failed in a getter; the getter then returns a placeholder.
-    func recordLoadError(_ id: PersistentIdentifier, property: String, cause: any Error & Sendable, reason: String) {
-        let error = FetchError(
-            code: .loadFailed,
-            message: "\(id).\(property) could not be loaded: \(reason). It read as its default value (or nil or "
-                + "empty) instead. Restore the store from a backup, or delete the model and save it again.",
-            model: id, underlying: "\(cause)", property: property, cause: cause)
-        cairnLog.warning("\(error.message)")
-        loadErrors.append(error)
+        return loadFailures.errors
     }
 
     /// Where every public call that reads the store through this context begins (the fetches,
@@ -63,40 +46,6 @@ extension ModelContext {
     func beginStoreAccess(_ operation: StaticString = #function) throws {
         checkOwner(operation)
         refreshIfNeeded()
-        try throwPendingLoadErrors()
-    }
-
-    /// Records damage found outside any model's property (the history floor), once per context:
-    /// the fallback that follows it (refreshing everything) is correct, so reporting it at every
-    /// later refresh would only lock the app out of intact data.
-    func recordStoreDamage(_ cause: StorageError, what: String) {
-        guard !reportedStoreDamage.contains(what) else { return }
-        reportedStoreDamage.insert(what)
-        loadErrors.append(
-            FetchError(
-                code: .loadFailed,
-                message: "\(what) could not be read: \(cause.message) Every model the context holds was refreshed "
-                    + "from the store instead, so no stale value is used.",
-                model: nil, underlying: "\(cause)", property: nil, cause: cause))
-    }
-
-    /// Throws the first pending load error, naming how many more there were, and clears them all.
-    func throwPendingLoadErrors() throws {
-        guard var first = loadErrors.first else { return }
-        let others = loadErrors.dropFirst()
-        loadErrors.removeAll()
-        if !others.isEmpty {
-            let names = others.prefix(5).map { "\($0.model.map { "\($0)" } ?? "?").\($0.property ?? "?")" }
-            first.message +=
-                " \(others.count) more loads failed too (\(names.joined(separator: ", "))"
-                + (others.count > 5 ? ", …" : "") + ")."
-        }
-        throw first
-    }
-
-    /// The name of the persisted property at `index`.
-    func propertyName(_ index: Int, tables: Store.EntityTables) -> String {
-        tables.relationshipsByIndex[index]?.name
-            ?? tables.entity.attributes.first { $0.index == index }?.name ?? "property #\(index)"
+        try loadFailures.throwPending()
     }
 }

@@ -32,28 +32,6 @@ extension ModelContext {
         case deletedIdentifiers
     }
 
-    func post(
-        _ name: Notification.Name, inserted: [any PersistentModel], updated: [any PersistentModel],
-        deleted: [PersistentIdentifier]
-    ) {
-        post(
-            name, insertedIDs: inserted.map(\.persistentModelID), updatedIDs: updated.map(\.persistentModelID),
-            deleted: deleted)
-    }
-
-    func post(
-        _ name: Notification.Name, insertedIDs: [PersistentIdentifier], updatedIDs: [PersistentIdentifier],
-        deleted: [PersistentIdentifier]
-    ) {
-        NotificationCenter.default.post(
-            name: name, object: self,
-            userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
-                NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
-                NotificationKey.deletedIdentifiers.rawValue: deleted,
-            ])
-    }
-
     /// Runs `block`, then saves what it changed; if `block` throws, its changes are rolled back.
     ///
     /// ```swift
@@ -73,12 +51,4 @@ extension ModelContext {
         }
         try save()
     }
-}
-
-/// Carries the main context into the main-actor task that autosaves it.
-///
-/// `@unchecked Sendable`: only a container's `mainContext` autosaves, and it is used on the main
-/// actor alone; the task that receives it runs there too.
-struct AutosaveTicket: @unchecked Sendable {
-    let context: ModelContext
 }

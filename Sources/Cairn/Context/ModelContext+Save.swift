@@ -26,22 +26,12 @@ extension ModelContext {
         _ = try saveChanges()
     }
 
-    /// What a save did with the inserted models, in the order they were saved (superseded ones
-    /// left out): each one's row, and whether it got a new row, took a stored one over, or took
-    /// over a row that already held its values (``SavePlan/NewRow/isLeftAloneWhenSame``).
-    struct SavedInserts {
-        enum Outcome { case inserted, tookOver, leftAlone }
-
-        var models: [any PersistentModel] = []
-        var rows: [UInt64] = []
-        var outcomes: [Outcome] = []
-    }
-
-    /// ``save()``, saying what became of the inserted models.
-    func saveChanges() throws -> SavedInserts {
+    /// ``save()``, saying what became of the inserted models: the planner makes the plan, the
+    /// writer carries it out in one transaction, the applier makes it visible in the context.
+    func saveChanges() throws -> SaveApplier.SavedInserts {
         checkOwner()
-        try throwPendingLoadErrors()
-        guard hasChanges else { return SavedInserts() }
+        try loadFailures.throwPending()
+        guard hasChanges else { return SaveApplier.SavedInserts() }
         let store = container.store
         guard !store.isReadOnly else {
             throw StorageError(
@@ -49,30 +39,15 @@ extension ModelContext {
                 message: "The container was opened with allowsSave: false. Open it with allowsSave: true to save.")
         }
         let planned = try SavePlanner(context: self).plan()
-        let (inserted, changed, plan, uniqueness) = (
-            planned.inserted, planned.changed, planned.deletes, planned.uniqueness
-        )
-        post(
-            Self.willSave, inserted: planned.newModels, updated: planned.updatedModels,
-            deleted: plan.deleted.map(\.persistentModelID))
+        let deleted = planned.deletes.deleted.map(\.persistentModelID)
+        SaveNotifier.post(
+            Self.willSave, for: self, inserted: planned.newModels, updated: planned.updatedModels, deleted: deleted)
         let outcome = try StoreWriter(store: store).write(planned.plan)
-        let (rowIDs, commit, repaired) = (outcome.newRows, outcome.commit, outcome.repaired)
-        let deletedIDs = plan.deleted.map(\.persistentModelID)
-        let saved = didSave(
-            inserted: inserted, tables: planned.insertedTables, rowIDs: rowIDs, changed: changed,
-            written: planned.plan, leftAlone: outcome.leftAlone, plan: plan, uniqueness: uniqueness)
-        noteOwnCommit(commit)
-        // Rows whose edges the repair changed without this context having written them: their
-        // loaded relationships load the stored edges again when next read.
-        for id in repaired {
-            if let model = identity.model(for: id), let tables = store.entitiesByName[id.entity] {
-                makeRelationshipsStale(model, tables: tables)
-            }
-        }
-        post(Self.didSave, insertedIDs: saved.inserted, updatedIDs: saved.updated, deleted: deletedIDs)
+        let applied = SaveApplier(store: store, rows: rows).apply(planned, outcome, pending: &pending)
+        commits.noteOwn(outcome.commit)
+        SaveNotifier.post(
+            Self.didSave, for: self, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted)
         checkInvariantsAfterSave()
-        var outcomes = planned.plan.newRows.map { $0.takesOver == nil ? SavedInserts.Outcome.inserted : .tookOver }
-        for position in outcome.leftAlone { outcomes[position] = .leftAlone }
-        return SavedInserts(models: inserted, rows: rowIDs, outcomes: outcomes)
+        return applied.saved
     }
 }

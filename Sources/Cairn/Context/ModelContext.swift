@@ -37,7 +37,8 @@ public final class ModelContext: _ModelLoader {
     public var autosaveEnabled = false
     /// Whether this is a container's main context, the one that can autosave.
     var isMainContext = false
-    private var autosaveScheduled = false
+    /// Whether an autosave is scheduled (see ``AutosaveTicket``).
+    var autosaveScheduled = false
 
     /// Reads stored rows into models, and holds the identity map (see ``RowLoader``).
     let rows: RowLoader
@@ -64,10 +65,8 @@ public final class ModelContext: _ModelLoader {
     }
     /// Which commits this context has taken into account (see `refreshIfNeeded`).
     var commits: CommitTracker
-    /// Loads that failed in a getter, not yet reported (see `pendingLoadErrors`).
-    var loadErrors: [FetchError] = []
-    /// What store damage outside any model this context has reported (see `recordStoreDamage`).
-    var reportedStoreDamage: Set<String> = []
+    /// Loads that failed in a getter, not yet reported (see ``LoadFailures``).
+    var loadFailures = LoadFailures()
 
     /// Counts of the context's reads.
     typealias ReadStatistics = RowLoader.Statistics
@@ -218,13 +217,9 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func rollback() {
         checkOwner()
-        for model in pending.inserted { detach(model) }
+        for model in pending.inserted { SaveApplier.detach(model) }
         for model in pending.changed {
-            for property in entity(of: model.persistentModelID).storedProperties {
-                (property as? Schema.Attribute)?.access?.unload(model)
-                (property as? Schema.Relationship)?.access.unload(model)
-            }
-            model._$modelState.clearChanges()
+            Refresher.discardChanges(model, entity: store.entity(of: model.persistentModelID))
         }
         pending.removeAll()
     }
@@ -292,24 +287,10 @@ public final class ModelContext: _ModelLoader {
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let registered = registered(persistentModelID) { return registered }
         guard let tables = store.entitiesByName[persistentModelID.entity] else {
-            let cause = StorageError(
-                code: .notFound,
-                message: "\(persistentModelID) names entity '\(persistentModelID.entityName)', which is not in this "
-                    + "container's schema. Pass identifiers of this container's models.")
-            recordLoadError(persistentModelID, property: "*", cause: cause, reason: cause.message)
-            let state = _ModelState()
-            state.persistentIdentifier = persistentModelID
-            state.isDeleted = true
-            return UnknownEntityModel(_$modelState: state)
+            return loadFailures.unknownEntityModel(persistentModelID)
         }
         guard persistentModelID.rowID != nil, persistentModelID.store == store.internedIdentifier else {
-            // Not registered, so never tracked or saved; its getters go to `fulfill`, which
-            // records the error and returns placeholders.
-            let state = _ModelState()
-            state.persistentIdentifier = persistentModelID
-            let model = tables.entity.modelType.init(_$modelState: state)
-            model._$modelState.attach(to: link, reporting: tables.keyedAttributeMask)
-            return model
+            return LoadFailures.untrackedModel(persistentModelID, tables: tables, link: link)
         }
         return rows.fault(persistentModelID, tables: tables)
     }
@@ -318,30 +299,7 @@ public final class ModelContext: _ModelLoader {
     private func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
         autosaveScheduled = true
-        let ticket = AutosaveTicket(context: self)
-        Task { @MainActor in
-            ticket.context.autosaveScheduled = false
-            // A failed autosave keeps every change, like any failed save; the next change or an
-            // explicit save tries again.
-            guard ticket.context.autosaveEnabled else { return }
-            try? ticket.context.save()
-        }
-    }
-
-    /// The registered models that are saved, with their identifiers (for invariant checks).
-    func registeredSavedModels() -> [(PersistentIdentifier, any PersistentModel)] { identity.storedModels }
-
-    private func detach(_ model: any PersistentModel) {
-        model._$modelState.detach()
-        model._$modelState.persistentIdentifier = nil
-        model._$modelState.clearChanges()
-    }
-
-    /// The schema's entity with this name.
-    func entity(named name: String) -> Schema.Entity { container.store.entities[name]!.entity }
-
-    func entity(of id: PersistentIdentifier) -> Schema.Entity {
-        store.entitiesByName[id.entity]!.entity
+        AutosaveTicket(context: self).schedule()
     }
 
     // MARK: _ModelLoader
@@ -362,14 +320,12 @@ public final class ModelContext: _ModelLoader {
             let reason =
                 id.rowID == nil
                 ? "the identifier is of a model that was never saved" : "the identifier is of another store"
-            recordLoadError(
-                id, property: propertyName(index, tables: tables),
-                cause: StorageError(code: .notFound, message: "\(id): \(reason)."), reason: reason)
-            return fillPlaceholder(model, index, tables: tables)
+            let cause = StorageError(code: .notFound, message: "\(id): \(reason).")
+            return loadFailures.fail(model, index, tables: tables, cause: cause, reason: reason)
         }
         refreshIfNeeded()
         // A model deleted elsewhere (found now or earlier) reads what it lacks as placeholders.
-        if model.isDeleted { return fillPlaceholder(model, index, tables: tables) }
+        if model.isDeleted { return LoadFailures.fillPlaceholder(model, index, tables: tables) }
         do {
             if let relationship = tables.relationshipsByIndex[index] {
                 try rows.loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
@@ -380,13 +336,12 @@ public final class ModelContext: _ModelLoader {
             }
         } catch let error as StorageError where error.code == .notFound {
             // Its row is gone: another context or process deleted it.
-            markDeletedElsewhere(model, tables: tables)
-            fillPlaceholder(model, index, tables: tables)
+            Refresher.markDeletedElsewhere(model, identity: &identity)
+            LoadFailures.fillPlaceholder(model, index, tables: tables)
         } catch {
             // A damaged record or edge list (or any other failure to read): the getter gets a
             // placeholder, and the next save or fetch reports the error.
-            recordLoadError(id, property: propertyName(index, tables: tables), cause: error, reason: "\(error)")
-            fillPlaceholder(model, index, tables: tables)
+            loadFailures.fail(model, index, tables: tables, cause: error, reason: "\(error)")
         }
     }
 
@@ -421,125 +376,12 @@ public final class ModelContext: _ModelLoader {
         _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel]
     ) {
-        guard !inverses.isMaintaining else { return }
-        guard model._$modelState.loader != nil else {
-            // A model outside any context was related to one of this context's: it joins, and
-            // inserting it relates everything it points at.
-            insert(model)
-            return
-        }
-        guard let id = model._$modelState.persistentIdentifier,
-            let tables = store.entitiesByType[ObjectIdentifier(type(of: model))],
-            let relationship = tables.relationshipsByIndex[index]
-        else { return }
-        // Models a relationship reaches join the context, as in SwiftData.
-        for target in newTargets {
-            if target._$modelState.loader == nil { insert(target) }
-            precondition(
-                target._$modelState.loader === self,
-                "\(id.entityName).\(relationship.name) was set to a \(relationship.destination) of another context")
-        }
-        guard let inverse = tables.inverses[index]?.inverse else { return }
-        // Targets that were not loaded are the stored ones (nothing changed them since).
-        let oldTargets: [any PersistentModel]
-        if let knownOldTargets {
-            oldTargets = knownOldTargets
-        } else if let rowID = id.rowID {
-            oldTargets = (try? rows.storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
-        } else {
-            oldTargets = []
-        }
-        inverses.update(model, relationship: relationship, inverse: inverse, from: oldTargets, to: newTargets)
+        inverses.relationshipDidChange(model, index, from: knownOldTargets, to: newTargets, in: self)
     }
 
     /// A relationship's targets, loading them first if needed.
     func loadedTargets(_ relationship: Schema.Relationship, of model: any PersistentModel) -> [any PersistentModel] {
         if !relationship.access.isLoaded(model) { fulfill(model, relationship.index) }
         return relationship.access.targets(model)
-    }
-
-    /// Makes a successful save visible: new models get permanent identifiers, deleted ones (those
-    /// cascaded to included) leave the context, nullified inverses and other loaded relationships
-    /// drop the deleted models, every model loses its pending changes and notes the checksum of
-    /// the record it was saved as. Runs only after the transaction committed. Returns the
-    /// identifiers of the models inserted and updated, as `didSave` lists them (gathered here, in
-    /// the one pass over the models, which are far apart in memory).
-    func didSave(
-        inserted: [any PersistentModel], tables insertedTables: [Store.EntityTables], rowIDs: [UInt64],
-        changed: [any PersistentModel], written: SavePlan, leftAlone: [Int], plan: SavePlanner.DeletePlan,
-        uniqueness: UniquenessPlan
-    ) -> (inserted: [PersistentIdentifier], updated: [PersistentIdentifier]) {
-        var insertedIDs: [PersistentIdentifier] = []
-        var updatedIDs: [PersistentIdentifier] = []
-        var takenOverIDs: [PersistentIdentifier] = []
-        insertedIDs.reserveCapacity(inserted.count)
-        updatedIDs.reserveCapacity(changed.count)
-        var nextLeftAlone = 0
-        for position in inserted.indices {
-            let (model, tables, rowID) = (inserted[position], insertedTables[position], rowIDs[position])
-            let state = model._$modelState
-            let temporary = state.persistentIdentifier ?? model.persistentModelID
-            let id = PersistentIdentifier(entity: temporary.entity, store: store.internedIdentifier, rowID: rowID)
-            state.persistentIdentifier = id
-            state.clearChanges()
-            // The model now holds what its row holds.
-            state.recordChecksum = written.newRows[position].record.contentChecksum
-            if written.newRows[position].takesOver == nil {
-                insertedIDs.append(id)
-            } else if nextLeftAlone < leftAlone.count && leftAlone[nextLeftAlone] == position {
-                nextLeftAlone += 1  // its row already held these values: not an update
-            } else {
-                takenOverIDs.append(id)
-            }
-            // A model that took over a stored row represents it from now on; an instance the
-            // context had for that row is left out of the identity map.
-            identity.register(model, entity: tables.ordinal, row: rowID)
-            if !uniqueness.takeovers.isEmpty && uniqueness.takeovers[ObjectIdentifier(model)] != nil {
-                // Relationships it left empty kept the row's stored ones: load those when read.
-                for relationship in entity(of: id).relationships where relationship.access.targets(model).isEmpty {
-                    relationship.access.unload(model)
-                }
-            }
-        }
-        for model in pending.inserted
-        where !uniqueness.superseded.isEmpty && uniqueness.superseded.contains(ObjectIdentifier(model)) {
-            identity.remove(model.persistentModelID)
-            detach(model)
-        }
-        for (owner, relationship, targets) in uniqueness.released { relationship.access.load(owner, targets) }
-        for (model, update) in zip(changed, written.updates) {
-            let state = model._$modelState
-            state.clearChanges()
-            state.recordChecksum = update.record.contentChecksum
-            updatedIDs.append(update.identifier)
-        }
-        for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
-            relationship.access.load(owner, targets)
-        }
-        if !plan.deleted.isEmpty {
-            for model in identity.models where !plan.isDeleted(model) {
-                for relationship in entity(of: model.persistentModelID).relationships
-                where relationship.access.isLoaded(model) {
-                    let targets = relationship.access.targets(model)
-                    if targets.contains(where: { plan.isDeleted($0) }) {
-                        relationship.access.load(model, targets.filter { !plan.isDeleted($0) })
-                    }
-                }
-            }
-        }
-        for model in plan.deleted {
-            let id = model.persistentModelID
-            identity.remove(id)
-            if id.isTemporary {
-                detach(model)
-            } else {
-                model._$modelState.isDeleted = true
-                model._$modelState.clearChanges()
-                model._$modelState.detach()
-            }
-        }
-        pending.removeAll()
-        // Updated: the changed models, then the inserts that took over stored rows.
-        return (insertedIDs, updatedIDs + takenOverIDs)
     }
 }

@@ -66,7 +66,7 @@ struct SavePlanner {
                 ? context.insertedModelsArray : context.insertedModelsArray.filter { !plan.isDeleted($0) },
             store: store)
         let liveChanged = plan.deletedObjects.isEmpty ? changedModels : changedModels.filter { !plan.isDeleted($0) }
-        let uniqueness = try context.planUniqueness(inserted: candidates, changed: liveChanged, deletes: plan)
+        let uniqueness = try planUniqueness(inserted: candidates, changed: liveChanged, deletes: plan)
         // The inserts that get rows: a later insert with the same unique values supersedes an
         // earlier one. Their tables, records (sealed for their row keys in the transaction, where
         // new rows get their ids) and positions among the new rows were all read in one pass.
@@ -139,7 +139,7 @@ struct SavePlanner {
         try checkCounts(finalTargets)
         // Planning read relationships through getters: one that failed to load read as empty, so
         // the plan (cascades, inverses) may be wrong. Nothing is written then.
-        try context.throwPendingLoadErrors()
+        try context.loadFailures.throwPending()
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: insertedModels, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
@@ -245,7 +245,7 @@ struct SavePlanner {
         var denials:
             [(model: any PersistentModel, relationship: Schema.Relationship, blockers: [any PersistentModel])] = []
         while let model = queue.popLast() {
-            let entity = context.entity(of: model.persistentModelID)
+            let entity = store.entity(of: model.persistentModelID)
             for relationship in entity.relationships.sorted(by: { $0.index < $1.index }) {
                 let targets = context.loadedTargets(relationship, of: model)
                 switch relationship.deleteRule {
@@ -268,10 +268,10 @@ struct SavePlanner {
         }
         // Nullify: each surviving target of a deleted model drops it from the inverse.
         for model in plan.deleted {
-            let entity = context.entity(of: model.persistentModelID)
+            let entity = store.entity(of: model.persistentModelID)
             for relationship in entity.relationships where relationship.deleteRule == .nullify {
                 guard let inverseName = relationship.inverseName,
-                    let inverse = context.entity(named: relationship.destination).relationshipsByName[inverseName]
+                    let inverse = store.entity(named: relationship.destination).relationshipsByName[inverseName]
                 else { continue }
                 for target in context.loadedTargets(relationship, of: model) where !plan.isDeleted(target) {
                     if let index = plan.nullified.firstIndex(where: {

@@ -195,6 +195,26 @@ final class Store: @unchecked Sendable {
     /// - Precondition: the model's class is in the schema.
     func tables(of model: any PersistentModel) -> EntityTables { entitiesByType[ObjectIdentifier(type(of: model))]! }
 
+    /// The tables of `T`, for the context's `function` that was given one of its models.
+    /// - Precondition: `T` is in the schema (a model outside it is a programming error).
+    func entityTables<T: PersistentModel>(of type: T.Type, for function: String) -> EntityTables {
+        // By the type first: hashing an identifier, not looking the entity's name up and hashing it.
+        if let tables = entitiesByType[ObjectIdentifier(T.self)] { return tables }
+        let entityName = Schema.entityName(of: T.self)
+        guard let tables = entities[entityName] else {
+            preconditionFailure(
+                "ModelContext.\(function): \(entityName) is not in the container's schema; add \(entityName).self to it"
+            )
+        }
+        return tables
+    }
+
+    /// The schema's entity with this name.
+    func entity(named name: String) -> Schema.Entity { entities[name]!.entity }
+
+    /// The schema's entity of the model with this identifier.
+    func entity(of id: PersistentIdentifier) -> Schema.Entity { entitiesByName[id.entity]!.entity }
+
     init(schema: Schema, configuration: ModelConfiguration) throws {
         var storage: StorageConfiguration
         let environment: LMDBEnvironment

@@ -214,4 +214,15 @@ struct UniquenessPlanner {
         }
         return plan
     }
+
+    /// The keys a stored row has in each of its entity's uniqueness constraints, from its record
+    /// read in `txn` by `rows` (empty keys when the row is gone).
+    static func storedKeys(
+        row: UInt64, tables: Store.EntityTables, reading rows: RowLoader, in txn: borrowing ReadTransaction
+    ) throws -> [[UInt8]] {
+        guard let stored = try rows.storedModel(row: row, tables: tables, in: txn) else {
+            return tables.uniques.map { _ in [] }
+        }
+        return tables.uniques.map { $0.key(of: stored) }
+    }
 }

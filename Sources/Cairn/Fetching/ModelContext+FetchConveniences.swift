@@ -15,7 +15,7 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
     {
         try beginStoreAccess()
-        return try orderedMatches(descriptor).map(\.identifier)
+        return try BatchLoader(context: self, descriptor: descriptor).orderedMatches().map(\.identifier)
     }
 
     /// Marks every model of `model` that matches `predicate` (all of them when `nil`) for deletion,

@@ -91,4 +91,18 @@ import Testing
         #expect(loads == [inverse.index])
         #expect(austen.books.map(\.title) == ["Emma"])
     }
+
+    @Test func aReportedChangeMakesNewTargetsJoinTheContextAndSetsTheInverse() {
+        let context = ModelContext(container)
+        let maintainer = InverseMaintainer(loadProperty: { model, index in context.fulfill(model, index) })
+        let (clerkOfDesk, _) = sides(Desk.self, "clerk")
+        let desk = Desk(name: "front")
+        context.insert(desk)
+        let ada = Clerk(name: "Ada")
+        // Set without reporting, as a generated setter would before it reports the change.
+        clerkOfDesk.access.load(desk, [ada])
+        maintainer.relationshipDidChange(desk, clerkOfDesk.index, from: [], to: [ada], in: context)
+        #expect(ada.modelContext === context && ada.desk === desk)
+        #expect(context.insertedModelsArray.count == 2)
+    }
 }

@@ -1,0 +1,160 @@
+import Foundation
+
+/// Checks that a context and its store agree, as debug builds do after every save: the identity
+/// map's saved models against the rows, the row counters, the edges in both directions, and the
+/// index and unique tables against the records (swift-collections' `Heap+Invariants.swift` does
+/// the same for its heap).
+///
+/// ```swift
+/// let violations = try InvariantChecker(store: context.store, rows: context.rows).violations()
+/// #expect(violations.isEmpty)
+/// ```
+struct InvariantChecker {
+    /// The largest store (in rows) whose invariants are checked; larger stores are skipped.
+    static let rowLimit = 20_000
+
+    let store: Store
+    /// The context's row loader: its identity map, and the stored models it reads.
+    let rows: RowLoader
+
+    /// Stops with the list of violations if there are any, or if checking fails. Skipped when
+    /// the environment has `CAIRN_CHECK_INVARIANTS=0`.
+    func stopIfViolated() {
+        guard ProcessInfo.processInfo.environment["CAIRN_CHECK_INVARIANTS"] != "0" else { return }
+        do {
+            let violations = try violations()
+            precondition(
+                violations.isEmpty,
+                "ModelContext invariants broken after a save:\n" + violations.joined(separator: "\n"))
+        } catch {
+            preconditionFailure("Checking ModelContext invariants failed: \(error)")
+        }
+    }
+
+    /// Everything that is inconsistent between the store's tables and the identity map:
+    ///
+    /// - every registered saved model has a row, and is the map's instance for its identifier;
+    /// - every row id is below its entity's row counter;
+    /// - every edge has its inverse edge, points at an existing row, and ranks rise strictly;
+    /// - every unique key names an existing row whose stored values give that key, and every row
+    ///   has its keys.
+    ///
+    /// Empty when the store is larger than ``rowLimit`` rows.
+    func violations() throws -> [String] {
+        try store.environment.read { txn in
+            var violations: [String] = []
+            var stored: [String: Set<UInt64>] = [:]
+            var total = 0
+            for (name, tables) in store.entities {
+                total += try txn.count(of: tables.records)
+                guard total <= Self.rowLimit else { return [] }
+                var ids = Set<UInt64>()
+                try txn.scan(tables.records) { key, _ in
+                    ids.insert(try EntryLayout.row(key: key, table: tables.records))
+                    return true
+                }
+                stored[name] = ids
+                let counter = try RowAppender.nextRow(of: name, meta: store.meta, txn: txn)
+                if let highest = ids.max(), highest >= counter {
+                    violations.append("\(name): row \(highest) is not below the row counter \(counter)")
+                }
+            }
+            for (id, live) in rows.identity.storedModels {
+                if !(stored[id.entityName]?.contains(id.rowID!) ?? false) {
+                    violations.append("\(id) is registered but has no row")
+                }
+                if live.persistentModelID != id { violations.append("\(id) is registered under another identifier") }
+            }
+            for (name, tables) in store.entities {
+                for relationship in tables.entity.relationships {
+                    let inverse = relationship.inverseName.flatMap {
+                        store.entities[relationship.destination]?.entity.relationshipsByName[$0]
+                    }
+                    let inverseTable = inverse.flatMap { store.entities[relationship.destination]?.edges[$0.name] }
+                    var lastOwner: UInt64?
+                    var lastRank: UInt64 = 0
+                    let edgeTable = tables.edges[relationship.name]!
+                    try txn.scan(edgeTable) { key, value in
+                        let owner = try EntryLayout.row(key: key, table: edgeTable)
+                        let edge = try EntryLayout.edge(value: value, ownerKey: key, table: edgeTable)
+                        let (rank, target) = (edge.rank, edge.target)
+                        if owner == lastOwner && rank <= lastRank {
+                            violations.append("\(name)/\(owner).\(relationship.name): ranks do not rise")
+                        }
+                        (lastOwner, lastRank) = (owner, rank)
+                        if !(stored[name]?.contains(owner) ?? false) {
+                            violations.append("\(name)/\(owner).\(relationship.name): edges of a missing row")
+                        }
+                        let targetExists = stored[relationship.destination]?.contains(target) ?? false
+                        // A relationship that may dangle keeps edges to deleted rows, which reads skip.
+                        if !targetExists && store.canDangle(relationship) { return true }
+                        if !targetExists {
+                            violations.append(
+                                "\(name)/\(owner).\(relationship.name) points at missing \(relationship.destination)/\(target)"
+                            )
+                        }
+                        if let inverseTable, relationship.deleteRule != .noAction {
+                            let back = try txn.edges(of: target, in: inverseTable).contains { $0.target == owner }
+                            if !back {
+                                violations.append(
+                                    "\(name)/\(owner).\(relationship.name) → \(relationship.destination)/\(target) has no inverse edge"
+                                )
+                            }
+                        }
+                        return true
+                    }
+                }
+                for index in tables.indexes {
+                    var entries = 0
+                    try txn.scan(index.table) { key, value in
+                        entries += 1
+                        let row = try EntryLayout.row(keyedValue: value, key: key, table: index.table)
+                        if !(stored[name]?.contains(row) ?? false) {
+                            violations.append("\(index.table.name): an entry names missing row \(row)")
+                        }
+                        return true
+                    }
+                    for row in stored[name] ?? [] {
+                        guard let model = try rows.storedModel(row: row, tables: tables, in: txn) else {
+                            continue
+                        }
+                        let key = index.key(of: model)
+                        var found = false
+                        try txn.forEachIndexedRow(for: key, in: index.table) { indexed in
+                            found = indexed == row
+                            return !found
+                        }
+                        if !found { violations.append("\(index.table.name): row \(row) is not under its key") }
+                    }
+                    if entries != (stored[name]?.count ?? 0) {
+                        violations.append(
+                            "\(index.table.name): \(entries) entries for \(stored[name]?.count ?? 0) rows")
+                    }
+                }
+                for (index, unique) in tables.uniques.enumerated() {
+                    var keyed = Set<UInt64>()
+                    try txn.scan(unique.table) { key, value in
+                        let row = try EntryLayout.row(keyedValue: value, key: key, table: unique.table)
+                        keyed.insert(row)
+                        if !(stored[name]?.contains(row) ?? false) {
+                            violations.append("\(unique.table.name): a key names missing row \(row)")
+                        }
+                        return true
+                    }
+                    for row in stored[name] ?? [] {
+                        let key = try UniquenessPlanner.storedKeys(row: row, tables: tables, reading: rows, in: txn)[
+                            index]
+                        if try txn.uniqueRow(for: key, in: unique.table) != row {
+                            violations.append("\(unique.table.name): row \(row) is not under its key")
+                        }
+                    }
+                    if keyed.count != (stored[name]?.count ?? 0) {
+                        violations.append(
+                            "\(unique.table.name): \(keyed.count) keys for \(stored[name]?.count ?? 0) rows")
+                    }
+                }
+            }
+            return violations
+        }
+    }
+}

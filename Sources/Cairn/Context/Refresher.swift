@@ -1,0 +1,127 @@
+import Foundation
+
+/// Makes the models a context holds take other contexts' and processes' commits into account
+/// (pull-based freshness, ARCHITECTURE §5): every save writes which rows it touched to the `h`
+/// table under its commit id. When the store has commits the context's ``CommitTracker`` has not
+/// seen, the refresher reads their entries and makes the models without unsaved changes stale:
+/// updated rows unload their attributes, rows whose edges changed unload their relationships,
+/// and deleted rows become deleted models. The next read of a stale property loads it from the
+/// store. Models with unsaved changes keep them: the last save wins.
+///
+/// ```swift
+/// var commits = CommitTracker(lastSeen: 4)
+/// let damage = Refresher(store: context.store, rows: context.rows).catchUp(&commits)
+/// commits.lastSeen   // the commit of the snapshot the entries were read in
+/// ```
+struct Refresher {
+    let store: Store
+    /// The context's row loader, whose identity map holds the models to refresh.
+    let rows: RowLoader
+
+    /// Takes into account what other contexts and processes committed after `commits.lastSeen`,
+    /// and moves `commits` on to the snapshot it read.
+    ///
+    /// - Returns: The damage found in the store's history floor, for the context to report once;
+    ///   every model was refreshed instead, which is correct, only slower.
+    func catchUp(_ commits: inout CommitTracker) -> StorageError? {
+        let seen = commits.lastSeen
+        let tracker = commits
+        guard let table = store.history else {
+            if let current = try? store.environment.read({ txn in txn.id }) { commits.advance(to: current) }
+            refreshEverything()
+            return nil
+        }
+        // The read's own snapshot bounds what is taken into account: a commit the lock file
+        // already counts but this snapshot does not include is left for the next refresh.
+        var floorDamage: StorageError?
+        let found = try? store.environment.read { txn -> (current: UInt64, entries: [History.Entry]?) in
+            let changes = try History.changes(
+                after: seen, skipping: tracker.isOwn, history: table, meta: store.meta, txn: txn)
+            switch changes {
+            case .entries(let entries): return (txn.id, entries)
+            case .unknown: return (txn.id, nil)
+            case .damagedFloor(let error):
+                // Refresh everything once; the next refresh starts after this snapshot.
+                floorDamage = error
+                return (txn.id, nil)
+            }
+        }
+        guard let found else { return floorDamage }  // the store cannot be read now: try again next time
+        commits.advance(to: found.current)
+        guard let entries = found.entries else {
+            refreshEverything()
+            return floorDamage
+        }
+        let deleted = Set(
+            entries.filter { $0.kind == .deleted }.map {
+                PersistentIdentifier(entity: $0.entity, store: store.internedIdentifier, rowID: $0.row)
+            })
+        for entry in entries {
+            let id = PersistentIdentifier(entity: entry.entity, store: store.internedIdentifier, rowID: entry.row)
+            guard let model = rows.identity.model(for: id), let tables = store.entitiesByName[entry.entity] else {
+                continue
+            }
+            if deleted.contains(id) {
+                if entry.kind == .deleted { Self.markDeletedElsewhere(model, identity: &rows.identity) }
+                continue
+            }
+            switch entry.kind {
+            case .inserted, .deleted: continue
+            case .updated: Self.makeAttributesStale(model, tables: tables)
+            case .edges: Self.makeRelationshipsStale(model, tables: tables)
+            }
+        }
+        return floorDamage
+    }
+
+    /// Makes every saved model the context holds stale, when the history cannot say which
+    /// changed. Deleted rows are found when a stale model next loads. Inserted models are not
+    /// stored yet and keep everything.
+    func refreshEverything() {
+        for model in rows.identity.models where !model.persistentModelID.isTemporary {
+            guard let tables = store.entitiesByName[model.persistentModelID.entity] else { continue }
+            Self.makeAttributesStale(model, tables: tables)
+            Self.makeRelationshipsStale(model, tables: tables)
+        }
+    }
+
+    /// Unloads the attributes the context has not changed, so they load the stored values when
+    /// next read. Changed attributes keep their unsaved values.
+    static func makeAttributesStale(_ model: any PersistentModel, tables: Store.EntityTables) {
+        let state = model._$modelState
+        for attribute in tables.entity.attributes where !attribute.isTransient {
+            guard let index = attribute.index, !state.isChanged(index), let access = attribute.access else { continue }
+            access.unload(model)
+        }
+        model._$modelState.recordChecksum = nil
+    }
+
+    /// Unloads the relationships the context has not changed, so they load the stored edges.
+    static func makeRelationshipsStale(_ model: any PersistentModel, tables: Store.EntityTables) {
+        let state = model._$modelState
+        for relationship in tables.entity.relationships
+        where relationship.access.isLoaded(model) && !state.isChanged(relationship.index) {
+            relationship.access.unload(model)
+        }
+    }
+
+    /// Unloads every stored property of a model the context changed and forgets its changes, so
+    /// it reads its stored values again when next read (a rollback).
+    static func discardChanges(_ model: any PersistentModel, entity: Schema.Entity) {
+        for property in entity.storedProperties {
+            (property as? Schema.Attribute)?.access?.unload(model)
+            (property as? Schema.Relationship)?.access.unload(model)
+        }
+        model._$modelState.clearChanges()
+    }
+
+    /// A model whose row another context deleted leaves the identity map, reports `isDeleted`
+    /// and keeps the values it has loaded; what it never loaded reads as a placeholder when first
+    /// read (``LoadFailures/fillPlaceholder(_:_:tables:)``). A model with unsaved changes stays:
+    /// its save reports the conflict.
+    static func markDeletedElsewhere(_ model: any PersistentModel, identity: inout IdentityMap) {
+        guard !model.hasChanges, !model.persistentModelID.isTemporary else { return }
+        identity.remove(model.persistentModelID)
+        model._$modelState.isDeleted = true
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Says how a fetch would find its models without fetching them (``ModelContext/explain(_:)``):
+/// the access path the executor's plan chose, whether part of the predicate is left to evaluate
+/// on the rows it reads, and roughly how many rows that is, counted in one read transaction.
+///
+/// ```swift
+/// let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context)
+/// let plan = try FetchExplainer(executor: executor, store: context.store).plan()
+/// print(plan.accessPath)
+/// ```
+struct FetchExplainer {
+    let executor: FetchExecutor
+    let store: Store
+
+    /// The plan of the executor's request, with the rows its access path reads counted.
+    ///
+    /// - Throws: ``StorageError`` when the store cannot be read.
+    func plan() throws -> FetchPlan {
+        let (request, planner, access, tables) = (
+            executor.request, executor.planner, executor.access, executor.request.tables
+        )
+        // Whether part of the predicate is left to evaluate on the rows the access path reads.
+        let evaluates = !executor.residual.isEmptyForVouchedRows
+        func bound(_ condition: PredicatePlanner.Condition?) -> String? {
+            condition.map { condition in
+                switch condition.kind {
+                case .lower(let inclusive): (inclusive ? ">= " : "> ") + condition.text
+                case .upper(let inclusive): (inclusive ? "<= " : "< ") + condition.text
+                case .equal: "== " + condition.text
+                case .oneOf: "in " + condition.text
+                }
+            }
+        }
+        if let limit = request.fetchLimit, let order = planner.order(for: request.sortBy, access: access) {
+            let needed = max(request.fetchOffset ?? 0, 0).addingClamped(max(limit, 0))
+            var count = 0
+            try store.environment.read { txn in
+                try txn.scan(order.index.table, order.range) { _, _ in
+                    count += 1
+                    return count < needed
+                }
+            }
+            return FetchPlan(
+                accessPath: .indexOrder(
+                    table: order.index.table.name, attribute: order.index.names[0], lower: bound(order.lower),
+                    upper: bound(order.upper), descending: order.direction == .backward),
+                evaluatesPredicate: request.predicate != nil, estimatedRows: count)
+        }
+        return try store.environment.read { txn in
+            switch access {
+            case .fullScan:
+                return FetchPlan(
+                    accessPath: .fullScan, evaluatesPredicate: evaluates,
+                    estimatedRows: try txn.count(of: tables.records))
+            case .rows(let rows):
+                var count = 0
+                for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.records) { count += 1 }
+                return FetchPlan(
+                    accessPath: .identifiers(table: tables.records.name, count: rows.count),
+                    evaluatesPredicate: evaluates, estimatedRows: count)
+            case .unique(let unique, let key):
+                return FetchPlan(
+                    accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),
+                    evaluatesPredicate: evaluates, estimatedRows: try txn.contains(key, in: unique.table) ? 1 : 0)
+            case .indexEquality(let index, let key):
+                return FetchPlan(
+                    accessPath: .indexEquality(table: index.table.name, attribute: index.names[0]),
+                    evaluatesPredicate: evaluates, estimatedRows: try txn.duplicateCount(of: key, in: index.table))
+            case .oneOf(let keyed, let keys, let isUnique):
+                var count = 0
+                for key in Set(keys) {
+                    count +=
+                        isUnique
+                        ? (try txn.contains(key, in: keyed.table) ? 1 : 0)
+                        : try txn.duplicateCount(of: key, in: keyed.table)
+                }
+                return FetchPlan(
+                    accessPath: .keyList(table: keyed.table.name, attribute: keyed.names[0], count: Set(keys).count),
+                    evaluatesPredicate: evaluates, estimatedRows: count)
+            case .compound(let keyed, let range, let equalities, let lower, let upper):
+                var count = 0
+                try txn.scan(keyed.table, range) { _, _ in
+                    count += 1
+                    return true
+                }
+                let described =
+                    equalities.map { "\($0.attribute.name) == \($0.text)" }
+                    + [lower, upper].compactMap { condition in
+                        condition.flatMap { c in bound(c).map { "\(c.attribute.name) \($0)" } }
+                    }
+                return FetchPlan(
+                    accessPath: .compoundIndex(table: keyed.table.name, attributes: keyed.names, conditions: described),
+                    evaluatesPredicate: evaluates, estimatedRows: count)
+            case .indexRange(let index, let range, let lower, let upper):
+                var count = 0
+                try txn.scan(index.table, range) { _, _ in
+                    count += 1; return true
+                }
+                return FetchPlan(
+                    accessPath: .indexRange(
+                        table: index.table.name, attribute: index.names[0],
+                        lower: bound(lower), upper: bound(upper)),
+                    evaluatesPredicate: evaluates, estimatedRows: count)
+            }
+        }
+    }
+}
