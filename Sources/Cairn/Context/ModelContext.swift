@@ -34,11 +34,15 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// container.mainContext.autosaveEnabled = false   // save explicitly instead
     /// ```
-    public var autosaveEnabled = false
+    // Like the properties below, used on the context's executor only, and no access to it
+    // outlives its statement: no runtime exclusivity checks (a setter's first change made three,
+    // a fetch three, each a thread-local lookup and a set insert).
+    @exclusivity(unchecked) public var autosaveEnabled = false
+
     /// Whether this is a container's main context, the one that can autosave.
-    var isMainContext = false
+    @exclusivity(unchecked) var isMainContext = false
     /// Whether an autosave is scheduled (see ``AutosaveTicket``).
-    var autosaveScheduled = false
+    @exclusivity(unchecked) var autosaveScheduled = false
 
     /// Reads stored rows into models, and holds the identity map (see ``RowLoader``).
     let rows: RowLoader
@@ -48,7 +52,7 @@ public final class ModelContext: _ModelLoader {
         _modify { yield &rows.identity }
     }
     /// What is inserted, changed and deleted since the last save (see ``PendingChanges``).
-    var pending = PendingChanges()
+    @exclusivity(unchecked) var pending = PendingChanges()
     /// What the context's models reach it through (see ``_ContextLink``): emptied when the
     /// context goes away, so a model that outlives it cannot reach it.
     let link = _ContextLink()
@@ -64,9 +68,9 @@ public final class ModelContext: _ModelLoader {
         set { rows.statistics = newValue }
     }
     /// Which commits this context has taken into account (see `refreshIfNeeded`).
-    var commits: CommitTracker
+    @exclusivity(unchecked) var commits: CommitTracker
     /// Loads that failed in a getter, not yet reported (see ``LoadFailures``).
-    var loadFailures = LoadFailures()
+    @exclusivity(unchecked) var loadFailures = LoadFailures()
 
     /// Counts of the context's reads.
     typealias ReadStatistics = RowLoader.Statistics
