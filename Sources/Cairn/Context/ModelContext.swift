@@ -55,7 +55,7 @@ public final class ModelContext: _ModelLoader {
     @exclusivity(unchecked) var pending = PendingChanges()
     /// What the context's models reach it through (see ``_ContextLink``): emptied when the
     /// context goes away, so a model that outlives it cannot reach it.
-    let link = _ContextLink()
+    let link: _ContextLink
     /// The shapes of the predicates this context fetched with, for the next fetch of each.
     let plans = PlanCache()
     /// Keeps inverse relationships in step (made at first use: it calls back into the context).
@@ -82,9 +82,10 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public init(_ container: ModelContainer) {
         self.container = container
-        rows = RowLoader(store: container.store)
+        let link = _ContextLink()
+        self.link = link
+        rows = RowLoader(store: container.store, link: link)
         commits = CommitTracker(lastSeen: (try? container.store.environment.read { txn in txn.id }) ?? 0)
-        rows.context = self
         link.loader = self
     }
 
@@ -331,13 +332,7 @@ public final class ModelContext: _ModelLoader {
         // A model deleted elsewhere (found now or earlier) reads what it lacks as placeholders.
         if model.isDeleted { return LoadFailures.fillPlaceholder(model, index, tables: tables) }
         do {
-            if let relationship = tables.relationshipsByIndex[index] {
-                try rows.loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
-            } else if let (tag, access) = tables.externalAttributes[index] {
-                try rows.loadExternal(access, tag: tag, of: model, rowID: rowID, tables: tables)
-            } else {
-                try rows.load(model, rowID: rowID, tables: tables)
-            }
+            try rows.loadProperty(index, of: model, rowID: rowID, tables: tables)
         } catch let error as StorageError where error.code == .notFound {
             // Its row is gone: another context or process deleted it.
             Refresher.markDeletedElsewhere(model, identity: &identity)

@@ -15,9 +15,10 @@ final class RowLoader {
     /// How much has been read: for tests of fetching and prefetching. Counters bumped on the
     /// context's executor, never held across a call: no runtime exclusivity checks.
     @exclusivity(unchecked) var statistics = Statistics()
-    /// The context new faults belong to (set once it exists; it owns this loader). Weak: a
-    /// loader kept past its context makes no fault (there is nothing to load it).
-    weak var context: ModelContext?
+    /// What new faults reach their loader through: the owning context's link (or a stored
+    /// view's, see ``StoredImages``). Emptied when the owner goes away, so a fault made after
+    /// that could not load; making one is a programming error.
+    let link: _ContextLink
 
     /// Counts of reads.
     struct Statistics: Equatable {
@@ -27,8 +28,9 @@ final class RowLoader {
         var recordLoads = 0
     }
 
-    init(store: Store) {
+    init(store: Store, link: _ContextLink) {
         self.store = store
+        self.link = link
         identity = IdentityMap(store: store)
     }
 
@@ -43,35 +45,37 @@ final class RowLoader {
         return fault(persistentModelID, tables: tables)
     }
 
-    /// A new, registered fault for a stored row.
+    /// A new, registered fault for a stored row, belonging to the loader's owner.
     func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
-        fault(persistentModelID, tables: tables, context: owner())
-    }
-
-    /// The context that owns this loader, which new faults belong to.
-    private func owner() -> ModelContext {
-        guard let context else {
-            preconditionFailure(
-                "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
-        }
-        return context
-    }
-
-    /// A new, registered fault for a stored row, belonging to `context` (the loader's, read once
-    /// by a caller that makes many: each read of a weak reference is two atomic operations).
-    private func fault(
-        _ persistentModelID: PersistentIdentifier, tables: Store.EntityTables, context: ModelContext
-    ) -> any PersistentModel {
+        precondition(
+            link.loader != nil,
+            "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
         let state = _ModelState()
         state.persistentIdentifier = persistentModelID
         let model = tables.entity.modelType.init(_$modelState: state)
-        state.attach(to: context.link, reporting: tables.keyedAttributeMask)
+        state.attach(to: link, reporting: tables.keyedAttributeMask)
         if let row = persistentModelID.rowID {
             identity.register(model, entity: tables.ordinal, row: row)
         } else {
             identity.register(model, as: persistentModelID)
         }
         return model
+    }
+
+    /// Loads the persisted property at `index` of a stored row's model: a relationship's
+    /// targets, an `.externalStorage` attribute, or every unloaded attribute of the record.
+    ///
+    /// - Throws: ``StorageError`` `.notFound` when the row is gone; what reading throws.
+    func loadProperty(
+        _ index: Int, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
+    ) throws {
+        if let relationship = tables.relationshipsByIndex[index] {
+            try loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
+        } else if let (tag, access) = tables.externalAttributes[index] {
+            try loadExternal(access, tag: tag, of: model, rowID: rowID, tables: tables)
+        } else {
+            try load(model, rowID: rowID, tables: tables)
+        }
     }
 
     /// Loads one `.externalStorage` attribute, apart from the record.
@@ -210,11 +214,9 @@ final class RowLoader {
         var models: [any PersistentModel] = []
         models.reserveCapacity(rows.count)
         let (entity, storeName) = (tables.entityName, store.internedIdentifier)
-        let context = rows.isEmpty ? nil : owner()
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(entity: entity, store: storeName, rowID: rowID)
-            let model =
-                identity.model(entity: tables.ordinal, row: rowID) ?? fault(id, tables: tables, context: context!)
+            let model = identity.model(entity: tables.ordinal, row: rowID) ?? fault(id, tables: tables)
             if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables, only: only)
             models.append(model)

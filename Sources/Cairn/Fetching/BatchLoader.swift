@@ -36,18 +36,20 @@ struct BatchLoader<T: PersistentModel> {
     /// the sort use decoded; a model is kept only until the sort when there is one.
     func orderedMatches() throws -> [Match] {
         let tables = context.store.entityTables(of: T.self, for: "fetchIdentifiers(_:)")
-        if !descriptor.includePendingChanges && context.hasChanges {
-            return try StoredOnlyFetcher(context: context).identifiers(descriptor).map { .stored($0) }
-        }
         var lean = FetchRequest(descriptor, tables: tables)
         lean.propertiesToFetch = []
-        let executor = FetchExecutor(lean, in: context)
+        // Leaving unsaved changes out, the predicate and the sort see the stored values.
+        let images = StoredImages.unlessPendingChangesCount(descriptor, in: context)
+        defer { images?.close() }
+        let executor = FetchExecutor(lean, in: context, images: images)
+        defer { images?.addStatistics(to: context) }
         let used = executor.planner.tagsUsed(by: lean)
         func match(_ model: T) -> Match {
             model.persistentModelID.isTemporary ? .pending(model) : .stored(model.persistentModelID)
         }
         // Reads about `limit` rows anyway.
         if let matches = try executor.matchesInIndexOrder(decoding: used) {
+            try images?.throwLoadError()
             return FetchResults.ordered(matches, by: executor, descriptor).map(match)
         }
         var sortable: [any PersistentModel] = []
@@ -64,6 +66,7 @@ struct BatchLoader<T: PersistentModel> {
             }
             return true
         }
+        try images?.throwLoadError()
         let pending = try executor.pendingMatches(excluding: matchedStored)
         if descriptor.sortBy.isEmpty {
             return executor.page(entries + FetchResults.typed(pending, as: T.self).map(match))

@@ -14,19 +14,21 @@ struct FetchCounter {
     /// The number of models that match (the descriptor's limit and offset apply).
     func count<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, tables: Store.EntityTables) throws -> Int {
         let context = context
-        if !descriptor.includePendingChanges && context.hasChanges {
-            return try StoredOnlyFetcher(context: context).count(descriptor)
-        }
         let matching: Int
         if descriptor.predicate == nil {
             matching = try countWithoutPredicate(descriptor, tables: tables)
         } else {
-            let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context)
+            // Leaving unsaved changes out, the predicate sees the stored values.
+            let images = StoredImages.unlessPendingChangesCount(descriptor, in: context)
+            defer { images?.close() }
+            let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context, images: images)
             var stored = Set<ObjectIdentifier>()
             try executor.forEachStoredMatch(decoding: nil, stopAfter: nil) { chunk in
                 stored.formUnion(chunk.map(ObjectIdentifier.init))
                 return true
             }
+            images?.addStatistics(to: context)
+            try images?.throwLoadError()
             matching = stored.count + (try executor.pendingMatches(excluding: stored)).count
         }
         let afterOffset = max(matching - max(descriptor.fetchOffset ?? 0, 0), 0)

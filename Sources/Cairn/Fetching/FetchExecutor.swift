@@ -14,15 +14,26 @@ import Foundation
 ///   record just read.
 /// - **Pending:** inserted models, and changed ones an index path cannot see under their new
 ///   values, are checked the same way and follow the stored matches.
+///
+/// A fetch that leaves the context's unsaved changes out, while it has some, runs on images of
+/// the stored rows instead of the context's instances (``StoredImages``): the same plan, reads and
+/// residual, with the stored values.
 struct FetchExecutor {
     let context: ModelContext
     let request: FetchRequest
     let planner: PredicatePlanner
     let plan: PredicatePlanner.Plan
     let residual: PredicateResidual
+    /// Where the rows read become models: the context's instances, or images of the stored rows.
+    let images: StoredImages?
 
-    init(_ request: FetchRequest, in context: ModelContext) {
+    /// - Parameter images: Images to evaluate the request on instead of the context's instances;
+    ///   the request must then leave pending changes out.
+    init(_ request: FetchRequest, in context: ModelContext, images: StoredImages? = nil) {
+        precondition(
+            images == nil || !request.includePendingChanges, "FetchExecutor: images hold no pending changes")
         self.context = context
+        self.images = images
         self.request = request
         planner = PredicatePlanner(
             tables: request.tables, identifierKeyPath: request.tables.identifierKeyPath,
@@ -110,9 +121,9 @@ struct FetchExecutor {
                     remaining -= asked
                     let rows = try reader.next(asked, txn: txn)
                     if models.isEmpty {
-                        models = try context.models(for: rows, of: request, decoding: decoding)
+                        models = try self.models(for: rows, decoding: decoding)
                     } else {
-                        models += try context.models(for: rows, of: request, decoding: decoding)
+                        models += try self.models(for: rows, decoding: decoding)
                     }
                 } while remaining > 0 && !reader.isExhausted
                 return models
@@ -174,7 +185,7 @@ struct FetchExecutor {
             let rows = entries.compactMap { entry in entry.reader.map { (entry.row, $0) } }
             visited.formUnion(entries.map(\.row))
             // The index order's range guarantees nothing of the predicate by itself: evaluate it all.
-            let models = try context.models(for: rows, of: request, decoding: decoding)
+            let models = try self.models(for: rows, decoding: decoding)
             for model in try residual.filter(models, vouched: false) {
                 found.append((model.persistentModelID.rowID!, model))
                 if !model.hasChanges { counted += 1 }
@@ -184,7 +195,17 @@ struct FetchExecutor {
         }
         let stored = found.sorted { $0.row < $1.row }.map(\.model)
         let movedBy = ModelContext.propertyIndexes(of: order.index.names, tables: tables)
+        guard request.includePendingChanges else { return stored }
         return stored + (try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init)), movedBy: movedBy))
+    }
+
+    /// The models of rows just read: the context's instances (registered, or new ones loaded from
+    /// the records), or images of the rows.
+    private func models(
+        for rows: [(UInt64, RecordReader)], decoding: Set<UInt32>?
+    ) throws -> [any PersistentModel] {
+        guard let images else { return try context.models(for: rows, of: request, decoding: decoding) }
+        return try images.rows.models(for: rows, tables: tables, decoding: decoding, leavingOut: [])
     }
 
     // MARK: Pending matches
