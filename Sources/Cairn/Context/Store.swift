@@ -45,6 +45,11 @@ final class Store: @unchecked Sendable {
             let table: Table
         }
 
+        /// The property indexes of the named attributes.
+        func propertyIndexes(of names: [String]) -> Set<Int> {
+            Set(names.compactMap { entity.attributesByName[$0]?.index })
+        }
+
         /// One uniqueness constraint or index of an entity: its attributes and table.
         ///
         /// A class: plans, access paths and claims carry it, and copying a reference is one
@@ -420,8 +425,8 @@ final class Store: @unchecked Sendable {
             tables.indexes = try entity.indices.map {
                 try keyTable($0, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index")
             }
-            tables.keyedAttributeIndexes = ModelContext.propertyIndexes(
-                of: (tables.uniques + tables.indexes).flatMap(\.names), tables: tables)
+            tables.keyedAttributeIndexes = tables.propertyIndexes(
+                of: (tables.uniques + tables.indexes).flatMap(\.names))
             result[entity.name] = tables
         }
         if !changed.isEmpty {

@@ -96,7 +96,7 @@ struct BatchLoader<T: PersistentModel> {
                 present = Set(rows.map(\.0))
                 var stored = FetchRequest(descriptor, tables: tables)
                 stored.includePendingChanges = false
-                loaded = FetchResults.typed(try context.models(for: rows, of: stored), as: T.self)
+                loaded = FetchResults.typed(try FetchExecutor.models(for: rows, of: stored, in: context), as: T.self)
             } catch {
                 // The models stay unloaded: reading one reads its record, and reports what fails then.
                 readFailed = true

@@ -194,7 +194,7 @@ struct FetchExecutor {
             resume = last.key
         }
         let stored = found.sorted { $0.row < $1.row }.map(\.model)
-        let movedBy = ModelContext.propertyIndexes(of: order.index.names, tables: tables)
+        let movedBy = tables.propertyIndexes(of: order.index.names)
         guard request.includePendingChanges else { return stored }
         return stored + (try pendingMatches(excluding: Set(stored.map(ObjectIdentifier.init)), movedBy: movedBy))
     }
@@ -204,8 +204,22 @@ struct FetchExecutor {
     private func models(
         for rows: [(UInt64, RecordReader)], decoding: Set<UInt32>?
     ) throws -> [any PersistentModel] {
-        guard let images else { return try context.models(for: rows, of: request, decoding: decoding) }
+        guard let images else { return try Self.models(for: rows, of: request, in: context, decoding: decoding) }
         return try images.rows.models(for: rows, tables: tables, decoding: decoding, leavingOut: [])
+    }
+
+    /// The context's models for stored rows, registered (or the registered instances, loaded),
+    /// leaving out the context's pending deletes when pending changes count. Only the request's
+    /// `propertiesToFetch` (with what its predicate and sort use) are decoded when it lists some.
+    static func models(
+        for rows: [(UInt64, RecordReader)], of request: FetchRequest, in context: ModelContext,
+        decoding only: Set<UInt32>?? = nil
+    ) throws -> [any PersistentModel] {
+        let deleted =
+            request.includePendingChanges && !context.pending.deleted.isEmpty
+            ? Set(context.deletedModelsArray.map(ObjectIdentifier.init)) : []
+        let only = only ?? PredicatePlanner(tables: request.tables).tagsToDecode(request)
+        return try context.rows.models(for: rows, tables: request.tables, decoding: only, leavingOut: deleted)
     }
 
     // MARK: Pending matches
@@ -255,7 +269,7 @@ struct FetchExecutor {
         case .rows: []
         case .unique(let keyed, _), .indexEquality(let keyed, _), .indexRange(let keyed, _, _, _),
             .oneOf(let keyed, _, _), .compound(let keyed, _, _, _, _):
-            ModelContext.propertyIndexes(of: keyed.names, tables: tables)
+            tables.propertyIndexes(of: keyed.names)
         }
     }
 }

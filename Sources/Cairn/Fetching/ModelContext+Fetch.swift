@@ -48,24 +48,6 @@ extension ModelContext {
         return try FetchCounter(context: self).count(descriptor, tables: tables)
     }
 
-    /// The models for stored rows, registered (or the registered instances, loaded), leaving out
-    /// the context's pending deletes when pending changes count. Only the request's
-    /// `propertiesToFetch` (with what its predicate and sort use) are decoded when it lists some.
-    func models(
-        for rows: [(UInt64, RecordReader)], of request: FetchRequest, decoding only: Set<UInt32>?? = nil
-    ) throws -> [any PersistentModel] {
-        let deleted =
-            request.includePendingChanges && !pending.deleted.isEmpty
-            ? Set(deletedModelsArray.map(ObjectIdentifier.init)) : []
-        let only = only ?? PredicatePlanner(tables: request.tables).tagsToDecode(request)
-        return try self.rows.models(for: rows, tables: request.tables, decoding: only, leavingOut: deleted)
-    }
-
-    /// The property indexes of the named attributes.
-    static func propertyIndexes(of names: [String], tables: Store.EntityTables) -> Set<Int> {
-        Set(names.compactMap { tables.entity.attributesByName[$0]?.index })
-    }
-
     /// How ``fetch(_:)`` would find the descriptor's models: the access path it chooses and
     /// roughly how many rows that path reads.
     ///
