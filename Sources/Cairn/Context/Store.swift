@@ -19,7 +19,7 @@ final class Store: @unchecked Sendable {
         /// `r/<Entity>/<relationship>` by relationship name: owner row id → rank and target row id.
         let edges: [String: Table]
         /// The relationships by property index.
-        let relationshipsByIndex: [Int: Schema.Relationship]
+        let relationshipsByIndex: ByPropertyIndex<Schema.Relationship>
         /// The uniqueness constraints, each with its table `u/<Entity>/<attributes>`: the
         /// order-preserving key of the attributes' values → row id.
         var uniques: [UniqueConstraint] = []
@@ -35,7 +35,7 @@ final class Store: @unchecked Sendable {
         private(set) var keyedAttributeMask: UInt64 = 0
         /// The other side of each relationship that has an inverse, by the relationship's
         /// property index: set once every entity's tables are open.
-        fileprivate(set) var inverses: [Int: InverseSide] = [:]
+        fileprivate(set) var inverses = ByPropertyIndex<InverseSide>()
 
         /// The other side of a relationship: its entity's tables, the inverse relationship and
         /// its edge table.
@@ -119,7 +119,9 @@ final class Store: @unchecked Sendable {
             self.tags = tags
             self.edges = edges
             self.externals = externals
-            relationshipsByIndex = Dictionary(uniqueKeysWithValues: entity.relationships.map { ($0.index, $0) })
+            var relationshipsByIndex = ByPropertyIndex<Schema.Relationship>()
+            for relationship in entity.relationships { relationshipsByIndex[relationship.index] = relationship }
+            self.relationshipsByIndex = relationshipsByIndex
             var external: [Int: (UInt32, AttributeAccess)] = [:]
             encodingOrder = entity.storedProperties.compactMap { property -> (UInt32, AttributeAccess)? in
                 guard let attribute = property as? Schema.Attribute, let access = attribute.access,
@@ -497,5 +499,27 @@ final class Store: @unchecked Sendable {
             bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
         )
+    }
+}
+
+/// Values by a model's property index, in an array: what a setter or a fault looks up per call
+/// (a dictionary hashed the index each time, three times per relationship change).
+///
+/// ```swift
+/// var byIndex = ByPropertyIndex<String>()
+/// byIndex[3] = "author"
+/// byIndex[3]   // "author"; byIndex[2] and byIndex[99] are nil
+/// ```
+struct ByPropertyIndex<Value> {
+    private var values: [Value?] = []
+
+    /// The value for property `index`, or `nil`.
+    subscript(index: Int) -> Value? {
+        get { index >= 0 && index < values.count ? values[index] : nil }
+        set {
+            precondition(index >= 0, "a property index is never negative")
+            if index >= values.count { values.append(contentsOf: repeatElement(nil, count: index - values.count + 1)) }
+            values[index] = newValue
+        }
     }
 }
