@@ -47,16 +47,34 @@ struct SavePlanner {
         let changedModels = context.changedModelsArray
         let deleting = Set(context.deletedModelsArray.map(\.persistentModelID))
         var deletedElsewhere: [PersistentIdentifier] = []
-        for model in changedModels where deleting.isEmpty || !deleting.contains(model.persistentModelID) {
-            let id = model.persistentModelID
-            guard let rowID = id.rowID else { continue }
+        // Each changed model's tables and, when all of it was loaded, its record, encoded in the
+        // same pass (the generated codec says when a field was not loaded), by the model's
+        // position in this list, noted in its state (`planPosition`: changed models are never
+        // among the inserted ones that use it).
+        var changedTables: [Store.EntityTables] = []
+        var changedRecords: [EncodedRecord?] = []
+        changedTables.reserveCapacity(changedModels.count)
+        changedRecords.reserveCapacity(changedModels.count)
+        for model in changedModels {
+            let state = model._$modelState
+            state.planPosition = changedTables.count
             let tables = store.tables(of: model)
-            if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
-                do {
-                    try context.rows.load(model, rowID: rowID, tables: tables)
-                } catch let error as StorageError where error.code == .notFound {
-                    deletedElsewhere.append(id)
-                }
+            changedTables.append(tables)
+            guard let id = state.persistentIdentifier, let rowID = id.rowID,
+                deleting.isEmpty || !deleting.contains(id)
+            else {
+                changedRecords.append(nil)
+                continue
+            }
+            if let record = try Self.completeRecord(of: model, tables: tables) {
+                changedRecords.append(record)
+                continue
+            }
+            changedRecords.append(nil)
+            do {
+                try context.rows.load(model, rowID: rowID, tables: tables)
+            } catch let error as StorageError where error.code == .notFound {
+                deletedElsewhere.append(id)
             }
         }
         if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
@@ -89,13 +107,12 @@ struct SavePlanner {
         var updates: [SavePlan.Update] = []
         updates.reserveCapacity(changed.count)
         for model in changed {
-            let id = model.persistentModelID
-            let tables = store.tables(of: model)
-            // A partly loaded model is completed first, so its record is written whole.
-            if tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) {
-                try context.rows.load(model, rowID: id.rowID!, tables: tables)
-            }
-            var record = try Self.record(of: model, tables: tables)
+            let state = model._$modelState
+            let id = state.persistentIdentifier!
+            let tables = changedTables[state.planPosition]
+            // Taken out of the list, so sealing it copies nothing; a model completed above is
+            // encoded now, whole.
+            var record = try changedRecords[state.planPosition].take() ?? Self.record(of: model, tables: tables)
             record.seal(forKey: EntryLayout.rowKey(id.rowID!))
             updates.append(SavePlan.Update(tables: tables, row: id.rowID!, record: record, identifier: id))
         }
@@ -114,7 +131,7 @@ struct SavePlanner {
         // (walked in place: joining the two lists copied every model).
         func forEachWritten(_ body: (any PersistentModel, Store.EntityTables, Bool) throws -> Void) rethrows {
             for (model, tables) in zip(inserted, insertedTables) { try body(model, tables, true) }
-            for model in changed { try body(model, store.tables(of: model), false) }
+            for model in changed { try body(model, changedTables[model._$modelState.planPosition], false) }
         }
         forEachWritten { model, tables, isNew in
             guard !tables.entity.relationships.isEmpty else { return }
@@ -360,6 +377,22 @@ struct SavePlanner {
                     + "\(relationship.maximumModelCount.map(String.init) ?? "any number"). Add or remove models, then save again.",
                 models: [owner.persistentModelID])
         }
+    }
+
+    /// The record of a model of `tables`' entity when every attribute it holds is loaded, as the
+    /// generated codec finds while it encodes; `nil` for a model partly loaded (or one whose
+    /// codec is not generated, or whose tags do not follow property order: it is checked
+    /// attribute by attribute).
+    static func completeRecord(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord? {
+        if tables.fieldsAscendInPropertyOrder {
+            var encoder = _FieldEncoder(
+                tags: tables.recordTags, accesses: tables.accessByIndex, model: model,
+                capacity: tables.encodingOrder.count * 24 + 8)
+            try model._$encodeFields(into: &encoder)
+            if encoder.isGenerated { return encoder.isIncomplete ? nil : encoder.takeRecord() }
+        }
+        return tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) })
+            ? nil : try record(of: model, tables: tables)
     }
 
     /// The record of a model of `tables`' entity: its attributes, fields in ascending tag order,

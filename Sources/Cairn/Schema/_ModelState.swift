@@ -44,8 +44,8 @@ public final class _ModelState {
     /// The model's position in each of its context's lists of pending changes (inserted,
     /// changed, key-changed, deleted), -1 for none; see `ModelList`.
     @exclusivity(unchecked) var listPositions = SIMD4<Int32>(repeating: -1)
-    /// The model's position among the new rows of the save being planned (see `SavePlanner`);
-    /// meaningful only while that plan is made.
+    /// The model's position among the new rows of the save being planned, or, for a changed
+    /// model, among the changed ones (see `SavePlanner`); meaningful only while that plan is made.
     @exclusivity(unchecked) var planPosition = -1
     /// The checksum of the stored record the loaded values came from (or were saved as), so a
     /// fetch can tell that another context rewrote the row since.
