@@ -55,11 +55,17 @@ struct SavePlanner {
         var changedRecords: [EncodedRecord?] = []
         changedTables.reserveCapacity(changedModels.count)
         changedRecords.reserveCapacity(changedModels.count)
+        // The changed models whose change reaches more than their record (a relationship, an
+        // index or unique key, an external value), noted in the same pass: the later steps walk
+        // only these, not every changed model again (each walk over a hundred thousand models
+        // is a cache miss per model).
+        var reaching = ChangeReach()
         for model in changedModels {
             let state = model._$modelState
             state.planPosition = changedTables.count
             let tables = store.tables(of: model)
             changedTables.append(tables)
+            reaching.note(model, state: state, tables: tables)
             guard let id = state.persistentIdentifier, let rowID = id.rowID,
                 deleting.isEmpty || !deleting.contains(id)
             else {
@@ -84,7 +90,9 @@ struct SavePlanner {
                 ? context.insertedModelsArray : context.insertedModelsArray.filter { !plan.isDeleted($0) },
             store: store)
         let liveChanged = plan.deletedObjects.isEmpty ? changedModels : changedModels.filter { !plan.isDeleted($0) }
-        let uniqueness = try planUniqueness(inserted: candidates, changed: liveChanged, deletes: plan)
+        let isLive = { (model: any PersistentModel) in plan.deletedObjects.isEmpty || !plan.isDeleted(model) }
+        let uniqueness = try planUniqueness(
+            inserted: candidates, changed: reaching.keys.filter(isLive), deletes: plan)
         // The inserts that get rows: a later insert with the same unique values supersedes an
         // earlier one. Their tables, records (sealed for their row keys in the transaction, where
         // new rows get their ids) and positions among the new rows were all read in one pass.
@@ -102,6 +110,9 @@ struct SavePlanner {
                             entity: model.persistentModelID.entity, store: store.internedIdentifier, rowID: $0)
                     }
                 })
+        let isKept = { (model: any PersistentModel) in
+            isLive(model) && (takenOver.isEmpty || !takenOver.contains(model.persistentModelID))
+        }
         let changed = takenOver.isEmpty ? liveChanged : liveChanged.filter { !takenOver.contains($0.persistentModelID) }
 
         var updates: [SavePlan.Update] = []
@@ -127,13 +138,17 @@ struct SavePlanner {
                 []
         var finalTargets:
             [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
-        // The inserted models, then the changed ones, each with its tables and whether it is new
-        // (walked in place: joining the two lists copied every model).
-        func forEachWritten(_ body: (any PersistentModel, Store.EntityTables, Bool) throws -> Void) rethrows {
+        // The inserted models, then those of `changedOnes`, each with its tables and whether it
+        // is new (walked in place: joining the two lists copied every model).
+        func forEachWritten(
+            _ changedOnes: [any PersistentModel], _ body: (any PersistentModel, Store.EntityTables, Bool) throws -> Void
+        ) rethrows {
             for (model, tables) in zip(inserted, insertedTables) { try body(model, tables, true) }
-            for model in changed { try body(model, changedTables[model._$modelState.planPosition], false) }
+            for model in changedOnes where isKept(model) {
+                try body(model, changedTables[model._$modelState.planPosition], false)
+            }
         }
-        forEachWritten { model, tables, isNew in
+        forEachWritten(reaching.relationships) { model, tables, isNew in
             guard !tables.entity.relationships.isEmpty else { return }
             let state = model._$modelState
             for relationship in tables.entity.relationships where isNew || state.isChanged(relationship.index) {
@@ -158,10 +173,11 @@ struct SavePlanner {
         // the plan (cascades, inverses) may be wrong. Nothing is written then.
         try context.loadFailures.throwPending()
         let (indexRemovals, indexAdditions) = try planIndexes(
-            inserted: insertedModels, changed: changed, deleted: plan.deletedSaved, takeovers: uniqueness.takeovers)
+            inserted: insertedModels, changed: reaching.keys.filter(isKept), deleted: plan.deletedSaved,
+            takeovers: uniqueness.takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
-        try forEachWritten { model, tables, isNew in
+        try forEachWritten(reaching.externals) { model, tables, isNew in
             guard !tables.externalAttributes.isEmpty else { return }
             for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
             where isNew || model._$modelState.isChanged(index) {
@@ -415,4 +431,36 @@ struct SavePlanner {
         return writer.encoded()
     }
 
+}
+
+/// The changed models of a save whose change reaches more than their record, sorted by what it
+/// reaches: a relationship (its edge list is rewritten), a unique or index key (the uniqueness
+/// planner and the index entries look at it), an external value. Noted from each model's change
+/// bits in the planner's one pass over the changed models.
+///
+/// ```swift
+/// var reaching = ChangeReach()
+/// reaching.note(author, state: author._$modelState, tables: tables)
+/// reaching.relationships   // [author] after `author.books.append(book)`
+/// ```
+struct ChangeReach {
+    /// Models with a changed relationship.
+    private(set) var relationships: [any PersistentModel] = []
+    /// Models with a changed attribute that a unique or index table keys.
+    private(set) var keys: [any PersistentModel] = []
+    /// Models with a changed `.externalStorage` attribute.
+    private(set) var externals: [any PersistentModel] = []
+
+    /// Notes what `model`'s change (in `state`) reaches.
+    mutating func note(_ model: any PersistentModel, state: _ModelState, tables: Store.EntityTables) {
+        if tables.entity.relationships.contains(where: { state.isChanged($0.index) }) { relationships.append(model) }
+        if !tables.keyedAttributeIndexes.isEmpty,
+            tables.keyedAttributeIndexes.contains(where: { state.isChanged($0) })
+        {
+            keys.append(model)
+        }
+        if !tables.externalAttributes.isEmpty, tables.externalAttributes.keys.contains(where: { state.isChanged($0) }) {
+            externals.append(model)
+        }
+    }
 }

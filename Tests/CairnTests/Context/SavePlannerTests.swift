@@ -30,6 +30,27 @@ import Testing
         #expect(try ModelContext(context.container).fetchCount(FetchDescriptor<LibraryBook>()) == 0)
     }
 
+    /// The planner's one pass over the changed models sorts out those whose change reaches more
+    /// than their record; the later steps walk only these.
+    @Test func changedModelsAreSortedByWhatTheirChangeReaches() throws {
+        let context = try savedAuthorsLibrary()
+        let tables = context.store.entities["LibraryBook"]!
+        let books = try context.fetch(FetchDescriptor<LibraryBook>(sortBy: [SortDescriptor(\.isbn)]))
+        books[0].title = "Retitled"  // the record only
+        books[1].isbn = "9-9"  // a unique key
+        books[2].chapters = [LibraryChapter(title: "One", number: 1)]  // a relationship
+        var reaching = ChangeReach()
+        for book in books.prefix(3) { reaching.note(book, state: book._$modelState, tables: tables) }
+        #expect(reaching.keys.map(ObjectIdentifier.init) == [ObjectIdentifier(books[1])])
+        #expect(reaching.relationships.map(ObjectIdentifier.init) == [ObjectIdentifier(books[2])])
+        #expect(reaching.externals.isEmpty)
+        // The plan: three records, the unique key moved, the book's chapters rewritten.
+        let planned = try SavePlanner(context: context).plan()
+        #expect(planned.plan.updates.count == 3)
+        #expect(planned.plan.uniqueFreed.count == 1 && planned.plan.uniqueClaims.count == 1)
+        #expect(planned.plan.edgeLists.filter { $0.relationship.name == "chapters" }.count == 1)
+    }
+
     @Test func aLaterInsertWithTheSameUniqueValuesSupersedesTheEarlier() throws {
         let (_, context) = try library()
         let (early, late) = (LibraryBook(isbn: "7", title: "Early"), LibraryBook(isbn: "7", title: "Late"))
