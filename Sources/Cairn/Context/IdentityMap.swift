@@ -31,17 +31,20 @@ struct IdentityMap {
     private var rows: [RowSlots]
     /// Inserted models by the number of their temporary identifier.
     private var temporary: [UInt64: Slot] = [:]
-    /// Entity ordinals by name, for lookups by identifier.
-    private let ordinals: [InternedName: Int]
+    /// Entity ordinals by the number of the entity's interned name (-1 for other names), for
+    /// lookups by identifier: an array read, where a dictionary hashed the name and compared it
+    /// through a protocol call.
+    private let ordinalsByName: [Int32]
     private let storeIdentifier: InternedName
     private var count = 0
     private var countAtLastSweep = 0
 
     init(store: Store) {
-        var ordinals: [InternedName: Int] = [:]
-        for tables in store.entities.values { ordinals[tables.entityName] = tables.ordinal }
-        self.ordinals = ordinals
-        rows = Array(repeating: RowSlots(), count: ordinals.count)
+        let highest = store.entities.values.map { Int($0.entityName.number) }.max() ?? -1
+        var ordinalsByName = [Int32](repeating: -1, count: highest + 1)
+        for tables in store.entities.values { ordinalsByName[Int(tables.entityName.number)] = Int32(tables.ordinal) }
+        self.ordinalsByName = ordinalsByName
+        rows = Array(repeating: RowSlots(), count: store.entities.count)
         storeIdentifier = store.internedIdentifier
     }
 
@@ -50,6 +53,14 @@ struct IdentityMap {
     /// - Complexity: O(1).
     func model(entity ordinal: Int, row: UInt64) -> (any PersistentModel)? {
         rows[ordinal].model(row)
+    }
+
+    /// The ordinal of the entity with this name, or `nil` for a name of no entity of the store.
+    @inline(__always)
+    private func ordinal(of entity: InternedName) -> Int? {
+        let number = Int(entity.number)
+        guard number < ordinalsByName.count, ordinalsByName[number] >= 0 else { return nil }
+        return Int(ordinalsByName[number])
     }
 
     /// Whether the map may hold a model of a row of the entity with `ordinal` (it holds one, or
@@ -63,12 +74,16 @@ struct IdentityMap {
     var registeredCount: Int { rows.reduce(temporary.count) { $0 + $1.count } }
 
     /// The live model with this identifier, stored or inserted.
+    ///
+    /// Inlined: called on the map where a class holds it, a call copied the whole map (three
+    /// collections retained and released) around each lookup.
+    @inline(__always)
     func model(for id: PersistentIdentifier) -> (any PersistentModel)? {
         switch id.kind {
         case .temporary(let number):
             return temporary[number]?.model
         case .row(let row):
-            guard id.store == storeIdentifier, let ordinal = ordinals[id.entity] else { return nil }
+            guard id.store?.number == storeIdentifier.number, let ordinal = ordinal(of: id.entity) else { return nil }
             return rows[ordinal].model(row)
         }
     }
@@ -82,7 +97,7 @@ struct IdentityMap {
             count += 1
             sweepIfGrown()
         case .row(let row):
-            guard let ordinal = ordinals[id.entity] else { return }
+            guard let ordinal = ordinal(of: id.entity) else { return }
             register(model, entity: ordinal, row: row)
         }
     }
@@ -100,7 +115,7 @@ struct IdentityMap {
         case .temporary(let number):
             temporary[number] = nil
         case .row(let row):
-            guard let ordinal = ordinals[id.entity] else { return }
+            guard let ordinal = ordinal(of: id.entity) else { return }
             rows[ordinal].remove(row)
         }
     }
@@ -137,7 +152,8 @@ struct IdentityMap {
     /// Lets go of the models of `ids` that nothing but the map holds (a batch the app moved past).
     mutating func releaseIfUnused(_ ids: [PersistentIdentifier]) {
         for id in ids {
-            guard case .row(let row) = id.kind, id.store == storeIdentifier, let ordinal = ordinals[id.entity]
+            guard case .row(let row) = id.kind, id.store?.number == storeIdentifier.number,
+                let ordinal = ordinal(of: id.entity)
             else { continue }
             if rows[ordinal].releaseIfUnused(row) { count -= 1 }
         }

@@ -48,7 +48,9 @@ public final class ModelContext: _ModelLoader {
     let rows: RowLoader
     /// One instance per stored row (see ``IdentityMap``), kept by ``rows``.
     var identity: IdentityMap {
-        get { rows.identity }
+        // Yielded in place: a `get` copied the map (three arrays retained and released) at every
+        // lookup, such as a model's first change.
+        _read { yield rows.identity }
         _modify { yield &rows.identity }
     }
     /// What is inserted, changed and deleted since the last save (see ``PendingChanges``).
