@@ -345,7 +345,20 @@ final class Store: @unchecked Sendable {
                     try decoded.validate()
                     return decoded
                 } ?? StoredEntity(name: entity.name)
-            let records = try environment.openTable("e/\(entity.name)", create: !readOnly)
+            // A table the store's description says exists must be there: a missing one had its
+            // name in the main table damaged, and creating it anew would hide every row or edge
+            // it held behind an empty table.
+            func described(_ name: String, exists: Bool, flags: TableFlags = []) throws -> Table? {
+                if exists, try environment.openTable(name, flags: flags, create: false) == nil {
+                    throw StorageError(
+                        code: .damaged,
+                        message: "The store's table '\(name)' is missing, although the store's description of "
+                            + "\(entity.name) says it holds data there: its entry in the main table is damaged. This is "
+                            + "damage to the file, not a change of your models; restore the store from a backup.")
+                }
+                return try environment.openTable(name, flags: flags, create: !readOnly)
+            }
+            let records = try described("e/\(entity.name)", exists: storedBytes != nil)
             guard let records else {
                 throw StorageError(
                     code: .readOnly,
@@ -360,6 +373,7 @@ final class Store: @unchecked Sendable {
                 throw EntryLayout.damagedDescription(key: key, "is missing, although \(entity.name) has stored rows")
             }
             let before = stored
+            let describedRelationships = storedBytes == nil ? [] : Set(stored.relationships.map(\.name))
             let tags = try stored.reconcile(with: entity, hasRows: hasRows)
             if stored != before || storedBytes == nil {
                 guard !readOnly else {
@@ -373,7 +387,10 @@ final class Store: @unchecked Sendable {
             var edges: [String: Table] = [:]
             for relationship in entity.relationships {
                 let name = "r/\(entity.name)/\(relationship.name)"
-                guard let table = try environment.openTable(name, flags: Store.edgeFlags, create: !readOnly) else {
+                guard
+                    let table = try described(
+                        name, exists: describedRelationships.contains(relationship.name), flags: Store.edgeFlags)
+                else {
                     throw StorageError(
                         code: .readOnly,
                         message:

@@ -77,6 +77,36 @@ import Testing
         }
     }
 
+    /// A table's name in LMDB's main table, damaged (found by the damage fuzzer: twelve bytes of
+    /// "r/FaultShelf/volumes" overwritten): opening the store created the table anew, empty, and
+    /// every shelf read as having no volumes, with no error. A table the store's description says
+    /// exists (an entity's rows, a described relationship's edges) and that is missing is damage.
+    @Test(arguments: ["e/LibraryBook", "r/LibraryAuthor/books"])
+    func aTableWhoseNameIsDamagedIsDamageNotAnEmptyTable(table: String) throws {
+        let directory = TemporaryDirectory()
+        do {
+            let container = try libraryContainer(directory)
+            let context = ModelContext(container)
+            let author = LibraryAuthor(firstName: "M", lastName: "Shelley", email: "m@example.org")
+            author.books = [LibraryBook(isbn: "d-1", title: "One"), LibraryBook(isbn: "d-2", title: "Two")]
+            context.insert(author)
+            try context.save()
+        }
+        // The last character changes: the name sorts elsewhere, and looking it up finds nothing.
+        try flip(Array(table.utf8), at: table.utf8.count - 1, bit: 0x02, in: directory)
+        do {
+            let container = try libraryContainer(directory)
+            // Opened only by reading an earlier commit (whose copy of the page is intact):
+            // everything is there, never an empty table in its place.
+            let context = ModelContext(container)
+            let authors = try context.fetch(FetchDescriptor<LibraryAuthor>())
+            #expect(authors.count == 1 && authors[0].books.map(\.isbn).sorted() == ["d-1", "d-2"])
+            #expect(try context.fetchCount(FetchDescriptor<LibraryBook>()) == 2)
+        } catch let error as StorageError {
+            #expect(error.code == .damaged && error.message.contains("'\(table)' is missing"), "\(error)")
+        }
+    }
+
     @Test(arguments: ["format", "store", "entity:LibraryBook", "rowid:LibraryBook"])
     func aDamagedMetaValueIsATypedStorageError(key name: String) throws {
         let directory = TemporaryDirectory()
