@@ -30,13 +30,12 @@ struct StoreWriter {
                 if let takenOver = plan.newRows[position].takesOver {
                     let key = EntryLayout.rowKey(takenOver)
                     let record = plan.newRows[position].record.sealed(forRow: takenOver)
-                    // Equal bytes under the same key: the stored record is intact and holds these values.
-                    if plan.newRows[position].isLeftAloneWhenSame,
-                        try txn.withValue(for: key, in: tables.records, { Self.equal(record, $0) }) == true
-                    {
-                        leftAlone.append(position)
-                    } else {
-                        try txn.put(record, for: key, in: tables.records)
+                    // Equal bytes under the same key: the stored record is intact and holds these
+                    // values. A row gone meanwhile is written anew.
+                    switch try txn.rewrite(record, for: key, in: tables.records) {
+                    case .unchanged where plan.newRows[position].isLeftAloneWhenSame: leftAlone.append(position)
+                    case .unchanged, .written: break
+                    case .missing: try txn.put(record, for: key, in: tables.records)
                     }
                     assigned.append(takenOver)
                 } else {
@@ -63,17 +62,12 @@ struct StoreWriter {
             }
             var gone: [PersistentIdentifier] = []
             for update in plan.updates {
-                let key = EntryLayout.rowKey(update.row)
                 // A record with the same bytes under the same key holds the same values (the
-                // checksum covers the key): the row is left as it is.
-                let unchanged = try txn.withValue(for: key, in: update.tables.records) {
-                    Self.equal(update.record.bytes, $0)
-                }
-                guard let unchanged else {
+                // checksum covers the key): the row is left as it is. One search for both.
+                let key = EntryLayout.rowKey(update.row)
+                if try txn.rewrite(update.record.bytes, for: key, in: update.tables.records) == .missing {
                     gone.append(update.identifier)
-                    continue
                 }
-                if !unchanged { try txn.put(update.record.bytes, for: key, in: update.tables.records) }
             }
             if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
             // A deleted row's stored edges may include targets the plan never saw (another context
@@ -169,14 +163,6 @@ struct StoreWriter {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }
             return SaveOutcome(newRows: assigned, leftAlone: leftAlone, commit: txn.id, repaired: repaired)
-        }
-    }
-
-    /// Whether `bytes` are exactly `stored`.
-    private static func equal(_ bytes: [UInt8], _ stored: UnsafeRawBufferPointer) -> Bool {
-        bytes.withUnsafeBytes { bytes in
-            bytes.count == stored.count
-                && (bytes.isEmpty || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
         }
     }
 }

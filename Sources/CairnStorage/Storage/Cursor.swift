@@ -155,6 +155,27 @@ package struct Cursor: ~Copyable {
         return try move(MDB_GET_CURRENT)
     }
 
+    /// Writes `value` in place of the value at the cursor, whose key is `key` (a table without
+    /// duplicate keys, in a write transaction): no second search, where a put looks the key up
+    /// again. The cursor stays on the entry; `current` is stale until the next move.
+    ///
+    /// ```swift
+    /// if try cursor.seek(exactly: key) { try cursor.replaceCurrentValue(with: newValue, key: key) }
+    /// ```
+    package func replaceCurrentValue(with value: UnsafeRawBufferPointer, key: [UInt8]) throws(StorageError) {
+        // The caller's key, not the cursor's: LMDB may move the entry while it writes, and the
+        // cursor's key points into the page.
+        try withMDBValue(key) { (key) throws(StorageError) -> Void in
+            try withMDBValue(value) { (data) throws(StorageError) -> Void in
+                try transaction.checkUsable("Writing to table '\(table)'")
+                transaction.markWriting()
+                _ = try transaction.run("Writing to table '\(table)'", "mdb_cursor_put") {
+                    mdb_cursor_put(pointer, &key, &data, UInt32(MDB_CURRENT))
+                }
+            }
+        }
+    }
+
     /// The number of values of the current key (a duplicate table).
     ///
     /// ```swift

@@ -1,4 +1,5 @@
 internal import CLMDB
+import Foundation
 
 /// The one write transaction of the store, valid inside one ``LMDBEnvironment/write(_:)`` closure.
 ///
@@ -79,6 +80,39 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// ```
     /// - Returns: `false` if the key was absent.
     /// - Complexity: O(log *n*) (plus the key's values in a duplicate table).
+    /// What ``rewrite(_:for:in:)`` found under the key and did.
+    package enum Rewrite: Equatable {
+        /// No value is stored under the key: nothing was written.
+        case missing
+        /// The stored value is exactly the new one: nothing was written.
+        case unchanged
+        /// The stored value was replaced.
+        case written
+    }
+
+    /// Replaces the value stored under `key` with `value` unless it already is exactly that, in
+    /// one search: the table's kept cursor finds the entry, the bytes are compared in place, and
+    /// a different value is written at the cursor instead of looking the key up again. For a
+    /// table without duplicate keys.
+    ///
+    /// ```swift
+    /// if try txn.rewrite(record, for: rowKey, in: records) == .missing { … }   // the row is gone
+    /// ```
+    package func rewrite(_ value: [UInt8], for key: [UInt8], in table: Table) throws -> Rewrite {
+        precondition(!table.flags.contains(.duplicateSort), "WriteTransaction.rewrite: a table with duplicate keys")
+        return try withCursor(on: table) { cursor in
+            guard try cursor.seek(exactly: key) else { return .missing }
+            let same = value.withUnsafeBytes { bytes in
+                let stored = cursor.current.value
+                return bytes.count == stored.count
+                    && (bytes.isEmpty || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
+            }
+            if same { return .unchanged }
+            try value.withUnsafeBytes { bytes in try cursor.replaceCurrentValue(with: bytes, key: key) }
+            return .written
+        }
+    }
+
     @discardableResult
     package func delete(_ key: [UInt8], in table: Table) throws(StorageError) -> Bool {
         handle.check(table)

@@ -58,4 +58,35 @@ import Testing
         }
         #expect(try store.environment.read { txn in try txn.count(of: table) } == 50)
     }
+
+    /// A rewrite finds the entry through the kept cursor, leaves equal bytes alone and replaces
+    /// others in place, of any size, with the neighbours and later lookups in the same
+    /// transaction (through the same cursor) seeing the new values.
+    @Test func aRewriteComparesAndReplacesInOneSearch() throws {
+        let store = try TemporaryStore()
+        let table = try store.table("k")
+        try store.environment.write { txn throws in
+            for key in 0..<100 as Range<UInt8> { try txn.put([key, key], for: [key], in: table) }
+        }
+        try store.environment.write { txn throws in
+            #expect(try txn.rewrite([5, 5], for: [5], in: table) == .unchanged)
+            #expect(try txn.rewrite([6], for: [6], in: table) == .written, "shorter")
+            #expect(try txn.rewrite(Array(repeating: 7, count: 300), for: [7], in: table) == .written, "longer")
+            #expect(try txn.rewrite([1], for: [200], in: table) == .missing)
+            #expect(try txn.get([6], in: table) == [6])
+            #expect(try txn.get([7], in: table)?.count == 300)
+            #expect(try txn.get([8], in: table) == [8, 8])
+            #expect(try txn.get([200], in: table) == nil)
+        }
+        let stored = try store.environment.read { txn in
+            var values: [[UInt8]] = []
+            try txn.scan(table) { _, value in
+                values.append(Array(value))
+                return true
+            }
+            return values
+        }
+        #expect(stored.count == 100 && stored[5] == [5, 5] && stored[6] == [6] && stored[7].count == 300)
+        #expect(stored[99] == [99, 99])
+    }
 }
