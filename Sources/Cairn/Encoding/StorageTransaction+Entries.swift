@@ -5,6 +5,8 @@
 // and the one before turns that damage into a typed error instead of a silent miss. The hit path
 // reads nothing extra: one checksum per entry used.
 
+import Foundation
+
 extension StorageTransaction where Self: ~Copyable {
     /// The row a unique table holds for `key`, verified, or `nil` when the key is absent (its
     /// neighbours verified).
@@ -19,7 +21,7 @@ extension StorageTransaction where Self: ~Copyable {
             let found = try cursor.seek(atLeast: key)
             if found {
                 let (storedKey, value) = cursor.current
-                if key.withUnsafeBytes({ $0.elementsEqual(storedKey) }) {
+                if Self.bytes(key, equal: storedKey) {
                     return try EntryLayout.row(keyedValue: value, key: storedKey, table: table)
                 }
             }
@@ -42,7 +44,7 @@ extension StorageTransaction where Self: ~Copyable {
     ) throws {
         try withCursor(on: table) { cursor in
             let found = try cursor.seek(atLeast: key)
-            guard found, key.withUnsafeBytes({ $0.elementsEqual(cursor.current.key) }) else {
+            guard found, Self.bytes(key, equal: cursor.current.key) else {
                 return try verifyNeighbours(cursor, found: found, kind: .keyed, table: table)
             }
             var more = true
@@ -107,7 +109,7 @@ extension StorageTransaction where Self: ~Copyable {
     ) throws -> [EntryLayout.Edge] {
         let key = EntryLayout.rowKey(owner)
         let found = try cursor.seek(atLeast: key)
-        guard found, key.withUnsafeBytes({ $0.elementsEqual(cursor.current.key) }) else {
+        guard found, bytes(key, equal: cursor.current.key) else {
             try verifyNeighbours(cursor, found: found, kind: .edge, table: table)
             return []
         }
@@ -119,6 +121,14 @@ extension StorageTransaction where Self: ~Copyable {
             more = try cursor.nextDuplicate()
         }
         return edges
+    }
+
+    /// Whether a key is exactly the stored bytes: one `memcmp`, where comparing as sequences
+    /// stepped through the bytes one by one.
+    private static func bytes(_ key: [UInt8], equal stored: UnsafeRawBufferPointer) -> Bool {
+        key.withUnsafeBytes { key in
+            key.count == stored.count && (key.isEmpty || memcmp(key.baseAddress!, stored.baseAddress!, key.count) == 0)
+        }
     }
 
     /// Verifies the entry a failed point lookup landed on (`found`) and the one before it.

@@ -355,7 +355,7 @@ struct CandidateReader {
                 return true
             }
         case .oneOf(let keyed, let keys, let isUnique):
-            var seen = Set<UInt64>()
+            var seen = Set<UInt64>(minimumCapacity: keys.count)
             for key in keys {
                 if isUnique {
                     if let row = try txn.uniqueRow(for: key, in: keyed.table), seen.insert(row).inserted {
