@@ -113,6 +113,9 @@ struct FetchExecutor {
             context.statistics.readTransactions += 1
             // Records become models a few hundred at a time inside the transaction, so the
             // copies of the records read are never all alive at once.
+            // Whether any model read has unsaved changes, noted per chunk while its models are
+            // in the cache: the residual then need not walk them all again to find out.
+            var anyChanged = false
             let models = try context.store.environment.read { txn in
                 var models: [any PersistentModel] = []
                 var remaining = want
@@ -120,15 +123,13 @@ struct FetchExecutor {
                     let asked = min(remaining, Self.decodingChunk)
                     remaining -= asked
                     let rows = try reader.next(asked, txn: txn)
-                    if models.isEmpty {
-                        models = try self.models(for: rows, decoding: decoding)
-                    } else {
-                        models += try self.models(for: rows, decoding: decoding)
-                    }
+                    let chunk = try self.models(for: rows, decoding: decoding)
+                    if !anyChanged && residual.predicate != nil { anyChanged = chunk.contains { $0.hasChanges } }
+                    if models.isEmpty { models = chunk } else { models += chunk }
                 } while remaining > 0 && !reader.isExhausted
                 return models
             }
-            let matches = try residual.filter(models, vouched: true)
+            let matches = try residual.filter(models, vouched: true, noneChanged: !anyChanged)
             if !matches.isEmpty, try !body(matches) { return }
             if want < .max / 4 { want = min(want * 4, chunkSize ?? .max) }
         }

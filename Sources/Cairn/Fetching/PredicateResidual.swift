@@ -47,11 +47,18 @@ struct PredicateResidual {
     }
 
     /// The models of `models` that satisfy the predicate (see ``matches(_:vouched:)``).
-    func filter(_ models: [any PersistentModel], vouched: Bool) throws -> [any PersistentModel] {
+    ///
+    /// - Parameter noneChanged: The caller found that no model of `models` has unsaved changes
+    ///   (while they were in the cache); `false` when it does not know.
+    func filter(
+        _ models: [any PersistentModel], vouched: Bool, noneChanged: Bool = false
+    ) throws -> [any PersistentModel] {
         guard predicate != nil else { return models }
         // Rows the access path vouches for match unless their model has unsaved changes: keep
         // the array as it is then, rather than filtering it into a new one.
-        if vouched && isEmptyForVouchedRows, !models.contains(where: { $0.hasChanges }) { return models }
+        if vouched && isEmptyForVouchedRows, noneChanged || !models.contains(where: { $0.hasChanges }) {
+            return models
+        }
         return try models.filter { try matches($0, vouched: vouched && !$0.hasChanges) }
     }
 
