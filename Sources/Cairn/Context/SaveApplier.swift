@@ -73,7 +73,7 @@ struct SaveApplier {
             // A model that took over a stored row represents it from now on; an instance the
             // context had for that row is left out of the identity map.
             rows.identity.register(model, entity: tables.ordinal, row: rowID)
-            if !uniqueness.takeovers.isEmpty && uniqueness.takeovers[ObjectIdentifier(model)] != nil {
+            if written.newRows[position].takesOver != nil {
                 // Relationships it left empty kept the row's stored ones: load those when read.
                 for relationship in store.entitiesByName[id.entity]!.entity.relationships
                 where relationship.access.targets(model).isEmpty {

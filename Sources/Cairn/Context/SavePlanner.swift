@@ -99,9 +99,10 @@ struct SavePlanner {
         let insertedModels = candidates.removing(uniqueness.superseded)
         let inserted = insertedModels.models
         let insertedTables = insertedModels.tables
-        // A stored model whose row an insert takes over gives way to it.
+        // A stored model whose row an insert takes over gives way to it (only changed ones need
+        // finding: without any, no set of every takeover is made).
         let takenOver =
-            uniqueness.takeovers.isEmpty
+            uniqueness.takeovers.isEmpty || liveChanged.isEmpty
             ? []
             : Set(
                 inserted.compactMap { model in
@@ -187,9 +188,9 @@ struct SavePlanner {
             }
         }
         // An insert that takes over a stored row updates that row.
-        let isTakeover = { (model: any PersistentModel) in uniqueness.takeovers[ObjectIdentifier(model)] != nil }
-        let newModels = uniqueness.takeovers.isEmpty ? inserted : inserted.filter { !isTakeover($0) }
-        let updatedModels = uniqueness.takeovers.isEmpty ? changed : changed + inserted.filter(isTakeover)
+        // (By the new rows' own note, below: looking each insert up again cost two hashes apiece.)
+        var newModels = inserted
+        var updatedModels = changed
 
         // The plan names rows, not models: a new model by its position among the new rows,
         // noted in its state (`InsertedModels`), so no map has every model hashed into it.
@@ -212,8 +213,12 @@ struct SavePlanner {
                 row.isLeftAloneWhenSame =
                     tables.externalAttributes.isEmpty
                     && !tables.entity.relationships.contains { $0.access.hasTargets(model) }
+                updatedModels.append(model)
             }
             savePlan.newRows.append(row)
+        }
+        if !uniqueness.takeovers.isEmpty {
+            newModels = zip(inserted, savePlan.newRows).compactMap { $0.1.takesOver == nil ? $0.0 : nil }
         }
         savePlan.readSnapshot = uniqueness.readSnapshot
         savePlan.keptKeys = uniqueness.kept.map {
