@@ -14,6 +14,12 @@ public enum ModelMacro {
 }
 
 extension ModelMacro: MemberAttributeMacro {
+    /// Marks each persisted stored property with `@_PersistedProperty(index)` (the compiler
+    /// calls this for every member of the class).
+    ///
+    /// ```swift
+    /// @Model final class Book { var title: String }   // title gets @_PersistedProperty(0)
+    /// ```
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,
@@ -40,6 +46,12 @@ extension ModelMacro: MemberAttributeMacro {
 }
 
 extension ModelMacro: MemberMacro {
+    /// Adds the model's generated members: its state, the fault initialiser, the record codec
+    /// and the schema metadata (Docs/Macros.md lists them).
+    ///
+    /// ```swift
+    /// @Model final class Book { var title: String }   // gains _$modelState, init(_$modelState:), …
+    /// ```
     public static func expansion(
         of node: AttributeSyntax,
         providingMembersOf declaration: some DeclGroupSyntax,
@@ -267,6 +279,11 @@ extension ModelMacro: MemberMacro {
 }
 
 extension ModelMacro: ExtensionMacro {
+    /// Conforms the class to `PersistentModel` and `Observable`.
+    ///
+    /// ```swift
+    /// @Model final class Book { var title: String }   // extension Book: Cairn.PersistentModel, Observation.Observable {}
+    /// ```
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,

@@ -401,41 +401,51 @@ struct SavePlanner {
     }
 
     /// The record of a model of `tables`' entity when every attribute it holds is loaded, as the
-    /// generated codec finds while it encodes; `nil` for a model partly loaded (or one whose
-    /// codec is not generated, or whose tags do not follow property order: it is checked
-    /// attribute by attribute).
+    /// generated codec finds while it encodes; `nil` for a model partly loaded (without a
+    /// generated codec, or with tags that do not follow property order, it is checked attribute
+    /// by attribute).
     static func completeRecord(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord? {
-        if tables.fieldsAscendInPropertyOrder {
-            var encoder = _FieldEncoder(
-                tags: tables.recordTags, accesses: tables.accessByIndex, model: model,
-                capacity: tables.encodingOrder.count * 24 + 8)
-            try model._$encodeFields(into: &encoder)
-            if encoder.isGenerated { return encoder.isIncomplete ? nil : encoder.takeRecord() }
+        if var encoder = try generatedEncoding(of: model, tables: tables) {
+            return encoder.isIncomplete ? nil : encoder.takeRecord()
         }
         return tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) })
-            ? nil : try record(of: model, tables: tables)
+            ? nil : try writtenRecord(of: model, tables: tables)
     }
 
     /// The record of a model of `tables`' entity: its attributes, fields in ascending tag order,
     /// to be sealed for the key it is stored under.
     static func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
-        // Room for a typical record and its checksum, so the bytes are not regrown while written.
-        let capacity = tables.encodingOrder.count * 24 + 8
-        // The codec @Model generated writes the fields in property order, which is tag order
-        // unless a migration reordered the entity's attributes.
-        if tables.fieldsAscendInPropertyOrder {
-            var encoder = _FieldEncoder(
-                tags: tables.recordTags, accesses: tables.accessByIndex, model: model, capacity: capacity)
-            try model._$encodeFields(into: &encoder)
-            if encoder.isGenerated && !encoder.isIncomplete { return encoder.takeRecord() }
+        if var encoder = try generatedEncoding(of: model, tables: tables), !encoder.isIncomplete {
+            return encoder.takeRecord()
         }
-        var writer = RecordWriter(capacity: capacity)
+        return try writtenRecord(of: model, tables: tables)
+    }
+
+    /// Room for a typical record and its checksum, so the bytes are not regrown while written.
+    private static func recordCapacity(_ tables: Store.EntityTables) -> Int { tables.encodingOrder.count * 24 + 8 }
+
+    /// The encoding by the codec `@Model` generated, which writes the fields in property order;
+    /// `nil` when the class has none, or when property order is not tag order (a migration
+    /// reordered the entity's attributes).
+    private static func generatedEncoding(
+        of model: any PersistentModel, tables: Store.EntityTables
+    ) throws -> _FieldEncoder? {
+        guard tables.fieldsAscendInPropertyOrder else { return nil }
+        var encoder = _FieldEncoder(
+            tags: tables.recordTags, accesses: tables.accessByIndex, model: model, capacity: recordCapacity(tables))
+        try model._$encodeFields(into: &encoder)
+        return encoder.isGenerated ? encoder : nil
+    }
+
+    /// The record written attribute by attribute, through the attributes' general codecs.
+    private static func writtenRecord(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord
+    {
+        var writer = RecordWriter(capacity: recordCapacity(tables))
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)
         }
         return writer.encoded()
     }
-
 }
 
 /// The changed models of a save whose change reaches more than their record, sorted by what it

@@ -127,19 +127,22 @@ struct Upserter {
         for (position, key) in keys.enumerated() { latest[HashedKey(key)] = position }
         let winners = chunk.indices.filter { latest[HashedKey(keys[$0])] == $0 }
         context.statistics.readTransactions += 1
-        let stored = try context.store.environment.read { txn in
-            try winners.map { position -> (row: UInt64, record: [UInt8]?)? in
-                guard let row = try txn.uniqueRow(for: keys[position], in: constraint.table) else { return nil }
-                return (row, try txn.get(EntryLayout.rowKey(row), in: tables.records))
+        // Only a row the context holds an instance of is compared here: any other is the save's.
+        let held = try context.store.environment.read { txn in
+            try winners.map { position -> (row: UInt64, record: [UInt8]?, model: any PersistentModel)? in
+                guard let row = try txn.uniqueRow(for: keys[position], in: constraint.table),
+                    let registered = context.identity.model(entity: tables.ordinal, row: row)
+                else { return nil }
+                return (row, try txn.get(EntryLayout.rowKey(row), in: tables.records), registered)
             }
         }
-        for (position, existing) in zip(winners, stored) {
+        for (position, existing) in zip(winners, held) {
             let model = chunk[position]
-            guard let existing, let registered = context.identity.model(entity: tables.ordinal, row: existing.row)
-            else {
+            guard let existing else {
                 context.insert(model)
                 continue
             }
+            let registered = existing.model
             var record = try SavePlanner.record(of: model, tables: tables)
             let relates = tables.entity.relationships.contains { $0.access.hasTargets(model) }
             // Equal bytes under the same key: the stored record is intact and holds these values.

@@ -124,7 +124,9 @@ struct FetchExecutor {
                     remaining -= asked
                     let rows = try reader.next(asked, txn: txn)
                     let chunk = try self.models(for: rows, decoding: decoding)
-                    if !anyChanged && residual.predicate != nil { anyChanged = chunk.contains { $0.hasChanges } }
+                    if !anyChanged && residual.predicate != nil && residual.isEmptyForVouchedRows {
+                        anyChanged = chunk.contains { $0.hasChanges }
+                    }
                     if models.isEmpty { models = chunk } else { models += chunk }
                 } while remaining > 0 && !reader.isExhausted
                 return models
