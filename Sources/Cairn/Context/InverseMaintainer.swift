@@ -72,14 +72,12 @@ final class InverseMaintainer {
     ) {
         isMaintaining = true
         defer { isMaintaining = false }
-        // Most changes set one target where there was none: no sets needed to compare.
-        let old = oldTargets.isEmpty ? [] : Set(oldTargets.map { ObjectIdentifier($0) })
-        let new = oldTargets.isEmpty ? [] : Set(newTargets.map { ObjectIdentifier($0) })
-        for target in oldTargets where !new.contains(ObjectIdentifier(target)) {
+        let change = _MembershipChange(from: oldTargets, to: newTargets, identity: { ObjectIdentifier($0) })
+        for target in change.removed {
             let current = loadedTargets(inverse, of: target)
             if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
         }
-        for target in newTargets where !old.contains(ObjectIdentifier(target)) {
+        for target in change.added {
             if !inverse.access.isLoaded(target) { loadProperty(target, inverse.index) }
             guard !inverse.access.contains(target, model) else { continue }
             if inverse.isToOneRelationship {

@@ -158,8 +158,9 @@ struct SavePlanner {
                     if relationship.minimumModelCount != nil { finalTargets.append((model, relationship, [])) }
                     continue
                 }
-                let targets = relationship.access.targets(model).filter { !plan.isDeleted($0) }
-                finalTargets.append((model, relationship, targets))
+                let stored = relationship.access.targets(model)
+                let targets = plan.deletedObjects.isEmpty ? stored : stored.filter { !plan.isDeleted($0) }
+                if relationship.hasCountBounds { finalTargets.append((model, relationship, targets)) }
                 guard !(isNew && targets.isEmpty) else { continue }
                 edgeWrites.append((tables.edges[relationship.name]!, model, targets, relationship))
             }
@@ -167,7 +168,7 @@ struct SavePlanner {
         for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
             let table = store.tables(of: owner).edges[relationship.name]!
             edgeWrites.append((table, owner, targets, relationship))
-            finalTargets.append((owner, relationship, targets))
+            if relationship.hasCountBounds { finalTargets.append((owner, relationship, targets)) }
         }
         try checkCounts(finalTargets)
         // Planning read relationships through getters: one that failed to load read as empty, so
@@ -380,7 +381,8 @@ struct SavePlanner {
         return (removals, additions)
     }
 
-    /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written.
+    /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written
+    /// (only those with a bound are listed).
     private func checkCounts(
         _ relationships: [(
             owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel]

@@ -139,6 +139,10 @@ struct StoreWriter {
                 }
                 var new: [UInt64] = []
                 new.reserveCapacity(list.targets.count)
+                // The history names the rows whose relationships others may hold stale: a row
+                // appended by this transaction is new to every other context, so its edges are
+                // news to none (its insertion is recorded).
+                let destination = list.relationship.internedDestination
                 try ownerKey.withUnsafeBytes { key in
                     for (rank, reference) in list.targets.enumerated() {
                         let target = try row(reference)
@@ -146,12 +150,12 @@ struct StoreWriter {
                             try txn.put(edge, for: key, in: list.table, options: .appendDuplicate)
                         }
                         new.append(target)
+                        if !isAppended(reference) { history.record(.edges, destination, target) }
                     }
                 }
                 rewritten.append(RewrittenList(list.relationship, of: list.ownerTables, list.table, owner, old, new))
-                history.record(.edges, list.ownerTables.entityName, owner)
-                for target in old { history.record(.edges, list.relationship.internedDestination, target) }
-                for target in new { history.record(.edges, list.relationship.internedDestination, target) }
+                if !isAppended(list.owner) { history.record(.edges, list.ownerTables.entityName, owner) }
+                for target in old { history.record(.edges, destination, target) }
             }
             let deleted = Set(
                 plan.deletes.map {

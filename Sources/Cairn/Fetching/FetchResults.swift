@@ -14,7 +14,7 @@ enum FetchResults {
         _ matches: [any PersistentModel], by executor: FetchExecutor, _ descriptor: FetchDescriptor<T>
     ) -> [T] {
         var models = typed(matches, as: T.self)
-        if !descriptor.sortBy.isEmpty { models.sort(using: descriptor.sortBy) }
+        if descriptor.sortBy.count > 0 { models.sort(using: descriptor.sortBy) }  // by count: see `fetch(_:)`
         return executor.page(models)
     }
 

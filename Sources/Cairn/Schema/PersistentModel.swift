@@ -243,6 +243,16 @@ extension PersistentModel {
         guard let loader = _$modelState.loader ?? newValue.lazy.compactMap({ $0._$modelState.loader }).first,
             !loader.isUpdatingInverses
         else { return }
+        // A model in a context hands over only the members that came and went: an append to a
+        // list of n hands over one model, not both lists of n (the inverses come out the same).
+        if let oldValue, _$modelState.loader != nil {
+            let change = _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
+            guard !change.isEmpty else { return }
+            loader.relationshipDidChange(
+                self, index, from: change.removed.map { $0 as any PersistentModel },
+                to: change.added.map { $0 as any PersistentModel })
+            return
+        }
         loader.relationshipDidChange(
             self, index, from: oldValue.map { $0.map { $0 as any PersistentModel } },
             to: newValue.map { $0 as any PersistentModel })

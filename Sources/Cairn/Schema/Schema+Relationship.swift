@@ -43,6 +43,9 @@ extension Schema {
         /// relationship.maximumModelCount   // 10
         /// ```
         public let maximumModelCount: Int?
+        /// Whether a save checks how many models the relationship holds (it has a minimum or a
+        /// maximum).
+        var hasCountBounds: Bool { minimumModelCount != nil || maximumModelCount != nil }
         /// The name of the entity the relationship points at.
         ///
         /// ```swift

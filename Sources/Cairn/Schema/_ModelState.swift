@@ -183,7 +183,9 @@ public protocol _ModelLoader: AnyObject {
     func modelDidChange(_ model: any PersistentModel)
 
     /// Called after the relationship at `index` of `model` changed from `oldTargets` (`nil` when
-    /// they were not loaded: the stored ones) to `newTargets`.
+    /// they were not loaded: the stored ones) to `newTargets`. Only membership matters, so a
+    /// caller that knows the old list may hand over just the members that went and came (the
+    /// members in both lists left out).
     ///
     /// ```swift
     /// loader.relationshipDidChange(book, 3, from: [oldAuthor], to: [newAuthor])
