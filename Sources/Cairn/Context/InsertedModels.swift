@@ -17,6 +17,8 @@ struct InsertedModels {
     private(set) var tables: [Store.EntityTables] = []
     /// Each model's record, sealed for its row's key in the write transaction.
     private(set) var records: [EncodedRecord] = []
+    /// Their (temporary) identifiers, read in the same pass: what `willSave` reports.
+    private(set) var identifiers: [PersistentIdentifier] = []
     /// The unique keys, model after model, with each key's table: model `i`'s are at
     /// `keyStart[i]..<keyStart[i + 1]`, in the order of its entity's constraints.
     private(set) var keys: [[UInt8]] = []
@@ -30,6 +32,7 @@ struct InsertedModels {
         self.models = models
         tables.reserveCapacity(models.count)
         records.reserveCapacity(models.count)
+        identifiers.reserveCapacity(models.count)
         keys.reserveCapacity(models.count)
         keyTables.reserveCapacity(models.count)
         keyStart.reserveCapacity(models.count + 1)
@@ -42,7 +45,9 @@ struct InsertedModels {
             }
             keyStart.append(keys.count)
             records.append(try SavePlanner.record(of: model, tables: tables))
-            model._$modelState.planPosition = position
+            let state = model._$modelState
+            state.planPosition = position
+            identifiers.append(state.persistentIdentifier ?? model.persistentModelID)
         }
     }
 
@@ -62,6 +67,7 @@ struct InsertedModels {
             kept.models.append(models[position])
             kept.tables.append(tables[position])
             kept.records.append(records[position])
+            kept.identifiers.append(identifiers[position])
             for key in keyRange(of: position) {
                 kept.keys.append(keys[key])
                 kept.keyTables.append(keyTables[key])

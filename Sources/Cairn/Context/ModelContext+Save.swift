@@ -41,7 +41,8 @@ extension ModelContext {
         let planned = try SavePlanner(context: self).plan()
         let deleted = planned.deletes.deleted.map(\.persistentModelID)
         SaveNotifier.post(
-            Self.willSave, for: self, inserted: planned.newModels, updated: planned.updatedModels, deleted: deleted)
+            Self.willSave, for: self, insertedIDs: planned.newIdentifiers, updatedIDs: planned.updatedIdentifiers,
+            deleted: deleted)
         let outcome = try StoreWriter(store: store).write(planned.plan)
         let applied = SaveApplier(store: store, rows: rows).apply(planned, outcome, pending: &pending)
         commits.noteOwn(outcome.commit)

@@ -77,7 +77,12 @@ struct PendingChanges {
 struct ModelList: Sequence {
     /// Which of the state's four positions this list keeps (0 to 3).
     private let slot: Int
-    private var models: [(any PersistentModel)?] = []
+    /// The models in the order they were added, removed ones included until the list is
+    /// compacted: non-optional, so ``array`` is this very array (shared, not copied) while
+    /// nothing was removed, and a save's plan and the list hold one buffer, not two.
+    private var models: [any PersistentModel] = []
+    /// The positions in `models` of the removed models.
+    private var holes: Set<Int> = []
     private(set) var count = 0
 
     init(slot: Int) {
@@ -90,7 +95,9 @@ struct ModelList: Sequence {
     /// The position of `model` in `models`, if the list holds it.
     private func position(of model: any PersistentModel, state: _ModelState) -> Int? {
         let position = Int(state.listPositions[slot])
-        guard position >= 0, position < models.count, let held = models[position], held === model else { return nil }
+        guard position >= 0, position < models.count, models[position] === model,
+            holes.isEmpty || !holes.contains(position)
+        else { return nil }
         return position
     }
 
@@ -112,27 +119,33 @@ struct ModelList: Sequence {
     mutating func remove(_ model: any PersistentModel) -> Bool {
         let state = model._$modelState
         guard let position = position(of: model, state: state) else { return false }
-        models[position] = nil
+        holes.insert(position)
         state.listPositions[slot] = -1
         count -= 1
         // Compact once the holes outnumber the models, keeping removal amortised O(1).
         if models.count > 32 && count < models.count / 2 {
-            models = models.filter { $0 != nil }
+            models = array
+            holes = []
             for (position, model) in models.enumerated() {
-                model!._$modelState.listPositions[slot] = Int32(truncatingIfNeeded: position)
+                model._$modelState.listPositions[slot] = Int32(truncatingIfNeeded: position)
             }
         }
         return true
     }
 
-    var array: [any PersistentModel] { models.compactMap { $0 } }
+    /// The models, in order: O(1) while none was removed.
+    var array: [any PersistentModel] {
+        holes.isEmpty ? models : models.indices.compactMap { holes.contains($0) ? nil : models[$0] }
+    }
 
     /// The position after the last model ever appended (removed ones leave holes until the list
     /// is compacted).
     var endPosition: Int { models.count }
 
     /// The model at `position`, or `nil` for a hole.
-    func model(at position: Int) -> (any PersistentModel)? { models[position] }
+    func model(at position: Int) -> (any PersistentModel)? {
+        holes.isEmpty || !holes.contains(position) ? models[position] : nil
+    }
 
-    func makeIterator() -> some IteratorProtocol<any PersistentModel> { models.lazy.compactMap { $0 }.makeIterator() }
+    func makeIterator() -> IndexingIterator<[any PersistentModel]> { array.makeIterator() }
 }

@@ -6,20 +6,10 @@ import Foundation
 ///
 /// ```swift
 /// SaveNotifier.post(
-///     ModelContext.willSave, for: context, inserted: planned.newModels, updated: planned.updatedModels,
-///     deleted: deleted)
+///     ModelContext.willSave, for: context, insertedIDs: planned.newIdentifiers,
+///     updatedIDs: planned.updatedIdentifiers, deleted: deleted)
 /// ```
 enum SaveNotifier {
-    /// Posts `name` for models about to be saved (inserted ones still have temporary identifiers).
-    static func post(
-        _ name: Notification.Name, for context: ModelContext, inserted: [any PersistentModel],
-        updated: [any PersistentModel], deleted: [PersistentIdentifier]
-    ) {
-        post(
-            name, for: context, insertedIDs: inserted.map(\.persistentModelID),
-            updatedIDs: updated.map(\.persistentModelID), deleted: deleted)
-    }
-
     /// Posts `name` for `context` with the given identifiers.
     static func post(
         _ name: Notification.Name, for context: ModelContext, insertedIDs: [PersistentIdentifier],

@@ -27,9 +27,10 @@ struct SavePlanner {
         let changed: [any PersistentModel]
         let deletes: DeletePlan
         let uniqueness: UniquenessPlan
-        /// The models the save inserts and updates, as the notifications list them.
-        let newModels: [any PersistentModel]
-        let updatedModels: [any PersistentModel]
+        /// The models the save inserts and updates, as the notifications list them (read while
+        /// the models were planned: listing them afterwards walked every model again).
+        let newIdentifiers: [PersistentIdentifier]
+        let updatedIdentifiers: [PersistentIdentifier]
     }
 
     /// The plan for the context's pending changes.
@@ -190,8 +191,8 @@ struct SavePlanner {
         }
         // An insert that takes over a stored row updates that row.
         // (By the new rows' own note, below: looking each insert up again cost two hashes apiece.)
-        var newModels = inserted
-        var updatedModels = changed
+        var newIdentifiers = insertedModels.identifiers
+        var updatedIdentifiers = updates.map(\.identifier)
 
         // The plan names rows, not models: a new model by its position among the new rows,
         // noted in its state (`InsertedModels`), so no map has every model hashed into it.
@@ -214,12 +215,14 @@ struct SavePlanner {
                 row.isLeftAloneWhenSame =
                     tables.externalAttributes.isEmpty
                     && !tables.entity.relationships.contains { $0.access.hasTargets(model) }
-                updatedModels.append(model)
+                updatedIdentifiers.append(insertedModels.identifiers[position])
             }
             savePlan.newRows.append(row)
         }
         if !uniqueness.takeovers.isEmpty {
-            newModels = zip(inserted, savePlan.newRows).compactMap { $0.1.takesOver == nil ? $0.0 : nil }
+            newIdentifiers = zip(insertedModels.identifiers, savePlan.newRows).compactMap {
+                $0.1.takesOver == nil ? $0.0 : nil
+            }
         }
         savePlan.readSnapshot = uniqueness.readSnapshot
         savePlan.keptKeys = uniqueness.kept.map {
@@ -247,7 +250,8 @@ struct SavePlanner {
         }
         return PlannedSave(
             plan: savePlan, inserted: inserted, insertedTables: insertedTables, changed: changed, deletes: plan,
-            uniqueness: uniqueness, newModels: newModels, updatedModels: updatedModels)
+            uniqueness: uniqueness, newIdentifiers: newIdentifiers,
+            updatedIdentifiers: updatedIdentifiers)
     }
 
     /// What the pending deletes amount to once the delete rules are applied.

@@ -38,6 +38,21 @@ import Testing
         #expect(list.array.last === models[1] && list.contains(models[1]))
     }
 
+    @Test func anUnchangedListHandsOutItsOwnArrayAndARemovedPositionIsAHole() {
+        var list = ModelList(slot: 1)
+        let models = (0..<10).map { Gauge(code: $0, reading: 0) }
+        for model in models { list.append(model) }
+        let first = list.array.withUnsafeBufferPointer { $0.baseAddress }
+        let second = list.array.withUnsafeBufferPointer { $0.baseAddress }
+        #expect(first == second, "reading the list of a save's models copies nothing")
+        let removed = list.remove(models[4])
+        #expect(removed)
+        #expect(list.model(at: 4) == nil && list.model(at: 5) === models[5] && list.endPosition == 10)
+        #expect(codes(list) == [0, 1, 2, 3, 5, 6, 7, 8, 9] && Array(list).count == 9)
+        let appended = list.append(models[4])
+        #expect(appended && list.model(at: 10) === models[4] && list.model(at: 4) == nil)
+    }
+
     @Test func aPositionLeftByADroppedListMeansNothing() {
         let models = (0..<5).map { Gauge(code: $0, reading: 0) }
         var first = ModelList(slot: 0)

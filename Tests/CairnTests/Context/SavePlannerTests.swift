@@ -18,7 +18,8 @@ import Testing
         context.insert(book)
         let planned = try SavePlanner(context: context).plan()
         #expect(planned.plan.newRows.count == 3 && planned.inserted.count == 3)
-        #expect(planned.newModels.count == 3 && planned.updatedModels.isEmpty)
+        #expect(planned.newIdentifiers.count == 3 && planned.updatedIdentifiers.isEmpty)
+        #expect(planned.newIdentifiers == planned.inserted.map(\.persistentModelID))
         // The book's isbn is its one unique claim; the chapters' list and each chapter's book
         // are relationship lists naming new rows by position.
         #expect(planned.plan.uniqueClaims.count == 1)
@@ -75,7 +76,7 @@ import Testing
         // The delete cascades to the chapter; the changed book is one rewritten row.
         #expect(planned.deletes.deleted.count == 2 && planned.plan.deletes.count == 2)
         #expect(planned.changed.count == 1 && planned.changed[0] === other)
-        #expect(planned.plan.updates.count == 1 && planned.updatedModels.count == 1)
+        #expect(planned.plan.updates.count == 1 && planned.updatedIdentifiers == [other.persistentModelID])
         #expect(planned.plan.newRows.isEmpty)
         // Nothing was written: the stored rows are still all there.
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<LibraryChapter>()) == 1)
