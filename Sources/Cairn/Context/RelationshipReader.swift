@@ -13,10 +13,15 @@ struct RelationshipReader {
     /// The relationship's destination entity.
     var destination: Store.EntityTables { store.entitiesByName[relationship.internedDestination]! }
 
-    /// One stored target of an owner, with its record when it was read.
-    struct Target {
-        let row: UInt64
-        let record: RecordReader?
+    /// What one read found: each owner's targets in stored order, and the records read.
+    struct Targets {
+        /// Each owner's targets: the row, and the position among ``records`` of its record when
+        /// it was read (no record is copied per target: the records share one buffer).
+        let owners: [[(row: UInt64, record: Int?)]]
+        let records: [RecordReader]
+
+        /// The record read for `target`, if any.
+        func record(of target: (row: UInt64, record: Int?)) -> RecordReader? { target.record.map { records[$0] } }
     }
 
     /// Reads the targets of `owners`, each owner's in stored order, with the records of those
@@ -26,7 +31,7 @@ struct RelationshipReader {
     /// not keep it in step); a target whose record was read exists by that read.
     func read(
         owners: [UInt64], wantsRecord: (UInt64) -> Bool, txn: borrowing ReadTransaction
-    ) throws -> [[Target]] {
+    ) throws -> Targets {
         let table = tables.edges[relationship.name]!
         let destination = destination
         let checkRows = store.canDangle(relationship)
@@ -60,8 +65,7 @@ struct RelationshipReader {
                 found.append(targets)
             }
         }
-        let records = batch.readers()
-        return found.map { targets in targets.map { Target(row: $0.row, record: $0.record.map { records[$0] }) } }
+        return Targets(owners: found, records: batch.readers())
     }
 
     /// Whether each target belongs to one owner: the inverse is a to-one relationship.

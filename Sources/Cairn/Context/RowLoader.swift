@@ -133,12 +133,12 @@ final class RowLoader {
                     return !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
                 }, txn: txn)
         }
-        return read.map { targets in
+        return read.owners.map { targets in
             targets.map { target in
                 let id = PersistentIdentifier(
                     entity: destination.entityName, store: store.internedIdentifier, rowID: target.row)
                 let model = registeredOrFault(id, tables: destination)
-                if let record = target.record {
+                if let record = read.record(of: target) {
                     statistics.recordLoads += 1
                     // A record that fails to decode leaves the target a fault: reading it reports the error.
                     try? apply(record, to: model, tables: destination)

@@ -35,11 +35,12 @@ import Testing
         let read = try container.store.environment.read { txn in
             try reader.read(owners: [authors[2], authors[0]], wantsRecord: wanted.contains, txn: txn)
         }
-        #expect(read.map { $0.map(\.row) } == [books[2], books[0]])
-        let withRecords = read.joined().filter { $0.record != nil }.map(\.row)
+        #expect(read.owners.map { $0.map(\.row) } == [books[2], books[0]])
+        let withRecords = read.owners.joined().filter { $0.record != nil }.map(\.row)
         #expect(Set(withRecords) == wanted)
+        #expect(read.records.count == 2)
         let title = container.store.entities["LibraryBook"]!.tags["title"]!
-        #expect(try read[0][0].record?.read(String.self, tag: title) == "Book 2-0")
+        #expect(try read.record(of: read.owners[0][0])?.read(String.self, tag: title) == "Book 2-0")
     }
 
     @Test func aSharedTargetsRecordIsReadOnce() throws {
@@ -49,7 +50,7 @@ import Testing
         let read = try container.store.environment.read { txn in
             try reader.read(owners: owners, wantsRecord: { _ in true }, txn: txn)
         }
-        #expect(read.map { $0.map(\.row) } == Array(repeating: [authors[1]], count: 6))
-        #expect(read.joined().filter { $0.record != nil }.count == 1)
+        #expect(read.owners.map { $0.map(\.row) } == Array(repeating: [authors[1]], count: 6))
+        #expect(read.owners.joined().filter { $0.record != nil }.count == 1 && read.records.count == 1)
     }
 }
