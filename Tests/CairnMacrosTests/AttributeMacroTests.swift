@@ -31,21 +31,7 @@ import Testing
                     @_PersistedProperty(8) var handle: String
                     @_PersistedProperty(9) var plain: String = ""
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$slug = Cairn._PersistedValue()

@@ -63,3 +63,37 @@ func assertExpansion(
         column: column
     )
 }
+
+/// Expected expansions that every `@Model` test shares.
+enum ExpectedExpansion {
+    /// The state `@Model` adds to every model, at member depth in an expanded source (four
+    /// spaces in), for a model declared with `access` (`""`, or an access level and a space).
+    ///
+    /// ```swift
+    /// expandedSource: """
+    ///     final class Book {
+    ///     \(ExpectedExpansion.modelState())
+    ///         required init(_$modelState: Cairn._ModelState) { … }
+    ///     }
+    ///     """
+    /// ```
+    static func modelState(_ access: String = "") -> String {
+        """
+            @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+
+            \(access)var _$modelState: Cairn._ModelState {
+                get {
+                    if let state = _$modelStateStorage {
+                        return state
+                    }
+                    let state = Cairn._ModelState()
+                    _$modelStateStorage = state
+                    return state
+                }
+                set {
+                    _$modelStateStorage = newValue
+                }
+            }
+        """
+    }
+}

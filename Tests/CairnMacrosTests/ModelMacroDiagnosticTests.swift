@@ -87,21 +87,7 @@ import Testing
                 final class Book {
                     var pages = 0
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -157,21 +143,7 @@ import Testing
                 final class Book {
                     var value: \(type)
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -224,21 +196,7 @@ import Testing
                 final class Book {
                     let isbn: String
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -290,21 +248,7 @@ import Testing
                 final class Book {
                     lazy var summary: String = "…"
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -360,21 +304,7 @@ import Testing
                         didSet { print(title) }
                     }
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -431,21 +361,7 @@ import Testing
                 final class Book {
                     var first: String = "", last: String = ""
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -498,21 +414,7 @@ import Testing
                         [[\Book.isbn], [\Book.nickname]]
                     }
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
@@ -570,21 +472,7 @@ import Testing
                         [[\Book.title], [\Book.author], [\Book.title.count], [\Author.name]]
                     }
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()

@@ -87,21 +87,7 @@ import Testing
 
                     @exclusivity(unchecked) private var _$chapters: Cairn._PersistedValue<[Chapter]>
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
@@ -238,21 +224,7 @@ import Testing
                     @_PersistedProperty(24)
                     var counts: [String: Int] = [:]
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$flag = Cairn._PersistedValue()
@@ -404,21 +376,7 @@ import Testing
                         self.name = name
                     }
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
@@ -475,21 +433,7 @@ import Testing
                         [[\Shelf.label]]
                     }
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    public var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState("public "))
 
                     public required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
@@ -534,21 +478,7 @@ import Testing
                     @_PersistedProperty(0)
                     var label: String = ""
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    package var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState("package "))
 
                     package required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
@@ -619,21 +549,7 @@ import Testing
                         case plain
                     }
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$text = Cairn._PersistedValue()
@@ -674,21 +590,7 @@ import Testing
             expandedSource: """
                 final class Marker {
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -725,21 +627,7 @@ import Testing
                 @available(macOS 15, *)
                 final class Marker {
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
@@ -779,21 +667,7 @@ import Testing
             expandedSource: """
                 final class Marker: Observable {
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState

@@ -51,21 +51,7 @@ import Testing
                     @_PersistedProperty(7)
                     var editor: Author?
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
@@ -145,21 +131,7 @@ import Testing
                     @_PersistedProperty(1)
                     var tags: [String] = []
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()

@@ -24,21 +24,7 @@ import Testing
                     @_PersistedProperty(1)
                     var pages: Int = 0
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
@@ -88,21 +74,7 @@ import Testing
                 final class Book {
                     var isSelected: Bool
 
-                    @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
-
-                    var _$modelState: Cairn._ModelState {
-                        get {
-                            if let state = _$modelStateStorage {
-                                return state
-                            }
-                            let state = Cairn._ModelState()
-                            _$modelStateStorage = state
-                            return state
-                        }
-                        set {
-                            _$modelStateStorage = newValue
-                        }
-                    }
+                \#(ExpectedExpansion.modelState())
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$modelStateStorage = _$modelState
