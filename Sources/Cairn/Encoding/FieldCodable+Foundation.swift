@@ -52,10 +52,7 @@ extension String {
     /// ```
     package static func validatingUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var decoded = String(decoding: bytes, as: UTF8.self)
-        let valid = decoded.withUTF8 { utf8 in
-            utf8.count == bytes.count
-                && (bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-        }
+        let valid = decoded.withUTF8 { UnsafeRawBufferPointer($0).hasSameBytes(as: UnsafeRawBufferPointer(bytes)) }
         return valid ? decoded : nil
     }
 }

@@ -123,12 +123,9 @@ extension StorageTransaction where Self: ~Copyable {
         return edges
     }
 
-    /// Whether a key is exactly the stored bytes: one `memcmp`, where comparing as sequences
-    /// stepped through the bytes one by one.
+    /// Whether a key is exactly the stored bytes.
     private static func bytes(_ key: [UInt8], equal stored: UnsafeRawBufferPointer) -> Bool {
-        key.withUnsafeBytes { key in
-            key.count == stored.count && (key.isEmpty || memcmp(key.baseAddress!, stored.baseAddress!, key.count) == 0)
-        }
+        key.withUnsafeBytes { $0.hasSameBytes(as: stored) }
     }
 
     /// Verifies the entry a failed point lookup landed on (`found`) and the one before it.

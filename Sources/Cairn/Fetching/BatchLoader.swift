@@ -52,13 +52,15 @@ struct BatchLoader<T: PersistentModel> {
             try images?.throwLoadError()
             return FetchResults.ordered(matches, by: executor, descriptor).map(match)
         }
+        // Once, by count: in this generic code each `isEmpty` looked the array's type up.
+        let isSorted = descriptor.sortBy.count > 0
         var sortable: [any PersistentModel] = []
         var entries: [Match] = []
         var matchedStored = Set<ObjectIdentifier>()
         try executor.forEachStoredMatch(decoding: used, stopAfter: nil, chunkSize: Self.matchChunk) { models in
             for model in models {
                 matchedStored.insert(ObjectIdentifier(model))
-                if descriptor.sortBy.isEmpty {
+                if !isSorted {
                     entries.append(.stored(model.persistentModelID))
                 } else {
                     sortable.append(model)
@@ -68,7 +70,7 @@ struct BatchLoader<T: PersistentModel> {
         }
         try images?.throwLoadError()
         let pending = try executor.pendingMatches(excluding: matchedStored)
-        if descriptor.sortBy.isEmpty {
+        if !isSorted {
             return executor.page(entries + FetchResults.typed(pending, as: T.self).map(match))
         }
         return FetchResults.ordered(sortable + pending, by: executor, descriptor).map(match)

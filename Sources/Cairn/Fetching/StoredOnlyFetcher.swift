@@ -16,7 +16,8 @@ struct StoredOnlyFetcher {
 
     /// The models that match, in the descriptor's order, as this context's instances: the
     /// instance it holds, or the image itself for a row it holds none of (its attributes are the
-    /// stored values, read once).
+    /// stored values, read once). Prefetching is the caller's (`fetch(_:)` prefetches for either
+    /// kind of page).
     func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, tables: Store.EntityTables) throws -> [T] {
         let context = context
         let images = StoredImages(store: context.store)
@@ -35,10 +36,6 @@ struct StoredOnlyFetcher {
                 StoredImages.adopt(image, into: context)
                 page.append(image)
             }
-        }
-        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
-            try Prefetcher(store: context.store, rows: context.rows).prefetch(
-                descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
         }
         return page
     }

@@ -5,7 +5,8 @@
 ///
 /// Appending to a list is the common change: the old list is then the start of the new one, so
 /// one pass of pointer comparisons finds it and only the appended members are checked against
-/// the old ones. Short lists are compared pairwise; only long, reordered lists are hashed.
+/// the old ones. What is left is compared pairwise unless hashing both lists costs less (long,
+/// reordered lists).
 ///
 /// ```swift
 /// let change = _MembershipChange(from: [a, b], to: [a, b, c], identity: ObjectIdentifier.init)
@@ -17,8 +18,9 @@ struct _MembershipChange<Element> {
     @usableFromInline var removed: [Element]
     @usableFromInline var added: [Element]
 
-    /// Pairs of lists up to this many comparisons are compared pairwise rather than hashed.
-    @usableFromInline static var pairwiseLimit: Int { 256 }
+    /// About how many pointer comparisons hashing one member costs: lists are compared pairwise
+    /// while that takes fewer comparisons than hashing both would.
+    @usableFromInline static var comparisonsPerHash: Int { 32 }
 
     @inlinable
     init(from old: [Element], to new: [Element], identity: (Element) -> ObjectIdentifier) {
@@ -33,7 +35,9 @@ struct _MembershipChange<Element> {
         let newRest = new[prefix...]
         // What stays in place is in both lists; of the rest, each side is checked against the
         // other list whole (a member may have moved into or out of the common start).
-        if oldRest.count * new.count <= Self.pairwiseLimit && newRest.count * old.count <= Self.pairwiseLimit {
+        // An append to a long list compares the appended members only (n comparisons each),
+        // where hashing would hash the whole list at every append.
+        if oldRest.count * new.count + newRest.count * old.count <= (old.count + new.count) * Self.comparisonsPerHash {
             removed = oldRest.filter { member in !new.contains { identity($0) == identity(member) } }
             added = newRest.filter { member in !old.contains { identity($0) == identity(member) } }
             return

@@ -102,12 +102,7 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
         precondition(!table.flags.contains(.duplicateSort), "WriteTransaction.rewrite: a table with duplicate keys")
         return try withCursor(on: table) { cursor in
             guard try cursor.seek(exactly: key) else { return .missing }
-            let same = value.withUnsafeBytes { bytes in
-                let stored = cursor.current.value
-                return bytes.count == stored.count
-                    && (bytes.isEmpty || memcmp(bytes.baseAddress!, stored.baseAddress!, bytes.count) == 0)
-            }
-            if same { return .unchanged }
+            if value.withUnsafeBytes({ $0.hasSameBytes(as: cursor.current.value) }) { return .unchanged }
             try value.withUnsafeBytes { bytes in try cursor.replaceCurrentValue(with: bytes, key: key) }
             return .written
         }

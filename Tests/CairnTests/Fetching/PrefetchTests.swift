@@ -58,6 +58,20 @@ import Testing
         #expect(book.author === authors.first, "the inverse loads to the same instance")
     }
 
+    @Test func aFetchThatLeavesPendingChangesOutPrefetchesToo() throws {
+        let container = try library()
+        let context = ModelContext(container)
+        context.insert(LibraryAuthor(firstName: "Un", lastName: "Saved", email: "unsaved@example.org"))
+        var descriptor = FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.email)])
+        descriptor.includePendingChanges = false
+        descriptor.relationshipKeyPathsForPrefetching = [\.books]
+        let authors = try context.fetch(descriptor)
+        #expect(authors.count == Self.authors)
+        let afterFetch = context.statistics
+        #expect(Set(authors.flatMap { $0.books.map(\.title) }).count == Self.authors * Self.booksPerAuthor)
+        #expect(context.statistics == afterFetch, "the books were read with the fetch")
+    }
+
     @Test func aToOneRelationshipIsPrefetchedInOnePass() throws {
         let container = try library()
         let context = ModelContext(container)

@@ -57,7 +57,7 @@ import Testing
     @Test func randomChangesOfShortAndLongListsAgreeWithSetsOfIdentities() {
         var generator = SeededGenerator(seed: 0x6d62_6368)
         for round in 0..<400 {
-            // Long lists (up to 80) go past the pairwise limit and are hashed.
+            // Long reordered lists (up to 80) cost less hashed than compared pairwise.
             let pool = (0..<Int(generator.next() % 80 + 1)).map { _ in Member() }
             func pick() -> [Member] {
                 (0..<Int(generator.next() % UInt64(pool.count + 1))).map { _ in
