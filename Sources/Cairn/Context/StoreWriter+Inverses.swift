@@ -2,6 +2,8 @@ import Foundation
 
 extension StoreWriter {
     /// A relationship list as it was before and after this save (`new` is empty for a deleted owner).
+    /// For an owner appended by this save, `new` holds only its stored targets: a pair of appended
+    /// rows needs no repair (``StoreWriter/write(_:)``).
     struct RewrittenList {
         let relationship: Schema.Relationship
         /// The owner's entity's tables.

@@ -137,8 +137,14 @@ struct StoreWriter {
                     old = try txn.edges(of: owner, in: list.table).map(\.target)
                     try txn.delete(ownerKey, in: list.table)
                 }
+                // The targets the repair below looks at. Between two rows appended by this
+                // transaction there is nothing to repair: no other context has seen either, and
+                // the context wrote both sides from its own graph, which it keeps in step. So an
+                // appended owner's list names only its stored targets there (none, in a graph
+                // saved for the first time, which then costs the repair nothing).
+                let ownerIsAppended = isAppended(list.owner)
                 var new: [UInt64] = []
-                new.reserveCapacity(list.targets.count)
+                if !ownerIsAppended { new.reserveCapacity(list.targets.count) }
                 // The history names the rows whose relationships others may hold stale: a row
                 // appended by this transaction is new to every other context, so its edges are
                 // news to none (its insertion is recorded).
@@ -149,12 +155,16 @@ struct StoreWriter {
                         _ = try EntryLayout.withEdgeValue(owner: owner, rank: UInt64(rank), target: target) { edge in
                             try txn.put(edge, for: key, in: list.table, options: .appendDuplicate)
                         }
-                        new.append(target)
-                        if !isAppended(reference) { history.record(.edges, destination, target) }
+                        let targetIsAppended = isAppended(reference)
+                        if !ownerIsAppended || !targetIsAppended { new.append(target) }
+                        if !targetIsAppended { history.record(.edges, destination, target) }
                     }
                 }
-                rewritten.append(RewrittenList(list.relationship, of: list.ownerTables, list.table, owner, old, new))
-                if !isAppended(list.owner) { history.record(.edges, list.ownerTables.entityName, owner) }
+                if !ownerIsAppended || !new.isEmpty {
+                    rewritten.append(
+                        RewrittenList(list.relationship, of: list.ownerTables, list.table, owner, old, new))
+                }
+                if !ownerIsAppended { history.record(.edges, list.ownerTables.entityName, owner) }
                 for target in old { history.record(.edges, destination, target) }
             }
             let deleted = Set(
