@@ -58,11 +58,19 @@ struct InsertedModels {
     /// The positions in ``keys`` of model `position`'s unique keys.
     func keyRange(of position: Int) -> Range<Int> { keyStart[position]..<keyStart[position + 1] }
 
-    /// The same without the models in `excluded`, their positions noted again.
-    func removing(_ excluded: Set<ObjectIdentifier>) -> InsertedModels {
-        guard !excluded.isEmpty else { return self }
+    /// The same without the models at the positions in `excluded`, their positions noted again,
+    /// with each old position's new one (`nil` for one removed; no list when none is).
+    func removing(_ excluded: Set<Int>) -> (kept: InsertedModels, newPositions: [Int?]?) {
+        guard !excluded.isEmpty else { return (self, nil) }
         var kept = InsertedModels()
-        for position in models.indices where !excluded.contains(ObjectIdentifier(models[position])) {
+        var newPositions: [Int?] = []
+        newPositions.reserveCapacity(models.count)
+        for position in models.indices {
+            guard !excluded.contains(position) else {
+                newPositions.append(nil)
+                continue
+            }
+            newPositions.append(kept.models.count)
             models[position]._$modelState.planPosition = kept.models.count
             kept.models.append(models[position])
             kept.tables.append(tables[position])
@@ -74,7 +82,7 @@ struct InsertedModels {
             }
             kept.keyStart.append(kept.keys.count)
         }
-        return kept
+        return (kept, newPositions)
     }
 
     /// The position of `model` among these models, if it is one of them (its state's note,

@@ -46,7 +46,7 @@ struct SaveApplier {
         _ planned: SavePlanner.PlannedSave, _ outcome: SaveOutcome, pending: inout PendingChanges
     ) -> Applied {
         let (inserted, insertedTables, changed) = (planned.inserted, planned.insertedTables, planned.changed)
-        let (written, plan, uniqueness) = (planned.plan, planned.deletes, planned.uniqueness)
+        let (written, plan, uniqueness, superseded) = (planned.plan, planned.deletes, planned.uniqueness, planned.superseded)
         let (rowIDs, leftAlone) = (outcome.newRows, outcome.leftAlone)
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []
@@ -81,8 +81,7 @@ struct SaveApplier {
                 }
             }
         }
-        for model in pending.inserted
-        where !uniqueness.superseded.isEmpty && uniqueness.superseded.contains(ObjectIdentifier(model)) {
+        for model in superseded {
             rows.identity.remove(model.persistentModelID)
             Self.detach(model)
         }

@@ -70,7 +70,8 @@ struct SavePlan {
         /// The owner's entity's tables.
         let ownerTables: Store.EntityTables
         let owner: RowReference
-        let targets: [RowReference]
+        /// Its targets' positions in ``SavePlan/edgeTargets``.
+        let targets: Range<Int>
     }
 
     /// A unique entry that already names the row an insert takes over, with the same key: the
@@ -100,6 +101,9 @@ struct SavePlan {
     var uniqueClaims: [UniqueClaim] = []
     var keptKeys: [KeptKey] = []
     var edgeLists: [EdgeList] = []
+    /// The targets of every list in ``edgeLists``, list after list (one array for all: an array
+    /// per list was an allocation per model of a large graph).
+    var edgeTargets: [RowReference] = []
 
     /// About what the transaction puts (records, keys, edges, history), so the map grows once ahead
     /// of a large save instead of filling up and starting over at each doubling.

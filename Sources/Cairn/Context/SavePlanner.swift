@@ -27,6 +27,8 @@ struct SavePlanner {
         let changed: [any PersistentModel]
         let deletes: DeletePlan
         let uniqueness: UniquenessPlan
+        /// The inserted models a later insert with the same unique values replaced: they get no row.
+        let superseded: [any PersistentModel]
         /// The models the save inserts and updates, as the notifications list them (read while
         /// the models were planned: listing them afterwards walked every model again).
         let newIdentifiers: [PersistentIdentifier]
@@ -97,19 +99,25 @@ struct SavePlanner {
         // The inserts that get rows: a later insert with the same unique values supersedes an
         // earlier one. Their tables, records (sealed for their row keys in the transaction, where
         // new rows get their ids) and positions among the new rows were all read in one pass.
-        let insertedModels = candidates.removing(uniqueness.superseded)
+        let (insertedModels, newPositions) = candidates.removing(uniqueness.superseded)
+        /// An insert's position among those kept, from its position among the candidates.
+        func keptPosition(_ candidate: Int) -> Int? { newPositions.map { $0[candidate] } ?? candidate }
         let inserted = insertedModels.models
         let insertedTables = insertedModels.tables
+        // The row each kept insert takes over, by position (empty when none does).
+        let takeovers =
+            newPositions == nil || uniqueness.takeovers.isEmpty
+            ? uniqueness.takeovers
+            : uniqueness.takeovers.indices.filter { keptPosition($0) != nil }.map { uniqueness.takeovers[$0] }
         // A stored model whose row an insert takes over gives way to it (only changed ones need
         // finding: without any, no set of every takeover is made).
         let takenOver =
-            uniqueness.takeovers.isEmpty || liveChanged.isEmpty
+            takeovers.isEmpty || liveChanged.isEmpty
             ? []
             : Set(
-                inserted.compactMap { model in
-                    uniqueness.takeovers[ObjectIdentifier(model)].map {
-                        PersistentIdentifier(
-                            entity: model.persistentModelID.entity, store: store.internedIdentifier, rowID: $0)
+                zip(insertedModels.identifiers, takeovers).compactMap { identifier, row in
+                    row.map {
+                        PersistentIdentifier(entity: identifier.entity, store: store.internedIdentifier, rowID: $0)
                     }
                 })
         let isKept = { (model: any PersistentModel) in
@@ -129,17 +137,36 @@ struct SavePlanner {
             record.seal(forKey: EntryLayout.rowKey(id.rowID!))
             updates.append(SavePlan.Update(tables: tables, row: id.rowID!, record: record, identifier: id))
         }
+        // The plan names rows, not models: a new model by its position among the new rows,
+        // noted in its state (`InsertedModels`), so no map has every model hashed into it.
+        func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
+            let state = model._$modelState
+            if let row = state.persistentIdentifier?.rowID { return .stored(row) }
+            if let position = insertedModels.position(of: model, state: state) { return .new(position) }
+            return .missing(Schema.internedEntityName(of: type(of: model)))
+        }
+        var savePlan = SavePlan()
         // The relationships to write: every one of an inserted model, the changed ones of a
         // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
-        // order, without the deleted models.
-        var edgeWrites:
-            [(
-                table: Table, owner: any PersistentModel, targets: [any PersistentModel],
-                relationship: Schema.Relationship
-            )] =
-                []
-        var finalTargets:
-            [(owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel])] = []
+        // order, without the deleted models; its targets are named as rows as they are read
+        // (lists of the target models cost an array and a retain of each model per list).
+        var counted: [(owner: any PersistentModel, relationship: Schema.Relationship, count: Int)] = []
+        func writeList(
+            _ owner: any PersistentModel, _ relationship: Schema.Relationship, ownerTables: Store.EntityTables,
+            isNew: Bool, _ forEachTarget: ((any PersistentModel) -> Void) -> Void
+        ) {
+            let start = savePlan.edgeTargets.count
+            forEachTarget { target in
+                if plan.deletedObjects.isEmpty || !plan.isDeleted(target) { savePlan.edgeTargets.append(reference(target)) }
+            }
+            let targets = start..<savePlan.edgeTargets.count
+            if relationship.hasCountBounds { counted.append((owner, relationship, targets.count)) }
+            guard !(isNew && targets.isEmpty) else { return }
+            savePlan.edgeLists.append(
+                SavePlan.EdgeList(
+                    relationship: relationship, table: ownerTables.edges[relationship.name]!, ownerTables: ownerTables,
+                    owner: reference(owner), targets: targets))
+        }
         // The inserted models, then those of `changedOnes`, each with its tables and whether it
         // is new (walked in place: joining the two lists copied every model).
         func forEachWritten(
@@ -156,28 +183,26 @@ struct SavePlanner {
             for relationship in tables.entity.relationships where isNew || state.isChanged(relationship.index) {
                 if isNew && !relationship.access.hasTargets(model) {
                     // An empty new list matters only to a lower bound on its count.
-                    if relationship.minimumModelCount != nil { finalTargets.append((model, relationship, [])) }
+                    if relationship.minimumModelCount != nil { counted.append((model, relationship, 0)) }
                     continue
                 }
-                let stored = relationship.access.targets(model)
-                let targets = plan.deletedObjects.isEmpty ? stored : stored.filter { !plan.isDeleted($0) }
-                if relationship.hasCountBounds { finalTargets.append((model, relationship, targets)) }
-                guard !(isNew && targets.isEmpty) else { continue }
-                edgeWrites.append((tables.edges[relationship.name]!, model, targets, relationship))
+                writeList(model, relationship, ownerTables: tables, isNew: isNew) {
+                    relationship.access.forEachTarget(model, $0)
+                }
             }
         }
         for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
-            let table = store.tables(of: owner).edges[relationship.name]!
-            edgeWrites.append((table, owner, targets, relationship))
-            if relationship.hasCountBounds { finalTargets.append((owner, relationship, targets)) }
+            writeList(owner, relationship, ownerTables: store.tables(of: owner), isNew: false) {
+                targets.forEach($0)
+            }
         }
-        try checkCounts(finalTargets)
+        try checkCounts(counted)
         // Planning read relationships through getters: one that failed to load read as empty, so
         // the plan (cascades, inverses) may be wrong. Nothing is written then.
         try context.loadFailures.throwPending()
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: insertedModels, changed: reaching.keys.filter(isKept), deleted: plan.deletedSaved,
-            takeovers: uniqueness.takeovers)
+            takeovers: takeovers)
         // External-storage values: all of an inserted model, the changed ones of a changed model.
         var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
         try forEachWritten(reaching.externals) { model, tables, isNew in
@@ -194,22 +219,12 @@ struct SavePlanner {
         var newIdentifiers = insertedModels.identifiers
         var updatedIdentifiers = updates.map(\.identifier)
 
-        // The plan names rows, not models: a new model by its position among the new rows,
-        // noted in its state (`InsertedModels`), so no map has every model hashed into it.
-        func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
-            let state = model._$modelState
-            if let row = state.persistentIdentifier?.rowID { return .stored(row) }
-            if let position = insertedModels.position(of: model, state: state) { return .new(position) }
-            return .missing(Schema.internedEntityName(of: type(of: model)))
-        }
-        var savePlan = SavePlan()
         savePlan.newRows.reserveCapacity(inserted.count)
         for position in 0..<insertedModels.count {
             let tables = insertedTables[position]
             var row = SavePlan.NewRow(
                 tables: tables, record: insertedModels.records[position],
-                takesOver: uniqueness.takeovers.isEmpty
-                    ? nil : uniqueness.takeovers[ObjectIdentifier(inserted[position])])
+                takesOver: takeovers.isEmpty ? nil : takeovers[position])
             if row.takesOver != nil {
                 let model = inserted[position]
                 row.isLeftAloneWhenSame =
@@ -219,14 +234,18 @@ struct SavePlanner {
             }
             savePlan.newRows.append(row)
         }
-        if !uniqueness.takeovers.isEmpty {
+        if !takeovers.isEmpty {
             newIdentifiers = zip(insertedModels.identifiers, savePlan.newRows).compactMap {
                 $0.1.takesOver == nil ? $0.0 : nil
             }
         }
         savePlan.readSnapshot = uniqueness.readSnapshot
-        savePlan.keptKeys = uniqueness.kept.map {
-            SavePlan.KeptKey(table: $0.table, key: $0.key, row: $0.row, identifier: $0.model.persistentModelID)
+        // Inserted models are named by position (their identifiers were read in the one pass).
+        savePlan.keptKeys = uniqueness.kept.compactMap { kept in
+            keptPosition(kept.position).map {
+                SavePlan.KeptKey(
+                    table: kept.table, key: kept.key, row: kept.row, identifier: insertedModels.identifiers[$0])
+            }
         }
         savePlan.updates = updates
         savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
@@ -242,15 +261,18 @@ struct SavePlanner {
             SavePlan.UniqueClaim(
                 table: $0.table, key: $0.key, row: reference($0.model), identifier: $0.model.persistentModelID)
         }
-        savePlan.edgeLists = edgeWrites.map { write in
-            SavePlan.EdgeList(
-                relationship: write.relationship, table: write.table, ownerTables: store.tables(of: write.owner),
-                owner: reference(write.owner),
-                targets: write.targets.map(reference))
+        savePlan.uniqueClaims.reserveCapacity(savePlan.uniqueClaims.count + uniqueness.insertClaims.count)
+        for claim in uniqueness.insertClaims {
+            guard let position = keptPosition(claim.position) else { continue }
+            savePlan.uniqueClaims.append(
+                SavePlan.UniqueClaim(
+                    table: claim.table, key: claim.key, row: .new(position),
+                    identifier: insertedModels.identifiers[position]))
         }
         return PlannedSave(
             plan: savePlan, inserted: inserted, insertedTables: insertedTables, changed: changed, deletes: plan,
-            uniqueness: uniqueness, newIdentifiers: newIdentifiers,
+            uniqueness: uniqueness, superseded: uniqueness.superseded.map { candidates.models[$0] },
+            newIdentifiers: newIdentifiers,
             updatedIdentifiers: updatedIdentifiers)
     }
 
@@ -335,7 +357,7 @@ struct SavePlanner {
     /// changed and taken-over rows) and adds (the models' values).
     private func planIndexes(
         inserted: InsertedModels, changed: [any PersistentModel], deleted: [any PersistentModel],
-        takeovers: [ObjectIdentifier: UInt64]
+        takeovers: [UInt64?]
     ) throws -> (removals: [(Table, [UInt8], UInt64)], additions: [(Table, [UInt8], any PersistentModel)]) {
         var removals: [(Table, [UInt8], UInt64)] = []
         var additions: [(Table, [UInt8], any PersistentModel)] = []
@@ -368,7 +390,7 @@ struct SavePlanner {
             for position in 0..<inserted.count where !inserted.tables[position].indexes.isEmpty {
                 let (model, tables) = (inserted.models[position], inserted.tables[position])
                 // A row taken over keeps the entries whose key stays the same.
-                if !takeovers.isEmpty, let row = takeovers[ObjectIdentifier(model)],
+                if !takeovers.isEmpty, let row = takeovers[position],
                     let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
                 {
                     for index in tables.indexes {
@@ -386,14 +408,11 @@ struct SavePlanner {
     }
 
     /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written
-    /// (only those with a bound are listed).
+    /// (only those with a bound are listed, with the number of targets written).
     private func checkCounts(
-        _ relationships: [(
-            owner: any PersistentModel, relationship: Schema.Relationship, targets: [any PersistentModel]
-        )]
+        _ relationships: [(owner: any PersistentModel, relationship: Schema.Relationship, count: Int)]
     ) throws {
-        for (owner, relationship, targets) in relationships where !relationship.isToOneRelationship {
-            let count = targets.count
+        for (owner, relationship, count) in relationships where !relationship.isToOneRelationship {
             let tooFew = relationship.minimumModelCount.map { count < $0 } ?? false
             let tooMany = relationship.maximumModelCount.map { count > $0 } ?? false
             guard tooFew || tooMany else { continue }

@@ -150,7 +150,7 @@ struct StoreWriter {
                 // news to none (its insertion is recorded).
                 let destination = list.relationship.internedDestination
                 try ownerKey.withUnsafeBytes { key in
-                    for (rank, reference) in list.targets.enumerated() {
+                    for (rank, reference) in plan.edgeTargets[list.targets].enumerated() {
                         let target = try row(reference)
                         _ = try EntryLayout.withEdgeValue(owner: owner, rank: UInt64(rank), target: target) { edge in
                             try txn.put(edge, for: key, in: list.table, options: .appendDuplicate)

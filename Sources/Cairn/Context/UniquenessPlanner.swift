@@ -33,19 +33,26 @@ struct HashedKey: Hashable {
 
 /// What the pending changes do to the uniqueness constraints, worked out before the save's
 /// transaction without changing any model.
+///
+/// Inserted models are named by their position in the ``InsertedModels`` planned, not by
+/// reference: the plan of a large insert then holds no model (each reference was a retain and a
+/// release of a model far away in memory).
 struct UniquenessPlan {
-    /// Inserted models that take over a stored row with the same unique values (SwiftData's
-    /// upsert), by model.
-    var takeovers: [ObjectIdentifier: UInt64] = [:]
-    /// Inserted models that a later insert with the same unique values replaces (last wins).
-    var superseded: Set<ObjectIdentifier> = []
+    /// The stored row each inserted model takes over because it has the same unique values
+    /// (SwiftData's upsert), by position; `nil` for one that gets a new row. Empty when none does.
+    var takeovers: [UInt64?] = []
+    /// Positions of inserted models that a later insert with the same unique values replaces
+    /// (last wins).
+    var superseded: Set<Int> = []
     /// Keys to remove before any is added (old values of updated, deleted and taken-over rows).
     var freed: [(table: Table, key: [UInt8])] = []
-    /// Keys to add, with the model whose row they name.
+    /// Keys that changed models claim, with the model whose row they name.
     var claimed: [(table: Table, key: [UInt8], model: any PersistentModel)] = []
-    /// Keys that already name the row an insert takes over: neither freed nor claimed, only
-    /// checked in the transaction (``SavePlan/KeptKey``).
-    var kept: [(table: Table, key: [UInt8], model: any PersistentModel, row: UInt64)] = []
+    /// Keys that inserted models claim, with the model's position.
+    var insertClaims: [(table: Table, key: [UInt8], position: Int)] = []
+    /// Keys that already name the row an insert (at `position`) takes over: neither freed nor
+    /// claimed, only checked in the transaction (``SavePlan/KeptKey``).
+    var kept: [(table: Table, key: [UInt8], position: Int, row: UInt64)] = []
     /// The commit the inserts' keys were looked up at.
     var readSnapshot: UInt64?
     /// Relationships of stored models that lose a taken-over row because the inserted model
@@ -113,8 +120,6 @@ struct UniquenessPlanner {
                 plan.claimed.append((unique.table, newKey, model))
             }
         }
-        // Claims so far are the changed models'; the inserts' follow.
-        let changedClaims = plan.claimed.count
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
         // Their keys were made in the save's one pass over the models (`InsertedModels`), and are
         // all looked up in one read transaction.
@@ -129,13 +134,13 @@ struct UniquenessPlanner {
         // per step cost a cache miss per key and step at 100,000 inserts.
         var takeovers: [UInt64?] = []
         takeovers.reserveCapacity(inserted.count)
+        var anyTakeover = false
         var claimedByInsert: [KeySlot: Int] = [:]
         claimedByInsert.reserveCapacity(keys.count)
-        plan.claimed.reserveCapacity(plan.claimed.count + keys.count)
+        plan.insertClaims.reserveCapacity(keys.count)
         try store.environment.read { txn in
             plan.readSnapshot = txn.id
             for position in 0..<inserted.count {
-                let model = inserted.models[position]
                 var takeover: UInt64?
                 for k in inserted.keyRange(of: position) {
                     if freedKeys.isEmpty || !isFreed(keyTables[k], keys[k]),
@@ -160,47 +165,47 @@ struct UniquenessPlanner {
                     if let earlier = claimedByInsert.updateValue(position, forKey: KeySlot(keyTables[k], keys[k])),
                         earlier != position
                     {
-                        plan.superseded.insert(ObjectIdentifier(inserted.models[earlier]))
+                        plan.superseded.insert(earlier)
                     }
                 }
                 // A takeover's keys are sorted out below, against the row's stored ones.
                 if takeover == nil {
-                    for k in inserted.keyRange(of: position) { plan.claimed.append((keyTables[k], keys[k], model)) }
+                    for k in inserted.keyRange(of: position) { plan.insertClaims.append((keyTables[k], keys[k], position)) }
                 }
                 takeovers.append(takeover)
-                if let takeover { plan.takeovers[ObjectIdentifier(model)] = takeover }
+                anyTakeover = anyTakeover || takeover != nil
             }
         }
+        if anyTakeover { plan.takeovers = takeovers }
         // A superseded insert claims nothing.
         if !plan.superseded.isEmpty {
-            plan.claimed =
-                Array(plan.claimed[..<changedClaims])
-                + plan.claimed[changedClaims...].filter { !plan.superseded.contains(ObjectIdentifier($0.model)) }
+            let superseded = plan.superseded
+            plan.insertClaims.removeAll { superseded.contains($0.position) }
         }
         // A stored row an insert takes over gives its old values way to the new model's: a key
         // that stays the same stays in place (checked by the writer), any other is freed and the
         // new one claimed. With one constraint, the row's key is the one it was found by, so the
         // record need not be read.
-        if !plan.takeovers.isEmpty {
-            for (position, model) in inserted.models.enumerated()
-            where plan.superseded.isEmpty || !plan.superseded.contains(ObjectIdentifier(model)) {
+        if anyTakeover {
+            for position in 0..<inserted.count where plan.superseded.isEmpty || !plan.superseded.contains(position) {
                 guard let row = takeovers[position] else { continue }
+                let model = inserted.models[position]
                 let range = inserted.keyRange(of: position)
                 let tables = insertTables[position]
                 let oldKeys = range.count == 1 ? [keys[range.lowerBound]] : try storedKeys(row, tables)
                 for (k, old) in zip(range, oldKeys) {
                     if old == keys[k] {
-                        plan.kept.append((keyTables[k], old, model, row))
+                        plan.kept.append((keyTables[k], old, position, row))
                     } else {
                         free(keyTables[k], old)
-                        plan.claimed.append((keyTables[k], keys[k], model))
+                        plan.insertClaims.append((keyTables[k], keys[k], position))
                     }
                 }
                 plan.released += try releasedRelationships(model, row, tables)
             }
         }
         // A changed model may not take another stored row's unique values.
-        for (table, key, model) in plan.claimed[..<changedClaims] {
+        for (table, key, model) in plan.claimed {
             guard !isFreed(table, key), let row = try stored(table, key), row != model.persistentModelID.rowID else {
                 continue
             }

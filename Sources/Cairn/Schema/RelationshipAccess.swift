@@ -15,6 +15,9 @@ final class RelationshipAccess: @unchecked Sendable {
     @usableFromInline let isLoaded: (AnyObject) -> Bool
     /// The loaded targets.
     @usableFromInline let targets: (AnyObject) -> [any PersistentModel]
+    /// Hands each loaded target to the closure, in order, as `targets` lists them, without
+    /// building the list (a save of a large graph built one per relationship of every model).
+    @usableFromInline let forEachTarget: (AnyObject, (any PersistentModel) -> Void) -> Void
     /// Sets the targets as the property's setter does, so observers see it and the change is
     /// recorded (and, through the context, the inverse follows).
     @usableFromInline let set: (AnyObject, [any PersistentModel]) -> Void
@@ -36,6 +39,7 @@ final class RelationshipAccess: @unchecked Sendable {
     @usableFromInline
     init(
         isLoaded: @escaping (AnyObject) -> Bool, targets: @escaping (AnyObject) -> [any PersistentModel],
+        forEachTarget: @escaping (AnyObject, (any PersistentModel) -> Void) -> Void,
         set: @escaping (AnyObject, [any PersistentModel]) -> Void,
         load: @escaping (AnyObject, [any PersistentModel]) -> Void, unload: @escaping (AnyObject) -> Void,
         append: ((AnyObject, any PersistentModel) -> Void)?, hasTargets: @escaping (AnyObject) -> Bool,
@@ -43,6 +47,7 @@ final class RelationshipAccess: @unchecked Sendable {
     ) {
         self.isLoaded = isLoaded
         self.targets = targets
+        self.forEachTarget = forEachTarget
         self.set = set
         self.load = load
         self.unload = unload
@@ -64,6 +69,9 @@ final class RelationshipAccess: @unchecked Sendable {
             // Element by element: converting the whole `[Target]` at once is a checked cast of each
             // element (`_arrayForceCast`), about 1,000 instructions apiece.
             targets: { location.get($0).value.map { $0 as any PersistentModel } },
+            forEachTarget: { model, body in
+                for target in location.get(model).value { body(target) }
+            },
             set: { model, targets in
                 assign(
                     unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
@@ -104,6 +112,9 @@ final class RelationshipAccess: @unchecked Sendable {
         return RelationshipAccess(
             isLoaded: { location.get($0).isLoaded },
             targets: { model in location.get(model).value.map { [$0] } ?? [] },
+            forEachTarget: { model, body in
+                if let target = location.get(model).value { body(target) }
+            },
             set: { model, targets in
                 assign(
                     unsafeDowncast(model, to: Model.self), targets.first.map { unsafeDowncast($0, to: Target.self) },
@@ -129,6 +140,7 @@ final class RelationshipAccess: @unchecked Sendable {
         return RelationshipAccess(
             isLoaded: { location.get($0).isLoaded },
             targets: { [location.get($0).value] },
+            forEachTarget: { model, body in body(location.get(model).value) },
             set: { model, targets in
                 guard let target = targets.first else {
                     preconditionFailure(

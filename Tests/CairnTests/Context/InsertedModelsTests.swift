@@ -31,8 +31,11 @@ import Testing
         let (container, tables) = try store()
         let gauges = (0..<6).map { Gauge(code: 100 + $0, reading: Double($0)) }
         let inserted = try InsertedModels(gauges, store: container.store)
-        let kept = inserted.removing([ObjectIdentifier(gauges[1]), ObjectIdentifier(gauges[4])])
+        let (kept, newPositions) = inserted.removing([1, 4])
         #expect(kept.count == 4 && kept.keys.count == 4)
+        #expect(newPositions == [0, nil, 1, 2, nil, 3])
+        // Removing none keeps every position where it was.
+        #expect(inserted.removing([]).newPositions == nil && inserted.removing([]).kept.count == 6)
         for (position, gauge) in [gauges[0], gauges[2], gauges[3], gauges[5]].enumerated() {
             #expect(kept.models[position] === gauge)
             #expect(kept.position(of: gauge, state: gauge._$modelState) == position)
