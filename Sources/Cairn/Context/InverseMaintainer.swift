@@ -32,35 +32,83 @@ final class InverseMaintainer {
         _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel], in context: ModelContext
     ) {
-        guard !isMaintaining else { return }
-        guard model._$modelState.loader != nil else {
-            // A model outside any context was related to one of this context's: it joins, and
-            // inserting it relates everything it points at.
-            context.insert(model)
-            return
-        }
-        guard let id = model._$modelState.persistentIdentifier,
-            let tables = context.store.entitiesByType[ObjectIdentifier(type(of: model))],
-            let relationship = tables.relationshipsByIndex[index]
-        else { return }
-        // Models a relationship reaches join the context, as in SwiftData.
-        for target in newTargets {
-            if target._$modelState.loader == nil { context.insert(target) }
-            precondition(
-                target._$modelState.loader === context,
-                "\(id.entityName).\(relationship.name) was set to a \(relationship.destination) of another context")
-        }
-        guard let inverse = tables.inverses[index]?.inverse else { return }
+        guard !isMaintaining, let (tables, relationship, inverse, rowID) = join(model, index, in: context) else { return }
+        for target in newTargets { admit(target, to: relationship, of: model, in: context) }
+        guard let inverse else { return }
         // Targets that were not loaded are the stored ones (nothing changed them since).
         let oldTargets: [any PersistentModel]
         if let knownOldTargets {
             oldTargets = knownOldTargets
-        } else if let rowID = id.rowID {
+        } else if let rowID {
             oldTargets = (try? context.rows.storedTargets(relationship, rowID: rowID, tables: tables)) ?? []
         } else {
             oldTargets = []
         }
         update(model, relationship: relationship, inverse: inverse, from: oldTargets, to: newTargets)
+    }
+
+    /// The same for a to-one relationship, with its old target (`nil`: not loaded, the stored
+    /// one; `.some(nil)`: none) and its new one: no lists are made for the one model on each side.
+    ///
+    /// ```swift
+    /// maintainer.relationshipDidChange(book, 3, from: .some(nil), to: author, in: context)
+    /// ```
+    func relationshipDidChange(
+        _ model: any PersistentModel, _ index: Int, from knownOldTarget: (any PersistentModel)??,
+        to newTarget: (any PersistentModel)?, in context: ModelContext
+    ) {
+        guard !isMaintaining,
+            let (tables, relationship, inverse, rowID) = join(model, index, in: context) else { return }
+        if let newTarget { admit(newTarget, to: relationship, of: model, in: context) }
+        guard let inverse else { return }
+        let oldTarget: (any PersistentModel)?
+        if let knownOldTarget {
+            oldTarget = knownOldTarget
+        } else if let rowID {
+            oldTarget = (try? context.rows.storedTargets(relationship, rowID: rowID, tables: tables))?.first
+        } else {
+            oldTarget = nil
+        }
+        guard oldTarget !== newTarget else { return }
+        isMaintaining = true
+        defer { isMaintaining = false }
+        if let oldTarget { detach(model, from: oldTarget, inverse: inverse) }
+        if let newTarget { attach(model, to: newTarget, relationship: relationship, inverse: inverse) }
+    }
+
+    /// What a reported change needs before the inverse follows: the model's tables, the relationship, its inverse (`nil`
+    /// when it has none) and the model's row. `nil` when the model is not one of the context's saved or inserted
+    /// models (a model outside any context joins instead).
+    private func join(
+        _ model: any PersistentModel, _ index: Int, in context: ModelContext
+    ) -> (
+        tables: Store.EntityTables, relationship: Schema.Relationship, inverse: Schema.Relationship?, rowID: UInt64?
+    )? {
+        let state = model._$modelState
+        guard state.loader != nil else {
+            // A model outside any context was related to one of this context's: it joins, and
+            // inserting it relates everything it points at.
+            context.insert(model)
+            return nil
+        }
+        guard let id = state.persistentIdentifier,
+            let tables = context.store.entitiesByType[ObjectIdentifier(type(of: model))],
+            let relationship = tables.relationshipsByIndex[index]
+        else { return nil }
+        return (tables, relationship, tables.inverses[index]?.inverse, id.rowID)
+    }
+
+    /// A model that `model`'s `relationship` now reaches joins `context`, as in SwiftData; one of
+    /// another context is a programming error.
+    private func admit(
+        _ target: any PersistentModel, to relationship: Schema.Relationship, of model: any PersistentModel,
+        in context: ModelContext
+    ) {
+        let state = target._$modelState
+        if state.loader == nil { context.insert(target) }
+        precondition(
+            state.loader === context,
+            "\(type(of: model)).\(relationship.name) was set to a \(relationship.destination) of another context")
     }
 
     /// Makes the inverse side agree with `model`'s `relationship` having changed from
@@ -73,25 +121,34 @@ final class InverseMaintainer {
         isMaintaining = true
         defer { isMaintaining = false }
         let change = _MembershipChange(from: oldTargets, to: newTargets, identity: { ObjectIdentifier($0) })
-        for target in change.removed {
-            let current = loadedTargets(inverse, of: target)
-            if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
-        }
-        for target in change.added {
-            if !inverse.access.isLoaded(target) { loadProperty(target, inverse.index) }
-            guard !inverse.access.contains(target, model) else { continue }
-            if inverse.isToOneRelationship {
-                // The target leaves its previous partner, whose side loses it.
-                if let previous = inverse.access.targets(target).first {
-                    let previousTargets = loadedTargets(relationship, of: previous)
-                    relationship.access.set(previous, previousTargets.filter { $0 !== target })
-                }
-                inverse.access.set(target, [model])
-            } else if let append = inverse.access.append {
-                append(target, model)
-            } else {
-                inverse.access.set(target, inverse.access.targets(target) + [model])
+        for target in change.removed { detach(model, from: target, inverse: inverse) }
+        for target in change.added { attach(model, to: target, relationship: relationship, inverse: inverse) }
+    }
+
+    /// `target` no longer has `model` through `inverse`.
+    private func detach(_ model: any PersistentModel, from target: any PersistentModel, inverse: Schema.Relationship) {
+        let current = loadedTargets(inverse, of: target)
+        if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
+    }
+
+    /// `target` has `model` through `inverse` (`relationship` is `model`'s side): appended to a
+    /// to-many; a to-one target leaves its previous partner, whose side loses it.
+    private func attach(
+        _ model: any PersistentModel, to target: any PersistentModel, relationship: Schema.Relationship,
+        inverse: Schema.Relationship
+    ) {
+        if !inverse.access.isLoaded(target) { loadProperty(target, inverse.index) }
+        guard !inverse.access.contains(target, model) else { return }
+        if inverse.isToOneRelationship {
+            if let previous = inverse.access.targets(target).first {
+                let previousTargets = loadedTargets(relationship, of: previous)
+                relationship.access.set(previous, previousTargets.filter { $0 !== target })
             }
+            inverse.access.set(target, [model])
+        } else if let append = inverse.access.append {
+            append(target, model)
+        } else {
+            inverse.access.set(target, inverse.access.targets(target) + [model])
         }
     }
 

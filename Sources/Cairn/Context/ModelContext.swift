@@ -380,6 +380,18 @@ public final class ModelContext: _ModelLoader {
         inverses.relationshipDidChange(model, index, from: knownOldTargets, to: newTargets, in: self)
     }
 
+    /// Called by generated setters after a to-one relationship changed.
+    ///
+    /// ```swift
+    /// context.relationshipDidChange(book, 3, from: .some(nil), to: author)   // not for direct use
+    /// ```
+    public func relationshipDidChange(
+        _ model: any PersistentModel, _ index: Int, from knownOldTarget: (any PersistentModel)??,
+        to newTarget: (any PersistentModel)?
+    ) {
+        inverses.relationshipDidChange(model, index, from: knownOldTarget, to: newTarget, in: self)
+    }
+
     /// A relationship's targets, loading them first if needed.
     func loadedTargets(_ relationship: Schema.Relationship, of model: any PersistentModel) -> [any PersistentModel] {
         if !relationship.access.isLoaded(model) { fulfill(model, relationship.index) }

@@ -210,7 +210,8 @@ extension PersistentModel {
             return
         }
         loader.relationshipDidChange(
-            self, index, from: oldValue.map { $0.map { [$0] } ?? [] }, to: newValue.map { [$0] } ?? [])
+            self, index, from: oldValue.map { $0.map { $0 as any PersistentModel } },
+            to: newValue.map { $0 as any PersistentModel })
     }
 
     /// Records that the non-optional to-one relationship at `index` changed.
@@ -224,7 +225,8 @@ extension PersistentModel {
         guard let loader = _$modelState.loader ?? newValue._$modelState.loader, !loader.isUpdatingInverses else {
             return
         }
-        loader.relationshipDidChange(self, index, from: oldValue.map { [$0] }, to: [newValue])
+        loader.relationshipDidChange(
+            self, index, from: oldValue.map { .some($0 as any PersistentModel) }, to: newValue as any PersistentModel)
     }
 
     /// Records that the to-many relationship at `index` changed.

@@ -194,6 +194,16 @@ public protocol _ModelLoader: AnyObject {
         _ model: any PersistentModel, _ index: Int, from oldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel])
 
+    /// The same for a to-one relationship: its old target (`nil` when it was not loaded: the
+    /// stored one; `.some(nil)` for none) and its new one, without a list for either.
+    ///
+    /// ```swift
+    /// loader.relationshipDidChange(book, 3, from: .some(oldAuthor), to: newAuthor)
+    /// ```
+    func relationshipDidChange(
+        _ model: any PersistentModel, _ index: Int, from oldTarget: (any PersistentModel)??,
+        to newTarget: (any PersistentModel)?)
+
     /// Whether the loader is itself setting relationships to keep inverses in step: a setter then
     /// reports nothing (and converts nothing), since the loader made the change.
     ///
@@ -211,6 +221,19 @@ public protocol _ModelLoader: AnyObject {
 }
 
 extension _ModelLoader {
+    /// Hands the change over as lists of none or one target, to the form that takes lists.
+    ///
+    /// ```swift
+    /// loader.relationshipDidChange(book, 3, from: .some(nil), to: author)
+    /// ```
+    public func relationshipDidChange(
+        _ model: any PersistentModel, _ index: Int, from oldTarget: (any PersistentModel)??,
+        to newTarget: (any PersistentModel)?
+    ) {
+        relationshipDidChange(
+            model, index, from: oldTarget.map { $0.map { [$0] } ?? [] }, to: newTarget.map { [$0] } ?? [])
+    }
+
     /// `false`: a loader that never sets relationships itself.
     ///
     /// ```swift

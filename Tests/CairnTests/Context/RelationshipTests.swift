@@ -26,6 +26,37 @@ import Testing
         #expect(walden.author == nil)
     }
 
+    /// A to-one is reported as one old and one new target: a fault's stored one (not loaded)
+    /// loses the model when it moves, in memory and after a save and reopen; clearing it detaches.
+    @Test func movingAToOneOfAFaultTakesItFromItsStoredOwner() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let context = ModelContext(try libraryContainer(directory))
+            let thoreau = LibraryAuthor(firstName: "Henry", lastName: "Thoreau", email: "ht@example.org")
+            context.insert(thoreau)
+            for title in ["Walden", "Cape Cod"] { thoreau.books.append(LibraryBook(isbn: title, title: title)) }
+            context.insert(LibraryAuthor(firstName: "Ralph", lastName: "Emerson", email: "re@example.org"))
+            try context.save()
+        }
+        let context = ModelContext(try libraryContainer(directory))
+        let books = try context.fetch(FetchDescriptor<LibraryBook>(sortBy: [SortDescriptor(\.title)]))
+        let authors = try context.fetch(FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.lastName)]))
+        let (emerson, thoreau) = (authors[0], authors[1])
+        let (capeCod, walden) = (books[0], books[1])
+        walden.author = emerson  // its stored author was never read
+        #expect(emerson.books.map(\.title) == ["Walden"] && thoreau.books.map(\.title) == ["Cape Cod"])
+        capeCod.author = nil
+        #expect(thoreau.books.isEmpty)
+        walden.author = emerson  // the same again: nothing moves
+        #expect(emerson.books.map(\.title) == ["Walden"])
+        try context.save()
+        let reopened = ModelContext(try libraryContainer(directory))
+        let stored = try reopened.fetch(FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.lastName)]))
+        #expect(stored[0].books.map(\.title) == ["Walden"] && stored[1].books.isEmpty)
+        let orphan = try reopened.fetch(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.title == "Cape Cod" }))
+        #expect(orphan.count == 1 && orphan[0].author == nil)
+    }
+
     @Test func aGraphReopensIdentically() throws {
         let directory = TemporaryDirectory()
         let (authorID, bookIDs): (PersistentIdentifier, [PersistentIdentifier])
