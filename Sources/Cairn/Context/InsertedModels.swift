@@ -21,7 +21,7 @@ struct InsertedModels {
     private(set) var identifiers: [PersistentIdentifier] = []
     /// The unique keys, model after model, with each key's table: model `i`'s are at
     /// `keyStart[i]..<keyStart[i + 1]`, in the order of its entity's constraints.
-    private(set) var keys: [[UInt8]] = []
+    private(set) var keys = KeyList()
     private(set) var keyTables: [Table] = []
     private var keyStart: [Int] = [0]
 
@@ -33,14 +33,18 @@ struct InsertedModels {
         tables.reserveCapacity(models.count)
         records.reserveCapacity(models.count)
         identifiers.reserveCapacity(models.count)
-        keys.reserveCapacity(models.count)
+        keys = KeyList(reservingCapacity: models.count)
         keyTables.reserveCapacity(models.count)
         keyStart.reserveCapacity(models.count + 1)
+        // One builder for every key: its storage is reused, and the list copies the bytes.
+        var builder = KeyBuilder()
         for (position, model) in models.enumerated() {
             let tables = store.tables(of: model)
             self.tables.append(tables)
             for unique in tables.uniques {
-                keys.append(unique.key(of: model))
+                builder.removeAll()
+                unique.appendKey(of: model, to: &builder)
+                keys.append(builder)
                 keyTables.append(unique.table)
             }
             keyStart.append(keys.count)
@@ -77,7 +81,7 @@ struct InsertedModels {
             kept.records.append(records[position])
             kept.identifiers.append(identifiers[position])
             for key in keyRange(of: position) {
-                kept.keys.append(keys[key])
+                kept.keys.append(key, of: keys)
                 kept.keyTables.append(keyTables[key])
             }
             kept.keyStart.append(kept.keys.count)

@@ -49,7 +49,8 @@ struct SavePlan {
     /// A unique value claimed: the save fails when another writer claimed it since planning.
     struct UniqueClaim {
         let table: Table
-        let key: [UInt8]
+        /// The key's position in ``SavePlan/uniqueKeys``.
+        let key: Int
         let row: RowReference
         let identifier: PersistentIdentifier
     }
@@ -79,7 +80,8 @@ struct SavePlan {
     /// was committed since the plan read it, see ``SavePlan/readSnapshot``).
     struct KeptKey {
         let table: Table
-        let key: [UInt8]
+        /// The key's position in ``SavePlan/uniqueKeys``.
+        let key: Int
         let row: UInt64
         let identifier: PersistentIdentifier
     }
@@ -99,6 +101,9 @@ struct SavePlan {
     /// Unique entries of old values, removed before any is claimed.
     var uniqueFreed: [(table: Table, key: [UInt8])] = []
     var uniqueClaims: [UniqueClaim] = []
+    /// The keys of ``uniqueClaims`` and ``keptKeys``, end to end (the inserted models' keys as
+    /// they were made, then those of changed models).
+    var uniqueKeys = KeyList()
     var keptKeys: [KeptKey] = []
     var edgeLists: [EdgeList] = []
     /// The targets of every list in ``edgeLists``, list after list (one array for all: an array
@@ -112,7 +117,7 @@ struct SavePlan {
         for row in newRows { bytes &+= row.record.count &+ 40 }
         for update in updates { bytes &+= update.record.count &+ 40 }
         for entry in indexAdditions { bytes &+= entry.key.count &+ 40 }
-        for claim in uniqueClaims { bytes &+= claim.key.count &+ 40 }
+        bytes &+= uniqueKeys.byteCount &+ 40 &* uniqueClaims.count
         for list in edgeLists { bytes &+= 40 &* (list.targets.count &+ 1) }
         for external in externals { bytes &+= external.value.count &+ 40 }
         return bytes

@@ -240,11 +240,14 @@ struct SavePlanner {
             }
         }
         savePlan.readSnapshot = uniqueness.readSnapshot
-        // Inserted models are named by position (their identifiers were read in the one pass).
+        // Inserted models are named by position (their identifiers were read in the one pass),
+        // their keys by position in the candidates' list of keys, which the plan takes over.
+        savePlan.uniqueKeys = candidates.keys
         savePlan.keptKeys = uniqueness.kept.compactMap { kept in
             keptPosition(kept.position).map {
                 SavePlan.KeptKey(
-                    table: kept.table, key: kept.key, row: kept.row, identifier: insertedModels.identifiers[$0])
+                    table: candidates.keyTables[kept.key], key: kept.key, row: kept.row,
+                    identifier: insertedModels.identifiers[$0])
             }
         }
         savePlan.updates = updates
@@ -257,16 +260,19 @@ struct SavePlanner {
             SavePlan.External(table: $0.table, owner: reference($0.owner), tag: $0.tag, value: $0.value)
         }
         savePlan.uniqueFreed = uniqueness.freed
-        savePlan.uniqueClaims = uniqueness.claimed.map {
-            SavePlan.UniqueClaim(
-                table: $0.table, key: $0.key, row: reference($0.model), identifier: $0.model.persistentModelID)
+        savePlan.uniqueClaims.reserveCapacity(uniqueness.claimed.count + uniqueness.insertClaims.count)
+        for (table, key, model) in uniqueness.claimed {
+            savePlan.uniqueKeys.append(key)
+            savePlan.uniqueClaims.append(
+                SavePlan.UniqueClaim(
+                    table: table, key: savePlan.uniqueKeys.count - 1, row: reference(model),
+                    identifier: model.persistentModelID))
         }
-        savePlan.uniqueClaims.reserveCapacity(savePlan.uniqueClaims.count + uniqueness.insertClaims.count)
         for claim in uniqueness.insertClaims {
             guard let position = keptPosition(claim.position) else { continue }
             savePlan.uniqueClaims.append(
                 SavePlan.UniqueClaim(
-                    table: claim.table, key: claim.key, row: .new(position),
+                    table: candidates.keyTables[claim.key], key: claim.key, row: .new(position),
                     identifier: insertedModels.identifiers[position]))
         }
         return PlannedSave(

@@ -78,8 +78,14 @@ final class Store: @unchecked Sendable {
             /// The constraint's key for a model whose constrained attributes are loaded.
             func key(of model: AnyObject) -> [UInt8] {
                 var builder = KeyBuilder()
-                for part in parts { part(model, &builder) }
+                appendKey(of: model, to: &builder)
                 return builder.finalized()
+            }
+
+            /// Appends the constraint's key encoding for a model to `builder` (not finalized: see
+            /// ``KeyList/append(_:)``), so a list of keys is built without an array per key.
+            func appendKey(of model: AnyObject, to builder: inout KeyBuilder) {
+                for part in parts { part(model, &builder) }
             }
         }
 

@@ -104,14 +104,16 @@ struct StoreWriter {
             }
             // Nothing was committed since the keys were looked up: they name the rows they named then.
             if !plan.keptKeys.isEmpty && plan.readSnapshot.map({ txn.id != $0 &+ 1 }) ?? true {
-                for kept in plan.keptKeys where try txn.uniqueRow(for: kept.key, in: kept.table) != kept.row {
+                for kept in plan.keptKeys
+                where try plan.uniqueKeys.withKey(kept.key, { try txn.uniqueRow(for: $0, in: kept.table) }) != kept.row {
                     throw SaveError.claimedMeanwhile(kept.identifier)
                 }
             }
             for (table, key) in plan.uniqueFreed { try txn.delete(key, in: table) }
             for claim in plan.uniqueClaims {
-                let claimed = try EntryLayout.withKeyedValue(row: try row(claim.row), key: claim.key) { value in
-                    try claim.key.withUnsafeBytes { key in
+                let claimRow = try row(claim.row)
+                let claimed = try plan.uniqueKeys.withKey(claim.key) { key in
+                    try EntryLayout.withKeyedValue(row: claimRow, key: key) { value in
                         try txn.put(value, for: key, in: claim.table, options: .noOverwrite)
                     }
                 }

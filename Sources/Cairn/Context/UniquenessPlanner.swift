@@ -48,11 +48,13 @@ struct UniquenessPlan {
     var freed: [(table: Table, key: [UInt8])] = []
     /// Keys that changed models claim, with the model whose row they name.
     var claimed: [(table: Table, key: [UInt8], model: any PersistentModel)] = []
-    /// Keys that inserted models claim, with the model's position.
-    var insertClaims: [(table: Table, key: [UInt8], position: Int)] = []
-    /// Keys that already name the row an insert (at `position`) takes over: neither freed nor
-    /// claimed, only checked in the transaction (``SavePlan/KeptKey``).
-    var kept: [(table: Table, key: [UInt8], position: Int, row: UInt64)] = []
+    /// Keys that inserted models claim, by position in the ``InsertedModels``' keys, with the
+    /// model's position.
+    var insertClaims: [(key: Int, position: Int)] = []
+    /// Keys (by position in the ``InsertedModels``' keys) that already name the row an insert (at
+    /// `position`) takes over: neither freed nor claimed, only checked in the transaction
+    /// (``SavePlan/KeptKey``).
+    var kept: [(key: Int, position: Int, row: UInt64)] = []
     /// The commit the inserts' keys were looked up at.
     var readSnapshot: UInt64?
     /// Relationships of stored models that lose a taken-over row because the inserted model
@@ -135,8 +137,11 @@ struct UniquenessPlanner {
         var takeovers: [UInt64?] = []
         takeovers.reserveCapacity(inserted.count)
         var anyTakeover = false
-        var claimedByInsert: [KeySlot: Int] = [:]
-        claimedByInsert.reserveCapacity(keys.count)
+        // The insert that claims each key last (equal keys are found by hashing their bytes in
+        // place, not by copying each key into a dictionary).
+        var claimedByInsert = LastEqualKey(capacity: keys.count)
+        var claimant: [Int] = []
+        claimant.reserveCapacity(keys.count)
         plan.insertClaims.reserveCapacity(keys.count)
         try store.environment.read { txn in
             plan.readSnapshot = txn.id
@@ -144,7 +149,7 @@ struct UniquenessPlanner {
                 var takeover: UInt64?
                 for k in inserted.keyRange(of: position) {
                     if freedKeys.isEmpty || !isFreed(keyTables[k], keys[k]),
-                        let row = try txn.uniqueRow(for: keys[k], in: keyTables[k]),
+                        let row = try keys.withKey(k, { try txn.uniqueRow(for: $0, in: keyTables[k]) }),
                         !isRowDeleted(insertTables[position], row)
                     {
                         if let other = takeover, other != row {
@@ -162,15 +167,16 @@ struct UniquenessPlanner {
                         }
                         takeover = row
                     }
-                    if let earlier = claimedByInsert.updateValue(position, forKey: KeySlot(keyTables[k], keys[k])),
-                        earlier != position
+                    claimant.append(position)
+                    if let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys),
+                        claimant[earlierKey] != position
                     {
-                        plan.superseded.insert(earlier)
+                        plan.superseded.insert(claimant[earlierKey])
                     }
                 }
                 // A takeover's keys are sorted out below, against the row's stored ones.
                 if takeover == nil {
-                    for k in inserted.keyRange(of: position) { plan.insertClaims.append((keyTables[k], keys[k], position)) }
+                    for k in inserted.keyRange(of: position) { plan.insertClaims.append((k, position)) }
                 }
                 takeovers.append(takeover)
                 anyTakeover = anyTakeover || takeover != nil
@@ -192,13 +198,14 @@ struct UniquenessPlanner {
                 let model = inserted.models[position]
                 let range = inserted.keyRange(of: position)
                 let tables = insertTables[position]
-                let oldKeys = range.count == 1 ? [keys[range.lowerBound]] : try storedKeys(row, tables)
-                for (k, old) in zip(range, oldKeys) {
-                    if old == keys[k] {
-                        plan.kept.append((keyTables[k], old, position, row))
-                    } else {
+                let oldKeys = range.count == 1 ? nil : try storedKeys(row, tables)
+                for (offset, k) in range.enumerated() {
+                    // With one constraint, the row's key is the one it was found by.
+                    if let old = oldKeys?[offset], !keys.withKey(k, { $0.elementsEqual(old) }) {
                         free(keyTables[k], old)
-                        plan.insertClaims.append((keyTables[k], keys[k], position))
+                        plan.insertClaims.append((k, position))
+                    } else {
+                        plan.kept.append((k, position, row))
                     }
                 }
                 plan.released += try releasedRelationships(model, row, tables)

@@ -186,6 +186,13 @@ package enum EntryLayout {
     package static func withKeyedValue<R>(
         row: UInt64, key: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R
     ) rethrows -> R {
+        try key.withUnsafeBytes { key in try withKeyedValue(row: row, key: key, body) }
+    }
+
+    /// The same for key bytes held elsewhere (a list of keys stored end to end).
+    package static func withKeyedValue<R>(
+        row: UInt64, key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
         let rowBytes = row.bigEndian
         var crc = CRC32C()
         crc.update(key)

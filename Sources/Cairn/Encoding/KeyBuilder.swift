@@ -59,6 +59,16 @@ package struct KeyBuilder: Sendable, Hashable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Empties the key, keeping its storage, to build the next one in it.
+    ///
+    /// ```swift
+    /// var key = KeyBuilder()
+    /// for name in names { key.removeAll(); key.append(name); use(key.finalized()) }
+    /// ```
+    package mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Appends one component.
     ///
     /// ```swift

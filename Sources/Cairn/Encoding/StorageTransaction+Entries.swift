@@ -17,11 +17,20 @@ extension StorageTransaction where Self: ~Copyable {
     /// - Throws: ``StorageError`` `.damagedRecord` when the entry or a neighbour is damaged.
     /// - Complexity: O(log *n*).
     package func uniqueRow(for key: [UInt8], in table: Table) throws -> UInt64? {
+        try key.withUnsafeBytes { key in try uniqueRow(for: key, in: table) }
+    }
+
+    /// The same for key bytes held elsewhere (a list of keys stored end to end).
+    ///
+    /// ```swift
+    /// let row = try keys.withKey(3) { try txn.uniqueRow(for: $0, in: unique.table) }
+    /// ```
+    package func uniqueRow(for key: UnsafeRawBufferPointer, in table: Table) throws -> UInt64? {
         try withCursor(on: table) { cursor in
             let found = try cursor.seek(atLeast: key)
             if found {
                 let (storedKey, value) = cursor.current
-                if Self.bytes(key, equal: storedKey) {
+                if key.hasSameBytes(as: storedKey) {
                     return try EntryLayout.row(keyedValue: value, key: storedKey, table: table)
                 }
             }

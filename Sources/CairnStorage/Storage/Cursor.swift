@@ -139,6 +139,18 @@ package struct Cursor: ~Copyable {
         }
     }
 
+    /// The same for key bytes held elsewhere (a list of keys stored end to end).
+    ///
+    /// ```swift
+    /// let found = try keys.withKey(3) { try cursor.seek(atLeast: $0) }
+    /// ```
+    package func seek(atLeast key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
+            position.pointee.key = key
+            return try move(MDB_SET_RANGE)
+        }
+    }
+
     /// Moves to the entry with exactly this key and value (a duplicate table). - Complexity: O(log *n*).
     ///
     /// ```swift

@@ -22,6 +22,7 @@ import Testing
             #expect(inserted.records[position].bytes == (try SavePlanner.record(of: gauge, tables: tables)).bytes)
             let range = inserted.keyRange(of: position)
             #expect(range.count == 1 && inserted.keys[range.lowerBound] == tables.uniques[0].key(of: gauge))
+            #expect(inserted.keys.withKey(range.lowerBound) { Array($0) } == tables.uniques[0].key(of: gauge))
             #expect(inserted.keyTables[range.lowerBound] == tables.uniques[0].table)
             #expect(inserted.position(of: gauge, state: gauge._$modelState) == position)
         }

@@ -19,9 +19,10 @@ import Testing
     {
         plan.newRows.append(
             SavePlan.NewRow(tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: nil))
+        plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
         plan.uniqueClaims.append(
             SavePlan.UniqueClaim(
-                table: tables.uniques[0].table, key: tables.uniques[0].key(of: gauge), row: .new(position),
+                table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: .new(position),
                 identifier: gauge.persistentModelID))
         plan.indexAdditions.append(
             SavePlan.KeyEntry(
@@ -84,9 +85,10 @@ import Testing
                 tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: UInt64(row))
             new.isLeftAloneWhenSame = true
             plan.newRows.append(new)
+            plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
             plan.keptKeys.append(
                 SavePlan.KeptKey(
-                    table: tables.uniques[0].table, key: tables.uniques[0].key(of: gauge), row: UInt64(row),
+                    table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: UInt64(row),
                     identifier: gauge.persistentModelID))
         }
         let outcome = try StoreWriter(store: context.store).write(plan)
@@ -116,9 +118,10 @@ import Testing
         var plan = SavePlan()
         plan.newRows.append(
             SavePlan.NewRow(tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: 2))
+        plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
         plan.keptKeys.append(
             SavePlan.KeptKey(
-                table: tables.uniques[0].table, key: tables.uniques[0].key(of: gauge), row: 2,
+                table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
                 identifier: gauge.persistentModelID))
         #expect { try StoreWriter(store: context.store).write(plan) } throws: { error in
             (error as? SaveError).map { $0.code == .uniquenessViolated && $0.isClaimedMeanwhile } ?? false
@@ -126,8 +129,9 @@ import Testing
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 2])
         // Read at the commit just before: the writer trusts the plan's read and does not look.
         plan.readSnapshot = UInt64(context.store.environment.info.lastTransactionID)
+        plan.uniqueKeys.append(tables.uniques[0].key(of: Gauge(code: 2, reading: 0)))
         plan.keptKeys[0] = SavePlan.KeptKey(
-            table: tables.uniques[0].table, key: tables.uniques[0].key(of: Gauge(code: 2, reading: 0)), row: 2,
+            table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
             identifier: gauge.persistentModelID)
         _ = try StoreWriter(store: context.store).write(plan)
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 5])

@@ -1,0 +1,126 @@
+import CairnStorage
+import Foundation
+
+/// Keys stored end to end in one array, by position: the unique keys of a save's inserted
+/// models.
+///
+/// A hundred thousand keys as `[[UInt8]]` are a hundred thousand small heap arrays, scattered:
+/// each later pass over them (the lookups, the claims, the writes) missed the caches on every
+/// key, and each copy retained one. Here they are one array read front to back.
+///
+/// ```swift
+/// var keys = KeyList()
+/// var builder = KeyBuilder()
+/// builder.append(Int64(42))
+/// keys.append(builder)
+/// let row = try keys.withKey(0) { try txn.uniqueRow(for: $0, in: table) }
+/// ```
+struct KeyList {
+    /// Every key's bytes, one after the other.
+    private var bytes: [UInt8] = []
+    /// Where each key ends in ``bytes``.
+    private var ends: [Int] = []
+
+    init() {}
+
+    /// Room for `keys` keys of about `bytesPerKey` bytes each.
+    init(reservingCapacity keys: Int, bytesPerKey: Int = 16) {
+        bytes.reserveCapacity(keys * bytesPerKey)
+        ends.reserveCapacity(keys)
+    }
+
+    var count: Int { ends.count }
+    var isEmpty: Bool { ends.isEmpty }
+
+    /// The bytes the list holds, for sizing a transaction.
+    var byteCount: Int { bytes.count }
+
+    /// Appends the key `builder` holds, finalized (a key too long for LMDB is cut and hashed, as
+    /// ``KeyBuilder/finalized()`` does).
+    mutating func append(_ builder: KeyBuilder) {
+        if builder.bytes.count >= KeyBuilder.maximumLength {
+            bytes.append(contentsOf: builder.finalized())
+        } else {
+            bytes.append(contentsOf: builder.bytes)
+        }
+        ends.append(bytes.count)
+    }
+
+    /// Appends a finalized key.
+    mutating func append(_ key: [UInt8]) {
+        bytes.append(contentsOf: key)
+        ends.append(bytes.count)
+    }
+
+    /// Appends key `index` of `other`.
+    mutating func append(_ index: Int, of other: KeyList) {
+        bytes.append(contentsOf: other.bytes[other.range(of: index)])
+        ends.append(bytes.count)
+    }
+
+    /// Key `index`, as an array of its own (for the rare paths that keep a key).
+    subscript(index: Int) -> [UInt8] { Array(bytes[range(of: index)]) }
+
+    /// Calls `body` with key `index`'s bytes.
+    func withKey<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let range = range(of: index)
+        return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Whether keys `first` and `second` have the same bytes.
+    func keysEqual(_ first: Int, _ second: Int) -> Bool {
+        withKey(first) { a in withKey(second) { b in a.hasSameBytes(as: b) } }
+    }
+
+    /// Feeds key `index` to `hasher` as one block of bytes.
+    func hashKey(_ index: Int, into hasher: inout Hasher) {
+        withKey(index) { hasher.combine(bytes: $0) }
+    }
+
+    private func range(of index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
+}
+
+/// The last of equal keys, by table: which key of a ``KeyList`` was seen last with the same bytes
+/// in the same table. A hash table of key positions, where a dictionary keyed by the keys would
+/// copy and retain each one.
+///
+/// ```swift
+/// var seen = LastEqualKey(capacity: keys.count)
+/// if let earlier = seen.note(3, table: table.handle, in: keys) { … }   // key 3 repeats key `earlier`
+/// ```
+struct LastEqualKey {
+    /// Key positions (+1; 0 is empty), open addressing with linear probing.
+    private var slots: [Int]
+    /// Each noted key's table, by slot.
+    private var tables: [UInt32]
+    private let mask: Int
+
+    /// A table for up to `capacity` keys.
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = Array(repeating: 0, count: size)
+        tables = Array(repeating: 0, count: size)
+        mask = size - 1
+    }
+
+    /// Notes key `index` of `keys` in `table`; returns the key noted before with the same bytes
+    /// and table, which it replaces.
+    mutating func note(_ index: Int, table: UInt32, in keys: KeyList) -> Int? {
+        var hasher = Hasher()
+        hasher.combine(table)
+        keys.hashKey(index, into: &hasher)
+        var slot = hasher.finalize() & mask
+        while slots[slot] != 0 {
+            let other = Int(slots[slot]) - 1
+            if tables[slot] == table && keys.keysEqual(other, index) {
+                slots[slot] = index + 1
+                return other
+            }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = index + 1
+        tables[slot] = table
+        return nil
+    }
+}
