@@ -56,8 +56,11 @@ struct SavePlanner {
         // among the inserted ones that use it).
         var changedTables: [Store.EntityTables] = []
         var changedRecords: [EncodedRecord?] = []
+        // Their identifiers, read in the same pass (`nil` for one that is not saved).
+        var changedIDs: [PersistentIdentifier?] = []
         changedTables.reserveCapacity(changedModels.count)
         changedRecords.reserveCapacity(changedModels.count)
+        changedIDs.reserveCapacity(changedModels.count)
         // The changed models whose change reaches more than their record (a relationship, an
         // index or unique key, an external value), noted in the same pass: the later steps walk
         // only these, not every changed model again (each walk over a hundred thousand models
@@ -69,6 +72,7 @@ struct SavePlanner {
             let tables = store.tables(of: model)
             changedTables.append(tables)
             reaching.note(model, state: state, tables: tables)
+            changedIDs.append(state.persistentIdentifier)
             guard let id = state.persistentIdentifier, let rowID = id.rowID,
                 deleting.isEmpty || !deleting.contains(id)
             else {
@@ -125,15 +129,20 @@ struct SavePlanner {
         }
         let changed = takenOver.isEmpty ? liveChanged : liveChanged.filter { !takenOver.contains($0.persistentModelID) }
 
+        // The rewritten rows, from what the first pass read: without deletes or takeovers the
+        // changed models are the first pass's list, in order, and no model is touched again (a
+        // pass over a hundred thousand models is a cache miss per model and state).
+        let changedPositions =
+            changed.count == changedModels.count ? nil : changed.map { $0._$modelState.planPosition }
         var updates: [SavePlan.Update] = []
         updates.reserveCapacity(changed.count)
-        for model in changed {
-            let state = model._$modelState
-            let id = state.persistentIdentifier!
-            let tables = changedTables[state.planPosition]
+        for index in changed.indices {
+            let position = changedPositions?[index] ?? index
+            let id = changedIDs[position]!
+            let tables = changedTables[position]
             // Taken out of the list, so sealing it copies nothing; a model completed above is
             // encoded now, whole.
-            var record = try changedRecords[state.planPosition].take() ?? Self.record(of: model, tables: tables)
+            var record = try changedRecords[position].take() ?? Self.record(of: changed[index], tables: tables)
             record.seal(forKey: EntryLayout.rowKey(id.rowID!))
             updates.append(SavePlan.Update(tables: tables, row: id.rowID!, record: record, identifier: id))
         }
