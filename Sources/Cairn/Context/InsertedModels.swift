@@ -59,6 +59,19 @@ struct InsertedModels {
 
     var count: Int { models.count }
 
+    /// The position of the model whose keys include key `key` (a binary search: for the rare
+    /// paths that start from a key).
+    func position(ofKey key: Int) -> Int {
+        // The last model whose first key is at or before `key`; models without keys start
+        // where the next one does, so the last of equal starts is the owner.
+        var (low, high) = (0, models.count - 1)
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if keyStart[middle] <= key { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
     /// The positions in ``keys`` of model `position`'s unique keys.
     func keyRange(of position: Int) -> Range<Int> { keyStart[position]..<keyStart[position + 1] }
 

@@ -89,14 +89,16 @@ struct KeyList {
 /// if let earlier = seen.note(3, table: table.handle, in: keys) { … }   // key 3 repeats key `earlier`
 /// ```
 struct LastEqualKey {
-    /// Key positions (+1; 0 is empty), open addressing with linear probing.
-    private var slots: [Int]
+    /// Key positions (+1; 0 is empty), open addressing with linear probing. Four bytes each: the
+    /// table of a large save is allocated fresh, and every page of it is faulted in.
+    private var slots: [UInt32]
     /// Each noted key's table, by slot.
     private var tables: [UInt32]
     private let mask: Int
 
     /// A table for up to `capacity` keys.
     init(capacity: Int) {
+        precondition(capacity < Int(UInt32.max), "LastEqualKey: more keys than one save can hold")
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         slots = Array(repeating: 0, count: size)
@@ -114,12 +116,12 @@ struct LastEqualKey {
         while slots[slot] != 0 {
             let other = Int(slots[slot]) - 1
             if tables[slot] == table && keys.keysEqual(other, index) {
-                slots[slot] = index + 1
+                slots[slot] = UInt32(index + 1)
                 return other
             }
             slot = (slot + 1) & mask
         }
-        slots[slot] = index + 1
+        slots[slot] = UInt32(index + 1)
         tables[slot] = table
         return nil
     }

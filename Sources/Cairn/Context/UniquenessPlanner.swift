@@ -134,14 +134,11 @@ struct UniquenessPlanner {
         // One loop per insert, while its keys are fresh in the cache: look each key up, note the
         // last insert claiming it (an earlier one is superseded), claim it. Walking the keys once
         // per step cost a cache miss per key and step at 100,000 inserts.
+        // Made at the first takeover (most saves of new models have none).
         var takeovers: [UInt64?] = []
-        takeovers.reserveCapacity(inserted.count)
-        var anyTakeover = false
         // The insert that claims each key last (equal keys are found by hashing their bytes in
         // place, not by copying each key into a dictionary).
         var claimedByInsert = LastEqualKey(capacity: keys.count)
-        var claimant: [Int] = []
-        claimant.reserveCapacity(keys.count)
         plan.insertClaims.reserveCapacity(keys.count)
         try store.environment.read { txn in
             plan.readSnapshot = txn.id
@@ -167,22 +164,23 @@ struct UniquenessPlanner {
                         }
                         takeover = row
                     }
-                    claimant.append(position)
-                    if let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys),
-                        claimant[earlierKey] != position
-                    {
-                        plan.superseded.insert(claimant[earlierKey])
+                    if let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys) {
+                        let earlier = inserted.position(ofKey: earlierKey)
+                        if earlier != position { plan.superseded.insert(earlier) }
                     }
                 }
                 // A takeover's keys are sorted out below, against the row's stored ones.
                 if takeover == nil {
                     for k in inserted.keyRange(of: position) { plan.insertClaims.append((k, position)) }
                 }
-                takeovers.append(takeover)
-                anyTakeover = anyTakeover || takeover != nil
+                if let takeover {
+                    if takeovers.isEmpty { takeovers = Array(repeating: nil, count: inserted.count) }
+                    takeovers[position] = takeover
+                }
             }
         }
-        if anyTakeover { plan.takeovers = takeovers }
+        let anyTakeover = !takeovers.isEmpty
+        plan.takeovers = takeovers
         // A superseded insert claims nothing.
         if !plan.superseded.isEmpty {
             let superseded = plan.superseded

@@ -28,6 +28,23 @@ import Testing
         }
     }
 
+    /// Models without unique keys (desks) between models with one (gauges): each key is found to
+    /// belong to its own model.
+    @Test func aKeyNamesTheModelItBelongsTo() throws {
+        let container = try ModelContainer(
+            for: Gauge.self, Desk.self, Clerk.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let models: [any PersistentModel] = [
+            Desk(name: "a"), Gauge(code: 1, reading: 0), Desk(name: "b"), Desk(name: "c"), Gauge(code: 2, reading: 0),
+            Gauge(code: 3, reading: 0), Desk(name: "d"),
+        ]
+        let inserted = try InsertedModels(models, store: container.store)
+        #expect(inserted.keys.count == 3)
+        #expect((0..<3).map { inserted.position(ofKey: $0) } == [1, 4, 5])
+        for position in models.indices {
+            for key in inserted.keyRange(of: position) { #expect(inserted.position(ofKey: key) == position) }
+        }
+    }
+
     @Test func removingModelsRenumbersTheRestAndForgetsTheRemoved() throws {
         let (container, tables) = try store()
         let gauges = (0..<6).map { Gauge(code: 100 + $0, reading: Double($0)) }
