@@ -110,11 +110,20 @@ struct StoreWriter {
                 }
             }
             for (table, key) in plan.uniqueFreed { try txn.delete(key, in: table) }
+            // Keys claimed in ascending order (new rows' ids, say) are appended at the end of their
+            // table without a search, as long as each is past the table's last key; the first that
+            // is not is put the usual way, and so is every later one in that table.
+            var searchesIn: Set<UInt32> = []
             for claim in plan.uniqueClaims {
                 let claimRow = try row(claim.row)
                 let claimed = try plan.uniqueKeys.withKey(claim.key) { key in
                     try EntryLayout.withKeyedValue(row: claimRow, key: key) { value in
-                        try txn.put(value, for: key, in: claim.table, options: .noOverwrite)
+                        let table = claim.table
+                        if !searchesIn.contains(table.handle) {
+                            if try txn.put(value, for: key, in: table, options: .append) { return true }
+                            searchesIn.insert(table.handle)
+                        }
+                        return try txn.put(value, for: key, in: table, options: .noOverwrite)
                     }
                 }
                 // Another process stored the same unique values since the save was planned.
@@ -130,6 +139,8 @@ struct StoreWriter {
             }
             for update in plan.updates { history.record(.updated, update.tables.entityName, update.row) }
             for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
+            // Made once: an option-set literal is built by generic code each time it is spelt.
+            let appendingKey = PutOptions.append.union(.appendDuplicate)
             for list in plan.edgeLists {
                 let owner = try row(list.owner)
                 let ownerKey = EntryLayout.rowKey(owner)
@@ -155,7 +166,15 @@ struct StoreWriter {
                     for (rank, reference) in plan.edgeTargets[list.targets].enumerated() {
                         let target = try row(reference)
                         _ = try EntryLayout.withEdgeValue(owner: owner, rank: UInt64(rank), target: target) { edge in
-                            try txn.put(edge, for: key, in: list.table, options: .appendDuplicate)
+                            // An appended owner's key is past every key of the table (appended
+                            // rows ascend): its first edge is appended without a search, unless
+                            // the table says otherwise.
+                            if rank == 0 && ownerIsAppended,
+                                try txn.put(edge, for: key, in: list.table, options: appendingKey)
+                            {
+                                return true
+                            }
+                            return try txn.put(edge, for: key, in: list.table, options: .appendDuplicate)
                         }
                         let targetIsAppended = isAppended(reference)
                         if !ownerIsAppended || !targetIsAppended { new.append(target) }

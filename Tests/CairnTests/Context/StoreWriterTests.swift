@@ -63,6 +63,32 @@ import Testing
         #expect(try codes(context) == [7])
     }
 
+    /// Claims are appended while they ascend past the table's last key and looked up once they do
+    /// not: keys below and between stored ones are all written; one equal to the last stored key
+    /// (the case an append cannot tell from "not past the end") still fails the save.
+    @Test func claimsInAnyOrderAreWrittenAndTheLastStoredKeyIsStillRefused() throws {
+        let (context, tables) = try store()
+        for code in [2, 9] { context.insert(Gauge(code: code, reading: 0)) }
+        try context.save()
+        var plan = SavePlan()
+        for (position, code) in [10, 11, 5, 12, 1].enumerated() {
+            try add(Gauge(code: code, reading: 0), at: position, to: &plan, context: context, tables: tables)
+        }
+        _ = try StoreWriter(store: context.store).write(plan)
+        #expect(try codes(context) == [1, 2, 5, 9, 10, 11, 12])
+        for code in [1, 5, 12] {
+            #expect(try codes(context, where: #Predicate { $0.code == code }) == [code], "found by its unique key")
+        }
+        #expect(try context.invariantViolations().isEmpty)
+        var last = SavePlan()
+        try add(Gauge(code: 13, reading: 0), at: 0, to: &last, context: context, tables: tables)
+        try add(Gauge(code: 12, reading: 1), at: 1, to: &last, context: context, tables: tables)
+        #expect { try StoreWriter(store: context.store).write(last) } throws: { error in
+            (error as? SaveError)?.code == .uniquenessViolated
+        }
+        #expect(try codes(context) == [1, 2, 5, 9, 10, 11, 12])
+    }
+
     @Test func aReferenceToAModelWithoutARowFailsTheSave() throws {
         let (context, tables) = try store()
         var plan = SavePlan()
