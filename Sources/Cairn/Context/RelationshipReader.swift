@@ -44,8 +44,11 @@ struct RelationshipReader {
         var batch = RecordBatch()
         try txn.withCursor(on: table) { cursor in
             for owner in owners {
+                let edges = try ReadTransaction.edges(of: owner, cursor: cursor, table: table)
                 var targets: [(row: UInt64, record: Int?)] = []
-                for edge in try ReadTransaction.edges(of: owner, cursor: cursor, table: table) {
+                targets.reserveCapacity(edges.count)
+                batch.reserveCapacity(records: edges.count)
+                for edge in edges {
                     let row = edge.target
                     let isFirst = seen?.insert(row).inserted ?? true
                     if isFirst && wantsRecord(row) {

@@ -122,7 +122,9 @@ extension StorageTransaction where Self: ~Copyable {
             try verifyNeighbours(cursor, found: found, kind: .edge, table: table)
             return []
         }
+        // Sized once by the key's count of values, not regrown at 1, 2, 4, 8… edges.
         var edges: [EntryLayout.Edge] = []
+        edges.reserveCapacity(try cursor.duplicateCount())
         var more = true
         while more {
             let (storedKey, value) = cursor.current
