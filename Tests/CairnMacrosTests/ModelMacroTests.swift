@@ -38,6 +38,14 @@ import Testing
                                 _$didSet(0, from: oldValue, to: newValue)
                             }
                         }
+                        _modify {
+                            if !_$isbn.isLoaded {
+                                _$fulfill(0)
+                            }
+                            var value = _$isbn.value
+                            yield &value
+                            self.isbn = value
+                        }
                     }
 
                     @exclusivity(unchecked) private var _$isbn: Cairn._PersistedValue<String>
@@ -59,6 +67,14 @@ import Testing
                                 _$title = Cairn._PersistedValue(newValue)
                                 _$didSet(1, from: oldValue, to: newValue)
                             }
+                        }
+                        _modify {
+                            if !_$title.isLoaded {
+                                _$fulfill(1)
+                            }
+                            var value = _$title.value
+                            yield &value
+                            self.title = value
                         }
                     }
 
@@ -82,6 +98,14 @@ import Testing
                                 _$chapters = Cairn._PersistedValue(newValue)
                                 _$didSet(2, from: oldValue, to: newValue)
                             }
+                        }
+                        _modify {
+                            if !_$chapters.isLoaded {
+                                _$fulfill(2)
+                            }
+                            var value = _$chapters.value
+                            yield &value
+                            self.chapters = value
                         }
                     }
 

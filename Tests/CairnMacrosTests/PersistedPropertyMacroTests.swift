@@ -30,6 +30,14 @@ import Testing
                                 _$didSet(2, from: oldValue, to: newValue)
                             }
                         }
+                        _modify {
+                            if !_$title.isLoaded {
+                                _$fulfill(2)
+                            }
+                            var value = _$title.value
+                            yield &value
+                            self.title = value
+                        }
                     }
 
                     @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
@@ -67,6 +75,14 @@ import Testing
                                 _$didSet(0, from: oldValue, to: newValue)
                             }
                         }
+                        _modify {
+                            if !_$subtitle.isLoaded {
+                                _$fulfill(0)
+                            }
+                            var value = _$subtitle.value
+                            yield &value
+                            self.subtitle = value
+                        }
                     }
 
                     @exclusivity(unchecked) private var _$subtitle: Cairn._PersistedValue<String?>
@@ -88,6 +104,14 @@ import Testing
                                 _$cover = Cairn._PersistedValue(newValue)
                                 _$didSet(1, from: oldValue, to: newValue)
                             }
+                        }
+                        _modify {
+                            if !_$cover.isLoaded {
+                                _$fulfill(1)
+                            }
+                            var value = _$cover.value
+                            yield &value
+                            self.cover = value
                         }
                     }
 
@@ -124,6 +148,14 @@ import Testing
                                 _$default = Cairn._PersistedValue(newValue)
                                 _$didSet(0, from: oldValue, to: newValue)
                             }
+                        }
+                        _modify {
+                            if !_$default.isLoaded {
+                                _$fulfill(0)
+                            }
+                            var value = _$default.value
+                            yield &value
+                            self.`default` = value
                         }
                     }
 

@@ -140,11 +140,11 @@ final class InverseMaintainer {
         if !inverse.access.isLoaded(target) { loadProperty(target, inverse.index) }
         guard !inverse.access.contains(target, model) else { return }
         if inverse.isToOneRelationship {
-            if let previous = inverse.access.targets(target).first {
+            if let previous = inverse.access.firstTarget(target) {
                 let previousTargets = loadedTargets(relationship, of: previous)
                 relationship.access.set(previous, previousTargets.filter { $0 !== target })
             }
-            inverse.access.set(target, [model])
+            if let setTarget = inverse.access.setTarget { setTarget(target, model) } else { inverse.access.set(target, [model]) }
         } else if let append = inverse.access.append {
             append(target, model)
         } else {

@@ -18,6 +18,10 @@ final class RelationshipAccess: @unchecked Sendable {
     /// Hands each loaded target to the closure, in order, as `targets` lists them, without
     /// building the list (a save of a large graph built one per relationship of every model).
     @usableFromInline let forEachTarget: (AnyObject, (any PersistentModel) -> Void) -> Void
+    /// The first loaded target (a to-one's target), without building the list.
+    @usableFromInline let firstTarget: (AnyObject) -> (any PersistentModel)?
+    /// Sets a to-one's target as `set` does, without a list (`nil` for a to-many).
+    @usableFromInline let setTarget: ((AnyObject, (any PersistentModel)?) -> Void)?
     /// Sets the targets as the property's setter does, so observers see it and the change is
     /// recorded (and, through the context, the inverse follows).
     @usableFromInline let set: (AnyObject, [any PersistentModel]) -> Void
@@ -40,6 +44,8 @@ final class RelationshipAccess: @unchecked Sendable {
     init(
         isLoaded: @escaping (AnyObject) -> Bool, targets: @escaping (AnyObject) -> [any PersistentModel],
         forEachTarget: @escaping (AnyObject, (any PersistentModel) -> Void) -> Void,
+        firstTarget: @escaping (AnyObject) -> (any PersistentModel)?,
+        setTarget: ((AnyObject, (any PersistentModel)?) -> Void)?,
         set: @escaping (AnyObject, [any PersistentModel]) -> Void,
         load: @escaping (AnyObject, [any PersistentModel]) -> Void, unload: @escaping (AnyObject) -> Void,
         append: ((AnyObject, any PersistentModel) -> Void)?, hasTargets: @escaping (AnyObject) -> Bool,
@@ -48,6 +54,8 @@ final class RelationshipAccess: @unchecked Sendable {
         self.isLoaded = isLoaded
         self.targets = targets
         self.forEachTarget = forEachTarget
+        self.firstTarget = firstTarget
+        self.setTarget = setTarget
         self.set = set
         self.load = load
         self.unload = unload
@@ -72,6 +80,8 @@ final class RelationshipAccess: @unchecked Sendable {
             forEachTarget: { model, body in
                 for target in location.get(model).value { body(target) }
             },
+            firstTarget: { location.get($0).value.first },
+            setTarget: nil,
             set: { model, targets in
                 assign(
                     unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
@@ -115,6 +125,12 @@ final class RelationshipAccess: @unchecked Sendable {
             forEachTarget: { model, body in
                 if let target = location.get(model).value { body(target) }
             },
+            firstTarget: { location.get($0).value },
+            setTarget: { model, target in
+                assign(
+                    unsafeDowncast(model, to: Model.self), target.map { unsafeDowncast($0, to: Target.self) }, location,
+                    keyPath, index, didSet: didSet)
+            },
             set: { model, targets in
                 assign(
                     unsafeDowncast(model, to: Model.self), targets.first.map { unsafeDowncast($0, to: Target.self) },
@@ -141,11 +157,18 @@ final class RelationshipAccess: @unchecked Sendable {
             isLoaded: { location.get($0).isLoaded },
             targets: { [location.get($0).value] },
             forEachTarget: { model, body in body(location.get(model).value) },
+            firstTarget: { location.get($0).value },
+            setTarget: { model, target in
+                guard let target else {
+                    cannotClear(Model.self, name)
+                }
+                assign(
+                    unsafeDowncast(model, to: Model.self), unsafeDowncast(target, to: Target.self), location, keyPath,
+                    index, didSet: didSet)
+            },
             set: { model, targets in
                 guard let target = targets.first else {
-                    preconditionFailure(
-                        "\(Model.self).\(name) is not optional and cannot be cleared; delete the model or make the relationship optional"
-                    )
+                    cannotClear(Model.self, name)
                 }
                 assign(
                     unsafeDowncast(model, to: Model.self), unsafeDowncast(target, to: Target.self), location, keyPath,
@@ -163,6 +186,14 @@ final class RelationshipAccess: @unchecked Sendable {
             hasTargets: { location.get($0).isLoaded },
             contains: { model, target in location.get(model).loadedValue.map { $0 === target } ?? false })
     }
+}
+
+/// Stops on an attempt to clear a relationship that is not optional (a programming error, as
+/// assigning `nil` to a non-optional property would be).
+@usableFromInline
+func cannotClear(_ model: Any.Type, _ name: String) -> Never {
+    preconditionFailure(
+        "\(model).\(name) is not optional and cannot be cleared; delete the model or make the relationship optional")
 }
 
 // What a relationship's generated setter does, without its getter: a key-path write to a

@@ -79,6 +79,21 @@ import Testing
         #expect(view.renders == ["Austen", "Fairfax"])
     }
 
+    /// A change in place (`append`, `+=`) goes through `_modify`: it notifies a tracked property as
+    /// a set does, and on a property nothing read it registers no access (no registrar is made,
+    /// and later changes skip the registrar).
+    @Test func aChangeInPlaceNotifiesWhenTrackedAndRegistersNothingOtherwise() {
+        let book = LibraryBook(isbn: "978-1", title: "Emma")
+        book.keywords.append("novel")
+        book.keywords += ["classic"]
+        #expect(!book._$modelState.hasRegistrar, "a change in place is not a read")
+        #expect(book.keywords == ["novel", "classic"])
+        let notified = tracking { _ = book.keywords }
+        book.keywords.append("regency")
+        #expect(notified.isSet, "a tracked property changed in place notifies")
+        #expect(book.keywords == ["novel", "classic", "regency"])
+    }
+
     @Test func anInverseKeptInStepNotifiesOnlyWhenItsSideIsRead() throws {
         let context = ModelContext(try libraryContainer(TemporaryDirectory()))
         let emma = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org")
