@@ -490,6 +490,27 @@ package final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
+    /// The flags a named table was created with, read from its record in the main table.
+    func storedFlags(of name: String) throws -> TableFlags {
+        try read { txn in
+            // mdb_dbi_flags needs an open handle; read the flags from the MDB_db record instead:
+            // md_flags is the 16-bit field at offset 4 of the 48-byte record.
+            let record = try txn.get(Array(name.utf8), in: state.mainTable)
+            guard let record, record.count >= 6 else {
+                throw StorageError(
+                    code: .damaged,
+                    message: "Table '\(name)' has no valid record in the store's catalogue: the store is damaged. "
+                        + "Restore it from a backup.",
+                    path: path)
+            }
+            let flags = UInt32(record[4]) | UInt32(record[5]) << 8
+            return TableFlags(
+                rawValue: flags
+                    & (TableFlags.duplicateSort.rawValue | TableFlags.duplicateFixed.rawValue
+                        | TableFlags.integerKey.rawValue | TableFlags.integerDuplicates.rawValue))
+        }
+    }
+
     // MARK: Information
 
     /// The map and transaction state of the environment.

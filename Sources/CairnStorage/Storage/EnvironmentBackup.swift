@@ -7,25 +7,50 @@ import Darwin
 #endif
 
 extension LMDBEnvironment {
-    /// Writes a compacted copy of the store to a new store directory at `destination`, and
-    /// checks that the copy opens and reads.
-    ///
-    /// The copy is a consistent snapshot taken while writers go on. It is written to a `0600`
-    /// temporary file inside a new `0700` directory, flushed to disk, renamed to `data.mdb`, and
-    /// then verified: its meta pages are checked and every table is read from end to end. A
-    /// failed backup leaves nothing at `destination`.
+    /// Writes a compacted, verified copy of the store to a new store directory at `destination`
+    /// (see ``EnvironmentBackup``).
     ///
     /// ```swift
     /// try environment.backup(to: "/var/backups/Library-2026-11-22.cairn")
+    /// ```
+    /// - Throws: What ``EnvironmentBackup/write(to:)`` throws.
+    package func backup(to destination: String) throws {
+        try EnvironmentBackup(self).write(to: destination)
+    }
+}
+
+/// A copy of an open store in a new store directory: a consistent snapshot taken while writers go
+/// on, compacted, flushed to disk and verified before it is called done. Its own type: copying a
+/// store is not one of the environment's transactions.
+///
+/// ```swift
+/// try EnvironmentBackup(environment).write(to: "/var/backups/Library-2026-11-22.cairn")
+/// ```
+package struct EnvironmentBackup {
+    let environment: LMDBEnvironment
+
+    /// A backup of `environment`.
+    package init(_ environment: LMDBEnvironment) { self.environment = environment }
+
+    /// Writes a compacted copy of the store to a new store directory at `destination`, and
+    /// checks that the copy opens and reads.
+    ///
+    /// The copy is written to a `0600` temporary file inside a new `0700` directory, flushed to
+    /// disk, renamed to `data.mdb`, and then verified: its meta pages are checked and every table
+    /// is read from end to end. A failed backup leaves nothing at `destination`.
+    ///
+    /// ```swift
+    /// try EnvironmentBackup(environment).write(to: "/var/backups/Library-2026-11-22.cairn")
     /// ```
     /// - Parameter destination: A path where nothing exists yet.
     /// - Throws: ``StorageError`` `.alreadyExists`, `.diskFull`, `.ioError`, or `.damaged` if the
     ///   copy does not verify.
     /// - Complexity: O(*n*) in the store's size.
-    package func backup(to destination: String) throws {
+    package func write(to destination: String) throws {
+        let state = environment.state
         precondition(
             ThreadTransactionDepth.current == 0,
-            "LMDBEnvironment.backup(to:) was called inside a transaction's closure; finish the transaction first")
+            "EnvironmentBackup.write(to:) was called inside a transaction's closure; finish the transaction first")
         guard !StoreFiles.exists(destination) else {
             throw StorageError(
                 code: .alreadyExists,
@@ -40,7 +65,7 @@ extension LMDBEnvironment {
             var closed = false
             defer { if !closed { close(fd) } }
             do throws(LMDBError) {
-                try retryingMapChanges { () throws(LMDBError) in
+                try environment.retryingMapChanges { () throws(LMDBError) in
                     // The copy runs its own read transaction, so it holds the gate like any reader.
                     state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
                     defer { state.gate.leaveShared() }
@@ -63,7 +88,7 @@ extension LMDBEnvironment {
             }
             try StoreFiles.sync(destination)
             try StoreFiles.sync(StoreFiles.parent(of: destination))
-            try Self.verifyCopy(at: destination, configuration: configuration)
+            try Self.verifyCopy(at: destination, configuration: environment.configuration)
         } catch {
             StoreFiles.removeDirectory(destination)
             throw error
@@ -99,27 +124,6 @@ extension LMDBEnvironment {
                         path: path)
                 }
             }
-        }
-    }
-
-    /// The flags a named table was created with, read from its record in the main table.
-    func storedFlags(of name: String) throws -> TableFlags {
-        try read { txn in
-            // mdb_dbi_flags needs an open handle; read the flags from the MDB_db record instead:
-            // md_flags is the 16-bit field at offset 4 of the 48-byte record.
-            let record = try txn.get(Array(name.utf8), in: state.mainTable)
-            guard let record, record.count >= 6 else {
-                throw StorageError(
-                    code: .damaged,
-                    message: "Table '\(name)' has no valid record in the store's catalogue: the store is damaged. "
-                        + "Restore it from a backup.",
-                    path: path)
-            }
-            let flags = UInt32(record[4]) | UInt32(record[5]) << 8
-            return TableFlags(
-                rawValue: flags
-                    & (TableFlags.duplicateSort.rawValue | TableFlags.duplicateFixed.rawValue
-                        | TableFlags.integerKey.rawValue | TableFlags.integerDuplicates.rawValue))
         }
     }
 }
