@@ -359,13 +359,16 @@ struct CandidateReader {
             }
         case .oneOf(let keyed, let keys, let isUnique):
             var seen = Set<UInt64>(minimumCapacity: keys.count)
-            for key in keys {
+            rowIDs.reserveCapacity(keys.count)
+            for index in 0..<keys.count {
                 if isUnique {
-                    if let row = try txn.uniqueRow(for: key, in: keyed.table), seen.insert(row).inserted {
+                    if let row = try keys.withKey(index, { try txn.uniqueRow(for: $0, in: keyed.table) }),
+                        seen.insert(row).inserted
+                    {
                         rowIDs.append(row)
                     }
                 } else {
-                    try txn.forEachIndexedRow(for: key, in: keyed.table) { row in
+                    try txn.forEachIndexedRow(for: keys[index], in: keyed.table) { row in
                         if seen.insert(row).inserted { rowIDs.append(row) }
                         return true
                     }

@@ -69,14 +69,15 @@ struct FetchExplainer {
                     evaluatesPredicate: evaluates, estimatedRows: try txn.duplicateCount(of: key, in: index.table))
             case .oneOf(let keyed, let keys, let isUnique):
                 var count = 0
-                for key in Set(keys) {
+                let distinct = Set(keys.arrays)
+                for key in distinct {
                     count +=
                         isUnique
                         ? (try txn.contains(key, in: keyed.table) ? 1 : 0)
                         : try txn.duplicateCount(of: key, in: keyed.table)
                 }
                 return FetchPlan(
-                    accessPath: .keyList(table: keyed.table.name, attribute: keyed.names[0], count: Set(keys).count),
+                    accessPath: .keyList(table: keyed.table.name, attribute: keyed.names[0], count: distinct.count),
                     evaluatesPredicate: evaluates, estimatedRows: count)
             case .compound(let keyed, let range, let equalities, let lower, let upper):
                 var count = 0

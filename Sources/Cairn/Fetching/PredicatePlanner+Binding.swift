@@ -56,8 +56,8 @@ extension PredicatePlanner {
                 return plan(access, exact: equalities)
             case .oneOf(let keyed, let slot, let isUnique):
                 guard let condition = conditions[slot] else { continue }
-                let keys = condition.keys.map(KeyBuilder.finalize)
-                let exact = condition.isExact && keys.allSatisfy { $0.count < KeyBuilder.maximumLength }
+                let keys = condition.keys
+                let exact = condition.isExact && keys.allShorter(than: KeyBuilder.maximumLength)
                 // Any other model is checked by looking its key up, never by a scan of the values.
                 return Plan(
                     access: .oneOf(keyed, keys: keys, isUnique: isUnique), conjuncts: conjuncts,
@@ -92,15 +92,16 @@ extension PredicatePlanner {
                     conjunct: slot.part, isExact: encoded.isExact)
             }
             guard let values = value as? any Sequence else { return nil }
-            var keys: [[UInt8]] = []
+            var keys = KeyList()
+            var builder = KeyBuilder()
             var isExact = true
             for value in values {
                 guard type(of: value) == slot.attribute.valueType, let component = value as? any KeyComponent else {
                     return nil
                 }
-                var builder = KeyBuilder()
+                builder.removeAll()
                 component.appendKey(to: &builder)
-                keys.append(builder.bytes)
+                keys.append(builder)
                 isExact = isExact && component.equalsItself()
             }
             return Condition(

@@ -146,7 +146,7 @@ extension PredicatePlanner {
         /// element equals itself, for an array of exactly the attribute's type (one cast for
         /// the array, where casting each element cost about 1,000 instructions); `nil` for a
         /// value of another kind, which is read element by element.
-        var encodeList: ((Any) -> (keys: [[UInt8]], isExact: Bool)?)? = nil
+        var encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)? = nil
     }
 
     /// A ``Slot/encode`` for values of `component`'s type.
@@ -159,16 +159,18 @@ extension PredicatePlanner {
     }
 
     /// A ``Slot/encodeList`` for arrays of `Value`.
-    static func listEncoder<Value: KeyComponent>(_: Value.Type) -> (Any) -> (keys: [[UInt8]], isExact: Bool)? {
+    static func listEncoder<Value: KeyComponent>(_: Value.Type) -> (Any) -> (keys: KeyList, isExact: Bool)? {
         { value in
             guard let values = value as? [Value] else { return nil }
-            var keys: [[UInt8]] = []
-            keys.reserveCapacity(values.count)
+            // End to end and finalized, in one reused builder: an array per key was an allocation
+            // and, for each later pass over a hundred thousand of them, a cache miss per key.
+            var keys = KeyList(reservingCapacity: values.count)
+            var builder = KeyBuilder()
             var isExact = true
             for value in values {
-                var builder = KeyBuilder()
+                builder.removeAll()
                 value.appendKey(to: &builder)
-                keys.append(builder.bytes)
+                keys.append(builder)
                 isExact = isExact && value.equalsItself()
             }
             return (keys, isExact)

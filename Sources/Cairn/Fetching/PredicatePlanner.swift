@@ -141,8 +141,8 @@ struct PredicatePlanner {
         /// The value, described only when ``text`` is asked for: describing it costs more
         /// than planning the fetch.
         let value: Any
-        /// For ``Kind/oneOf``: each value's key encoding.
-        var keys: [[UInt8]] = []
+        /// For ``Kind/oneOf``: each value's key, finalized.
+        var keys = KeyList()
         /// The position of the `&&`-joined part of the predicate this condition is.
         var conjunct = 0
         /// Whether a key lookup finds exactly the values that satisfy the condition: every value
@@ -163,7 +163,7 @@ struct PredicatePlanner {
         case indexEquality(Store.EntityTables.UniqueConstraint, key: [UInt8])
         case indexRange(Store.EntityTables.UniqueConstraint, KeyRange, lower: Condition?, upper: Condition?)
         /// Several lookups in a unique or index table, one per value.
-        case oneOf(Store.EntityTables.UniqueConstraint, keys: [[UInt8]], isUnique: Bool)
+        case oneOf(Store.EntityTables.UniqueConstraint, keys: KeyList, isUnique: Bool)
         /// The rows of the identifiers the predicate names (`$0.persistentModelID == id`,
         /// `ids.contains($0.persistentModelID)`).
         case rows([UInt64])
@@ -209,10 +209,10 @@ struct PredicatePlanner {
     /// checked: most fetches check none, and hashing a long list costs a hash and an entry per
     /// key.
     final class KeySet {
-        private let keys: [[UInt8]]
-        private lazy var set = Set(keys)
+        private let keys: KeyList
+        private lazy var set = Set(keys.arrays)
 
-        init(_ keys: [[UInt8]]) { self.keys = keys }
+        init(_ keys: KeyList) { self.keys = keys }
 
         func contains(_ key: [UInt8]) -> Bool { set.contains(key) }
     }

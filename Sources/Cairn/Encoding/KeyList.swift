@@ -2,7 +2,7 @@ import CairnStorage
 import Foundation
 
 /// Keys stored end to end in one array, by position: the unique keys of a save's inserted
-/// models.
+/// models, the keys of a captured list a fetch looks up (`ids.contains($0.id)`).
 ///
 /// A hundred thousand keys as `[[UInt8]]` are a hundred thousand small heap arrays, scattered:
 /// each later pass over them (the lookups, the claims, the writes) missed the caches on every
@@ -60,6 +60,20 @@ struct KeyList {
 
     /// Key `index`, as an array of its own (for the rare paths that keep a key).
     subscript(index: Int) -> [UInt8] { Array(bytes[range(of: index)]) }
+
+    /// Every key, each as an array of its own (for the rare paths that hash them).
+    var arrays: [[UInt8]] { (0..<count).map { self[$0] } }
+
+    /// Whether every key is shorter than `length` bytes (a finalized key of
+    /// ``KeyBuilder/maximumLength`` bytes was cut and hashed).
+    func allShorter(than length: Int) -> Bool {
+        var start = 0
+        for end in ends {
+            if end - start >= length { return false }
+            start = end
+        }
+        return true
+    }
 
     /// Calls `body` with key `index`'s bytes.
     func withKey<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
