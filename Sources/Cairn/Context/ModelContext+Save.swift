@@ -38,12 +38,12 @@ extension ModelContext {
                 code: .readOnly,
                 message: "The container was opened with allowsSave: false. Open it with allowsSave: true to save.")
         }
-        let planned = try SavePlanner(context: self).plan()
+        var planned = try SavePlanner(context: self).plan()
         let deleted = planned.deletes.deleted.map(\.persistentModelID)
         SaveNotifier.post(
             Self.willSave, for: self, insertedIDs: planned.newIdentifiers, updatedIDs: planned.updatedIdentifiers,
             deleted: deleted)
-        let outcome = try StoreWriter(store: store).write(planned.plan)
+        let outcome = try StoreWriter(store: store).write(&planned.plan)
         let applied = SaveApplier(store: store, rows: rows).apply(planned, outcome, pending: &pending)
         commits.noteOwn(outcome.commit)
         SaveNotifier.post(

@@ -8,8 +8,8 @@ import Foundation
 /// every model and the pending changes as they were.
 ///
 /// ```swift
-/// let planned = try SavePlanner(context: context).plan()
-/// let outcome = try StoreWriter(store: context.store).write(planned.plan)
+/// var planned = try SavePlanner(context: context).plan()
+/// let outcome = try StoreWriter(store: context.store).write(&planned.plan)
 /// let applied = SaveApplier(store: context.store, rows: context.rows)
 ///     .apply(planned, outcome, pending: &context.pending)
 /// applied.inserted   // the permanent identifiers of the new rows, as didSave lists them

@@ -7,8 +7,8 @@ import Foundation
 /// through its context, and changes nothing the save would have to undo.
 ///
 /// ```swift
-/// let planned = try SavePlanner(context: context).plan()
-/// let outcome = try StoreWriter(store: context.store).write(planned.plan)
+/// var planned = try SavePlanner(context: context).plan()
+/// let outcome = try StoreWriter(store: context.store).write(&planned.plan)
 /// ```
 struct SavePlanner {
     /// The context whose pending changes are planned; it owns the planner for one save.

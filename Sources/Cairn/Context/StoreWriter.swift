@@ -13,14 +13,15 @@ import Foundation
 struct StoreWriter {
     let store: Store
 
-    /// Writes `plan` and commits.
+    /// Writes `plan` and commits. The plan is `inout` because its new rows' records are sealed
+    /// for their row keys in place: a copy of the plan shared each record with the caller's,
+    /// and sealing then copied every record.
     ///
     /// - Throws: ``SaveError`` when a rewritten row is gone or a unique value was claimed meanwhile;
     ///   ``StorageError`` when the store cannot be written, or a relationship points at a model
     ///   that has no row. Nothing is written then.
-    func write(_ plan: SavePlan) throws -> SaveOutcome {
-        var plan = plan
-        return try store.environment.write(expectedBytes: plan.expectedBytes) { txn in
+    func write(_ plan: inout SavePlan) throws -> SaveOutcome {
+        try store.environment.write(expectedBytes: plan.expectedBytes) { txn in
             var rows = RowAppender()
             var assigned: [UInt64] = []
             var leftAlone: [Int] = []
@@ -143,12 +144,11 @@ struct StoreWriter {
             let appendingKey = PutOptions.append.union(.appendDuplicate)
             for list in plan.edgeLists {
                 let owner = try row(list.owner)
-                let ownerKey = EntryLayout.rowKey(owner)
                 // A row appended by this transaction has no edges yet: nothing to read or remove.
                 var old: [UInt64] = []
                 if !isAppended(list.owner) {
                     old = try txn.edges(of: owner, in: list.table).map(\.target)
-                    try txn.delete(ownerKey, in: list.table)
+                    try txn.delete(EntryLayout.rowKey(owner), in: list.table)
                 }
                 // The targets the repair below looks at. Between two rows appended by this
                 // transaction there is nothing to repair: no other context has seen either, and
@@ -162,7 +162,8 @@ struct StoreWriter {
                 // appended by this transaction is new to every other context, so its edges are
                 // news to none (its insertion is recorded).
                 let destination = list.relationship.internedDestination
-                try ownerKey.withUnsafeBytes { key in
+                // The key on the stack: an array per list was an allocation per owner.
+                try EntryLayout.withRowKey(owner) { key in
                     for (rank, reference) in plan.edgeTargets[list.targets].enumerated() {
                         let target = try row(reference)
                         _ = try EntryLayout.withEdgeValue(owner: owner, rank: UInt64(rank), target: target) { edge in

@@ -8,8 +8,8 @@ import Testing
 @Suite struct SaveApplierTests {
     /// Plans and writes the context's pending changes, then applies them.
     func planWriteAndApply(_ context: ModelContext) throws -> SaveApplier.Applied {
-        let planned = try SavePlanner(context: context).plan()
-        let outcome = try StoreWriter(store: context.store).write(planned.plan)
+        var planned = try SavePlanner(context: context).plan()
+        let outcome = try StoreWriter(store: context.store).write(&planned.plan)
         return SaveApplier(store: context.store, rows: context.rows).apply(planned, outcome, pending: &context.pending)
     }
 

@@ -42,7 +42,7 @@ import Testing
         for (position, code) in [10, 20, 30].enumerated() {
             try add(Gauge(code: code, reading: Double(code)), at: position, to: &plan, context: context, tables: tables)
         }
-        let outcome = try StoreWriter(store: context.store).write(plan)
+        let outcome = try StoreWriter(store: context.store).write(&plan)
         #expect(outcome.newRows == [1, 2, 3])
         #expect(try codes(context) == [10, 20, 30])
         #expect(try codes(context, where: #Predicate { $0.code == 20 }) == [20])
@@ -57,7 +57,7 @@ import Testing
         var plan = SavePlan()
         try add(Gauge(code: 8, reading: 1), at: 0, to: &plan, context: context, tables: tables)
         try add(Gauge(code: 7, reading: 2), at: 1, to: &plan, context: context, tables: tables)
-        #expect { try StoreWriter(store: context.store).write(plan) } throws: { error in
+        #expect { try StoreWriter(store: context.store).write(&plan) } throws: { error in
             (error as? SaveError)?.code == .uniquenessViolated
         }
         #expect(try codes(context) == [7])
@@ -74,7 +74,7 @@ import Testing
         for (position, code) in [10, 11, 5, 12, 1].enumerated() {
             try add(Gauge(code: code, reading: 0), at: position, to: &plan, context: context, tables: tables)
         }
-        _ = try StoreWriter(store: context.store).write(plan)
+        _ = try StoreWriter(store: context.store).write(&plan)
         #expect(try codes(context) == [1, 2, 5, 9, 10, 11, 12])
         for code in [1, 5, 12] {
             #expect(try codes(context, where: #Predicate { $0.code == code }) == [code], "found by its unique key")
@@ -83,7 +83,7 @@ import Testing
         var last = SavePlan()
         try add(Gauge(code: 13, reading: 0), at: 0, to: &last, context: context, tables: tables)
         try add(Gauge(code: 12, reading: 1), at: 1, to: &last, context: context, tables: tables)
-        #expect { try StoreWriter(store: context.store).write(last) } throws: { error in
+        #expect { try StoreWriter(store: context.store).write(&last) } throws: { error in
             (error as? SaveError)?.code == .uniquenessViolated
         }
         #expect(try codes(context) == [1, 2, 5, 9, 10, 11, 12])
@@ -93,7 +93,7 @@ import Testing
         let (context, tables) = try store()
         var plan = SavePlan()
         plan.indexAdditions.append(SavePlan.KeyEntry(table: tables.indexes[0].table, key: [1], row: .missing("Gauge")))
-        #expect { try StoreWriter(store: context.store).write(plan) } throws: { error in
+        #expect { try StoreWriter(store: context.store).write(&plan) } throws: { error in
             (error as? StorageError)?.code == .unsupportedValue
         }
     }
@@ -117,7 +117,7 @@ import Testing
                     table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: UInt64(row),
                     identifier: gauge.persistentModelID))
         }
-        let outcome = try StoreWriter(store: context.store).write(plan)
+        let outcome = try StoreWriter(store: context.store).write(&plan)
         #expect(outcome.newRows == [1, 2] && outcome.leftAlone == [0])
         let store = context.store
         let changes = try store.environment.read { txn in
@@ -149,7 +149,7 @@ import Testing
             SavePlan.KeptKey(
                 table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
                 identifier: gauge.persistentModelID))
-        #expect { try StoreWriter(store: context.store).write(plan) } throws: { error in
+        #expect { try StoreWriter(store: context.store).write(&plan) } throws: { error in
             (error as? SaveError).map { $0.code == .uniquenessViolated && $0.isClaimedMeanwhile } ?? false
         }
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 2])
@@ -159,7 +159,7 @@ import Testing
         plan.keptKeys[0] = SavePlan.KeptKey(
             table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
             identifier: gauge.persistentModelID)
-        _ = try StoreWriter(store: context.store).write(plan)
+        _ = try StoreWriter(store: context.store).write(&plan)
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 5])
     }
 }
