@@ -184,9 +184,9 @@ final class Store: @unchecked Sendable {
     let entities: [String: EntityTables]
     /// The same tables by model class, for the save path's per-model lookups (an integer key,
     /// no string hashing).
-    let entitiesByType: [ObjectIdentifier: EntityTables]
+    let entitiesByType: SmallMap<ObjectIdentifier, EntityTables>
     /// The same tables by interned entity name: what a `PersistentIdentifier` carries.
-    let entitiesByName: [InternedName: EntityTables]
+    let entitiesByName: SmallMap<InternedName, EntityTables>
     let isReadOnly: Bool
     /// Released first in `deinit`, so the environment closes before a temporary directory goes.
     private var openEnvironment: LMDBEnvironment?
@@ -271,9 +271,8 @@ final class Store: @unchecked Sendable {
         internedIdentifier = InternedName(identifier)
         history = try environment.openTable("h", create: !isReadOnly)
         entities = try Self.openEntities(schema, environment: environment, meta: meta, readOnly: isReadOnly)
-        entitiesByType = Dictionary(
-            uniqueKeysWithValues: entities.values.map { (ObjectIdentifier($0.entity.modelType), $0) })
-        entitiesByName = Dictionary(uniqueKeysWithValues: entities.values.map { ($0.entityName, $0) })
+        entitiesByType = SmallMap(entities.values.map { (ObjectIdentifier($0.entity.modelType), $0) })
+        entitiesByName = SmallMap(entities.values.map { ($0.entityName, $0) })
         for tables in entities.values {
             for relationship in tables.entity.relationships {
                 guard let inverseName = relationship.inverseName,
