@@ -96,4 +96,49 @@ enum ExpectedExpansion {
             }
         """
     }
+
+    /// The accessors `@_PersistedProperty(index)` gives the property `name` (written `identifier`
+    /// in code, with backticks when it needs them), at accessor depth in an expanded source (eight
+    /// spaces in): its `init`, `get`, `set` and `_modify`.
+    ///
+    /// ```swift
+    /// expandedSource: """
+    ///     final class Book {
+    ///         var title: String {
+    ///     \(ExpectedExpansion.persistedAccessors("title", 2))
+    ///         }
+    ///     }
+    ///     """
+    /// ```
+    static func persistedAccessors(_ name: String, _ index: Int, identifier: String? = nil) -> String {
+        let identifier = identifier ?? name
+        return #"""
+                    @storageRestrictions(initializes: _$\#(name))
+                    init(initialValue) {
+                        _$\#(name) = Cairn._PersistedValue(initialValue)
+                    }
+                    get {
+                        _$modelState.access(self, keyPath: \.\#(identifier), \#(index))
+                        if !_$\#(name).isLoaded {
+                            _$fulfill(\#(index))
+                        }
+                        return _$\#(name).value
+                    }
+                    set {
+                        _$modelState.withMutation(of: self, keyPath: \.\#(identifier), \#(index)) {
+                            let oldValue = _$\#(name).loadedValue
+                            _$\#(name) = Cairn._PersistedValue(newValue)
+                            _$didSet(\#(index), from: oldValue, to: newValue)
+                        }
+                    }
+                    _modify {
+                        if !_$\#(name).isLoaded {
+                            _$fulfill(\#(index))
+                        }
+                        var value = _$\#(name).value
+                        yield &value
+                        self.\#(identifier) = value
+                    }
+            """#
+    }
 }

@@ -20,93 +20,18 @@ import Testing
             expandedSource: #"""
                 final class Book {
                     var isbn: String {
-                        @storageRestrictions(initializes: _$isbn)
-                        init(initialValue) {
-                            _$isbn = Cairn._PersistedValue(initialValue)
-                        }
-                        get {
-                            _$modelState.access(self, keyPath: \.isbn, 0)
-                            if !_$isbn.isLoaded {
-                                _$fulfill(0)
-                            }
-                            return _$isbn.value
-                        }
-                        set {
-                            _$modelState.withMutation(of: self, keyPath: \.isbn, 0) {
-                                let oldValue = _$isbn.loadedValue
-                                _$isbn = Cairn._PersistedValue(newValue)
-                                _$didSet(0, from: oldValue, to: newValue)
-                            }
-                        }
-                        _modify {
-                            if !_$isbn.isLoaded {
-                                _$fulfill(0)
-                            }
-                            var value = _$isbn.value
-                            yield &value
-                            self.isbn = value
-                        }
+                \#(ExpectedExpansion.persistedAccessors("isbn", 0))
                     }
 
                     @exclusivity(unchecked) private var _$isbn: Cairn._PersistedValue<String>
                     var title: String {
-                        @storageRestrictions(initializes: _$title)
-                        init(initialValue) {
-                            _$title = Cairn._PersistedValue(initialValue)
-                        }
-                        get {
-                            _$modelState.access(self, keyPath: \.title, 1)
-                            if !_$title.isLoaded {
-                                _$fulfill(1)
-                            }
-                            return _$title.value
-                        }
-                        set {
-                            _$modelState.withMutation(of: self, keyPath: \.title, 1) {
-                                let oldValue = _$title.loadedValue
-                                _$title = Cairn._PersistedValue(newValue)
-                                _$didSet(1, from: oldValue, to: newValue)
-                            }
-                        }
-                        _modify {
-                            if !_$title.isLoaded {
-                                _$fulfill(1)
-                            }
-                            var value = _$title.value
-                            yield &value
-                            self.title = value
-                        }
+                \#(ExpectedExpansion.persistedAccessors("title", 1))
                     }
 
                     @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
                     var cache: [String: Int] = [:]
                     var chapters: [Chapter] {
-                        @storageRestrictions(initializes: _$chapters)
-                        init(initialValue) {
-                            _$chapters = Cairn._PersistedValue(initialValue)
-                        }
-                        get {
-                            _$modelState.access(self, keyPath: \.chapters, 2)
-                            if !_$chapters.isLoaded {
-                                _$fulfill(2)
-                            }
-                            return _$chapters.value
-                        }
-                        set {
-                            _$modelState.withMutation(of: self, keyPath: \.chapters, 2) {
-                                let oldValue = _$chapters.loadedValue
-                                _$chapters = Cairn._PersistedValue(newValue)
-                                _$didSet(2, from: oldValue, to: newValue)
-                            }
-                        }
-                        _modify {
-                            if !_$chapters.isLoaded {
-                                _$fulfill(2)
-                            }
-                            var value = _$chapters.value
-                            yield &value
-                            self.chapters = value
-                        }
+                \#(ExpectedExpansion.persistedAccessors("chapters", 2))
                     }
 
                     @exclusivity(unchecked) private var _$chapters: Cairn._PersistedValue<[Chapter]>
