@@ -15,8 +15,8 @@ import Foundation
 struct InsertedModels {
     private(set) var models: [any PersistentModel] = []
     private(set) var tables: [Store.EntityTables] = []
-    /// Each model's record, sealed for its row's key in the write transaction.
-    private(set) var records: [EncodedRecord] = []
+    /// Each model's record, by position, sealed for its row's key in the write transaction.
+    private(set) var records = RecordList()
     /// Their (temporary) identifiers, read in the same pass: what `willSave` reports.
     private(set) var identifiers: [PersistentIdentifier] = []
     /// The unique keys, model after model, with each key's table: model `i`'s are at
@@ -31,7 +31,7 @@ struct InsertedModels {
     init(_ models: [any PersistentModel], store: Store) throws {
         self.models = models
         tables.reserveCapacity(models.count)
-        records.reserveCapacity(models.count)
+        records = RecordList(reservingCapacity: models.count, bytesPerRecord: 64)
         identifiers.reserveCapacity(models.count)
         keys = KeyList(reservingCapacity: models.count)
         keyTables.reserveCapacity(models.count)
@@ -48,7 +48,7 @@ struct InsertedModels {
                 keyTables.append(unique.table)
             }
             keyStart.append(keys.count)
-            records.append(try SavePlanner.record(of: model, tables: tables))
+            try SavePlanner.appendRecord(of: model, tables: tables, to: &records)
             let state = model._$modelState
             state.planPosition = position
             identifiers.append(state.persistentIdentifier ?? model.persistentModelID)
@@ -91,7 +91,7 @@ struct InsertedModels {
             models[position]._$modelState.planPosition = kept.models.count
             kept.models.append(models[position])
             kept.tables.append(tables[position])
-            kept.records.append(records[position])
+            kept.records.append(position, of: records)
             kept.identifiers.append(identifiers[position])
             for key in keyRange(of: position) {
                 kept.keys.append(key, of: keys)

@@ -7,10 +7,11 @@ struct RowAppender {
     /// entities at most (hashing the key cost more than the search).
     private var next: [(tables: Store.EntityTables, row: UInt64)] = []
 
-    /// Appends `record`, sealed for its new row's key, as a new row of `tables`' entity and
-    /// returns its row id.
+    /// Appends record `record` of `records`, sealed for its new row's key, as a new row of
+    /// `tables`' entity and returns its row id.
     mutating func append(
-        _ record: inout EncodedRecord, to tables: Store.EntityTables, meta: Table, txn: borrowing WriteTransaction
+        _ record: Int, of records: inout RecordList, to tables: Store.EntityTables, meta: Table,
+        txn: borrowing WriteTransaction
     ) throws -> UInt64 {
         let position: Int
         if let found = next.firstIndex(where: { $0.tables === tables }) {
@@ -22,8 +23,8 @@ struct RowAppender {
         let row = next[position].row
         // The key on the stack: an array per new row was an allocation per row.
         let appended = try EntryLayout.withRowKey(row) { key in
-            record.seal(forKey: key)
-            return try record.bytes.withUnsafeBytes { bytes in
+            records.seal(record, forKey: key)
+            return try records.withRecord(record) { bytes in
                 try txn.put(bytes, for: key, in: tables.records, options: .append)
             }
         }

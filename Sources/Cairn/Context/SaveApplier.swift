@@ -62,7 +62,7 @@ struct SaveApplier {
             state.persistentIdentifier = id
             state.clearChanges()
             // The model now holds what its row holds.
-            state.recordChecksum = written.newRows[position].record.contentChecksum
+            state.recordChecksum = written.newRecords.contentChecksum(written.newRows[position].record)
             if written.newRows[position].takesOver == nil {
                 insertedIDs.append(id)
             } else if nextLeftAlone < leftAlone.count && leftAlone[nextLeftAlone] == position {
@@ -89,7 +89,7 @@ struct SaveApplier {
         for (model, update) in zip(changed, written.updates) {
             let state = model._$modelState
             state.clearChanges()
-            state.recordChecksum = update.record.contentChecksum
+            state.recordChecksum = written.updateRecords.contentChecksum(update.record)
             updatedIDs.append(update.identifier)
         }
         for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {

@@ -22,8 +22,9 @@ struct SavePlan {
     /// (SwiftData's upsert), to write over that row.
     struct NewRow {
         let tables: Store.EntityTables
-        /// Sealed for its row's key in the transaction.
-        var record: EncodedRecord
+        /// Its record's position in ``SavePlan/newRecords``: sealed for its row's key in the
+        /// transaction.
+        let record: Int
         let takesOver: UInt64?
         /// For a row taken over whose model writes no relationship and no external value: the row
         /// is left alone (not written, not in the history) when it already holds the same record.
@@ -34,8 +35,8 @@ struct SavePlan {
     struct Update {
         let tables: Store.EntityTables
         let row: UInt64
-        /// Already sealed for the row's key.
-        let record: EncodedRecord
+        /// Its record's position in ``SavePlan/updateRecords``, already sealed for the row's key.
+        let record: Int
         let identifier: PersistentIdentifier
     }
 
@@ -87,6 +88,10 @@ struct SavePlan {
     }
 
     var newRows: [NewRow] = []
+    /// The records of ``newRows`` and of ``updates``, each list end to end (a record per model was
+    /// an allocation per model, read back cold by the writer).
+    var newRecords = RecordList()
+    var updateRecords = RecordList()
     /// The commit the unique keys were looked up at (``UniquenessPlanner``). When the write
     /// transaction starts right after it (no other commit in between), the store is what that
     /// read saw, and the writer need not look the ``keptKeys`` up again.
@@ -114,8 +119,7 @@ struct SavePlan {
     /// of a large save instead of filling up and starting over at each doubling.
     var expectedBytes: Int {
         var bytes = 0
-        for row in newRows { bytes &+= row.record.count &+ 40 }
-        for update in updates { bytes &+= update.record.count &+ 40 }
+        bytes &+= newRecords.byteCount &+ updateRecords.byteCount &+ 40 &* (newRows.count &+ updates.count)
         for entry in indexAdditions { bytes &+= entry.key.count &+ 40 }
         bytes &+= uniqueKeys.byteCount &+ 40 &* uniqueClaims.count
         for list in edgeLists { bytes &+= 40 &* (list.targets.count &+ 1) }

@@ -55,11 +55,13 @@ struct SavePlanner {
         // position in this list, noted in its state (`planPosition`: changed models are never
         // among the inserted ones that use it).
         var changedTables: [Store.EntityTables] = []
-        var changedRecords: [EncodedRecord?] = []
+        // Their records, end to end, by position in `changedRecord` (`nil`: none yet).
+        var updateRecords = RecordList(reservingCapacity: changedModels.count, bytesPerRecord: 64)
+        var changedRecord: [Int?] = []
         // Their identifiers, read in the same pass (`nil` for one that is not saved).
         var changedIDs: [PersistentIdentifier?] = []
         changedTables.reserveCapacity(changedModels.count)
-        changedRecords.reserveCapacity(changedModels.count)
+        changedRecord.reserveCapacity(changedModels.count)
         changedIDs.reserveCapacity(changedModels.count)
         // The changed models whose change reaches more than their record (a relationship, an
         // index or unique key, an external value), noted in the same pass: the later steps walk
@@ -76,14 +78,14 @@ struct SavePlanner {
             guard let id = state.persistentIdentifier, let rowID = id.rowID,
                 deleting.isEmpty || !deleting.contains(id)
             else {
-                changedRecords.append(nil)
+                changedRecord.append(nil)
                 continue
             }
-            if let record = try Self.completeRecord(of: model, tables: tables) {
-                changedRecords.append(record)
+            if let record = try Self.appendCompleteRecord(of: model, tables: tables, to: &updateRecords) {
+                changedRecord.append(record)
                 continue
             }
-            changedRecords.append(nil)
+            changedRecord.append(nil)
             do {
                 try context.rows.load(model, rowID: rowID, tables: tables)
             } catch let error as StorageError where error.code == .notFound {
@@ -140,10 +142,11 @@ struct SavePlanner {
             let position = changedPositions?[index] ?? index
             let id = changedIDs[position]!
             let tables = changedTables[position]
-            // Taken out of the list, so sealing it copies nothing; a model completed above is
-            // encoded now, whole.
-            var record = try changedRecords[position].take() ?? Self.record(of: changed[index], tables: tables)
-            record.seal(forKey: EntryLayout.rowKey(id.rowID!))
+            // A model completed above is encoded now, whole.
+            let record =
+                try changedRecord[position]
+                ?? Self.appendRecord(of: changed[index], tables: tables, to: &updateRecords)
+            EntryLayout.withRowKey(id.rowID!) { updateRecords.seal(record, forKey: $0) }
             updates.append(SavePlan.Update(tables: tables, row: id.rowID!, record: record, identifier: id))
         }
         // The plan names rows, not models: a new model by its position among the new rows,
@@ -166,7 +169,9 @@ struct SavePlanner {
         ) {
             let start = savePlan.edgeTargets.count
             forEachTarget { target in
-                if plan.deletedObjects.isEmpty || !plan.isDeleted(target) { savePlan.edgeTargets.append(reference(target)) }
+                if plan.deletedObjects.isEmpty || !plan.isDeleted(target) {
+                    savePlan.edgeTargets.append(reference(target))
+                }
             }
             let targets = start..<savePlan.edgeTargets.count
             if relationship.hasCountBounds { counted.append((owner, relationship, targets.count)) }
@@ -232,8 +237,7 @@ struct SavePlanner {
         for position in 0..<insertedModels.count {
             let tables = insertedTables[position]
             var row = SavePlan.NewRow(
-                tables: tables, record: insertedModels.records[position],
-                takesOver: takeovers.isEmpty ? nil : takeovers[position])
+                tables: tables, record: position, takesOver: takeovers.isEmpty ? nil : takeovers[position])
             if row.takesOver != nil {
                 let model = inserted[position]
                 row.isLeftAloneWhenSame =
@@ -248,6 +252,9 @@ struct SavePlanner {
                 $0.1.takesOver == nil ? $0.0 : nil
             }
         }
+        // The records, each list taken over whole (a new row's record is at its position).
+        savePlan.newRecords = insertedModels.records
+        savePlan.updateRecords = updateRecords
         savePlan.readSnapshot = uniqueness.readSnapshot
         // Inserted models are named by position (their identifiers were read in the one pass),
         // their keys by position in the candidates' list of keys, which the plan takes over.
@@ -440,51 +447,103 @@ struct SavePlanner {
         }
     }
 
-    /// The record of a model of `tables`' entity when every attribute it holds is loaded, as the
-    /// generated codec finds while it encodes; `nil` for a model partly loaded (without a
-    /// generated codec, or with tags that do not follow property order, it is checked attribute
-    /// by attribute).
-    static func completeRecord(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord? {
-        if var encoder = try generatedEncoding(of: model, tables: tables) {
-            return encoder.isIncomplete ? nil : encoder.takeRecord()
+    /// Appends the record of a model of `tables`' entity to `records` when every attribute it
+    /// holds is loaded, as the generated codec finds while it encodes, and returns its position;
+    /// `nil`, with nothing appended, for a model partly loaded (without a generated codec, or with
+    /// tags that do not follow property order, it is checked attribute by attribute).
+    static func appendCompleteRecord(
+        of model: any PersistentModel, tables: Store.EntityTables, to records: inout RecordList
+    ) throws -> Int? {
+        var writer = records.writer()
+        do {
+            switch try encodeGenerated(model, tables: tables, with: &writer) {
+            case .complete:
+                return records.finish(&writer)
+            case .incomplete:
+                records.discard(&writer)
+                return nil
+            case .notGenerated:
+                guard !tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) else {
+                    records.discard(&writer)
+                    return nil
+                }
+                try encodeAttributes(model, tables: tables, with: &writer)
+                return records.finish(&writer)
+            }
+        } catch {
+            records.discard(&writer)
+            throw error
         }
-        return tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) })
-            ? nil : try writtenRecord(of: model, tables: tables)
     }
 
-    /// The record of a model of `tables`' entity: its attributes, fields in ascending tag order,
-    /// to be sealed for the key it is stored under.
+    /// Appends the record of a model of `tables`' entity to `records` (its attributes, fields in
+    /// ascending tag order, to be sealed for the key it is stored under) and returns its position.
+    static func appendRecord(
+        of model: any PersistentModel, tables: Store.EntityTables, to records: inout RecordList
+    ) throws -> Int {
+        var writer = records.writer()
+        do {
+            if try encodeGenerated(model, tables: tables, with: &writer) == .complete {
+                return records.finish(&writer)
+            }
+            // No generated codec, or an attribute not loaded: attribute by attribute (reading an
+            // attribute loads it).
+            records.discard(&writer)
+            writer = records.writer()
+            try encodeAttributes(model, tables: tables, with: &writer)
+            return records.finish(&writer)
+        } catch {
+            records.discard(&writer)
+            throw error
+        }
+    }
+
+    /// The record of a model of `tables`' entity as one ``EncodedRecord`` (what
+    /// ``appendRecord(of:tables:to:)`` appends).
     static func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
-        if var encoder = try generatedEncoding(of: model, tables: tables), !encoder.isIncomplete {
-            return encoder.takeRecord()
+        var writer = RecordWriter(capacity: tables.encodingOrder.count * 24 + 8)
+        if try encodeGenerated(model, tables: tables, with: &writer) != .complete {
+            writer = RecordWriter(capacity: tables.encodingOrder.count * 24 + 8)
+            try encodeAttributes(model, tables: tables, with: &writer)
         }
-        return try writtenRecord(of: model, tables: tables)
+        return writer.encoded()
     }
 
-    /// Room for a typical record and its checksum, so the bytes are not regrown while written.
-    private static func recordCapacity(_ tables: Store.EntityTables) -> Int { tables.encodingOrder.count * 24 + 8 }
+    /// What the codec `@Model` generated made of a model's record.
+    private enum GeneratedEncoding {
+        /// Every field written.
+        case complete
+        /// A property the record holds was not loaded: what was written is partial.
+        case incomplete
+        /// The class has no generated codec, or property order is not tag order (a migration
+        /// reordered the entity's attributes): nothing was written.
+        case notGenerated
+    }
 
-    /// The encoding by the codec `@Model` generated, which writes the fields in property order;
-    /// `nil` when the class has none, or when property order is not tag order (a migration
-    /// reordered the entity's attributes).
-    private static func generatedEncoding(
-        of model: any PersistentModel, tables: Store.EntityTables
-    ) throws -> _FieldEncoder? {
-        guard tables.fieldsAscendInPropertyOrder else { return nil }
+    /// Writes the record of `model` with `writer` through the codec `@Model` generated, which
+    /// writes the fields in property order.
+    private static func encodeGenerated(
+        _ model: any PersistentModel, tables: Store.EntityTables, with writer: inout RecordWriter
+    ) throws -> GeneratedEncoding {
+        guard tables.fieldsAscendInPropertyOrder else { return .notGenerated }
+        // The writer is moved into the encoder and back, never copied: a second reference to its
+        // bytes (a save's list of records) would make each write copy them all.
         var encoder = _FieldEncoder(
-            tags: tables.recordTags, accesses: tables.accessByIndex, model: model, capacity: recordCapacity(tables))
+            tags: tables.recordTags, accesses: tables.accessByIndex, model: model, writer: .empty)
+        swap(&encoder.writer, &writer)
+        defer { swap(&encoder.writer, &writer) }
         try model._$encodeFields(into: &encoder)
-        return encoder.isGenerated ? encoder : nil
+        if !encoder.isGenerated { return .notGenerated }
+        return encoder.isIncomplete ? .incomplete : .complete
     }
 
-    /// The record written attribute by attribute, through the attributes' general codecs.
-    private static func writtenRecord(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord
-    {
-        var writer = RecordWriter(capacity: recordCapacity(tables))
+    /// Writes the record of `model` attribute by attribute, through the attributes' general codecs.
+    private static func encodeAttributes(
+        _ model: any PersistentModel, tables: Store.EntityTables, with writer: inout RecordWriter
+    ) throws {
         for (tag, access) in tables.encodingOrder {
             try access.encode(model, tag, &writer)
         }
-        return writer.encoded()
     }
 }
 

@@ -28,20 +28,26 @@ struct StoreWriter {
             assigned.reserveCapacity(plan.newRows.count)
             for position in plan.newRows.indices {
                 let tables = plan.newRows[position].tables
+                let record = plan.newRows[position].record
                 if let takenOver = plan.newRows[position].takesOver {
                     let key = EntryLayout.rowKey(takenOver)
-                    let record = plan.newRows[position].record.sealed(forRow: takenOver)
+                    key.withUnsafeBytes { plan.newRecords.seal(record, forKey: $0) }
                     // Equal bytes under the same key: the stored record is intact and holds these
                     // values. A row gone meanwhile is written anew.
-                    switch try txn.rewrite(record, for: key, in: tables.records) {
-                    case .unchanged where plan.newRows[position].isLeftAloneWhenSame: leftAlone.append(position)
-                    case .unchanged, .written: break
-                    case .missing: try txn.put(record, for: key, in: tables.records)
+                    let rewrite = try plan.newRecords.withRecord(record) { bytes in
+                        let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
+                        if rewrite == .missing {
+                            try key.withUnsafeBytes { key in _ = try txn.put(bytes, for: key, in: tables.records) }
+                        }
+                        return rewrite
+                    }
+                    if rewrite == .unchanged && plan.newRows[position].isLeftAloneWhenSame {
+                        leftAlone.append(position)
                     }
                     assigned.append(takenOver)
                 } else {
                     assigned.append(
-                        try rows.append(&plan.newRows[position].record, to: tables, meta: store.meta, txn: txn))
+                        try rows.append(record, of: &plan.newRecords, to: tables, meta: store.meta, txn: txn))
                 }
             }
             var history = History()
@@ -66,7 +72,10 @@ struct StoreWriter {
                 // A record with the same bytes under the same key holds the same values (the
                 // checksum covers the key): the row is left as it is. One search for both.
                 let key = EntryLayout.rowKey(update.row)
-                if try txn.rewrite(update.record.bytes, for: key, in: update.tables.records) == .missing {
+                let rewrite = try plan.updateRecords.withRecord(update.record) { bytes in
+                    try txn.rewrite(bytes, for: key, in: update.tables.records)
+                }
+                if rewrite == .missing {
                     gone.append(update.identifier)
                 }
             }
@@ -106,7 +115,8 @@ struct StoreWriter {
             // Nothing was committed since the keys were looked up: they name the rows they named then.
             if !plan.keptKeys.isEmpty && plan.readSnapshot.map({ txn.id != $0 &+ 1 }) ?? true {
                 for kept in plan.keptKeys
-                where try plan.uniqueKeys.withKey(kept.key, { try txn.uniqueRow(for: $0, in: kept.table) }) != kept.row {
+                where try plan.uniqueKeys.withKey(kept.key, { try txn.uniqueRow(for: $0, in: kept.table) }) != kept.row
+                {
                     throw SaveError.claimedMeanwhile(kept.identifier)
                 }
             }

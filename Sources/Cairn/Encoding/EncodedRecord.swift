@@ -59,8 +59,7 @@ package struct EncodedRecord: Sendable {
         // Sealed for this key already: left as it is. Writing the same bytes again would copy
         // them whenever another reference shares them (a record compared, then written).
         if Self.storedChecksum(of: bytes, in: 0..<bytes.count) == checksum { return }
-        let end = bytes.count - 4
-        for offset in 0..<4 { bytes[end + offset] = UInt8(truncatingIfNeeded: checksum >> (8 * offset)) }
+        Self.storeChecksum(checksum, in: &bytes, recordEnd: bytes.count)
     }
 
     /// Seals the record for `key` and returns its bytes, to put under that key.
@@ -82,6 +81,12 @@ package struct EncodedRecord: Sendable {
     /// - Returns: The sealed bytes.
     package mutating func sealed(forRow row: UInt64) -> [UInt8] {
         sealed(forKey: EntryLayout.rowKey(row))
+    }
+
+    /// Writes `checksum` as the four checksum bytes (little-endian) of the record ending at
+    /// `recordEnd` in `storage`: where ``storedChecksum(of:in:)`` reads them.
+    static func storeChecksum(_ checksum: UInt32, in storage: inout [UInt8], recordEnd: Int) {
+        for offset in 0..<4 { storage[recordEnd - 4 + offset] = UInt8(truncatingIfNeeded: checksum >> (8 * offset)) }
     }
 
     /// The four checksum bytes (little-endian) at the end of the record at `record` of `storage`, at

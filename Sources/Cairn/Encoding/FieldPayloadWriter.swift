@@ -21,6 +21,11 @@ package struct FieldPayloadWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that appends to `bytes`.
+    init(appendingTo bytes: consuming [UInt8]) {
+        self.bytes = bytes
+    }
+
     /// Writes a varint payload; for wire type `.varint`.
     ///
     /// ```swift

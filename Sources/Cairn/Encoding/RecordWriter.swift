@@ -33,6 +33,9 @@ package struct RecordWriter: Sendable {
 
     private var payload: FieldPayloadWriter
     private var lastTag: UInt32 = 0
+    /// Where the record starts in ``payload``'s bytes: 0, or the end of the records before it
+    /// when the writer appends to a ``RecordList``'s bytes.
+    private var start = 0
 
     /// Creates a writer for one record.
     ///
@@ -50,6 +53,22 @@ package struct RecordWriter: Sendable {
 
     package init(capacity: Int = 64) {
         payload = FieldPayloadWriter(capacity: max(capacity, 5))
+        payload.bytes.append(RecordWriter.formatVersion)
+    }
+
+    /// A writer whose record follows `bytes`, the records before it in a ``RecordList``: one
+    /// array holds them all, where a record each was an allocation per model.
+    ///
+    /// ```swift
+    /// var writer = RecordWriter(appendingTo: bytes)
+    /// writer.write(42 as Int64, tag: 1)
+    /// let (all, checksum) = writer.finishAppended()
+    /// ```
+    package init(appendingTo bytes: consuming [UInt8]) {
+        // Moved, never copied: a second reference to the bytes would make the first append
+        // copy every record before this one.
+        start = bytes.count
+        payload = FieldPayloadWriter(appendingTo: consume bytes)
         payload.bytes.append(RecordWriter.formatVersion)
     }
 
@@ -137,6 +156,23 @@ package struct RecordWriter: Sendable {
         encoded().bytes
     }
 
+    /// Finishes a record begun with ``init(appendingTo:)`` by appending its content checksum.
+    ///
+    /// ```swift
+    /// let (all, checksum) = writer.finishAppended()   // the records before it, then this one
+    /// ```
+    ///
+    /// - Returns: Every byte given to the writer followed by the record, sealed for no key, and
+    ///   the record's content checksum.
+    package mutating func finishAppended() -> (bytes: [UInt8], contentChecksum: UInt32) {
+        let start = start
+        let checksum = payload.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        var bytes: [UInt8] = []
+        swap(&bytes, &payload.bytes)
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> shift)) }
+        return (bytes, checksum)
+    }
+
     /// Finishes the record by appending its content checksum, to be sealed for the key it is
     /// stored under (see ``EncodedRecord``).
     ///
@@ -147,6 +183,7 @@ package struct RecordWriter: Sendable {
     ///
     /// - Returns: The complete record, sealed for no key.
     package consuming func encoded() -> EncodedRecord {
+        precondition(start == 0, "RecordWriter.encoded(): a writer appending to a list finishes with finishAppended()")
         let checksum = CRC32C.checksum(payload.bytes)
         // Taken out of the payload writer, so the checksum is appended in place: a second
         // reference would make the append copy the record.

@@ -29,21 +29,12 @@ public struct _FieldEncoder {
 
     init(
         tags: UnsafeBufferPointer<UInt32>, accesses: UnsafeBufferPointer<AttributeAccess?>, model: AnyObject,
-        capacity: Int
+        writer: RecordWriter
     ) {
-        writer = RecordWriter(capacity: capacity)
+        self.writer = writer
         self.tags = tags
         self.accesses = accesses
         self.model = model
-    }
-
-    /// The record written, sealed by its checksum; the encoder is left empty. The bytes are
-    /// swapped out, not copied: a second reference to them would make appending the checksum
-    /// copy the record.
-    mutating func takeRecord() -> EncodedRecord {
-        var written = RecordWriter.empty
-        swap(&written, &writer)
-        return written.encoded()
     }
 
     @inline(__always)

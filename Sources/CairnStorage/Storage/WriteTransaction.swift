@@ -99,11 +99,20 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// if try txn.rewrite(record, for: rowKey, in: records) == .missing { … }   // the row is gone
     /// ```
     package func rewrite(_ value: [UInt8], for key: [UInt8], in table: Table) throws -> Rewrite {
+        try value.withUnsafeBytes { value in try rewrite(value, for: key, in: table) }
+    }
+
+    /// The same for bytes that are not in an array of their own (a record in a list of records).
+    ///
+    /// ```swift
+    /// let rewrite = try records.withRecord(0) { try txn.rewrite($0, for: rowKey, in: records) }
+    /// ```
+    package func rewrite(_ value: UnsafeRawBufferPointer, for key: [UInt8], in table: Table) throws -> Rewrite {
         precondition(!table.flags.contains(.duplicateSort), "WriteTransaction.rewrite: a table with duplicate keys")
         return try withCursor(on: table) { cursor in
             guard try cursor.seek(exactly: key) else { return .missing }
-            if value.withUnsafeBytes({ $0.hasSameBytes(as: cursor.current.value) }) { return .unchanged }
-            try value.withUnsafeBytes { bytes in try cursor.replaceCurrentValue(with: bytes, key: key) }
+            if value.hasSameBytes(as: cursor.current.value) { return .unchanged }
+            try cursor.replaceCurrentValue(with: value, key: key)
             return .written
         }
     }

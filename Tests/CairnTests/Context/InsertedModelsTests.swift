@@ -19,7 +19,9 @@ import Testing
         #expect(inserted.count == 6)
         for (position, gauge) in gauges.enumerated() {
             #expect(inserted.tables[position] === tables)
-            #expect(inserted.records[position].bytes == (try SavePlanner.record(of: gauge, tables: tables)).bytes)
+            let record = try SavePlanner.record(of: gauge, tables: tables)
+            #expect(inserted.records.withRecord(position) { Array($0) } == record.bytes)
+            #expect(inserted.records.contentChecksum(position) == record.contentChecksum)
             let range = inserted.keyRange(of: position)
             #expect(range.count == 1 && inserted.keys[range.lowerBound] == tables.uniques[0].key(of: gauge))
             #expect(inserted.keys.withKey(range.lowerBound) { Array($0) } == tables.uniques[0].key(of: gauge))

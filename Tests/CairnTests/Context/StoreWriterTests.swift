@@ -17,8 +17,8 @@ import Testing
     )
         throws
     {
-        plan.newRows.append(
-            SavePlan.NewRow(tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: nil))
+        let record = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
+        plan.newRows.append(SavePlan.NewRow(tables: tables, record: record, takesOver: nil))
         plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
         plan.uniqueClaims.append(
             SavePlan.UniqueClaim(
@@ -107,8 +107,8 @@ import Testing
         try context.save()
         var plan = SavePlan()
         for (row, gauge) in [(1, Gauge(code: 1, reading: 1)), (2, Gauge(code: 2, reading: 9))] {
-            var new = SavePlan.NewRow(
-                tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: UInt64(row))
+            let record = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
+            var new = SavePlan.NewRow(tables: tables, record: record, takesOver: UInt64(row))
             new.isLeftAloneWhenSame = true
             plan.newRows.append(new)
             plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
@@ -142,8 +142,8 @@ import Testing
         try context.save()
         let gauge = Gauge(code: 1, reading: 5)
         var plan = SavePlan()
-        plan.newRows.append(
-            SavePlan.NewRow(tables: tables, record: try SavePlanner.record(of: gauge, tables: tables), takesOver: 2))
+        let record = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
+        plan.newRows.append(SavePlan.NewRow(tables: tables, record: record, takesOver: 2))
         plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
         plan.keptKeys.append(
             SavePlan.KeptKey(
