@@ -48,7 +48,7 @@ struct InsertedModels {
                 keyTables.append(unique.table)
             }
             keyStart.append(keys.count)
-            try SavePlanner.appendRecord(of: model, tables: tables, to: &records)
+            _ = try SavePlanner.appendRecord(of: model, tables: tables, to: &records)
             let state = model._$modelState
             state.planPosition = position
             identifiers.append(state.persistentIdentifier ?? model.persistentModelID)

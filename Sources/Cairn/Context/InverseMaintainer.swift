@@ -13,7 +13,7 @@ final class InverseMaintainer {
     /// Loads property `index` of a model that is a fault (the context's row loader).
     private let loadProperty: (any PersistentModel, Int) -> Void
     /// Whether the maintainer is setting relationships itself.
-    private(set) var isMaintaining = false
+    @exclusivity(unchecked) private(set) var isMaintaining = false
 
     init(loadProperty: @escaping (any PersistentModel, Int) -> Void) {
         self.loadProperty = loadProperty

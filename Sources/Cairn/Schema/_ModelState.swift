@@ -112,7 +112,7 @@ public final class _ModelState {
 public final class _ContextLink {
     /// The context, until it is deinitialized (it empties the link then, so no model can reach
     /// it afterwards).
-    @usableFromInline unowned(unsafe) var loader: (any _ModelLoader)?
+    @usableFromInline @exclusivity(unchecked) unowned(unsafe) var loader: (any _ModelLoader)?
 
     init() {}
 }
