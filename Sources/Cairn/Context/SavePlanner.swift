@@ -501,9 +501,11 @@ struct SavePlanner {
     /// The record of a model of `tables`' entity as one ``EncodedRecord`` (what
     /// ``appendRecord(of:tables:to:)`` appends).
     static func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
-        var writer = RecordWriter(capacity: tables.encodingOrder.count * 24 + 8)
+        // Room for a typical record and its checksum, so the bytes are not regrown while written.
+        let capacity = tables.encodingOrder.count * 24 + 8
+        var writer = RecordWriter(capacity: capacity)
         if try encodeGenerated(model, tables: tables, with: &writer) != .complete {
-            writer = RecordWriter(capacity: tables.encodingOrder.count * 24 + 8)
+            writer = RecordWriter(capacity: capacity)
             try encodeAttributes(model, tables: tables, with: &writer)
         }
         return writer.encoded()
