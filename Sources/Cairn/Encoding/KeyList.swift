@@ -103,20 +103,22 @@ struct KeyList {
 /// if let earlier = seen.note(3, table: table.handle, in: keys) { … }   // key 3 repeats key `earlier`
 /// ```
 struct LastEqualKey {
-    /// Key positions (+1; 0 is empty), open addressing with linear probing. Four bytes each: the
-    /// table of a large save is allocated fresh, and every page of it is faulted in.
-    private var slots: [UInt32]
-    /// Each noted key's table, by slot.
+    /// Per slot, open addressing with linear probing: the noted key's position + 1 in the low 32
+    /// bits (0: empty) and the upper 32 bits of its hash above them, so a probe compares keys only
+    /// when those agree. One array: a save's table is allocated fresh, and each probe that read a
+    /// second array, or the key's bytes, missed the cache once more.
+    private var slots: [UInt64]
+    /// Each noted key's table, by the key's position.
     private var tables: [UInt32]
     private let mask: Int
 
-    /// A table for up to `capacity` keys.
+    /// A table for keys at positions below `capacity`.
     init(capacity: Int) {
         precondition(capacity < Int(UInt32.max), "LastEqualKey: more keys than one save can hold")
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         slots = Array(repeating: 0, count: size)
-        tables = Array(repeating: 0, count: size)
+        tables = Array(repeating: 0, count: capacity)
         mask = size - 1
     }
 
@@ -126,17 +128,22 @@ struct LastEqualKey {
         var hasher = Hasher()
         hasher.combine(table)
         keys.hashKey(index, into: &hasher)
-        var slot = hasher.finalize() & mask
+        let hash = UInt64(UInt(bitPattern: hasher.finalize()))
+        let fingerprint = hash & 0xFFFF_FFFF_0000_0000
+        let entry = fingerprint | UInt64(index + 1)
+        tables[index] = table
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
-            let other = Int(slots[slot]) - 1
-            if tables[slot] == table && keys.keysEqual(other, index) {
-                slots[slot] = UInt32(index + 1)
-                return other
+            if slots[slot] & 0xFFFF_FFFF_0000_0000 == fingerprint {
+                let other = Int(slots[slot] & 0xFFFF_FFFF) - 1
+                if tables[other] == table && keys.keysEqual(other, index) {
+                    slots[slot] = entry
+                    return other
+                }
             }
             slot = (slot + 1) & mask
         }
-        slots[slot] = UInt32(index + 1)
-        tables[slot] = table
+        slots[slot] = entry
         return nil
     }
 }
