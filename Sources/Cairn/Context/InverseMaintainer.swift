@@ -32,7 +32,9 @@ final class InverseMaintainer {
         _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel], in context: ModelContext
     ) {
-        guard !isMaintaining, let (tables, relationship, inverse, rowID) = join(model, index, in: context) else { return }
+        guard !isMaintaining, let (tables, relationship, inverse, rowID) = join(model, index, in: context) else {
+            return
+        }
         for target in newTargets { admit(target, to: relationship, of: model, in: context) }
         guard let inverse else { return }
         // Targets that were not loaded are the stored ones (nothing changed them since).
@@ -58,7 +60,8 @@ final class InverseMaintainer {
         to newTarget: (any PersistentModel)?, in context: ModelContext
     ) {
         guard !isMaintaining,
-            let (tables, relationship, inverse, rowID) = join(model, index, in: context) else { return }
+            let (tables, relationship, inverse, rowID) = join(model, index, in: context)
+        else { return }
         if let newTarget { admit(newTarget, to: relationship, of: model, in: context) }
         guard let inverse else { return }
         let oldTarget: (any PersistentModel)?
@@ -144,7 +147,7 @@ final class InverseMaintainer {
                 let previousTargets = loadedTargets(relationship, of: previous)
                 relationship.access.set(previous, previousTargets.filter { $0 !== target })
             }
-            if let setTarget = inverse.access.setTarget { setTarget(target, model) } else { inverse.access.set(target, [model]) }
+            inverse.access.setTarget(target, model)
         } else if let append = inverse.access.append {
             append(target, model)
         } else {

@@ -46,7 +46,9 @@ struct SaveApplier {
         _ planned: SavePlanner.PlannedSave, _ outcome: SaveOutcome, pending: inout PendingChanges
     ) -> Applied {
         let (inserted, insertedTables, changed) = (planned.inserted, planned.insertedTables, planned.changed)
-        let (written, plan, uniqueness, superseded) = (planned.plan, planned.deletes, planned.uniqueness, planned.superseded)
+        let (written, plan, uniqueness, superseded) = (
+            planned.plan, planned.deletes, planned.uniqueness, planned.superseded
+        )
         let (rowIDs, leftAlone) = (outcome.newRows, outcome.leftAlone)
         var insertedIDs: [PersistentIdentifier] = []
         var updatedIDs: [PersistentIdentifier] = []

@@ -481,15 +481,10 @@ struct SavePlanner {
     static func appendRecord(
         of model: any PersistentModel, tables: Store.EntityTables, to records: inout RecordList
     ) throws -> Int {
+        if let record = try appendCompleteRecord(of: model, tables: tables, to: &records) { return record }
+        // An attribute not loaded: attribute by attribute (reading an attribute loads it).
         var writer = records.writer()
         do {
-            if try encodeGenerated(model, tables: tables, with: &writer) == .complete {
-                return records.finish(&writer)
-            }
-            // No generated codec, or an attribute not loaded: attribute by attribute (reading an
-            // attribute loads it).
-            records.discard(&writer)
-            writer = records.writer()
             try encodeAttributes(model, tables: tables, with: &writer)
             return records.finish(&writer)
         } catch {

@@ -154,9 +154,10 @@ struct StoreWriter {
             let appendingKey = PutOptions.append.union(.appendDuplicate)
             for list in plan.edgeLists {
                 let owner = try row(list.owner)
+                let ownerIsAppended = isAppended(list.owner)
                 // A row appended by this transaction has no edges yet: nothing to read or remove.
                 var old: [UInt64] = []
-                if !isAppended(list.owner) {
+                if !ownerIsAppended {
                     old = try txn.edges(of: owner, in: list.table).map(\.target)
                     try txn.delete(EntryLayout.rowKey(owner), in: list.table)
                 }
@@ -165,7 +166,6 @@ struct StoreWriter {
                 // the context wrote both sides from its own graph, which it keeps in step. So an
                 // appended owner's list names only its stored targets there (none, in a graph
                 // saved for the first time, which then costs the repair nothing).
-                let ownerIsAppended = isAppended(list.owner)
                 var new: [UInt64] = []
                 if !ownerIsAppended { new.reserveCapacity(list.targets.count) }
                 // The history names the rows whose relationships others may hold stale: a row

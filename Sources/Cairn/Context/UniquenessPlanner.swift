@@ -179,7 +179,6 @@ struct UniquenessPlanner {
                 }
             }
         }
-        let anyTakeover = !takeovers.isEmpty
         plan.takeovers = takeovers
         // A superseded insert claims nothing.
         if !plan.superseded.isEmpty {
@@ -190,7 +189,7 @@ struct UniquenessPlanner {
         // that stays the same stays in place (checked by the writer), any other is freed and the
         // new one claimed. With one constraint, the row's key is the one it was found by, so the
         // record need not be read.
-        if anyTakeover {
+        if !takeovers.isEmpty {
             for position in 0..<inserted.count where plan.superseded.isEmpty || !plan.superseded.contains(position) {
                 guard let row = takeovers[position] else { continue }
                 let model = inserted.models[position]

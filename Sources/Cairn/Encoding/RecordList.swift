@@ -61,14 +61,6 @@ struct RecordList {
         bytes.removeSubrange(start(of: entries.count)...)
     }
 
-    /// Appends a record made elsewhere, and returns its position.
-    @discardableResult
-    mutating func append(_ record: EncodedRecord) -> Int {
-        bytes.append(contentsOf: record.bytes)
-        entries.append((bytes.count, record.contentChecksum))
-        return entries.count - 1
-    }
-
     /// Appends record `index` of `other`, as last sealed, and returns its position here.
     @discardableResult
     mutating func append(_ index: Int, of other: RecordList) -> Int {
@@ -79,9 +71,6 @@ struct RecordList {
 
     /// The content checksum of record `index` (the same whatever key it is sealed for).
     func contentChecksum(_ index: Int) -> UInt32 { entries[index].contentChecksum }
-
-    /// The size of record `index` in bytes.
-    func count(of index: Int) -> Int { entries[index].end - start(of: index) }
 
     /// Calls `body` with record `index`'s bytes, as last sealed.
     func withRecord<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

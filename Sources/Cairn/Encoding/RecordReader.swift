@@ -335,7 +335,7 @@ package struct RecordBatch {
         storage.append(contentsOf: buffer)
         // Room for a typical record's fields, growing geometrically, instead of regrowing at 1,
         // 2, 4 and 8 fields.
-        if fields.capacity - fields.count < 16 { fields.reserveCapacity(max(fields.capacity * 2, fields.count + 16)) }
+        Self.grow(&fields, toHold: fields.count + 16)
         let firstField = fields.count
         do {
             try RecordReader.index(storage, start..<storage.count, keyChecksum: keyChecksum, into: &fields)

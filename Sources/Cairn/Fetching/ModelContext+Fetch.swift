@@ -29,8 +29,9 @@ extension ModelContext {
             let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
             page = FetchResults.ordered(try executor.matches(), by: executor, descriptor)
         }
-        // The relationships to prefetch are loaded for whichever instances the page holds. By count: in this generic code `isEmpty` is a witness call that looks the array's
-        // type up first (about 1,300 instructions a fetch).
+        // The relationships to prefetch are loaded for whichever instances the page holds. By
+        // count: in this generic code `isEmpty` is a witness call that looks the array's type up
+        // first (about 1,300 instructions a fetch).
         if descriptor.relationshipKeyPathsForPrefetching.count > 0 {
             try Prefetcher(store: store, rows: rows).prefetch(
                 descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)

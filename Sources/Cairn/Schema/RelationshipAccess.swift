@@ -20,8 +20,9 @@ final class RelationshipAccess: @unchecked Sendable {
     @usableFromInline let forEachTarget: (AnyObject, (any PersistentModel) -> Void) -> Void
     /// The first loaded target (a to-one's target), without building the list.
     @usableFromInline let firstTarget: (AnyObject) -> (any PersistentModel)?
-    /// Sets a to-one's target as `set` does, without a list (`nil` for a to-many).
-    @usableFromInline let setTarget: ((AnyObject, (any PersistentModel)?) -> Void)?
+    /// Sets the relationship to one target or none as `set` does, without a list (a to-one's
+    /// inverse is set this way).
+    @usableFromInline let setTarget: (AnyObject, (any PersistentModel)?) -> Void
     /// Sets the targets as the property's setter does, so observers see it and the change is
     /// recorded (and, through the context, the inverse follows).
     @usableFromInline let set: (AnyObject, [any PersistentModel]) -> Void
@@ -45,7 +46,7 @@ final class RelationshipAccess: @unchecked Sendable {
         isLoaded: @escaping (AnyObject) -> Bool, targets: @escaping (AnyObject) -> [any PersistentModel],
         forEachTarget: @escaping (AnyObject, (any PersistentModel) -> Void) -> Void,
         firstTarget: @escaping (AnyObject) -> (any PersistentModel)?,
-        setTarget: ((AnyObject, (any PersistentModel)?) -> Void)?,
+        setTarget: @escaping (AnyObject, (any PersistentModel)?) -> Void,
         set: @escaping (AnyObject, [any PersistentModel]) -> Void,
         load: @escaping (AnyObject, [any PersistentModel]) -> Void, unload: @escaping (AnyObject) -> Void,
         append: ((AnyObject, any PersistentModel) -> Void)?, hasTargets: @escaping (AnyObject) -> Bool,
@@ -81,7 +82,11 @@ final class RelationshipAccess: @unchecked Sendable {
                 for target in location.get(model).value { body(target) }
             },
             firstTarget: { location.get($0).value.first },
-            setTarget: nil,
+            setTarget: { model, target in
+                assign(
+                    unsafeDowncast(model, to: Model.self), target.map { [unsafeDowncast($0, to: Target.self)] } ?? [],
+                    location, keyPath, index, didSet: didSet)
+            },
             set: { model, targets in
                 assign(
                     unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
