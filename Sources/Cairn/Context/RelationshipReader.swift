@@ -32,7 +32,7 @@ struct RelationshipReader {
     func read(
         owners: [UInt64], wantsRecord: (UInt64) -> Bool, txn: borrowing ReadTransaction
     ) throws -> Targets {
-        let table = tables.edges[relationship.name]!
+        let table = tables.edgeTable(of: relationship)
         let destination = destination
         let checkRows = store.canDangle(relationship)
         // Owners share targets unless the inverse is a to-one: then each target has one owner.

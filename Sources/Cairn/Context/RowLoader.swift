@@ -10,8 +10,10 @@ import Foundation
 /// (`ModelContext.fulfill`); the loader only reads and throws.
 final class RowLoader {
     let store: Store
-    /// One instance per stored row (see ``IdentityMap``).
-    var identity: IdentityMap
+    /// One instance per stored row (see ``IdentityMap``). Used on the context's executor only, and
+    /// no access to it calls out while it lasts: no runtime exclusivity checks (two per model
+    /// a fetch loads).
+    @exclusivity(unchecked) var identity: IdentityMap
     /// How much has been read: for tests of fetching and prefetching. Counters bumped on the
     /// context's executor, never held across a call: no runtime exclusivity checks.
     @exclusivity(unchecked) var statistics = Statistics()

@@ -178,7 +178,7 @@ struct SavePlanner {
             guard !(isNew && targets.isEmpty) else { return }
             savePlan.edgeLists.append(
                 SavePlan.EdgeList(
-                    relationship: relationship, table: ownerTables.edges[relationship.name]!, ownerTables: ownerTables,
+                    relationship: relationship, table: ownerTables.edgeTable(of: relationship), ownerTables: ownerTables,
                     owner: reference(owner), targets: targets))
         }
         // The inserted models, then those of `changedOnes`, each with its tables and whether it

@@ -20,6 +20,17 @@ final class Store: @unchecked Sendable {
         let edges: [String: Table]
         /// The relationships by property index.
         let relationshipsByIndex: ByPropertyIndex<Schema.Relationship>
+        /// ``edges`` by the relationship's property index: a save names each list's table, and
+        /// hashing the name was a string hash per list written.
+        private let edgesByIndex: ByPropertyIndex<Table>
+
+        /// The edge table of `relationship`, one of this entity's relationships.
+        func edgeTable(of relationship: Schema.Relationship) -> Table {
+            guard let table = edgesByIndex[relationship.index] else {
+                preconditionFailure("\(relationship.name) is not a relationship of \(entity.name)")
+            }
+            return table
+        }
         /// The uniqueness constraints, each with its table `u/<Entity>/<attributes>`: the
         /// order-preserving key of the attributes' values → row id.
         var uniques: [UniqueConstraint] = []
@@ -126,8 +137,13 @@ final class Store: @unchecked Sendable {
             self.edges = edges
             self.externals = externals
             var relationshipsByIndex = ByPropertyIndex<Schema.Relationship>()
-            for relationship in entity.relationships { relationshipsByIndex[relationship.index] = relationship }
+            var edgesByIndex = ByPropertyIndex<Table>()
+            for relationship in entity.relationships {
+                relationshipsByIndex[relationship.index] = relationship
+                edgesByIndex[relationship.index] = edges[relationship.name]
+            }
             self.relationshipsByIndex = relationshipsByIndex
+            self.edgesByIndex = edgesByIndex
             var external: [Int: (UInt32, AttributeAccess)] = [:]
             encodingOrder = entity.storedProperties.compactMap { property -> (UInt32, AttributeAccess)? in
                 guard let attribute = property as? Schema.Attribute, let access = attribute.access,
@@ -210,10 +226,10 @@ final class Store: @unchecked Sendable {
 
     /// The tables of `T`, for the context's `function` that was given one of its models.
     /// - Precondition: `T` is in the schema (a model outside it is a programming error).
-    func entityTables<T: PersistentModel>(of type: T.Type, for function: String) -> EntityTables {
+    func entityTables(of type: any PersistentModel.Type, for function: String) -> EntityTables {
         // By the type first: hashing an identifier, not looking the entity's name up and hashing it.
-        if let tables = entitiesByType[ObjectIdentifier(T.self)] { return tables }
-        let entityName = Schema.entityName(of: T.self)
+        if let tables = entitiesByType[ObjectIdentifier(type)] { return tables }
+        let entityName = Schema.entityName(of: type)
         guard let tables = entities[entityName] else {
             preconditionFailure(
                 "ModelContext.\(function): \(entityName) is not in the container's schema; add \(entityName).self to it"

@@ -176,6 +176,12 @@ package struct RecordReader: Sendable {
 
     /// The position in ``fieldStorage`` of the field with this tag.
     private func fieldIndex(of tag: UInt32) -> Int? {
+        // Tags are usually dense from 1, every field present: field `tag - 1` is the one, and a
+        // generated codec reads them in that order. Otherwise a binary search (tags ascend).
+        let guess = fieldRange.lowerBound &+ Int(truncatingIfNeeded: tag) &- 1
+        if guess >= fieldRange.lowerBound && guess < fieldRange.upperBound && fieldStorage[guess].tag == tag {
+            return guess
+        }
         var low = fieldRange.lowerBound
         var high = fieldRange.upperBound
         while low < high {
@@ -248,7 +254,12 @@ package struct RecordReader: Sendable {
                     throw StorageError.damagedRecord(
                         "The field \(tag) needs \(width) bytes but \(end - position) remain.")
                 }
-                for offset in 0..<width { field.scalar |= UInt64(bytes[position + offset]) << (8 * offset) }
+                // Little-endian, in one load (the bounds are checked above).
+                field.scalar = bytes.withUnsafeBytes { raw in
+                    wireType == .fixed32
+                        ? UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+                        : UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                }
                 position += width
             case .lengthDelimited:
                 guard let length = Varint.read(bytes, at: &position, end: end) else {
@@ -317,7 +328,9 @@ package struct RecordBatch {
     ///
     /// - Throws: ``StorageError`` as ``RecordReader/init(copying:key:)`` does; the batch is
     ///   left as it was.
-    package mutating func append(copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
+    package mutating func append(
+        copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer
+    )
         throws(StorageError)
     {
         var crc = CRC32C()

@@ -50,7 +50,7 @@ struct BatchLoader<T: PersistentModel> {
         // Reads about `limit` rows anyway.
         if let matches = try executor.matchesInIndexOrder(decoding: used) {
             try images?.throwLoadError()
-            return FetchResults.ordered(matches, by: executor, descriptor).map(match)
+            return FetchResults.typed(FetchResults.ordered(matches, by: executor), as: T.self).map(match)
         }
         // Once, by count: in this generic code each `isEmpty` looked the array's type up.
         let isSorted = descriptor.sortBy.count > 0
@@ -73,7 +73,7 @@ struct BatchLoader<T: PersistentModel> {
         if !isSorted {
             return executor.page(entries + FetchResults.typed(pending, as: T.self).map(match))
         }
-        return FetchResults.ordered(sortable + pending, by: executor, descriptor).map(match)
+        return FetchResults.typed(FetchResults.ordered(sortable + pending, by: executor), as: T.self).map(match)
     }
 
     /// The models of a batch of matches, loaded in one read transaction (the descriptor's

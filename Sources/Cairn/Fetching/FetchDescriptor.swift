@@ -64,6 +64,7 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// ```swift
     /// let all = FetchDescriptor<Book>()
     /// ```
+    @inlinable
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy

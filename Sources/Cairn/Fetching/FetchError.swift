@@ -124,6 +124,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 extension FetchError {
     /// Runs `evaluate`, turning what it throws into a `.predicateFailed` error naming the
     /// expression and the model.
+    @usableFromInline
     static func evaluating<T: PersistentModel>(
         _ predicate: Predicate<T>, on model: T, _ evaluate: () throws -> Bool
     ) throws -> Bool {

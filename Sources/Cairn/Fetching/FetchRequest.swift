@@ -3,32 +3,26 @@ import Foundation
 /// A ``FetchDescriptor`` without its model type: what the fetch executor, the planner and the
 /// residual predicate work from.
 ///
-/// The descriptor is erased once, where a fetch enters the context; everything after runs as
-/// ordinary compiled code. Kept generic, the pipeline ran as unspecialized generic code for every
-/// model type (the library cannot be specialized for an app's models): metadata lookups and
-/// value-witness copies of the optional predicate on every step, a fifth of a point lookup's
-/// instructions. Only evaluating the predicate needs the model type, in a closure made here;
-/// a pending model's type is checked against the fetched type's identifier. Sorting needs
-/// `SortDescriptor<T>` and is done by the caller on the typed results.
+/// The descriptor is erased once, where a fetch enters the context, and everything after runs as
+/// ordinary compiled code. The erasing itself is inlinable (``FetchQuery``), so it is compiled in
+/// the app for its model types: done inside the library it ran as unspecialized generic code (a
+/// metadata lookup for each generic type touched, value-witness copies of the optional predicate,
+/// about 5,000 instructions a fetch). What needs the model type — evaluating the predicate and
+/// comparing by the sort descriptors — is captured there in closures; a pending model's type is
+/// checked against the fetched type's identifier.
+///
+/// ```swift
+/// let request = FetchRequest(FetchQuery(descriptor), tables: tables)
+/// ```
 struct FetchRequest {
-    /// A stored attribute's sort key as the planner needs it: which attribute, in which direction,
-    /// and whether a string comparator (not key order) compares it.
-    struct SortKey {
-        let keyPath: AnyKeyPath?
-        let isForward: Bool
-        let hasStringComparator: Bool
-    }
-
-    /// The predicate, with what needs its model type to evaluate it.
-    struct Predicate {
-        let expression: any PredicateExpression<Bool>
-        /// Evaluates one `&&`-joined part of ``expression`` on a model of the fetched type.
-        let evaluate: (any PredicateExpression<Bool>, any PersistentModel) throws -> Bool
-    }
+    typealias SortKey = FetchQuery.SortKey
+    typealias Predicate = FetchQuery.Predicate
 
     let tables: Store.EntityTables
     let predicate: Predicate?
     let sortBy: [SortKey]
+    /// Sorts models of the fetched type by the descriptor's sort descriptors; `nil` without any.
+    let sort: FetchQuery.Sort?
     let fetchLimit: Int?
     let fetchOffset: Int?
     var includePendingChanges: Bool
@@ -47,10 +41,80 @@ struct FetchRequest {
         return false
     }
 
-    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, tables: Store.EntityTables) {
+    init(_ query: FetchQuery, tables: Store.EntityTables) {
         self.tables = tables
-        // `if let`, plain loops and emptiness tests by count: in this generic code every use of a
-        // generic type costs a metadata lookup, and `Optional.map` or `Array.map` several.
+        predicate = query.predicate
+        sortBy = query.sortBy
+        sort = query.sort
+        fetchLimit = query.fetchLimit
+        fetchOffset = query.fetchOffset
+        includePendingChanges = query.includePendingChanges
+        propertiesToFetch = query.propertiesToFetch
+        fetchedType = ObjectIdentifier(query.modelType)
+    }
+
+    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, tables: Store.EntityTables) {
+        self.init(FetchQuery(descriptor), tables: tables)
+    }
+}
+
+/// A ``FetchDescriptor`` erased in the caller's module, where its model type is known: the part
+/// of ``ModelContext/fetch(_:)`` that is compiled with the app (see ``FetchRequest``).
+///
+/// ```swift
+/// let page = try context.fetchPage(FetchQuery(descriptor))
+/// ```
+@usableFromInline
+struct FetchQuery {
+    /// A stored attribute's sort key as the planner needs it: which attribute, in which direction,
+    /// and whether a string comparator (not key order) compares it.
+    @usableFromInline
+    struct SortKey {
+        let keyPath: AnyKeyPath?
+        let isForward: Bool
+        let hasStringComparator: Bool
+
+        @usableFromInline
+        init(keyPath: AnyKeyPath?, isForward: Bool, hasStringComparator: Bool) {
+            self.keyPath = keyPath
+            self.isForward = isForward
+            self.hasStringComparator = hasStringComparator
+        }
+    }
+
+    /// The predicate, with what needs its model type to evaluate it.
+    @usableFromInline
+    struct Predicate {
+        let expression: any PredicateExpression<Bool>
+        /// Evaluates one `&&`-joined part of ``expression`` on a model of the fetched type.
+        let evaluate: (any PredicateExpression<Bool>, any PersistentModel) throws -> Bool
+
+        @usableFromInline
+        init(
+            expression: any PredicateExpression<Bool>,
+            evaluate: @escaping (any PredicateExpression<Bool>, any PersistentModel) throws -> Bool
+        ) {
+            self.expression = expression
+            self.evaluate = evaluate
+        }
+    }
+
+    /// Sorts models of the fetched type in place, as `sort(using:)` with the descriptor's sort
+    /// descriptors does.
+    @usableFromInline typealias Sort = (inout [any PersistentModel]) -> Void
+
+    @usableFromInline let predicate: Predicate?
+    @usableFromInline let sortBy: [SortKey]
+    @usableFromInline let sort: Sort?
+    @usableFromInline let fetchLimit: Int?
+    @usableFromInline let fetchOffset: Int?
+    @usableFromInline let includePendingChanges: Bool
+    @usableFromInline let propertiesToFetch: [AnyKeyPath]
+    @usableFromInline let prefetching: [AnyKeyPath]
+    @usableFromInline let modelType: any PersistentModel.Type
+
+    @inlinable
+    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) {
         if let predicate = descriptor.predicate {
             self.predicate = Predicate(expression: predicate.expression) { conjunct, model in
                 // The executor hands over models of the fetched entity's type only.
@@ -62,23 +126,41 @@ struct FetchRequest {
             predicate = nil
         }
         var sortBy: [SortKey] = []
-        if descriptor.sortBy.count > 0 {
+        if descriptor.sortBy.isEmpty {
+            sort = nil
+        } else {
             for sort in descriptor.sortBy {
                 sortBy.append(
                     SortKey(
                         keyPath: sort.keyPath, isForward: sort.order == .forward,
                         hasStringComparator: sort.stringComparator != nil))
             }
+            let descriptors = descriptor.sortBy
+            sort = { models in
+                // What `sort(using: descriptors)` does, on the erased models.
+                models.sort { lhs, rhs in
+                    let (lhs, rhs) = (
+                        unsafeDowncast(lhs as AnyObject, to: T.self), unsafeDowncast(rhs as AnyObject, to: T.self)
+                    )
+                    for descriptor in descriptors {
+                        switch descriptor.compare(lhs, rhs) {
+                        case .orderedAscending: return true
+                        case .orderedDescending: return false
+                        case .orderedSame: continue
+                        }
+                    }
+                    return false
+                }
+            }
         }
         self.sortBy = sortBy
-        var properties: [AnyKeyPath] = []
-        if descriptor.propertiesToFetch.count > 0 {
-            for keyPath in descriptor.propertiesToFetch { properties.append(keyPath) }
-        }
-        propertiesToFetch = properties
+        propertiesToFetch = descriptor.propertiesToFetch.isEmpty ? [] : descriptor.propertiesToFetch.map { $0 }
+        prefetching =
+            descriptor.relationshipKeyPathsForPrefetching.isEmpty
+            ? [] : descriptor.relationshipKeyPathsForPrefetching.map { $0 }
         fetchLimit = descriptor.fetchLimit
         fetchOffset = descriptor.fetchOffset
         includePendingChanges = descriptor.includePendingChanges
-        fetchedType = ObjectIdentifier(T.self)
+        modelType = T.self
     }
 }

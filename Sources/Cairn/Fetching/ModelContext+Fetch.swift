@@ -19,22 +19,29 @@ extension ModelContext {
     ///   read) when a property could not be loaded since the last save or fetch: see
     ///   ``pendingLoadErrors``.
     /// - Complexity: O(*n* log *n*) in the candidate rows.
+    @inlinable
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        // Erased and cast back here, compiled with the caller for `T` (see `FetchRequest`).
+        FetchResults.typed(try fetchPage(FetchQuery(descriptor)), as: T.self)
+    }
+
+    /// ``fetch(_:)`` for an erased descriptor: its page of models, in its order, with the
+    /// relationships to prefetch loaded.
+    @usableFromInline
+    func fetchPage(_ query: FetchQuery) throws -> [any PersistentModel] {
         try beginStoreAccess()
-        let tables = store.entityTables(of: T.self, for: "fetch(_:)")
-        let page: [T]
-        if !descriptor.includePendingChanges && hasChanges {
-            page = try StoredOnlyFetcher(context: self).fetch(descriptor, tables: tables)
+        let tables = store.entityTables(of: query.modelType, for: "fetch(_:)")
+        let request = FetchRequest(query, tables: tables)
+        let page: [any PersistentModel]
+        if !query.includePendingChanges && hasChanges {
+            page = try StoredOnlyFetcher(context: self).fetch(request)
         } else {
-            let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
-            page = FetchResults.ordered(try executor.matches(), by: executor, descriptor)
+            let executor = FetchExecutor(request, in: self)
+            page = FetchResults.ordered(try executor.matches(), by: executor)
         }
-        // The relationships to prefetch are loaded for whichever instances the page holds. By
-        // count: in this generic code `isEmpty` is a witness call that looks the array's type up
-        // first (about 1,300 instructions a fetch).
-        if descriptor.relationshipKeyPathsForPrefetching.count > 0 {
-            try Prefetcher(store: store, rows: rows).prefetch(
-                descriptor.relationshipKeyPathsForPrefetching.map { $0 as AnyKeyPath }, of: page)
+        // The relationships to prefetch are loaded for whichever instances the page holds.
+        if !query.prefetching.isEmpty {
+            try Prefetcher(store: store, rows: rows).prefetch(query.prefetching, of: page, tables: tables)
         }
         return page
     }

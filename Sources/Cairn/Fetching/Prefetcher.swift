@@ -17,8 +17,7 @@ struct Prefetcher {
     /// Loads the given relationships of `models` that are not loaded yet. Targets become
     /// registered models (or are loaded into the ones registered), and each owner's relationship
     /// is set in its stored order.
-    func prefetch<T: PersistentModel>(_ keyPaths: [AnyKeyPath], of models: [T]) throws {
-        guard let tables = store.entitiesByType[ObjectIdentifier(T.self)] else { return }
+    func prefetch(_ keyPaths: [AnyKeyPath], of models: [any PersistentModel], tables: Store.EntityTables) throws {
         for keyPath in keyPaths {
             guard let relationship = tables.entity.relationships.first(where: { $0.keyPath == keyPath }) else {
                 continue

@@ -8,7 +8,7 @@ import Foundation
 /// ```swift
 /// var descriptor = FetchDescriptor<Book>(predicate: #Predicate { $0.year > 2000 })
 /// descriptor.includePendingChanges = false
-/// let stored = try StoredOnlyFetcher(context: context).fetch(descriptor, tables: tables)
+/// let stored = try StoredOnlyFetcher(context: context).fetch(FetchRequest(descriptor, tables: tables))
 /// ```
 struct StoredOnlyFetcher {
     /// The context whose instances the results are; it makes the fetcher for one call.
@@ -18,20 +18,20 @@ struct StoredOnlyFetcher {
     /// instance it holds, or the image itself for a row it holds none of (its attributes are the
     /// stored values, read once). Prefetching is the caller's (`fetch(_:)` prefetches for either
     /// kind of page).
-    func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, tables: Store.EntityTables) throws -> [T] {
+    func fetch(_ request: FetchRequest) throws -> [any PersistentModel] {
         let context = context
         let images = StoredImages(store: context.store)
         defer { images.close() }
-        let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context, images: images)
-        let found = FetchResults.ordered(try executor.matches(), by: executor, descriptor)
+        let executor = FetchExecutor(request, in: context, images: images)
+        let found = FetchResults.ordered(try executor.matches(), by: executor)
         images.addStatistics(to: context)
         try images.throwLoadError()
-        var page: [T] = []
+        var page: [any PersistentModel] = []
         page.reserveCapacity(found.count)
         for image in found {
             let row = image.persistentModelID.rowID!
-            if let held = context.identity.model(entity: tables.ordinal, row: row) {
-                page.append(unsafeDowncast(held as AnyObject, to: T.self))
+            if let held = context.identity.model(entity: request.tables.ordinal, row: row) {
+                page.append(held)
             } else {
                 StoredImages.adopt(image, into: context)
                 page.append(image)

@@ -13,7 +13,7 @@ import Testing
         let tables = context.store.entities["LibraryAuthor"]!
         let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context)
         let matches = try executor.matches()
-        let authors: [LibraryAuthor] = FetchResults.ordered(matches, by: executor, descriptor)
+        let authors = FetchResults.typed(FetchResults.ordered(matches, by: executor), as: LibraryAuthor.self)
         #expect(authors.map(\.lastName) == ["Brontë"])
         #expect(FetchResults.typed(matches, as: LibraryAuthor.self).count == matches.count)
     }

@@ -11,7 +11,8 @@ import Testing
         let books = context.store.entities["LibraryAuthor"]!.entity.relationshipsByName["books"]!
         #expect(!authors.contains { books.access.isLoaded($0) })
         let reads = context.statistics.readTransactions
-        try Prefetcher(store: context.store, rows: context.rows).prefetch([\LibraryAuthor.books], of: authors)
+        try Prefetcher(store: context.store, rows: context.rows).prefetch(
+            [\LibraryAuthor.books], of: authors, tables: context.store.entities["LibraryAuthor"]!)
         #expect(context.statistics.readTransactions == reads + 1)
         #expect(authors.allSatisfy { books.access.isLoaded($0) && books.access.targets($0).count == 2 })
     }

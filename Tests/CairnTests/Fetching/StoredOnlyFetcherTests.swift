@@ -19,7 +19,7 @@ import Testing
         context.insert(LibraryAuthor(firstName: "A", lastName: "Austen", email: "new@example.org"))
         let fetcher = StoredOnlyFetcher(context: context)
         let austen = storedOnly(#Predicate<LibraryAuthor> { $0.lastName == "Austen" })
-        let found = try fetcher.fetch(austen, tables: context.store.entities["LibraryAuthor"]!)
+        let found = try fetcher.fetch(FetchRequest(austen, tables: context.store.entities["LibraryAuthor"]!))
         #expect(found.count == 1 && found[0] === held[0])
         #expect(try context.fetch(austen).map(ObjectIdentifier.init) == [ObjectIdentifier(held[0])])
         #expect(try context.fetchIdentifiers(austen) == [held[0].persistentModelID])
