@@ -82,9 +82,11 @@ struct FetchQuery {
         }
     }
 
-    /// The predicate, with what needs its model type to evaluate it.
+    /// The predicate, with what needs its model type to evaluate it. A class: the request, the
+    /// executor and the residual each hold it, and copying the value (an existential and a
+    /// closure) cost a value-witness call each time.
     @usableFromInline
-    struct Predicate {
+    final class Predicate {
         let expression: any PredicateExpression<Bool>
         /// Evaluates one `&&`-joined part of ``expression`` on a model of the fetched type.
         let evaluate: (any PredicateExpression<Bool>, any PersistentModel) throws -> Bool

@@ -8,44 +8,46 @@ extension PredicatePlanner {
     ///
     /// - Parameter cache: Where the shapes of earlier fetches are kept; `nil` makes the shape anew.
     func plan(for expression: (any PredicateExpression<Bool>)?, cache: PlanCache? = nil) -> Plan {
-        guard let expression else { return Plan(access: .fullScan, conjuncts: [], covered: [:]) }
-        let parts = Self.parts(of: expression)
-        let shape =
-            cache?.shape(for: ShapeKey(entity: tables.ordinal, parts: parts)) { self.shape(of: parts) }
-            ?? shape(of: parts)
+        guard let expression else { return Plan(access: .fullScan, parts: []) }
+        let parts = Self.parts(of: expression, readers: cache)
+        let shape = cache?.shape(entity: tables.ordinal, parts: parts) { self.shape(of: parts) } ?? shape(of: parts)
         return plan(parts, shape: shape)
     }
 
     /// The plan for `parts`, whose shape is `shape`.
     func plan(_ parts: [Part], shape: Shape) -> Plan {
-        let conjuncts = parts.map(\.expression)
         for position in shape.identifierParts {
             guard let (rows, identifiers) = identifierRows(parts[position]) else { continue }
-            return Plan(
-                access: .rows(rows), conjuncts: conjuncts,
-                covered: [position: identifiers.map { .identifierIn($0) } ?? .evaluate])
+            let plan = Plan(access: .rows(rows), parts: parts)
+            plan.covered[position] = identifiers.map { .identifierIn($0) } ?? .evaluate
+            return plan
         }
         // A list's condition is missing when an element is not of the attribute's type.
         let conditions = shape.slots.map { condition($0, parts[$0.part]) }
         /// The plan for `access`, which finds exactly the rows that satisfy each of `exact` that is
         /// exact, unless its lookup `key` had to be cut and hashed.
-        func plan(_ access: Access, exact: [Condition] = [], key: [UInt8] = []) -> Plan {
-            var covered: [Int: CoveredCheck] = [:]
+        func plan(_ access: Access, exact: some Sequence<Condition>, key: [UInt8] = []) -> Plan {
+            let plan = Plan(access: access, parts: parts)
             if key.count < KeyBuilder.maximumLength {
-                for condition in exact where condition.isExact { covered[condition.conjunct] = .evaluate }
+                for condition in exact where condition.isExact { plan.covered[condition.conjunct] = .evaluate }
             }
-            return Plan(access: access, conjuncts: conjuncts, covered: covered)
+            return plan
         }
         for candidate in shape.candidates {
             switch candidate {
             case .unique(let unique, let slots):
+                // One attribute's key as it is (joining one key made two arrays per point lookup).
+                if slots.count == 1, let equality = conditions[slots[0]] {
+                    let key = KeyBuilder.finalize(equality.key)
+                    return plan(.unique(unique, key: key), exact: CollectionOfOne(equality), key: key)
+                }
                 let equalities = slots.compactMap { conditions[$0] }
                 let key = KeyBuilder.finalize(equalities.flatMap(\.key))
                 return plan(.unique(unique, key: key), exact: equalities, key: key)
             case .indexEquality(let index, let slot):
                 guard let equality = conditions[slot] else { continue }
                 let key = KeyBuilder.finalize(equality.key)
-                return plan(.indexEquality(index, key: key), exact: [equality], key: key)
+                return plan(.indexEquality(index, key: key), exact: CollectionOfOne(equality), key: key)
             case .compound(let keyed, let slots, let lower, let upper):
                 let equalities = slots.compactMap { conditions[$0] }
                 guard
@@ -59,9 +61,9 @@ extension PredicatePlanner {
                 let keys = condition.keys
                 let exact = condition.isExact && keys.allShorter(than: KeyBuilder.maximumLength)
                 // Any other model is checked by looking its key up, never by a scan of the values.
-                return Plan(
-                    access: .oneOf(keyed, keys: keys, isUnique: isUnique), conjuncts: conjuncts,
-                    covered: exact ? [condition.conjunct: .keyIn(keyed, KeySet(keys))] : [:])
+                let plan = Plan(access: .oneOf(keyed, keys: keys, isUnique: isUnique), parts: parts)
+                if exact { plan.covered[condition.conjunct] = .keyIn(keyed, KeySet(keys)) }
+                return plan
             case .indexRange(let index, let lowerSlot, let upperSlot):
                 let (lower, upper) = (lowerSlot.flatMap { conditions[$0] }, upperSlot.flatMap { conditions[$0] })
                 // A bound that long would be cut and hashed in the index, where hashes do not keep order.
@@ -73,12 +75,12 @@ extension PredicatePlanner {
                         if case .lower(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) }
                     },
                     to: upper.map { if case .upper(true) = $0.kind { .inclusive($0.key) } else { .exclusive($0.key) } })
-                return plan(.indexRange(index, range, lower: lower, upper: upper))
+                return plan(.indexRange(index, range, lower: lower, upper: upper), exact: EmptyCollection())
             case .fullScan:
-                return plan(.fullScan)
+                return plan(.fullScan, exact: EmptyCollection())
             }
         }
-        return plan(.fullScan)
+        return plan(.fullScan, exact: EmptyCollection())
     }
 
     /// The condition `slot` states with `part`'s value: its key (or, for a list, each element's),

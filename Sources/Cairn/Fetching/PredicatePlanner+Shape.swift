@@ -100,6 +100,30 @@ extension PredicatePlanner {
             let keyPath: AnyKeyPath?
             let valueType: ObjectIdentifier?
 
+            init(_ part: Part) {
+                (form, keyPath, valueType) = Self.fields(of: part)
+            }
+
+            /// Whether this is the key of `part` (without retaining its key path or copying its value).
+            func matches(_ part: Part) -> Bool {
+                let (form, keyPath, valueType) = Self.fields(of: part)
+                return form == self.form && keyPath === self.keyPath && valueType == self.valueType
+            }
+
+            private static func fields(of part: Part) -> (UInt8, AnyKeyPath?, ObjectIdentifier?) {
+                switch part.form {
+                case .other: (0, nil, nil)
+                case .equal(let keyPath, let value): (1, keyPath, ObjectIdentifier(type(of: value)))
+                case .contains(let keyPath, let value): (2, keyPath, ObjectIdentifier(type(of: value)))
+                case .compare(let keyPath, let kind, let value):
+                    switch kind {
+                    case .lower(let inclusive): (inclusive ? 4 : 3, keyPath, ObjectIdentifier(type(of: value)))
+                    case .upper(let inclusive): (inclusive ? 6 : 5, keyPath, ObjectIdentifier(type(of: value)))
+                    case .equal, .oneOf: (0, keyPath, ObjectIdentifier(type(of: value)))
+                    }
+                }
+            }
+
             static func == (lhs: PartKey, rhs: PartKey) -> Bool {
                 lhs.form == rhs.form && lhs.keyPath === rhs.keyPath && lhs.valueType == rhs.valueType
             }
@@ -116,19 +140,14 @@ extension PredicatePlanner {
 
         init(entity: Int, parts: [Part]) {
             self.entity = entity
-            self.parts = parts.map { part in
-                let form: UInt8 =
-                    switch part.form {
-                    case .other: 0
-                    case .equal: 1
-                    case .contains: 2
-                    case .compare(_, .lower(let inclusive), _): inclusive ? 4 : 3
-                    case .compare(_, .upper(let inclusive), _): inclusive ? 6 : 5
-                    case .compare(_, .equal, _), .compare(_, .oneOf, _): 0
-                    }
-                return PartKey(
-                    form: form, keyPath: part.keyPath, valueType: part.value.map { ObjectIdentifier(type(of: $0)) })
-            }
+            self.parts = parts.map(PartKey.init)
+        }
+
+        /// Whether this is the key of `parts` of `entity`, without making that key.
+        func matches(entity: Int, parts: [Part]) -> Bool {
+            guard entity == self.entity, parts.count == self.parts.count else { return false }
+            for index in parts.indices where !self.parts[index].matches(parts[index]) { return false }
+            return true
         }
     }
 
@@ -204,12 +223,19 @@ extension PredicatePlanner {
     }
 
     /// The predicate's `&&`-joined parts, left to right, each read as a condition where it is one.
-    static func parts(of expression: any PredicateExpression<Bool>) -> [Part] {
-        if let part = expression as? any _PlannerPart {
-            return [Part(expression: expression, form: part.plannerForm)]
+    static func parts(of expression: any PredicateExpression<Bool>, readers: PlanCache? = nil) -> [Part] {
+        // Whether the node's type is a condition the planner reads, asked of its type once per
+        // cache (a conditional conformance: a dynamic cast cost about 1,200 instructions a fetch).
+        let reader =
+            readers?.partReader(for: type(of: expression))
+            ?? (type(of: expression) as? any _PlannerPart.Type)
+        if let reader {
+            return [Part(expression: expression, form: reader.plannerForm(of: expression))]
         }
         let node = PlannerNode(expression)
-        if case .conjunction(let lhs, let rhs) = node { return parts(of: lhs) + parts(of: rhs) }
+        if case .conjunction(let lhs, let rhs) = node {
+            return parts(of: lhs, readers: readers) + parts(of: rhs, readers: readers)
+        }
         let binary: Part.Operator
         switch node {
         case .equal: binary = .equal
@@ -356,16 +382,38 @@ final class PlanCache {
     static let capacity = 256
 
     private var shapes: [PredicatePlanner.ShapeKey: PredicatePlanner.Shape] = [:]
+    /// The shape asked for last, compared part by part before the dictionary is hashed: a loop
+    /// of fetches asks for the same one each time.
+    private var last: (key: PredicatePlanner.ShapeKey, shape: PredicatePlanner.Shape)?
+    /// Each predicate node type met, with its conformance to `_PlannerPart` (`nil`: none).
+    private var readers: [ObjectIdentifier: (any _PlannerPart.Type)?] = [:]
 
-    /// The shape for `key`, made by `make` when not kept yet.
+    /// The shape of `parts` of `entity`, made by `make` when not kept yet.
     func shape(
-        for key: PredicatePlanner.ShapeKey, _ make: () -> PredicatePlanner.Shape
+        entity: Int, parts: [PredicatePlanner.Part], _ make: () -> PredicatePlanner.Shape
     ) -> PredicatePlanner.Shape {
-        if let shape = shapes[key] { return shape }
-        let shape = make()
-        if shapes.count >= Self.capacity { shapes.removeAll(keepingCapacity: true) }
-        shapes[key] = shape
+        if let last, last.key.matches(entity: entity, parts: parts) { return last.shape }
+        let key = PredicatePlanner.ShapeKey(entity: entity, parts: parts)
+        let shape: PredicatePlanner.Shape
+        if let kept = shapes[key] {
+            shape = kept
+        } else {
+            shape = make()
+            if shapes.count >= Self.capacity { shapes.removeAll(keepingCapacity: true) }
+            shapes[key] = shape
+        }
+        last = (key, shape)
         return shape
+    }
+
+    /// How a predicate node of `type` reads as a condition, when it is one the planner reads.
+    func partReader(for type: Any.Type) -> (any _PlannerPart.Type)? {
+        let key = ObjectIdentifier(type)
+        if let known = readers[key] { return known }
+        let reader = type as? any _PlannerPart.Type
+        if readers.count >= Self.capacity { readers.removeAll(keepingCapacity: true) }
+        readers[key] = reader
+        return reader
     }
 
     /// How many shapes are kept.

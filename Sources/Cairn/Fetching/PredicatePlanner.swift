@@ -94,6 +94,17 @@ extension PredicateExpressions.Value: _PlannerOperand {
 protocol _PlannerPart {
     var plannerForm: PredicatePlanner.Part.Form { get }
 }
+
+extension _PlannerPart {
+    /// The form of `expression`, which is of this type (checked by the caller, which found this
+    /// conformance for the expression's type): read without casting it again.
+    static func plannerForm<Expression: PredicateExpression>(of expression: Expression) -> PredicatePlanner.Part.Form {
+        precondition(Expression.self == Self.self, "a planner part read as another type")
+        return withUnsafePointer(to: expression) {
+            UnsafeRawPointer($0).assumingMemoryBound(to: Self.self).pointee.plannerForm
+        }
+    }
+}
 extension PredicateExpressions.Equal: _PlannerPart where LHS: _PlannerOperand, RHS: _PlannerOperand {
     var plannerForm: PredicatePlanner.Part.Form {
         PredicatePlanner.Part.Form(.equal, lhs.plannerOperand, rhs.plannerOperand)
@@ -125,7 +136,11 @@ extension PredicateExpressions.Value: _PlannerValue {}
 /// Chooses how a fetch finds its candidates (see ``FetchPlan``).
 struct PredicatePlanner {
     /// One condition on an attribute that the predicate requires (it is joined by `&&`).
-    struct Condition {
+    ///
+    /// A class: a plan passes its conditions through lists, access paths and orders, and a copy
+    /// of this value (an existential and two arrays) cost about 200 instructions where a reference
+    /// costs a retain.
+    final class Condition {
         enum Kind {
             case equal
             case lower(inclusive: Bool)
@@ -142,12 +157,25 @@ struct PredicatePlanner {
         /// than planning the fetch.
         let value: Any
         /// For ``Kind/oneOf``: each value's key, finalized.
-        var keys = KeyList()
+        let keys: KeyList
         /// The position of the `&&`-joined part of the predicate this condition is.
-        var conjunct = 0
+        let conjunct: Int
         /// Whether a key lookup finds exactly the values that satisfy the condition: every value
         /// equals itself (not NaN) and no key is long enough to be cut and hashed.
-        var isExact = false
+        let isExact: Bool
+
+        init(
+            attribute: Schema.Attribute, kind: Kind, key: [UInt8], value: Any, keys: KeyList = KeyList(),
+            conjunct: Int = 0, isExact: Bool = false
+        ) {
+            self.attribute = attribute
+            self.kind = kind
+            self.key = key
+            self.value = value
+            self.keys = keys
+            self.conjunct = conjunct
+            self.isExact = isExact
+        }
 
         /// The value as text, for ``FetchPlan``.
         var text: String {
@@ -184,14 +212,48 @@ struct PredicatePlanner {
         let upper: Condition?
     }
 
-    /// An access path and what it guarantees of the predicate.
-    struct Plan {
+    /// An access path and what it guarantees of the predicate. A class, held by the executor
+    /// and its residual predicate without copying the access path.
+    final class Plan {
         let access: Access
-        /// The predicate's `&&`-joined parts, left to right.
-        let conjuncts: [any PredicateExpression<Bool>]
+        /// The predicate's `&&`-joined parts, left to right (``Part/expression``).
+        let parts: [Part]
         /// The parts (by position) that every stored row the access path reads satisfies, as long
         /// as its model holds the stored values; each with how to check another model cheaply.
-        let covered: [Int: CoveredCheck]
+        var covered = CoveredChecks()
+
+        init(access: Access, parts: [Part]) {
+            self.access = access
+            self.parts = parts
+        }
+    }
+
+    /// The covered parts of a plan by position. Most are covered by evaluating them (an exact
+    /// key): those are bits, so that a plan for one key needs no dictionary (an allocation and a
+    /// hash of the position for every point lookup).
+    struct CoveredChecks {
+        private var evaluated: UInt64 = 0
+        private var others: [Int: CoveredCheck] = [:]
+
+        /// How many parts are covered.
+        var count: Int { evaluated.nonzeroBitCount + others.count }
+
+        subscript(position: Int) -> CoveredCheck? {
+            get {
+                if position < 64 && evaluated & 1 << UInt64(position) != 0 { return .evaluate }
+                return others.isEmpty ? nil : others[position]
+            }
+            set {
+                if position < 64 { evaluated &= ~(1 << UInt64(position)) }
+                if !others.isEmpty { others[position] = nil }
+                guard let newValue else { return }
+                if case .evaluate = newValue, position < 64 {
+                    evaluated |= 1 << UInt64(position)
+                } else {
+                    others[position] = newValue
+                }
+            }
+        }
     }
 
     /// How to check a covered part of the predicate on a model the access path did not vouch for

@@ -18,7 +18,7 @@ struct PredicateResidual {
 
     init(predicate: FetchRequest.Predicate?, plan: PredicatePlanner.Plan, tables: Store.EntityTables) {
         (self.predicate, self.plan, self.tables) = (predicate, plan, tables)
-        isEmptyForVouchedRows = predicate == nil || plan.covered.count == plan.conjuncts.count
+        isEmptyForVouchedRows = predicate == nil || plan.covered.count == plan.parts.count
     }
 
     /// Whether `model` satisfies the predicate.
@@ -27,7 +27,7 @@ struct PredicateResidual {
     /// - Throws: ``FetchError`` when the predicate throws on the model.
     func matches(_ model: any PersistentModel, vouched: Bool) throws -> Bool {
         guard let predicate, !(vouched && isEmptyForVouchedRows) else { return true }
-        for (position, conjunct) in plan.conjuncts.enumerated() {
+        for position in plan.parts.indices {
             if let check = plan.covered[position] {
                 if vouched { continue }
                 switch check {
@@ -41,7 +41,7 @@ struct PredicateResidual {
                     break
                 }
             }
-            if try !predicate.evaluate(conjunct, model) { return false }
+            if try !predicate.evaluate(plan.parts[position].expression, model) { return false }
         }
         return true
     }

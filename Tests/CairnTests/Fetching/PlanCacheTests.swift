@@ -91,7 +91,7 @@ import Testing
         let cache = PlanCache()
         var made = 0
         func shape(_ entity: Int) {
-            _ = cache.shape(for: PredicatePlanner.ShapeKey(entity: entity, parts: [])) {
+            _ = cache.shape(entity: entity, parts: []) {
                 made += 1
                 return PredicatePlanner.Shape(identifierParts: [], slots: [], candidates: [.fullScan])
             }
@@ -102,5 +102,38 @@ import Testing
         #expect(made == PlanCache.capacity)
         shape(PlanCache.capacity)
         #expect(cache.count == 1 && made == PlanCache.capacity + 1)
+    }
+
+    /// Alternating shapes: the last one asked for is compared part by part, the others found by
+    /// their key; none is made twice, and each fetch gets its own shape's plan.
+    @Test func alternatingShapesAreEachMadeOnce() throws {
+        let context = try populated()
+        let before = context.plans.count
+        for n in 0..<6 {
+            let (name, email) = (PlannerTests.lastNames[n % PlannerTests.lastNames.count], "a\(n)@example.org")
+            let byName = #Predicate<LibraryAuthor> { $0.lastName == name }
+            let byEmail = #Predicate<LibraryAuthor> { $0.email == email }
+            #expect(
+                Set(try context.fetch(FetchDescriptor(predicate: byName)).map(\.email))
+                    == (try expected(byName, in: context)))
+            #expect(try context.fetch(FetchDescriptor(predicate: byEmail)).map(\.email) == [email])
+        }
+        #expect(context.plans.count == before + 2)
+    }
+
+    /// A node type's conformance is asked once and answered as the cast answers it.
+    @Test func aNodeTypeIsReadAsTheCastWouldRead() {
+        let cache = PlanCache()
+        let email = "a@example.org"
+        let single = #Predicate<LibraryAuthor> { $0.email == email }.expression
+        let both = #Predicate<LibraryAuthor> { $0.email == email && $0.lastName == email }.expression
+        for _ in 0..<2 {
+            #expect(cache.partReader(for: type(of: single)) != nil)
+            #expect(cache.partReader(for: type(of: both)) == nil)
+        }
+        let parts = PredicatePlanner.parts(of: both, readers: cache)
+        #expect(parts.count == 2)
+        #expect(parts.map { $0.keyPath } == [\LibraryAuthor.email, \LibraryAuthor.lastName])
+        #expect(parts.allSatisfy { ($0.value as? String) == email })
     }
 }
