@@ -19,12 +19,14 @@ struct FetchRequest {
     typealias Predicate = FetchQuery.Predicate
 
     let tables: Store.EntityTables
-    let predicate: Predicate?
-    let sortBy: [SortKey]
+    /// The erased descriptor, held whole: copying it field by field retained each field again.
+    private let query: FetchQuery
+    var predicate: Predicate? { query.predicate }
+    var sortBy: [SortKey] { query.sortBy }
     /// Sorts models of the fetched type by the descriptor's sort descriptors; `nil` without any.
-    let sort: FetchQuery.Sort?
-    let fetchLimit: Int?
-    let fetchOffset: Int?
+    var sort: FetchQuery.Sort? { query.sort }
+    var fetchLimit: Int? { query.fetchLimit }
+    var fetchOffset: Int? { query.fetchOffset }
     var includePendingChanges: Bool
     var propertiesToFetch: [AnyKeyPath]
     /// The fetched model type (a class: `PersistentModel` requires one).
@@ -43,14 +45,10 @@ struct FetchRequest {
 
     init(_ query: FetchQuery, tables: Store.EntityTables) {
         self.tables = tables
-        predicate = query.predicate
-        sortBy = query.sortBy
-        sort = query.sort
-        fetchLimit = query.fetchLimit
-        fetchOffset = query.fetchOffset
         includePendingChanges = query.includePendingChanges
         propertiesToFetch = query.propertiesToFetch
         fetchedType = ObjectIdentifier(query.modelType)
+        self.query = query
     }
 
     init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, tables: Store.EntityTables) {
@@ -116,7 +114,7 @@ struct FetchQuery {
     @usableFromInline let modelType: any PersistentModel.Type
 
     @inlinable
-    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) {
+    init<T: PersistentModel>(_ descriptor: __shared FetchDescriptor<T>) {
         if let predicate = descriptor.predicate {
             self.predicate = Predicate(expression: predicate.expression) { conjunct, model in
                 // The executor hands over models of the fetched entity's type only.

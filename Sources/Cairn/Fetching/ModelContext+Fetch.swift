@@ -28,20 +28,22 @@ extension ModelContext {
     /// ``fetch(_:)`` for an erased descriptor: its page of models, in its order, with the
     /// relationships to prefetch loaded.
     @usableFromInline
-    func fetchPage(_ query: FetchQuery) throws -> [any PersistentModel] {
+    func fetchPage(_ query: __owned FetchQuery) throws -> [any PersistentModel] {
         try beginStoreAccess()
         let tables = store.entityTables(of: query.modelType, for: "fetch(_:)")
+        let (storedOnly, prefetching) = (!query.includePendingChanges && hasChanges, query.prefetching)
+        // The query moves into the request, uncopied.
         let request = FetchRequest(query, tables: tables)
         let page: [any PersistentModel]
-        if !query.includePendingChanges && hasChanges {
+        if storedOnly {
             page = try StoredOnlyFetcher(context: self).fetch(request)
         } else {
             let executor = FetchExecutor(request, in: self)
             page = FetchResults.ordered(try executor.matches(), by: executor)
         }
         // The relationships to prefetch are loaded for whichever instances the page holds.
-        if !query.prefetching.isEmpty {
-            try Prefetcher(store: store, rows: rows).prefetch(query.prefetching, of: page, tables: tables)
+        if !prefetching.isEmpty {
+            try Prefetcher(store: store, rows: rows).prefetch(prefetching, of: page, tables: tables)
         }
         return page
     }
