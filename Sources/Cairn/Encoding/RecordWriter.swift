@@ -167,6 +167,8 @@ package struct RecordWriter: Sendable {
     package mutating func finishAppended() -> (bytes: [UInt8], contentChecksum: UInt32) {
         let start = start
         let checksum = payload.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        // Taken out of the payload writer, so the checksum is appended in place: a second
+        // reference would make the append copy the records.
         var bytes: [UInt8] = []
         swap(&bytes, &payload.bytes)
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> shift)) }
@@ -184,12 +186,7 @@ package struct RecordWriter: Sendable {
     /// - Returns: The complete record, sealed for no key.
     package consuming func encoded() -> EncodedRecord {
         precondition(start == 0, "RecordWriter.encoded(): a writer appending to a list finishes with finishAppended()")
-        let checksum = CRC32C.checksum(payload.bytes)
-        // Taken out of the payload writer, so the checksum is appended in place: a second
-        // reference would make the append copy the record.
-        var bytes: [UInt8] = []
-        swap(&bytes, &payload.bytes)
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> shift)) }
+        let (bytes, checksum) = finishAppended()
         return EncodedRecord(unkeyed: bytes, contentChecksum: checksum)
     }
 

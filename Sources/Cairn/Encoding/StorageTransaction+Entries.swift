@@ -5,8 +5,6 @@
 // and the one before turns that damage into a typed error instead of a silent miss. The hit path
 // reads nothing extra: one checksum per entry used.
 
-import Foundation
-
 extension StorageTransaction where Self: ~Copyable {
     /// The row a unique table holds for `key`, verified, or `nil` when the key is absent (its
     /// neighbours verified).

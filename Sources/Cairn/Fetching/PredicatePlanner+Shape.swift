@@ -104,12 +104,6 @@ extension PredicatePlanner {
                 (form, keyPath, valueType) = Self.fields(of: part)
             }
 
-            /// Whether this is the key of `part` (without retaining its key path or copying its value).
-            func matches(_ part: Part) -> Bool {
-                let (form, keyPath, valueType) = Self.fields(of: part)
-                return form == self.form && keyPath === self.keyPath && valueType == self.valueType
-            }
-
             private static func fields(of part: Part) -> (UInt8, AnyKeyPath?, ObjectIdentifier?) {
                 switch part.form {
                 case .other: (0, nil, nil)
@@ -146,7 +140,7 @@ extension PredicatePlanner {
         /// Whether this is the key of `parts` of `entity`, without making that key.
         func matches(entity: Int, parts: [Part]) -> Bool {
             guard entity == self.entity, parts.count == self.parts.count else { return false }
-            for index in parts.indices where !self.parts[index].matches(parts[index]) { return false }
+            for index in parts.indices where self.parts[index] != PartKey(parts[index]) { return false }
             return true
         }
     }
@@ -227,7 +221,7 @@ extension PredicatePlanner {
         // Whether the node's type is a condition the planner reads, asked of its type once per
         // cache (a conditional conformance: a dynamic cast cost about 1,200 instructions a fetch).
         let reader =
-            readers?.partReader(for: type(of: expression))
+            readers.map { $0.partReader(for: type(of: expression)) }
             ?? (type(of: expression) as? any _PlannerPart.Type)
         if let reader {
             return [Part(expression: expression, form: reader.plannerForm(of: expression))]

@@ -1,5 +1,4 @@
 internal import CLMDB
-import Foundation
 
 /// The one write transaction of the store, valid inside one ``LMDBEnvironment/write(_:)`` closure.
 ///
@@ -73,13 +72,6 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
         }
     }
 
-    /// Deletes `key` and all its values.
-    ///
-    /// ```swift
-    /// try txn.delete(rowKey, in: authors)
-    /// ```
-    /// - Returns: `false` if the key was absent.
-    /// - Complexity: O(log *n*) (plus the key's values in a duplicate table).
     /// What ``rewrite(_:for:in:)`` found under the key and did.
     package enum Rewrite: Equatable {
         /// No value is stored under the key: nothing was written.
@@ -117,6 +109,13 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
         }
     }
 
+    /// Deletes `key` and all its values.
+    ///
+    /// ```swift
+    /// try txn.delete(rowKey, in: authors)
+    /// ```
+    /// - Returns: `false` if the key was absent.
+    /// - Complexity: O(log *n*) (plus the key's values in a duplicate table).
     @discardableResult
     package func delete(_ key: [UInt8], in table: Table) throws(StorageError) -> Bool {
         handle.check(table)
