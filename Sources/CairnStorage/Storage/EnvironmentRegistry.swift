@@ -53,7 +53,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let entry = entries[key] {
-            if entry.state.processID != getpid() {
+            if entry.state.processID != ProcessIdentity.current {
                 // Inherited across fork(): the child must not touch it (see EnvironmentState.close()).
                 entries[key] = nil
             } else if let environment = entry.environment {

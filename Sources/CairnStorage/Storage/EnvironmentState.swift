@@ -19,7 +19,7 @@ final class EnvironmentState: @unchecked Sendable {
     /// The map size in bytes. Changed only under the gate's exclusive side.
     private(set) var mapSize: Int
     let configuration: StorageConfiguration
-    let processID = getpid()
+    let processID = ProcessIdentity.current
     let pageSize: Int
     /// Identifies this environment in its ``Table`` handles, so a table of another store is caught.
     let identifier = EnvironmentState.nextIdentifier()
@@ -505,7 +505,7 @@ final class EnvironmentState: @unchecked Sendable {
         writerThreadLock.unlock()
         // In a child process after fork() the environment belongs to the parent: closing it here
         // would clear the parent's reader slots. Leave it alone.
-        guard processID == getpid(), let liveEnvironment else { return }
+        guard processID == ProcessIdentity.current, let liveEnvironment else { return }
         drainReaderPool()
         mdb_env_close(liveEnvironment)
         self.liveEnvironment = nil

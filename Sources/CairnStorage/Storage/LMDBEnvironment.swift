@@ -557,7 +557,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     func reopenForTesting() throws(StorageError) { try state.reopen() }
 
     private func checkProcess() throws(StorageError) {
-        guard state.processID == getpid() else {
+        guard state.processID == ProcessIdentity.current else {
             throw StorageError(
                 code: .usedAfterFork,
                 message: "This store was opened by process \(state.processID) before fork(); LMDB environments "
