@@ -82,16 +82,11 @@ enum ExpectedExpansion {
             @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
 
             \(access)var _$modelState: Cairn._ModelState {
-                get {
-                    if let state = _$modelStateStorage {
-                        return state
+                _read {
+                    if _$modelStateStorage == nil {
+                        _$modelStateStorage = Cairn._ModelState()
                     }
-                    let state = Cairn._ModelState()
-                    _$modelStateStorage = state
-                    return state
-                }
-                set {
-                    _$modelStateStorage = newValue
+                    yield _$modelStateStorage!
                 }
             }
         """

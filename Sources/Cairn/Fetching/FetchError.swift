@@ -123,15 +123,15 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 
 extension FetchError {
     /// Runs `evaluate`, turning what it throws into a `.predicateFailed` error naming the
-    /// expression and the model.
+    /// expression (the `&&`-joined part of the predicate that threw) and the model.
     @usableFromInline
     static func evaluating<T: PersistentModel>(
-        _ predicate: Predicate<T>, on model: T, _ evaluate: () throws -> Bool
+        _ part: any PredicateExpression<Bool>, on model: T, _ evaluate: () throws -> Bool
     ) throws -> Bool {
         do {
             return try evaluate()
         } catch {
-            var expression = "\(type(of: predicate.expression))"
+            var expression = "\(type(of: part))"
             if expression.count > 400 { expression = expression.prefix(400) + "…" }
             throw FetchError(
                 code: .predicateFailed,

@@ -29,17 +29,19 @@ struct FetchExecutor {
 
     /// - Parameter images: Images to evaluate the request on instead of the context's instances;
     ///   the request must then leave pending changes out.
-    init(_ request: FetchRequest, in context: ModelContext, images: StoredImages? = nil) {
+    init(_ request: __owned FetchRequest, in context: ModelContext, images: StoredImages? = nil) {
         precondition(
             images == nil || !request.includePendingChanges, "FetchExecutor: images hold no pending changes")
+        let tables = request.tables
+        let predicate = request.predicate
+        planner = PredicatePlanner(
+            tables: tables, identifierKeyPath: tables.identifierKeyPath, storeIdentifier: context.store.identifier)
+        plan = planner.plan(for: predicate?.expression, cache: context.plans)
+        residual = PredicateResidual(predicate: predicate, plan: plan, tables: tables)
         self.context = context
         self.images = images
+        // Moved in last, after every read of it: a request read after being stored was copied.
         self.request = request
-        planner = PredicatePlanner(
-            tables: request.tables, identifierKeyPath: request.tables.identifierKeyPath,
-            storeIdentifier: context.store.identifier)
-        plan = planner.plan(for: request.predicate?.expression, cache: context.plans)
-        residual = PredicateResidual(predicate: request.predicate, plan: plan, tables: request.tables)
     }
 
     var access: PredicatePlanner.Access { plan.access }

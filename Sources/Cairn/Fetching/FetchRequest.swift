@@ -43,11 +43,12 @@ struct FetchRequest {
         return false
     }
 
-    init(_ query: FetchQuery, tables: Store.EntityTables) {
+    init(_ query: __owned FetchQuery, tables: Store.EntityTables) {
         self.tables = tables
         includePendingChanges = query.includePendingChanges
         propertiesToFetch = query.propertiesToFetch
         fetchedType = ObjectIdentifier(query.modelType)
+        // Moved in last, after every read of it.
         self.query = query
     }
 
@@ -116,11 +117,15 @@ struct FetchQuery {
     @inlinable
     init<T: PersistentModel>(_ descriptor: __shared FetchDescriptor<T>) {
         if let predicate = descriptor.predicate {
-            self.predicate = Predicate(expression: predicate.expression) { conjunct, model in
+            // The closure holds the variable only: capturing the predicate copied it a second
+            // time (a value-witness copy of every node) for each fetch.
+            let variable = predicate.variable
+            self.predicate = Predicate(expression: predicate.expression) {
+                conjunct, model in
                 // The executor hands over models of the fetched entity's type only.
                 let model = unsafeDowncast(model as AnyObject, to: T.self)
-                let bindings = PredicateBindings((predicate.variable, model))
-                return try FetchError.evaluating(predicate, on: model) { try conjunct.evaluate(bindings) }
+                let bindings = PredicateBindings((variable, model))
+                return try FetchError.evaluating(conjunct, on: model) { try conjunct.evaluate(bindings) }
             }
         } else {
             predicate = nil

@@ -28,17 +28,17 @@ extension ModelContext {
     /// ``fetch(_:)`` for an erased descriptor: its page of models, in its order, with the
     /// relationships to prefetch loaded.
     @usableFromInline
-    func fetchPage(_ query: __owned FetchQuery) throws -> [any PersistentModel] {
+    func fetchPage(_ query: consuming FetchQuery) throws -> [any PersistentModel] {
         try beginStoreAccess()
         let tables = store.entityTables(of: query.modelType, for: "fetch(_:)")
         let (storedOnly, prefetching) = (!query.includePendingChanges && hasChanges, query.prefetching)
-        // The query moves into the request, uncopied.
-        let request = FetchRequest(query, tables: tables)
+        // The query moves into the request and the request into the executor, uncopied: each
+        // is made where it is used (a copy retained each of their references again).
         let page: [any PersistentModel]
         if storedOnly {
-            page = try StoredOnlyFetcher(context: self).fetch(request)
+            page = try StoredOnlyFetcher(context: self).fetch(FetchRequest(consume query, tables: tables))
         } else {
-            let executor = FetchExecutor(request, in: self)
+            let executor = FetchExecutor(FetchRequest(consume query, tables: tables), in: self)
             page = FetchResults.ordered(try executor.matches(), by: executor)
         }
         // The relationships to prefetch are loaded for whichever instances the page holds.
