@@ -195,9 +195,10 @@ package struct PageWalker {
                     let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
                     // The first node's key is not used: its child holds everything below the second.
                     if index > 0 {
+                        // Keys that ascend lie below the parent's bound when the last one does.
                         try order.check(
-                            key, lower: separators.last ?? visit.lower, inclusive: index == 1, upper: visit.upper,
-                            in: visit.page)
+                            key, lower: separators.last ?? visit.lower, inclusive: index == 1,
+                            upper: index == nodes.count - 1 ? visit.upper : nil, in: visit.page)
                         separators.append(key)
                     } else {
                         separators.append(visit.lower)
@@ -226,7 +227,10 @@ package struct PageWalker {
                     let node = try nodes.offset(index, in: page, number: visit.page)
                     let nodeFlags = try page.u16(node + 4)
                     let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
-                    try order.check(key, lower: previous, inclusive: index == 0, upper: visit.upper, in: visit.page)
+                    // Keys that ascend lie below the parent's bound when the last one does.
+                    try order.check(
+                        key, lower: previous, inclusive: index == 0,
+                        upper: index == nodes.count - 1 ? visit.upper : nil, in: visit.page)
                     previous = key
                     let size = Int(try page.u16(node)) | Int(try page.u16(node + 2)) << 16
                     let dataOffset = node + Self.nodeHeaderSize + key.count
@@ -416,7 +420,8 @@ package struct PageWalker {
         var previous = lower
         for index in 0..<count {
             let key = try page.slice(Self.headerSize + index * keySize, keySize)
-            try order.check(key, lower: previous, inclusive: index == 0, upper: upper, in: number)
+            try order.check(
+                key, lower: previous, inclusive: index == 0, upper: index == count - 1 ? upper : nil, in: number)
             previous = key
         }
         return UInt64(count)

@@ -11,7 +11,8 @@ internal import CLMDB
 /// ```
 package protocol StorageTransaction: ~Copyable {
     /// The transaction's LMDB state.
-    var handle: TransactionHandle { get }
+    /// Borrowed: a read through the requirement retains nothing.
+    @_borrowed var handle: TransactionHandle { get }
 }
 
 extension StorageTransaction where Self: ~Copyable {
