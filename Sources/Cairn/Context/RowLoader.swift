@@ -180,7 +180,8 @@ final class RowLoader {
     /// context saved it since) takes the stored values: its attributes are unloaded and decoded
     /// again. A model with unsaved changes keeps them (the last save wins).
     func apply(
-        _ reader: RecordReader, to model: any PersistentModel, tables: Store.EntityTables, only: Set<UInt32>? = nil
+        _ reader: __owned RecordReader, to model: any PersistentModel, tables: Store.EntityTables,
+        only: Set<UInt32>? = nil
     ) throws {
         let state = model._$modelState
         let checksum = reader.checksum
@@ -191,15 +192,16 @@ final class RowLoader {
         // The codec @Model generated reads the fields straight into the storage; what it leaves
         // (absent fields, types it has no concrete reader for) goes through the attributes'
         // general codecs, as does every field of a class without a generated codec.
-        var decoder = _FieldDecoder(reader: reader, tags: tables.recordTags, only: only)
+        // The reader moves into the decoder (a copy retained its two buffers again).
+        var decoder = _FieldDecoder(reader: consume reader, tags: tables.recordTags, only: only)
         try model._$decodeFields(from: &decoder)
         if decoder.isGenerated {
             for index in decoder.deferred {
-                try tables.accessByIndex[index]!.decode(model, tables.recordTags[index], reader)
+                try tables.accessByIndex[index]!.decode(model, tables.recordTags[index], decoder.reader)
             }
         } else {
             for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
-                try access.decode(model, tag, reader)
+                try access.decode(model, tag, decoder.reader)
             }
         }
         if unchanged { state.recordChecksum = checksum }

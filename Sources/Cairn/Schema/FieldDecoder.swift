@@ -28,7 +28,7 @@ public struct _FieldDecoder {
     /// Whether the model's class had no generated codec (the protocol's default ran).
     var isGenerated = true
 
-    init(reader: RecordReader, tags: UnsafeBufferPointer<UInt32>, only: Set<UInt32>?) {
+    init(reader: __owned RecordReader, tags: UnsafeBufferPointer<UInt32>, only: Set<UInt32>?) {
         self.reader = reader
         self.tags = tags
         self.only = only

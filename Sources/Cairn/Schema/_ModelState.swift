@@ -6,7 +6,8 @@ import Observation
 ///
 /// A class, not a struct: the context reads and updates it through `any PersistentModel`, where a
 /// struct property is copied whole (its identifier, its context link, its change bits) at every
-/// read. A reference costs one allocation per model and a retain per read.
+/// read. A reference costs one allocation per model; `_$modelState` lends it (a `_read`
+/// accessor behind a borrowed requirement), so a read through the protocol retains nothing.
 ///
 /// ```swift
 /// let state = book._$modelState   // @Model's generated property makes it when first asked for
