@@ -22,8 +22,11 @@ extension PredicatePlanner {
             plan.covered[position] = identifiers.map { .identifierIn($0) } ?? .evaluate
             return plan
         }
-        // A list's condition is missing when an element is not of the attribute's type.
-        let conditions = shape.slots.map { condition($0, parts[$0.part]) }
+        // Each slot's condition is made when a candidate path asks for it: most plans are one
+        // key lookup, which needs its key bytes only (a list of every slot's condition objects
+        // was two allocations and their releases per fetch). A list's condition is missing when
+        // an element is not of the attribute's type.
+        func conditions(_ slot: Int) -> Condition? { condition(shape.slots[slot], parts[shape.slots[slot].part]) }
         /// The plan for `access`, which finds exactly the rows that satisfy each of `exact` that is
         /// exact, unless its lookup `key` had to be cut and hashed.
         func plan(_ access: Access, exact: some Sequence<Condition>, key: [UInt8] = []) -> Plan {
@@ -33,31 +36,34 @@ extension PredicatePlanner {
             }
             return plan
         }
+        /// The plan for a lookup of one equality's key (`access` made from the finished key).
+        func lookup(_ slot: Int, _ access: ([UInt8]) -> Access) -> Plan {
+            let (bytes, isExact) = equalityKey(shape.slots[slot], parts[shape.slots[slot].part])
+            let key = KeyBuilder.finalize(bytes)
+            let plan = Plan(access: access(key), parts: parts)
+            if isExact && key.count < KeyBuilder.maximumLength { plan.covered[shape.slots[slot].part] = .evaluate }
+            return plan
+        }
         for candidate in shape.candidates {
             switch candidate {
             case .unique(let unique, let slots):
                 // One attribute's key as it is (joining one key made two arrays per point lookup).
-                if slots.count == 1, let equality = conditions[slots[0]] {
-                    let key = KeyBuilder.finalize(equality.key)
-                    return plan(.unique(unique, key: key), exact: CollectionOfOne(equality), key: key)
-                }
-                let equalities = slots.compactMap { conditions[$0] }
+                if slots.count == 1 { return lookup(slots[0]) { .unique(unique, key: $0) } }
+                let equalities = slots.compactMap { conditions($0) }
                 let key = KeyBuilder.finalize(equalities.flatMap(\.key))
                 return plan(.unique(unique, key: key), exact: equalities, key: key)
             case .indexEquality(let index, let slot):
-                guard let equality = conditions[slot] else { continue }
-                let key = KeyBuilder.finalize(equality.key)
-                return plan(.indexEquality(index, key: key), exact: CollectionOfOne(equality), key: key)
+                return lookup(slot) { .indexEquality(index, key: $0) }
             case .compound(let keyed, let slots, let lower, let upper):
-                let equalities = slots.compactMap { conditions[$0] }
+                let equalities = slots.compactMap { conditions($0) }
                 guard
                     let access = compound(
-                        keyed, equalities: equalities, lower: lower.flatMap { conditions[$0] },
-                        upper: upper.flatMap { conditions[$0] })
+                        keyed, equalities: equalities, lower: lower.flatMap { conditions($0) },
+                        upper: upper.flatMap { conditions($0) })
                 else { continue }
                 return plan(access, exact: equalities)
             case .oneOf(let keyed, let slot, let isUnique):
-                guard let condition = conditions[slot] else { continue }
+                guard let condition = conditions(slot) else { continue }
                 let keys = condition.keys
                 let exact = condition.isExact && keys.allShorter(than: KeyBuilder.maximumLength)
                 // Any other model is checked by looking its key up, never by a scan of the values.
@@ -65,7 +71,7 @@ extension PredicatePlanner {
                 if exact { plan.covered[condition.conjunct] = .keyIn(keyed, KeySet(keys)) }
                 return plan
             case .indexRange(let index, let lowerSlot, let upperSlot):
-                let (lower, upper) = (lowerSlot.flatMap { conditions[$0] }, upperSlot.flatMap { conditions[$0] })
+                let (lower, upper) = (lowerSlot.flatMap { conditions($0) }, upperSlot.flatMap { conditions($0) })
                 // A bound that long would be cut and hashed in the index, where hashes do not keep order.
                 guard [lower, upper].allSatisfy({ ($0?.key.count ?? 0) < KeyBuilder.hashedPrefixLength }) else {
                     continue
@@ -110,12 +116,19 @@ extension PredicatePlanner {
                 attribute: slot.attribute, kind: .oneOf, key: [], value: keys.count, keys: keys, conjunct: slot.part,
                 isExact: isExact)
         }
-        // The shape holds only values of the attribute's type with a key encoding.
-        var builder = KeyBuilder()
-        let equalsItself = slot.encode!(value, &builder)
+        let (key, equalsItself) = equalityKey(slot, part)
         return Condition(
-            attribute: slot.attribute, kind: slot.kind, key: builder.bytes, value: value, conjunct: slot.part,
+            attribute: slot.attribute, kind: slot.kind, key: key, value: value, conjunct: slot.part,
             isExact: equalsItself)
+    }
+
+    /// The key encoding (not finalized) of the value `part` compares a slot's attribute with,
+    /// and whether the value equals itself (not NaN). The shape holds only parts with a value of
+    /// the attribute's type that has a key encoding.
+    private func equalityKey(_ slot: Slot, _ part: Part) -> (key: [UInt8], isExact: Bool) {
+        var builder = KeyBuilder()
+        let equalsItself = slot.encode!(part.value!, &builder)
+        return (builder.bytes, equalsItself)
     }
 
     /// A scan of a compound table for equalities on its leading attributes and a range on the

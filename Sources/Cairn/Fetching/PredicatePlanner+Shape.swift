@@ -100,12 +100,14 @@ extension PredicatePlanner {
             let keyPath: AnyKeyPath?
             let valueType: ObjectIdentifier?
 
-            init(_ part: Part) {
-                (form, keyPath, valueType) = Self.fields(of: part)
+            init(_ part: borrowing Part) { self.init(form: part.form) }
+
+            init(form: Part.Form) {
+                (self.form, keyPath, valueType) = Self.fields(of: form)
             }
 
-            private static func fields(of part: Part) -> (UInt8, AnyKeyPath?, ObjectIdentifier?) {
-                switch part.form {
+            private static func fields(of form: Part.Form) -> (UInt8, AnyKeyPath?, ObjectIdentifier?) {
+                switch form {
                 case .other: (0, nil, nil)
                 case .equal(let keyPath, let value): (1, keyPath, ObjectIdentifier(type(of: value)))
                 case .contains(let keyPath, let value): (2, keyPath, ObjectIdentifier(type(of: value)))
@@ -140,8 +142,11 @@ extension PredicatePlanner {
         /// Whether this is the key of `parts` of `entity`, without making that key.
         func matches(entity: Int, parts: [Part]) -> Bool {
             guard entity == self.entity, parts.count == self.parts.count else { return false }
-            for index in parts.indices where self.parts[index] != PartKey(parts[index]) { return false }
-            return true
+            // Each part's form read in place: `parts[index]` copied the part (its expression too).
+            return parts.withUnsafeBufferPointer { parts in
+                for index in parts.indices where self.parts[index] != PartKey(form: parts[index].form) { return false }
+                return true
+            }
         }
     }
 
@@ -369,18 +374,22 @@ extension PredicatePlanner.Condition.Kind {
 }
 
 /// The shapes a context's fetches planned (see `PredicatePlanner+Shape.swift`), kept for the
-/// next fetch of the same shape. Owned by one context, so used from one executor.
+/// next fetch of the same shape. Owned by one context, so used from one executor, and no access
+/// to its properties outlives the statement that makes it: no runtime exclusivity checks (one
+/// per property read, about 80 instructions each).
 final class PlanCache {
     /// More distinct shapes than this in one context is unusual (each is a predicate written in
     /// the app's code): the cache starts over rather than grow.
     static let capacity = 256
 
-    private var shapes: [PredicatePlanner.ShapeKey: PredicatePlanner.Shape] = [:]
+    @exclusivity(unchecked) private var shapes: [PredicatePlanner.ShapeKey: PredicatePlanner.Shape] = [:]
     /// The shape asked for last, compared part by part before the dictionary is hashed: a loop
     /// of fetches asks for the same one each time.
-    private var last: (key: PredicatePlanner.ShapeKey, shape: PredicatePlanner.Shape)?
+    @exclusivity(unchecked) private var last: (key: PredicatePlanner.ShapeKey, shape: PredicatePlanner.Shape)?
     /// Each predicate node type met, with its conformance to `_PlannerPart` (`nil`: none).
-    private var readers: [ObjectIdentifier: (any _PlannerPart.Type)?] = [:]
+    @exclusivity(unchecked) private var readers: [ObjectIdentifier: (any _PlannerPart.Type)?] = [:]
+    /// The node type asked for last and its reader: compared before the dictionary is hashed.
+    @exclusivity(unchecked) private var lastReader: (type: ObjectIdentifier, reader: (any _PlannerPart.Type)?)?
 
     /// The shape of `parts` of `entity`, made by `make` when not kept yet.
     func shape(
@@ -403,10 +412,16 @@ final class PlanCache {
     /// How a predicate node of `type` reads as a condition, when it is one the planner reads.
     func partReader(for type: Any.Type) -> (any _PlannerPart.Type)? {
         let key = ObjectIdentifier(type)
-        if let known = readers[key] { return known }
-        let reader = type as? any _PlannerPart.Type
-        if readers.count >= Self.capacity { readers.removeAll(keepingCapacity: true) }
-        readers[key] = reader
+        if let lastReader, lastReader.type == key { return lastReader.reader }
+        let reader: (any _PlannerPart.Type)?
+        if let known = readers[key] {
+            reader = known
+        } else {
+            reader = type as? any _PlannerPart.Type
+            if readers.count >= Self.capacity { readers.removeAll(keepingCapacity: true) }
+            readers[key] = reader
+        }
+        lastReader = (key, reader)
         return reader
     }
 

@@ -220,7 +220,7 @@ struct PredicatePlanner {
         let parts: [Part]
         /// The parts (by position) that every stored row the access path reads satisfies, as long
         /// as its model holds the stored values; each with how to check another model cheaply.
-        var covered = CoveredChecks()
+        @exclusivity(unchecked) var covered = CoveredChecks()
 
         init(access: Access, parts: [Part]) {
             self.access = access
