@@ -45,8 +45,9 @@ final class Store: @unchecked Sendable {
         /// (`_ModelState.reportedAttributes`).
         private(set) var keyedAttributeMask: UInt64 = 0
         /// The other side of each relationship that has an inverse, by the relationship's
-        /// property index: set once every entity's tables are open.
-        fileprivate(set) var inverses = ByPropertyIndex<InverseSide>()
+        /// property index: set once every entity's tables are open, before the store is shared,
+        /// and only read after (no runtime exclusivity checks: one per relationship change).
+        @exclusivity(unchecked) fileprivate(set) var inverses = ByPropertyIndex<InverseSide>()
 
         /// The other side of a relationship: its entity's tables, the inverse relationship and
         /// its edge table.

@@ -52,10 +52,15 @@ struct StoreWriter {
             }
             var history = History()
             try rows.writeCounters(meta: store.meta, txn: txn)
+            // The rows and the edge targets as constants from here: a variable read inside the
+            // functions and closures below went through the runtime's exclusivity checks (about
+            // 150 instructions per row named).
+            let assignedRows = assigned
+            let edgeTargets = plan.edgeTargets
             func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
                 switch reference {
                 case .stored(let row): return row
-                case .new(let position): return assigned[position]
+                case .new(let position): return assignedRows[position]
                 case .missing(let type):
                     throw StorageError(
                         code: .unsupportedValue,
@@ -146,7 +151,8 @@ struct StoreWriter {
                     nextLeftAlone += 1
                     continue
                 }
-                history.record(new.takesOver == nil ? .inserted : .updated, new.tables.entityName, assigned[position])
+                history.record(
+                    new.takesOver == nil ? .inserted : .updated, new.tables.entityName, assignedRows[position])
             }
             for update in plan.updates { history.record(.updated, update.tables.entityName, update.row) }
             for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
@@ -174,7 +180,7 @@ struct StoreWriter {
                 let destination = list.relationship.internedDestination
                 // The key on the stack: an array per list was an allocation per owner.
                 try EntryLayout.withRowKey(owner) { key in
-                    for (rank, reference) in plan.edgeTargets[list.targets].enumerated() {
+                    for (rank, reference) in edgeTargets[list.targets].enumerated() {
                         let target = try row(reference)
                         _ = try EntryLayout.withEdgeValue(owner: owner, rank: UInt64(rank), target: target) { edge in
                             // An appended owner's key is past every key of the table (appended
@@ -208,7 +214,7 @@ struct StoreWriter {
             if let table = store.history, !history.isEmpty {
                 try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
             }
-            return SaveOutcome(newRows: assigned, leftAlone: leftAlone, commit: txn.id, repaired: repaired)
+            return SaveOutcome(newRows: assignedRows, leftAlone: leftAlone, commit: txn.id, repaired: repaired)
         }
     }
 }

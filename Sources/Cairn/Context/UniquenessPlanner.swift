@@ -139,13 +139,18 @@ struct UniquenessPlanner {
         // The insert that claims each key last (equal keys are found by hashing their bytes in
         // place, not by copying each key into a dictionary).
         var claimedByInsert = LastEqualKey(capacity: keys.count)
-        plan.insertClaims.reserveCapacity(keys.count)
-        try store.environment.read { txn in
-            plan.readSnapshot = txn.id
+        // What the loop reads and builds is in locals of its own: `plan` and `freedKeys` are
+        // captured by the local functions above, which put every access to them through the
+        // runtime's exclusivity checks (two per key, about 150 instructions).
+        var insertClaims: [(key: Int, position: Int)] = []
+        insertClaims.reserveCapacity(keys.count)
+        var superseded = plan.superseded
+        let freed = freedKeys
+        let readSnapshot = try store.environment.read { txn in
             for position in 0..<inserted.count {
                 var takeover: UInt64?
                 for k in inserted.keyRange(of: position) {
-                    if freedKeys.isEmpty || !isFreed(keyTables[k], keys[k]),
+                    if freed.isEmpty || !freed.contains(KeySlot(keyTables[k], keys[k])),
                         let row = try keys.withKey(k, { try txn.uniqueRow(for: $0, in: keyTables[k]) }),
                         !isRowDeleted(insertTables[position], row)
                     {
@@ -166,19 +171,23 @@ struct UniquenessPlanner {
                     }
                     if let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys) {
                         let earlier = inserted.position(ofKey: earlierKey)
-                        if earlier != position { plan.superseded.insert(earlier) }
+                        if earlier != position { superseded.insert(earlier) }
                     }
                 }
                 // A takeover's keys are sorted out below, against the row's stored ones.
                 if takeover == nil {
-                    for k in inserted.keyRange(of: position) { plan.insertClaims.append((k, position)) }
+                    for k in inserted.keyRange(of: position) { insertClaims.append((k, position)) }
                 }
                 if let takeover {
                     if takeovers.isEmpty { takeovers = Array(repeating: nil, count: inserted.count) }
                     takeovers[position] = takeover
                 }
             }
+            return txn.id
         }
+        plan.readSnapshot = readSnapshot
+        plan.superseded = superseded
+        plan.insertClaims = insertClaims
         plan.takeovers = takeovers
         // A superseded insert claims nothing.
         if !plan.superseded.isEmpty {
