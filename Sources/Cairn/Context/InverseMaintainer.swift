@@ -10,12 +10,13 @@
 /// A class, owned by its context: the generated setters it calls read ``isMaintaining`` while
 /// ``update(_:relationship:inverse:from:to:)`` runs, which a stored struct would not allow.
 final class InverseMaintainer {
-    /// Loads property `index` of a model that is a fault (the context's row loader).
-    private let loadProperty: (any PersistentModel, Int) -> Void
+    /// Loads property `index` of a model that is a fault (the context's row loader): set once,
+    /// by the context that owns the maintainer, before any relationship changes.
+    @exclusivity(unchecked) var loadProperty: (any PersistentModel, Int) -> Void
     /// Whether the maintainer is setting relationships itself.
     @exclusivity(unchecked) private(set) var isMaintaining = false
 
-    init(loadProperty: @escaping (any PersistentModel, Int) -> Void) {
+    init(loadProperty: @escaping (any PersistentModel, Int) -> Void = { _, _ in }) {
         self.loadProperty = loadProperty
     }
 

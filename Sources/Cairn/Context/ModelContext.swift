@@ -60,10 +60,10 @@ public final class ModelContext: _ModelLoader {
     let link: _ContextLink
     /// The shapes of the predicates this context fetched with, for the next fetch of each.
     let plans = PlanCache()
-    /// Keeps inverse relationships in step (made at first use: it calls back into the context).
-    private lazy var inverses = InverseMaintainer(loadProperty: { [unowned self] model, index in
-        self.fulfill(model, index)
-    })
+    /// Keeps inverse relationships in step; it loads a model's relationship through the context
+    /// (bound in `init`). A constant, where a lazy property retained and released the
+    /// maintainer at every relationship change and every inverse-state check.
+    private let inverses = InverseMaintainer()
     /// How much the context has read from the store: for tests of fetching and prefetching.
     var statistics: ReadStatistics {
         get { rows.statistics }
@@ -89,6 +89,7 @@ public final class ModelContext: _ModelLoader {
         rows = RowLoader(store: container.store, link: link)
         commits = CommitTracker(lastSeen: (try? container.store.environment.read { txn in txn.id }) ?? 0)
         link.loader = self
+        inverses.loadProperty = { [unowned self] model, index in self.fulfill(model, index) }
     }
 
     deinit { link.loader = nil }

@@ -51,10 +51,16 @@ final class Store: @unchecked Sendable {
 
         /// The other side of a relationship: its entity's tables, the inverse relationship and
         /// its edge table.
-        struct InverseSide {
+        /// A class: every relationship change reads its relationship's inverse side, and a copy
+        /// of the value retained its two references and released them again.
+        final class InverseSide {
             let destination: EntityTables
             let inverse: Schema.Relationship
             let table: Table
+
+            init(destination: EntityTables, inverse: Schema.Relationship, table: Table) {
+                (self.destination, self.inverse, self.table) = (destination, inverse, table)
+            }
         }
 
         /// The property indexes of the named attributes.
