@@ -76,9 +76,11 @@ struct StoreWriter {
             for update in plan.updates {
                 // A record with the same bytes under the same key holds the same values (the
                 // checksum covers the key): the row is left as it is. One search for both.
-                let key = EntryLayout.rowKey(update.row)
-                let rewrite = try plan.updateRecords.withRecord(update.record) { bytes in
-                    try txn.rewrite(bytes, for: key, in: update.tables.records)
+                // The key on the stack: an array per update was an allocation per changed model.
+                let rewrite = try EntryLayout.withRowKey(update.row) { key in
+                    try plan.updateRecords.withRecord(update.record) { bytes in
+                        try txn.rewrite(bytes, for: key, in: update.tables.records)
+                    }
                 }
                 if rewrite == .missing {
                     gone.append(update.identifier)

@@ -121,10 +121,21 @@ package struct Cursor: ~Copyable {
     /// if try cursor.seek(exactly: key) { … }
     /// ```
     package func seek(exactly key: [UInt8]) throws(StorageError) -> Bool {
-        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
-            position.pointee.key = key
-            return try move(MDB_SET_KEY)
-        }
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in try seek(exactlyValue: key) }
+    }
+
+    /// The same for key bytes held elsewhere (a key built on the stack).
+    ///
+    /// ```swift
+    /// let found = try EntryLayout.withRowKey(row) { try cursor.seek(exactly: $0) }
+    /// ```
+    package func seek(exactly key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in try seek(exactlyValue: key) }
+    }
+
+    private func seek(exactlyValue key: MDB_val) throws(StorageError) -> Bool {
+        position.pointee.key = key
+        return try move(MDB_SET_KEY)
     }
 
     /// Moves to the first entry whose key is at least `key`. - Complexity: O(log *n*).
@@ -175,15 +186,33 @@ package struct Cursor: ~Copyable {
     /// if try cursor.seek(exactly: key) { try cursor.replaceCurrentValue(with: newValue, key: key) }
     /// ```
     package func replaceCurrentValue(with value: UnsafeRawBufferPointer, key: [UInt8]) throws(StorageError) {
+        try withMDBValue(key) { (key) throws(StorageError) -> Void in
+            try replaceCurrentValue(with: value, keyValue: key)
+        }
+    }
+
+    /// The same for key bytes held elsewhere (a key built on the stack).
+    ///
+    /// ```swift
+    /// try EntryLayout.withRowKey(row) { key in try cursor.replaceCurrentValue(with: newValue, key: key) }
+    /// ```
+    package func replaceCurrentValue(
+        with value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer
+    ) throws(StorageError) {
         // The caller's key, not the cursor's: LMDB may move the entry while it writes, and the
         // cursor's key points into the page.
         try withMDBValue(key) { (key) throws(StorageError) -> Void in
-            try withMDBValue(value) { (data) throws(StorageError) -> Void in
-                try transaction.checkUsable("Writing to table '\(table)'")
-                transaction.markWriting()
-                _ = try transaction.run("Writing to table '\(table)'", "mdb_cursor_put") {
-                    mdb_cursor_put(pointer, &key, &data, UInt32(MDB_CURRENT))
-                }
+            try replaceCurrentValue(with: value, keyValue: key)
+        }
+    }
+
+    private func replaceCurrentValue(with value: UnsafeRawBufferPointer, keyValue: MDB_val) throws(StorageError) {
+        var key = keyValue
+        try withMDBValue(value) { (data) throws(StorageError) -> Void in
+            try transaction.checkUsable("Writing to table '\(table)'")
+            transaction.markWriting()
+            _ = try transaction.run("Writing to table '\(table)'", "mdb_cursor_put") {
+                mdb_cursor_put(pointer, &key, &data, UInt32(MDB_CURRENT))
             }
         }
     }

@@ -100,6 +100,17 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// let rewrite = try records.withRecord(0) { try txn.rewrite($0, for: rowKey, in: records) }
     /// ```
     package func rewrite(_ value: UnsafeRawBufferPointer, for key: [UInt8], in table: Table) throws -> Rewrite {
+        try key.withUnsafeBytes { key in try rewrite(value, for: key, in: table) }
+    }
+
+    /// The same for a key held elsewhere (a row key built on the stack).
+    ///
+    /// ```swift
+    /// let rewrite = try EntryLayout.withRowKey(row) { key in try txn.rewrite(record, for: key, in: records) }
+    /// ```
+    package func rewrite(
+        _ value: UnsafeRawBufferPointer, for key: UnsafeRawBufferPointer, in table: Table
+    ) throws -> Rewrite {
         precondition(!table.flags.contains(.duplicateSort), "WriteTransaction.rewrite: a table with duplicate keys")
         return try withCursor(on: table) { cursor in
             guard try cursor.seek(exactly: key) else { return .missing }
