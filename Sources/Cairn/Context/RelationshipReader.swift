@@ -52,11 +52,14 @@ struct RelationshipReader {
                     let row = edge.target
                     let isFirst = seen?.insert(row).inserted ?? true
                     if isFirst && wantsRecord(row) {
-                        let key = EntryLayout.rowKey(row)
                         let position = batch.count
-                        if try txn.withValue(
-                            for: key, in: destination.records, { try batch.append(copying: $0, key: key) }) != nil
-                        {
+                        // The key on the stack: an array per target was an allocation per record.
+                        let isStored = try EntryLayout.withRowKey(row) { key in
+                            try txn.withValue(for: key, in: destination.records) {
+                                try batch.append(copying: $0, key: key, row: row)
+                            } != nil
+                        }
+                        if isStored {
                             targets.append((row, position))
                         } else if !checkRows {
                             targets.append((row, nil))

@@ -293,7 +293,7 @@ package struct RecordReader: Sendable {
 package struct RecordBatch {
     private var storage: [UInt8] = []
     private var fields: [RecordReader.Field] = []
-    private var entries: [(bytes: Range<Int>, fields: Range<Int>, keyChecksum: UInt32)] = []
+    private var entries: [(bytes: Range<Int>, fields: Range<Int>, keyChecksum: UInt32, row: UInt64)] = []
 
     package init() {}
 
@@ -328,22 +328,28 @@ package struct RecordBatch {
     ///
     /// - Throws: ``StorageError`` as ``RecordReader/init(copying:key:)`` does; the batch is
     ///   left as it was.
+    ///
+    /// - Parameter row: The row the record was read from, handed back by ``rowsAndReaders()``.
     package mutating func append(
-        copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer
+        copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, row: UInt64 = 0
     )
         throws(StorageError)
     {
         var crc = CRC32C()
         crc.update(key)
-        try append(copying: buffer, keyChecksum: crc.value)
+        try append(copying: buffer, keyChecksum: crc.value, row: row)
     }
 
     /// The same, with the key in an array.
-    package mutating func append(copying buffer: UnsafeRawBufferPointer, key: [UInt8]) throws(StorageError) {
-        try append(copying: buffer, keyChecksum: CRC32C.checksum(key))
+    package mutating func append(
+        copying buffer: UnsafeRawBufferPointer, key: [UInt8], row: UInt64 = 0
+    ) throws(StorageError) {
+        try append(copying: buffer, keyChecksum: CRC32C.checksum(key), row: row)
     }
 
-    private mutating func append(copying buffer: UnsafeRawBufferPointer, keyChecksum: UInt32) throws(StorageError) {
+    private mutating func append(
+        copying buffer: UnsafeRawBufferPointer, keyChecksum: UInt32, row: UInt64
+    ) throws(StorageError) {
         let start = storage.count
         storage.append(contentsOf: buffer)
         // Room for a typical record's fields, growing geometrically, instead of regrowing at 1,
@@ -356,17 +362,16 @@ package struct RecordBatch {
             storage.removeSubrange(start...)
             throw error
         }
-        entries.append((start..<storage.count, firstField..<fields.count, keyChecksum))
+        entries.append((start..<storage.count, firstField..<fields.count, keyChecksum, row))
     }
 
     /// A reader for each record, in the order appended, sharing the batch's storage.
     package func readers() -> [RecordReader] { entries.indices.map(reader) }
 
-    /// Each record's reader with the row it was read from: `rows` are the records' rows, in the
-    /// order appended.
-    package func readers(rows: [UInt64]) -> [(UInt64, RecordReader)] {
-        precondition(rows.count == entries.count, "RecordBatch.readers(rows:) needs a row per record")
-        return entries.indices.map { (rows[$0], reader($0)) }
+    /// Each record's reader with the row it was appended for, in the order appended (the rows
+    /// travel in the batch: a list of them beside it was an allocation per read).
+    package func rowsAndReaders() -> [(UInt64, RecordReader)] {
+        entries.indices.map { (entries[$0].row, reader($0)) }
     }
 
     private func reader(_ position: Int) -> RecordReader {

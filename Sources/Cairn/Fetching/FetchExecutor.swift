@@ -300,19 +300,20 @@ struct CandidateReader {
     /// left out.
     mutating func next(_ count: Int, txn: borrowing ReadTransaction) throws -> [(UInt64, RecordReader)] {
         if case .fullScan = access {
-            var rowIDs: [UInt64] = []
             var batch = RecordBatch()
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
+            var last = after
             try txn.scan(tables.records, range) { key, value in
-                rowIDs.append(try EntryLayout.row(key: key, table: tables.records))
-                try batch.append(copying: value, key: key)
+                let row = try EntryLayout.row(key: key, table: tables.records)
+                try batch.append(copying: value, key: key, row: row)
+                last = row
                 read += 1
                 return read < count
             }
-            after = rowIDs.last
+            after = last
             isExhausted = read < count
-            return batch.readers(rows: rowIDs)
+            return batch.rowsAndReaders()
         }
         if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
         let all = rowIDs!
@@ -327,16 +328,14 @@ struct CandidateReader {
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
-        var found: [UInt64] = []
-        found.reserveCapacity(rowIDs.count)
         var batch = RecordBatch()
         for row in rowIDs {
-            let key = EntryLayout.rowKey(row)
-            if try txn.withValue(for: key, in: tables.records, { try batch.append(copying: $0, key: key) }) != nil {
-                found.append(row)
+            // The key on the stack: an array per row was an allocation per record read.
+            _ = try EntryLayout.withRowKey(row) { key in
+                try txn.withValue(for: key, in: tables.records) { try batch.append(copying: $0, key: key, row: row) }
             }
         }
-        return batch.readers(rows: found)
+        return batch.rowsAndReaders()
     }
 
     /// The row ids an access path selects other than a full scan, each once, in the path's order.

@@ -49,6 +49,18 @@ extension StorageTransaction where Self: ~Copyable {
         return try body(value)
     }
 
+    /// The same for a key held elsewhere (a row key built on the stack: no array per lookup).
+    ///
+    /// ```swift
+    /// let length = try EntryLayout.withRowKey(row) { key in try txn.withValue(for: key, in: table) { $0.count } }
+    /// ```
+    package func withValue<R>(
+        for key: UnsafeRawBufferPointer, in table: Table, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        guard let value = try lookup(key, in: table) else { return nil }
+        return try body(value)
+    }
+
     /// The stored bytes for `key`, borrowed: only for use before the transaction writes or ends.
     ///
     /// Through the table's kept cursor (see ``withCursor(on:_:)``) where it is free: a cursor
@@ -56,6 +68,17 @@ extension StorageTransaction where Self: ~Copyable {
     /// so lookups of neighbouring keys (rows read in order, keys looked up in order) cost about
     /// half of `mdb_get`'s, which starts from the root every time.
     func lookup(_ key: [UInt8], in table: Table) throws(StorageError) -> UnsafeRawBufferPointer? {
+        do {
+            return try key.withUnsafeBytes { key in try lookup(key, in: table) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            preconditionFailure("a lookup throws only StorageError, not \(error)")
+        }
+    }
+
+    /// The same for a key held elsewhere.
+    func lookup(_ key: UnsafeRawBufferPointer, in table: Table) throws(StorageError) -> UnsafeRawBufferPointer? {
         // The handle once: each read of the requirement is a call and a retain.
         let handle = handle
         handle.check(table)
