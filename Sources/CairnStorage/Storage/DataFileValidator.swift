@@ -73,15 +73,30 @@ struct DataFileValidator {
     ///   truncated or damaged file whose snapshots are both unusable (or that cannot be repaired
     ///   now, saying why), `.versionMismatch` for another LMDB data version.
     func validate() throws(StorageError) -> Summary {
+        // A file this process walked and found intact, unchanged since (no byte written: its
+        // status-change time is the same), is not walked again (see `WalkedFiles`). Not while
+        // another process has the store open: it may commit between this check and LMDB's open.
+        let version = WalkedFiles.Version(path: path)
+        if version != nil, let summary = WalkedFiles.shared.summary(of: path), !othersHaveTheStoreOpen() {
+            return summary
+        }
+        let start = WalkedFiles.now()
         var attempt = 0
         while true {
             attempt += 1
             let file = try MappedDataFile(path: path)
             let before = transactionIDs()
             do {
-                return try validate(file)
+                let summary = try validate(file)
+                if let version {
+                    WalkedFiles.shared.remember(summary, of: path, before: version, walkStarted: start)
+                }
+                return summary
             } catch  where error.code == .damaged && attempt < 8 && transactionIDs() != before {
                 usleep(2000)  // another process committed meanwhile: look again
+            } catch {
+                WalkedFiles.shared.forget(path)
+                throw error
             }
         }
     }
