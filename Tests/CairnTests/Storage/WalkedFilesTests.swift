@@ -10,18 +10,23 @@ import Testing
         StoreFiles.dataFile(in: try #require(StoreFiles.canonical(path)))
     }
 
-    @Test func anUnchangedFileIsWalkedOnceAndADamagedOneAgain() throws {
-        let directory = TemporaryDirectory()
+    /// A store in `directory` holding `rows` rows of 100 bytes, closed again (its environment
+    /// is released when this returns).
+    private static func store(in directory: TemporaryDirectory, rows: Int) throws -> StorageConfiguration {
         let configuration = StorageConfiguration(path: directory.child("store"))
-        do {
-            let environment = try LMDBEnvironment.create(configuration)
-            let table = try environment.openTable("t", create: true)!
-            try environment.write { txn in
-                for row in 0..<500 {
-                    try txn.put([UInt8](repeating: UInt8(row % 251), count: 100), for: key(row), in: table)
-                }
+        let environment = try LMDBEnvironment.create(configuration)
+        let table = try environment.openTable("t", create: true)!
+        try environment.write { txn in
+            for row in 0..<rows {
+                try txn.put([UInt8](repeating: UInt8(row % 251), count: 100), for: key(row), in: table)
             }
         }
+        return configuration
+    }
+
+    @Test func anUnchangedFileIsWalkedOnceAndADamagedOneAgain() throws {
+        let directory = TemporaryDirectory()
+        let configuration = try Self.store(in: directory, rows: 500)
         // A walk is remembered only when the file's last change is older than the margin.
         Thread.sleep(forTimeInterval: WalkedFiles.margin + 0.2)
         let data = try Self.dataFile(configuration.path)
@@ -42,12 +47,7 @@ import Testing
 
     @Test func aFileChangedJustBeforeItsWalkIsNotRemembered() throws {
         let directory = TemporaryDirectory()
-        let configuration = StorageConfiguration(path: directory.child("store"))
-        do {
-            let environment = try LMDBEnvironment.create(configuration)
-            let table = try environment.openTable("t", create: true)!
-            try environment.write { txn in try txn.put([1], for: key(1), in: table) }
-        }
+        let configuration = try Self.store(in: directory, rows: 1)
         // The file changed less than the margin ago: a write in the same clock tick could leave
         // its times unchanged, so the walk is not remembered and the next open walks again.
         do { _ = try LMDBEnvironment.open(configuration) }
