@@ -518,6 +518,21 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// ```swift
     /// print(environment.info.mapSize)
     /// ```
+    /// The id of the last transaction committed to the store, by any process: what a context
+    /// compares with the commits it has seen before every read (``info`` also counts pages and
+    /// readers, which that check does not need).
+    ///
+    /// ```swift
+    /// if environment.lastCommittedTransactionID > lastSeen { … }   // another commit since
+    /// ```
+    package var lastCommittedTransactionID: Int {
+        state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
+        defer { state.gate.leaveShared() }
+        var info = MDB_envinfo()
+        if let environment = try? state.environment() { mdb_env_info(environment, &info) }
+        return info.me_last_txnid
+    }
+
     package var info: EnvironmentInfo {
         state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
         defer { state.gate.leaveShared() }

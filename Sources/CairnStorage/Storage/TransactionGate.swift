@@ -39,7 +39,8 @@ final class TransactionGate: @unchecked Sendable {
     func leaveShared() {
         condition.lock()
         shared -= 1
-        if shared == 0 { condition.broadcast() }
+        // Only an exclusive entry waits for the shared ones to leave.
+        if shared == 0 && exclusiveWaiting > 0 { condition.broadcast() }
         condition.unlock()
     }
 
