@@ -12,6 +12,8 @@ public enum PersistedPropertyMacro {
     private struct Property {
         let identifier: String
         let storage: String
+        /// The name of the static key path the accessors pass to the observation registrar.
+        let keyPathName: String
         let storageType: TypeSyntax
 
         init?(_ declaration: some DeclSyntaxProtocol) {
@@ -23,8 +25,29 @@ public enum PersistedPropertyMacro {
             else { return nil }
             self.identifier = identifier.trimmedDescription
             self.storage = "_$\(name)"
+            self.keyPathName = "_$keyPath_\(name)"
             self.storageType = PropertyType(type).storageType
         }
+    }
+
+    /// The class whose static key paths the accessors use, or `nil` when its properties cannot
+    /// have them: a generic class (or one inside a generic type or function, which makes it
+    /// generic) has no static stored properties, and inside an extension whether the extended type
+    /// is generic cannot be told. Those accessors write the key path literal instead, which the
+    /// runtime looks up at every call (about 90 instructions and a retain and release).
+    static func keyPathOwner(in context: some MacroExpansionContext) -> String? {
+        var owner: String?
+        for node in context.lexicalContext {
+            if let decl = node.asProtocol(WithGenericParametersSyntax.self), decl.genericParameterClause != nil {
+                return nil
+            }
+            if node.is(ExtensionDeclSyntax.self) || node.is(ProtocolDeclSyntax.self) { return nil }
+            if owner == nil {
+                guard let decl = node.as(ClassDeclSyntax.self) else { return nil }
+                owner = decl.name.trimmedDescription
+            }
+        }
+        return owner
     }
 }
 
@@ -39,7 +62,8 @@ extension PersistedPropertyMacro: AccessorMacro {
             let index = arguments.first?.expression.trimmedDescription
         else { return [] }
         let storage = property.storage
-        let keyPath = "\\.\(property.identifier)"
+        // The key path from a static of the class (made once), where it can have one.
+        let keyPath = keyPathOwner(in: context).map { "\($0).\(property.keyPathName)" } ?? "\\.\(property.identifier)"
         return [
             """
             @storageRestrictions(initializes: \(raw: storage))
@@ -88,6 +112,12 @@ extension PersistedPropertyMacro: PeerMacro {
         guard let property = Property(declaration) else { return [] }
         // Only the generated accessors touch the storage, each access instantaneous: no runtime
         // exclusivity check (two per getter otherwise).
-        return ["@exclusivity(unchecked) private var \(raw: property.storage): Cairn._PersistedValue<\(property.storageType)>"]
+        let storage: DeclSyntax =
+            "@exclusivity(unchecked) private var \(raw: property.storage): Cairn._PersistedValue<\(property.storageType)>"
+        guard let owner = keyPathOwner(in: context) else { return [storage] }
+        // The key path the accessors hand the observation registrar, made once per class.
+        return [
+            storage, "private static let \(raw: property.keyPathName) = \\\(raw: owner).\(raw: property.identifier)",
+        ]
     }
 }

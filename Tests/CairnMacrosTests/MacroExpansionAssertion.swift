@@ -105,22 +105,28 @@ enum ExpectedExpansion {
     ///     }
     ///     """
     /// ```
-    static func persistedAccessors(_ name: String, _ index: Int, identifier: String? = nil) -> String {
+    ///
+    /// - Parameter owner: The class whose static key path the accessors use; `nil` for a class
+    ///   that cannot have one (generic, or inside an extension), whose accessors use the literal.
+    static func persistedAccessors(
+        _ name: String, _ index: Int, identifier: String? = nil, owner: String? = "Book"
+    ) -> String {
         let identifier = identifier ?? name
+        let keyPath = owner.map { "\($0)._$keyPath_\(name)" } ?? "\\.\(identifier)"
         return #"""
                     @storageRestrictions(initializes: _$\#(name))
                     init(initialValue) {
                         _$\#(name) = Cairn._PersistedValue(initialValue)
                     }
                     get {
-                        _$modelState.access(self, keyPath: \.\#(identifier), \#(index))
+                        _$modelState.access(self, keyPath: \#(keyPath), \#(index))
                         if !_$\#(name).isLoaded {
                             _$fulfill(\#(index))
                         }
                         return _$\#(name).value
                     }
                     set {
-                        _$modelState.withMutation(of: self, keyPath: \.\#(identifier), \#(index)) {
+                        _$modelState.withMutation(of: self, keyPath: \#(keyPath), \#(index)) {
                             let oldValue = _$\#(name).loadedValue
                             _$\#(name) = Cairn._PersistedValue(newValue)
                             _$didSet(\#(index), from: oldValue, to: newValue)

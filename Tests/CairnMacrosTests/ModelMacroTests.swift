@@ -24,17 +24,23 @@ import Testing
                     }
 
                     @exclusivity(unchecked) private var _$isbn: Cairn._PersistedValue<String>
+
+                    private static let _$keyPath_isbn = \Book.isbn
                     var title: String {
                 \#(ExpectedExpansion.persistedAccessors("title", 1))
                     }
 
                     @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
+
+                    private static let _$keyPath_title = \Book.title
                     var cache: [String: Int] = [:]
                     var chapters: [Chapter] {
                 \#(ExpectedExpansion.persistedAccessors("chapters", 2))
                     }
 
                     @exclusivity(unchecked) private var _$chapters: Cairn._PersistedValue<[Chapter]>
+
+                    private static let _$keyPath_chapters = \Book.chapters
 
                 \#(ExpectedExpansion.modelState())
 

@@ -16,6 +16,8 @@ import Testing
                     }
 
                     @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
+
+                    private static let _$keyPath_title = \Book.title
                 }
                 """#
         )
@@ -36,11 +38,15 @@ import Testing
                     }
 
                     @exclusivity(unchecked) private var _$subtitle: Cairn._PersistedValue<String?>
+
+                    private static let _$keyPath_subtitle = \Book.subtitle
                     var cover: Data! {
                 \#(ExpectedExpansion.persistedAccessors("cover", 1))
                     }
 
                     @exclusivity(unchecked) private var _$cover: Cairn._PersistedValue<Data?>
+
+                    private static let _$keyPath_cover = \Book.cover
                 }
                 """#
         )
@@ -60,6 +66,38 @@ import Testing
                     }
 
                     @exclusivity(unchecked) private var _$default: Cairn._PersistedValue<Bool>
+
+                    private static let _$keyPath_default = \Book.`default`
+                }
+                """#
+        )
+    }
+
+    /// `text` one level deeper (four spaces more on each line).
+    private static func indented(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+    }
+
+    /// A class that cannot have static stored properties (one inside a generic type is generic
+    /// itself) passes the key path literal: no static is made.
+    @Test func aGenericContextUsesTheKeyPathLiteral() {
+        assertExpansion(
+            """
+            struct Shelf<Item> {
+                final class Book {
+                    @_PersistedProperty(0) var title: String
+                }
+            }
+            """,
+            expandedSource: #"""
+                struct Shelf<Item> {
+                    final class Book {
+                        var title: String {
+                \#(Self.indented(ExpectedExpansion.persistedAccessors("title", 0, owner: nil)))
+                        }
+
+                        @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
+                    }
                 }
                 """#
         )

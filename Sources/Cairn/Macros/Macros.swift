@@ -49,7 +49,7 @@ public macro Model() = #externalMacro(module: "CairnMacros", type: "ModelMacro")
 /// @_PersistedProperty(0) var title: String
 /// ```
 @attached(accessor, names: named(init), named(get), named(set))
-@attached(peer, names: prefixed(`_$`))
+@attached(peer, names: prefixed(`_$`), prefixed(`_$keyPath_`))
 public macro _PersistedProperty(_ index: Int) =
     #externalMacro(module: "CairnMacros", type: "PersistedPropertyMacro")
 
