@@ -370,6 +370,11 @@ package struct RecordBatch {
 
     /// Each record's reader with the row it was appended for, in the order appended (the rows
     /// travel in the batch: a list of them beside it was an allocation per read).
+    ///
+    /// ```swift
+    /// try batch.append(copying: value, key: key, row: 7)
+    /// let (row, reader) = batch.rowsAndReaders()[0]   // row 7
+    /// ```
     package func rowsAndReaders() -> [(UInt64, RecordReader)] {
         entries.indices.map { (entries[$0].row, reader($0)) }
     }

@@ -75,6 +75,10 @@ final class WalkedFiles: @unchecked Sendable {
     private var skipped: [String: Int] = [:]
 
     /// How many opens in this process skipped the walk of the data file at `path` (unchanged).
+    ///
+    /// ```swift
+    /// let skipped = WalkedFiles.shared.skippedWalks(of: StoreFiles.dataFile(in: directory))
+    /// ```
     package func skippedWalks(of path: String) -> Int {
         lock.lock()
         defer { lock.unlock() }
