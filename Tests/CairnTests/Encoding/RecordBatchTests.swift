@@ -22,12 +22,16 @@ import Testing
             let key = EntryLayout.rowKey(UInt64(number + 1))
             let bytes = encoded.sealed(forKey: key)
             try bytes.withUnsafeBytes { buffer in
-                try key.withUnsafeBytes { try batch.append(copying: buffer, key: $0) }
+                try key.withUnsafeBytes { try batch.append(copying: buffer, key: $0, row: UInt64(number + 1)) }
             }
             expected.append(try RecordReader(bytes, key: key))
         }
         let readers = batch.readers()
         #expect(readers.count == 50 && batch.count == 50)
+        // Each record comes back with the row it was appended for, in order.
+        let rows = batch.rowsAndReaders()
+        #expect(rows.map(\.0) == (1...50).map(UInt64.init))
+        #expect(zip(rows, expected).allSatisfy { $0.0.1.bytes == $0.1.bytes })
         for (reader, alone) in zip(readers, expected) {
             #expect(reader.tags == alone.tags)
             #expect(reader.bytes == alone.bytes)

@@ -54,6 +54,17 @@ import Testing
         _ = firstID
     }
 
+    @Test func theLastCommittedTransactionIDIsTheOneInfoReportsAndAdvancesWithEachCommit() throws {
+        let store = try TemporaryStore()
+        let table = try store.table()
+        let before = store.environment.lastCommittedTransactionID
+        #expect(before == store.environment.info.lastTransactionID)
+        try store.environment.write { txn in try txn.put([1], for: key(1), in: table) }
+        try store.environment.write { txn in try txn.put([2], for: key(2), in: table) }
+        #expect(store.environment.lastCommittedTransactionID == before + 2)
+        #expect(store.environment.lastCommittedTransactionID == store.environment.info.lastTransactionID)
+    }
+
     @Test func readOnlyStoresRefuseWritesWithATypedError() throws {
         let store = try TemporaryStore()
         let table = try store.table()
