@@ -146,12 +146,18 @@ struct UniquenessPlanner {
         insertClaims.reserveCapacity(keys.count)
         var superseded = plan.superseded
         let freed = freedKeys
+        var bounds = UniqueTableBounds()
         let readSnapshot = try store.environment.read { txn in
             for position in 0..<inserted.count {
                 var takeover: UInt64?
                 for k in inserted.keyRange(of: position) {
                     if freed.isEmpty || !freed.contains(KeySlot(keyTables[k], keys[k])),
-                        let row = try keys.withKey(k, { try txn.uniqueRow(for: $0, in: keyTables[k]) }),
+                        let row = try keys.withKey(
+                            k,
+                            { key in
+                                try bounds.mayHold(key, in: keyTables[k], txn: txn)
+                                    ? try txn.uniqueRow(for: key, in: keyTables[k]) : nil
+                            }),
                         !isRowDeleted(insertTables[position], row)
                     {
                         if let other = takeover, other != row {
