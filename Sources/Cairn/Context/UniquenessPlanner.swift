@@ -138,7 +138,10 @@ struct UniquenessPlanner {
         var takeovers: [UInt64?] = []
         // The insert that claims each key last (equal keys are found by hashing their bytes in
         // place, not by copying each key into a dictionary).
-        var claimedByInsert = LastEqualKey(capacity: keys.count)
+        // Keys that ascend within each table are all different: nothing to hash (generated ids,
+        // dates and counters come in order).
+        let keysRepeat = !keys.ascendStrictly(table: { keyTables[$0].handle })
+        var claimedByInsert = LastEqualKey(capacity: keysRepeat ? keys.count : 0)
         // What the loop reads and builds is in locals of its own: `plan` and `freedKeys` are
         // captured by the local functions above, which put every access to them through the
         // runtime's exclusivity checks (two per key, about 150 instructions).
@@ -175,7 +178,7 @@ struct UniquenessPlanner {
                         }
                         takeover = row
                     }
-                    if let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys) {
+                    if keysRepeat, let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys) {
                         let earlier = inserted.position(ofKey: earlierKey)
                         if earlier != position { superseded.insert(earlier) }
                     }

@@ -91,6 +91,36 @@ struct KeyList {
         withKey(index) { hasher.combine(bytes: $0) }
     }
 
+    /// Whether the keys of each table (by `table(index)`) ascend strictly in the list's order,
+    /// bytes compared lexicographically (a key before any longer key it starts): then no two
+    /// keys of a table are equal, which takes one comparison per key, where hashing every key
+    /// into a table missed the cache at each.
+    ///
+    /// ```swift
+    /// if keys.ascendStrictly(table: { keyTables[$0].handle }) { … }   // no key repeats
+    /// ```
+    func ascendStrictly(table: (Int) -> UInt32) -> Bool {
+        // The last key of each table met, by handle: a save's keys span a few tables.
+        var last: [(table: UInt32, index: Int)] = []
+        return bytes.withUnsafeBytes { all in
+            for index in 0..<count {
+                let handle = table(index)
+                guard let position = last.firstIndex(where: { $0.table == handle }) else {
+                    last.append((handle, index))
+                    continue
+                }
+                let (previous, current) = (range(of: last[position].index), range(of: index))
+                let common = min(previous.count, current.count)
+                let order =
+                    common == 0
+                    ? 0 : memcmp(all.baseAddress! + previous.lowerBound, all.baseAddress! + current.lowerBound, common)
+                guard order < 0 || (order == 0 && previous.count < current.count) else { return false }
+                last[position].index = index
+            }
+            return true
+        }
+    }
+
     private func range(of index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
 }
 

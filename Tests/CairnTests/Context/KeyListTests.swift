@@ -48,4 +48,24 @@ import Testing
             #expect(earlier == reference.updateValue(index, forKey: [UInt8(table)] + bytes), "key \(index)")
         }
     }
+
+    /// Keys that ascend within each table are all different; a repeat or a step back in any table
+    /// says they may not be.
+    @Test func ascendingKeysAreRecognisedPerTable() {
+        func keys(_ list: [[UInt8]]) -> KeyList {
+            var keys = KeyList()
+            for key in list { keys.append(key) }
+            return keys
+        }
+        // Two tables interleaved (even positions table 1, odd table 2), each ascending; a key
+        // before a longer key it starts.
+        let interleaved = keys([[1], [8], [1, 0], [8, 1], [2], [9, 9]])
+        #expect(interleaved.ascendStrictly(table: { UInt32($0 % 2 + 1) }))
+        // The same bytes in one table: they do not ascend across the tables' boundary.
+        #expect(!interleaved.ascendStrictly(table: { _ in 1 }))
+        #expect(!keys([[1], [2], [2]]).ascendStrictly(table: { _ in 1 }), "a repeat")
+        #expect(!keys([[1, 0], [1]]).ascendStrictly(table: { _ in 1 }), "a prefix after the longer key")
+        #expect(keys([]).ascendStrictly(table: { _ in 1 }))
+        #expect(keys([[], [0]]).ascendStrictly(table: { _ in 1 }), "the empty key first")
+    }
 }
