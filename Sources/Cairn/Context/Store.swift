@@ -51,6 +51,7 @@ final class Store: @unchecked Sendable {
 
         /// The other side of a relationship: its entity's tables, the inverse relationship and
         /// its edge table.
+        ///
         /// A class: every relationship change reads its relationship's inverse side, and a copy
         /// of the value retained its two references and released them again.
         final class InverseSide {

@@ -30,16 +30,15 @@ struct StoreWriter {
                 let tables = plan.newRows[position].tables
                 let record = plan.newRows[position].record
                 if let takenOver = plan.newRows[position].takesOver {
-                    let key = EntryLayout.rowKey(takenOver)
-                    key.withUnsafeBytes { plan.newRecords.seal(record, forKey: $0) }
                     // Equal bytes under the same key: the stored record is intact and holds these
-                    // values. A row gone meanwhile is written anew.
-                    let rewrite = try plan.newRecords.withRecord(record) { bytes in
-                        let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
-                        if rewrite == .missing {
-                            try key.withUnsafeBytes { key in _ = try txn.put(bytes, for: key, in: tables.records) }
+                    // values. A row gone meanwhile is written anew. The key on the stack.
+                    let rewrite = try EntryLayout.withRowKey(takenOver) { key in
+                        plan.newRecords.seal(record, forKey: key)
+                        return try plan.newRecords.withRecord(record) { bytes in
+                            let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
+                            if rewrite == .missing { _ = try txn.put(bytes, for: key, in: tables.records) }
+                            return rewrite
                         }
-                        return rewrite
                     }
                     if rewrite == .unchanged && plan.newRows[position].isLeftAloneWhenSame {
                         leftAlone.append(position)

@@ -136,11 +136,11 @@ struct UniquenessPlanner {
         // per step cost a cache miss per key and step at 100,000 inserts.
         // Made at the first takeover (most saves of new models have none).
         var takeovers: [UInt64?] = []
-        // The insert that claims each key last (equal keys are found by hashing their bytes in
-        // place, not by copying each key into a dictionary).
         // Keys that ascend within each table are all different: nothing to hash (generated ids,
         // dates and counters come in order).
         let keysRepeat = !keys.ascendStrictly(table: { keyTables[$0].handle })
+        // The insert that claims each key last (equal keys are found by hashing their bytes in
+        // place, not by copying each key into a dictionary).
         var claimedByInsert = LastEqualKey(capacity: keysRepeat ? keys.count : 0)
         // What the loop reads and builds is in locals of its own: `plan` and `freedKeys` are
         // captured by the local functions above, which put every access to them through the

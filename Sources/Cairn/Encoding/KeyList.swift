@@ -109,12 +109,10 @@ struct KeyList {
                     last.append((handle, index))
                     continue
                 }
-                let (previous, current) = (range(of: last[position].index), range(of: index))
-                let common = min(previous.count, current.count)
-                let order =
-                    common == 0
-                    ? 0 : memcmp(all.baseAddress! + previous.lowerBound, all.baseAddress! + current.lowerBound, common)
-                guard order < 0 || (order == 0 && previous.count < current.count) else { return false }
+                let previous = UnsafeRawBufferPointer(rebasing: all[range(of: last[position].index)])
+                guard previous.lexicographicallyPrecedes(UnsafeRawBufferPointer(rebasing: all[range(of: index)])) else {
+                    return false
+                }
                 last[position].index = index
             }
             return true

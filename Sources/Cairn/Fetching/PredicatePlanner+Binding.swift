@@ -26,7 +26,7 @@ extension PredicatePlanner {
         // key lookup, which needs its key bytes only (a list of every slot's condition objects
         // was two allocations and their releases per fetch). A list's condition is missing when
         // an element is not of the attribute's type.
-        func conditions(_ slot: Int) -> Condition? { condition(shape.slots[slot], parts[shape.slots[slot].part]) }
+        func condition(at slot: Int) -> Condition? { self.condition(shape.slots[slot], parts[shape.slots[slot].part]) }
         /// The plan for `access`, which finds exactly the rows that satisfy each of `exact` that is
         /// exact, unless its lookup `key` had to be cut and hashed.
         func plan(_ access: Access, exact: some Sequence<Condition>, key: [UInt8] = []) -> Plan {
@@ -49,21 +49,21 @@ extension PredicatePlanner {
             case .unique(let unique, let slots):
                 // One attribute's key as it is (joining one key made two arrays per point lookup).
                 if slots.count == 1 { return lookup(slots[0]) { .unique(unique, key: $0) } }
-                let equalities = slots.compactMap { conditions($0) }
+                let equalities = slots.compactMap { condition(at: $0) }
                 let key = KeyBuilder.finalize(equalities.flatMap(\.key))
                 return plan(.unique(unique, key: key), exact: equalities, key: key)
             case .indexEquality(let index, let slot):
                 return lookup(slot) { .indexEquality(index, key: $0) }
             case .compound(let keyed, let slots, let lower, let upper):
-                let equalities = slots.compactMap { conditions($0) }
+                let equalities = slots.compactMap { condition(at: $0) }
                 guard
                     let access = compound(
-                        keyed, equalities: equalities, lower: lower.flatMap { conditions($0) },
-                        upper: upper.flatMap { conditions($0) })
+                        keyed, equalities: equalities, lower: lower.flatMap { condition(at: $0) },
+                        upper: upper.flatMap { condition(at: $0) })
                 else { continue }
                 return plan(access, exact: equalities)
             case .oneOf(let keyed, let slot, let isUnique):
-                guard let condition = conditions(slot) else { continue }
+                guard let condition = condition(at: slot) else { continue }
                 let keys = condition.keys
                 let exact = condition.isExact && keys.allShorter(than: KeyBuilder.maximumLength)
                 // Any other model is checked by looking its key up, never by a scan of the values.
@@ -71,7 +71,7 @@ extension PredicatePlanner {
                 if exact { plan.covered[condition.conjunct] = .keyIn(keyed, KeySet(keys)) }
                 return plan
             case .indexRange(let index, let lowerSlot, let upperSlot):
-                let (lower, upper) = (lowerSlot.flatMap { conditions($0) }, upperSlot.flatMap { conditions($0) })
+                let (lower, upper) = (lowerSlot.flatMap { condition(at: $0) }, upperSlot.flatMap { condition(at: $0) })
                 // A bound that long would be cut and hashed in the index, where hashes do not keep order.
                 guard [lower, upper].allSatisfy({ ($0?.key.count ?? 0) < KeyBuilder.hashedPrefixLength }) else {
                     continue

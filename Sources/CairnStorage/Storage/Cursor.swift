@@ -185,34 +185,18 @@ package struct Cursor: ~Copyable {
     /// ```swift
     /// if try cursor.seek(exactly: key) { try cursor.replaceCurrentValue(with: newValue, key: key) }
     /// ```
-    package func replaceCurrentValue(with value: UnsafeRawBufferPointer, key: [UInt8]) throws(StorageError) {
-        try withMDBValue(key) { (key) throws(StorageError) -> Void in
-            try replaceCurrentValue(with: value, keyValue: key)
-        }
-    }
-
-    /// The same for key bytes held elsewhere (a key built on the stack).
-    ///
-    /// ```swift
-    /// try EntryLayout.withRowKey(row) { key in try cursor.replaceCurrentValue(with: newValue, key: key) }
-    /// ```
     package func replaceCurrentValue(
         with value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer
     ) throws(StorageError) {
         // The caller's key, not the cursor's: LMDB may move the entry while it writes, and the
         // cursor's key points into the page.
         try withMDBValue(key) { (key) throws(StorageError) -> Void in
-            try replaceCurrentValue(with: value, keyValue: key)
-        }
-    }
-
-    private func replaceCurrentValue(with value: UnsafeRawBufferPointer, keyValue: MDB_val) throws(StorageError) {
-        var key = keyValue
-        try withMDBValue(value) { (data) throws(StorageError) -> Void in
-            try transaction.checkUsable("Writing to table '\(table)'")
-            transaction.markWriting()
-            _ = try transaction.run("Writing to table '\(table)'", "mdb_cursor_put") {
-                mdb_cursor_put(pointer, &key, &data, UInt32(MDB_CURRENT))
+            try withMDBValue(value) { (data) throws(StorageError) -> Void in
+                try transaction.checkUsable("Writing to table '\(table)'")
+                transaction.markWriting()
+                _ = try transaction.run("Writing to table '\(table)'", "mdb_cursor_put") {
+                    mdb_cursor_put(pointer, &key, &data, UInt32(MDB_CURRENT))
+                }
             }
         }
     }

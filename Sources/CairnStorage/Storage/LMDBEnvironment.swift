@@ -513,11 +513,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     // MARK: Information
 
-    /// The map and transaction state of the environment.
-    ///
-    /// ```swift
-    /// print(environment.info.mapSize)
-    /// ```
     /// The id of the last transaction committed to the store, by any process: what a context
     /// compares with the commits it has seen before every read (``info`` also counts pages and
     /// readers, which that check does not need).
@@ -533,6 +528,11 @@ package final class LMDBEnvironment: @unchecked Sendable {
         return info.me_last_txnid
     }
 
+    /// The map and transaction state of the environment.
+    ///
+    /// ```swift
+    /// print(environment.info.mapSize)
+    /// ```
     package var info: EnvironmentInfo {
         state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
         defer { state.gate.leaveShared() }

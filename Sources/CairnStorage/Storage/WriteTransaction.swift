@@ -91,22 +91,17 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     /// if try txn.rewrite(record, for: rowKey, in: records) == .missing { … }   // the row is gone
     /// ```
     package func rewrite(_ value: [UInt8], for key: [UInt8], in table: Table) throws -> Rewrite {
-        try value.withUnsafeBytes { value in try rewrite(value, for: key, in: table) }
+        try value.withUnsafeBytes { value in try key.withUnsafeBytes { key in try rewrite(value, for: key, in: table) }
+        }
     }
 
-    /// The same for bytes that are not in an array of their own (a record in a list of records).
+    /// The same for bytes held elsewhere: a record in a list of records, under a row key built on
+    /// the stack.
     ///
     /// ```swift
-    /// let rewrite = try records.withRecord(0) { try txn.rewrite($0, for: rowKey, in: records) }
-    /// ```
-    package func rewrite(_ value: UnsafeRawBufferPointer, for key: [UInt8], in table: Table) throws -> Rewrite {
-        try key.withUnsafeBytes { key in try rewrite(value, for: key, in: table) }
-    }
-
-    /// The same for a key held elsewhere (a row key built on the stack).
-    ///
-    /// ```swift
-    /// let rewrite = try EntryLayout.withRowKey(row) { key in try txn.rewrite(record, for: key, in: records) }
+    /// let rewrite = try EntryLayout.withRowKey(row) { key in
+    ///     try records.withRecord(0) { try txn.rewrite($0, for: key, in: table) }
+    /// }
     /// ```
     package func rewrite(
         _ value: UnsafeRawBufferPointer, for key: UnsafeRawBufferPointer, in table: Table
