@@ -90,13 +90,20 @@ extension PersistedPropertyMacro: AccessorMacro {
             // A change in place (`books.append(b)`, `count += 1`) reads the value without
             // registering an observation access: a mutation is not a read, and registering one
             // marked the property observed, which sent every later change of it through the
-            // registrar (about 7,000 instructions each). The change is then set as `set` does.
+            // registrar (about 7,000 instructions each). The change is then set as `set` does,
+            // also when it throws (as a stored property keeps a throwing change). A to-many
+            // relationship's list is taken out of the storage for the change
+            // (`_$beginChange`), so that an append does not copy it.
             """
             _modify {
             if !\(raw: storage).isLoaded { _$fulfill(\(raw: index)) }
             var value = \(raw: storage).value
-            yield &value
+            let inPlace = _$beginChange(\(raw: index), &\(raw: storage), &value)
+            defer {
             self.\(raw: property.identifier) = value
+            _$endChange(\(raw: index), inPlace)
+            }
+            yield &value
             }
             """,
         ]

@@ -137,8 +137,12 @@ enum ExpectedExpansion {
                             _$fulfill(\#(index))
                         }
                         var value = _$\#(name).value
+                        let inPlace = _$beginChange(\#(index), &_$\#(name), &value)
+                        defer {
+                            self.\#(identifier) = value
+                            _$endChange(\#(index), inPlace)
+                        }
                         yield &value
-                        self.\#(identifier) = value
                     }
             """#
     }

@@ -38,6 +38,8 @@ struct IdentityMap {
     private let storeIdentifier: InternedName
     private var count = 0
     private var countAtLastSweep = 0
+    /// How many holds are on the map's models (``hold()``): while there are any, it lets none go.
+    private var holds = 0
 
     init(store: Store) {
         let highest = store.entities.values.map { Int($0.entityName.number) }.max() ?? -1
@@ -140,9 +142,21 @@ struct IdentityMap {
         return result
     }
 
+    /// Keeps every model the map holds alive until ``release()``: no sweep lets one go. For the
+    /// length of a change in place of a to-many relationship, whose members before the change
+    /// the context knows by address only (see `MembershipSnapshots`).
+    mutating func hold() { holds += 1 }
+
+    /// Ends a ``hold()``.
+    mutating func release() {
+        precondition(holds > 0, "IdentityMap.release() without a hold")
+        holds -= 1
+    }
+
     /// Lets go of the models nothing but the map holds. The map's own reference is tested in
-    /// place, so the test sees the other references only.
+    /// place, so the test sees the other references only. Nothing is let go during a hold.
     mutating func sweep() {
+        guard holds == 0 else { return }
         for ordinal in rows.indices { rows[ordinal].releaseUnused() }
         Self.releaseUnused(in: &temporary)
         count = registeredCount
@@ -151,6 +165,7 @@ struct IdentityMap {
 
     /// Lets go of the models of `ids` that nothing but the map holds (a batch the app moved past).
     mutating func releaseIfUnused(_ ids: [PersistentIdentifier]) {
+        guard holds == 0 else { return }
         for id in ids {
             guard case .row(let row) = id.kind, id.store?.number == storeIdentifier.number,
                 let ordinal = ordinal(of: id.entity)
@@ -162,6 +177,7 @@ struct IdentityMap {
     /// Lets go of the models of these rows of the entity with `ordinal` that nothing but the map
     /// holds.
     mutating func releaseIfUnused(entity ordinal: Int, rows: [UInt64]) {
+        guard holds == 0 else { return }
         for row in rows where self.rows[ordinal].releaseIfUnused(row) { count -= 1 }
     }
 

@@ -32,6 +32,7 @@ extension ModelContext {
         checkOwner()
         try loadFailures.throwPending()
         guard hasChanges else { return SaveApplier.SavedInserts() }
+        guard isChangingNoListInPlace else { throw SaveError.changeInProgress }
         let store = container.store
         guard !store.isReadOnly else {
             throw StorageError(

@@ -369,6 +369,42 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public var isUpdatingInverses: Bool { inverses.isMaintaining }
 
+    /// Keeps the addresses of a to-many relationship's members before a change in place, and
+    /// every registered model alive until the change ends. Called by generated `_modify`
+    /// accessors; not for direct use.
+    ///
+    /// ```swift
+    /// books.withUnsafeBytes { context.beginMembershipChange(author, 4, members: $0) }   // true
+    /// ```
+    public func beginMembershipChange(_ model: AnyObject, _ index: Int, members: UnsafeRawBufferPointer) -> Bool {
+        inverses.membersBeforeChange.push(ObjectIdentifier(model), index, members: members)
+        rows.identity.hold()
+        return true
+    }
+
+    /// Hands a generated setter the addresses kept for a change in place. Not for direct use.
+    ///
+    /// ```swift
+    /// context.withMembershipBeforeChange(author, 4) { before in … }
+    /// ```
+    public func withMembershipBeforeChange(
+        _ model: AnyObject, _ index: Int, _ body: (UnsafeBufferPointer<UnsafeRawPointer>) -> Void
+    ) -> Bool {
+        inverses.membersBeforeChange.withMembers(of: ObjectIdentifier(model), index, body)
+    }
+
+    /// Whether no to-many relationship is being changed in place (its list out of its model).
+    var isChangingNoListInPlace: Bool { inverses.membersBeforeChange.isEmpty }
+
+    /// Ends a change in place. Called by generated `_modify` accessors; not for direct use.
+    ///
+    /// ```swift
+    /// context.endMembershipChange(author, 4)
+    /// ```
+    public func endMembershipChange(_ model: AnyObject, _ index: Int) {
+        if inverses.membersBeforeChange.pop(ObjectIdentifier(model), index) { rows.identity.release() }
+    }
+
     /// Called by generated setters after a relationship changed.
     ///
     /// ```swift

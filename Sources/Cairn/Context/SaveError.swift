@@ -62,6 +62,13 @@ public struct SaveError: Error, Sendable, CustomStringConvertible {
         /// catch let error as SaveError where error.code == .noUniquenessConstraint { … }
         /// ```
         public static let noUniquenessConstraint = Code("noUniquenessConstraint")
+        /// `save()` ran while a to-many relationship was being changed in place: inside a closure
+        /// that the change runs (`author.books.removeAll { … }`). Save after the change.
+        ///
+        /// ```swift
+        /// catch let error as SaveError where error.code == .changeInProgress { … }
+        /// ```
+        public static let changeInProgress = Code("changeInProgress")
     }
 
     /// What kind of refusal this is.
@@ -117,6 +124,17 @@ extension SaveError.Code {
 }
 
 extension SaveError {
+    /// The error for a save inside a change in place of a to-many relationship, whose list is
+    /// out of its model until the change ends.
+    static var changeInProgress: SaveError {
+        SaveError(
+            code: .changeInProgress,
+            message: "save() was called while a to-many relationship was being changed in place (from a closure "
+                + "that the change runs, such as the one of author.books.removeAll(where:)). Nothing was saved. Save "
+                + "after the change.",
+            models: [])
+    }
+
     /// The error for changed models whose rows another context deleted.
     static func deletedElsewhere(_ models: [PersistentIdentifier]) -> SaveError {
         SaveError(

@@ -24,28 +24,73 @@ struct _MembershipChange<Element> {
 
     @inlinable
     init(from old: [Element], to new: [Element], identity: (Element) -> ObjectIdentifier) {
-        if old.isEmpty {
+        // A list that was empty gained the new one whole: handed over as it is, uncopied.
+        guard !old.isEmpty else {
             (removed, added) = ([], new)
             return
         }
+        var (removed, added) = ([Element](), [Element]())
+        Self.compare(
+            old.count, { UInt(bitPattern: identity(old[$0])) }, new.count, { UInt(bitPattern: identity(new[$0])) },
+            removed: { removed.append(old[$0]) }, added: { added.append(new[$0]) })
+        (self.removed, self.added) = (removed, added)
+    }
+
+    /// The change from the members a list had before a change in place, as their addresses (no
+    /// reference held: the context keeps them alive), to `new`. The lists are compared as
+    /// words: no member is retained for it.
+    ///
+    /// ```swift
+    /// let change = _MembershipChange(before: addresses, to: author.books)
+    /// ```
+    @inlinable
+    init(before old: UnsafeBufferPointer<UnsafeRawPointer>, to new: [Element]) where Element: AnyObject {
+        guard !old.isEmpty else {
+            (removed, added) = ([], new)
+            return
+        }
+        var (removed, added) = ([Element](), [Element]())
+        new.withUnsafeBytes { newWords in
+            Self.compare(
+                old.count, { UInt(bitPattern: old[$0]) }, new.count,
+                { newWords.load(fromByteOffset: $0 * MemoryLayout<UInt>.stride, as: UInt.self) },
+                removed: { removed.append(Unmanaged<Element>.fromOpaque(old[$0]).takeUnretainedValue()) },
+                added: { added.append(new[$0]) })
+        }
+        (self.removed, self.added) = (removed, added)
+    }
+
+    /// Compares a list of `oldCount` members, whose identities `oldKey` gives by position, with
+    /// one of `newCount`: calls `removed` with the position of each old member the new list
+    /// lacks and `added` with each new member's the old one lacks, in order.
+    @inlinable @inline(__always)
+    static func compare(
+        _ oldCount: Int, _ oldKey: (Int) -> UInt, _ newCount: Int, _ newKey: (Int) -> UInt,
+        removed: (Int) -> Void, added: (Int) -> Void
+    ) {
         var prefix = 0
-        let common = min(old.count, new.count)
-        while prefix < common && identity(old[prefix]) == identity(new[prefix]) { prefix += 1 }
-        let oldRest = old[prefix...]
-        let newRest = new[prefix...]
+        let common = min(oldCount, newCount)
+        while prefix < common && oldKey(prefix) == newKey(prefix) { prefix += 1 }
+        let (oldRest, newRest) = (oldCount - prefix, newCount - prefix)
+        guard oldRest > 0 || newRest > 0 else { return }
         // What stays in place is in both lists; of the rest, each side is checked against the
         // other list whole (a member may have moved into or out of the common start).
         // An append to a long list compares the appended members only (n comparisons each),
         // where hashing would hash the whole list at every append.
-        if oldRest.count * new.count + newRest.count * old.count <= (old.count + new.count) * Self.comparisonsPerHash {
-            removed = oldRest.filter { member in !new.contains { identity($0) == identity(member) } }
-            added = newRest.filter { member in !old.contains { identity($0) == identity(member) } }
+        if oldRest * newCount + newRest * oldCount <= (oldCount + newCount) * Self.comparisonsPerHash {
+            func contains(_ count: Int, _ key: (Int) -> UInt, _ wanted: UInt) -> Bool {
+                for position in 0..<count where key(position) == wanted { return true }
+                return false
+            }
+            for position in prefix..<oldCount where !contains(newCount, newKey, oldKey(position)) { removed(position) }
+            for position in prefix..<newCount where !contains(oldCount, oldKey, newKey(position)) { added(position) }
             return
         }
-        let oldIdentities = Set(old.map(identity))
-        let newIdentities = Set(new.map(identity))
-        removed = oldRest.filter { !newIdentities.contains(identity($0)) }
-        added = newRest.filter { !oldIdentities.contains(identity($0)) }
+        var (oldKeys, newKeys) = (Set<UInt>(minimumCapacity: oldCount), Set<UInt>(minimumCapacity: newCount))
+        for position in 0..<oldCount { oldKeys.insert(oldKey(position)) }
+        for position in 0..<newCount { newKeys.insert(newKey(position)) }
+        for position in prefix..<oldCount where !newKeys.contains(oldKey(position)) { removed(position) }
+        for position in prefix..<newCount where !oldKeys.contains(newKey(position)) { added(position) }
     }
 
     /// Whether no member came or went (the list is unchanged or only reordered).

@@ -143,6 +143,57 @@ extension PersistentModel {
         loader.fulfill(self, index)
     }
 
+    /// Begins a change in place of the persisted property at `index` (`count += 1`): `value`, a
+    /// copy of the storage, is what the change works on. Returns the context that
+    /// ``_$endChange(_:_:)`` must tell that the change ended (none here). Called by generated
+    /// `_modify` accessors; not for direct use.
+    ///
+    /// ```swift
+    /// var value = _$count.value
+    /// let inPlace = _$beginChange(2, &_$count, &value)   // generated code
+    /// ```
+    @inlinable
+    public func _$beginChange<Value>(
+        _ index: Int, _ storage: inout _PersistedValue<Value>, _ value: inout Value
+    ) -> (any _ModelLoader)? {
+        nil
+    }
+
+    /// Begins a change in place of the to-many relationship at `index` (`books.append(book)`).
+    /// A model in a context hands the context its members' addresses and leaves an empty list in
+    /// the storage, so that `value` is the only reference to the list and the change does not
+    /// copy it (a copy retained every member, and every append to a list of n copied n); the
+    /// setter then finds what came and went from the addresses. Returns that context, which
+    /// ``_$endChange(_:_:)`` tells when the change ended (even if the model left it meanwhile).
+    /// Called by generated `_modify` accessors; not for direct use.
+    ///
+    /// ```swift
+    /// var value = _$books.value
+    /// let inPlace = _$beginChange(4, &_$books, &value)   // generated code
+    /// ```
+    @inlinable
+    public func _$beginChange<Target: PersistentModel>(
+        _ index: Int, _ storage: inout _PersistedValue<[Target]>, _ value: inout [Target]
+    ) -> (any _ModelLoader)? {
+        guard let loader = _$modelState.loader, !loader.isUpdatingInverses,
+            value.withUnsafeBytes({ loader.beginMembershipChange(self, index, members: $0) })
+        else { return nil }
+        storage = _PersistedValue([])
+        return loader
+    }
+
+    /// Ends a change in place that ``_$beginChange(_:_:_:)-(_,_,[Target])`` began, after the
+    /// setter stored the changed value. Called by generated `_modify` accessors; not for direct
+    /// use.
+    ///
+    /// ```swift
+    /// _$endChange(4, inPlace)   // generated code
+    /// ```
+    @inlinable
+    public func _$endChange(_ index: Int, _ loader: (any _ModelLoader)?) {
+        loader?.endMembershipChange(self, index)
+    }
+
     /// Records that the attribute at `index` changed. Called by generated setters; not for direct use.
     ///
     /// ```swift
@@ -247,8 +298,17 @@ extension PersistentModel {
         else { return }
         // A model in a context hands over only the members that came and went: an append to a
         // list of n hands over one model, not both lists of n (the inverses come out the same).
-        if let oldValue, _$modelState.loader != nil {
-            let change = _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
+        if let oldValue, let owner = _$modelState.loader {
+            // During a change in place the storage held an empty list: the members before it are
+            // the addresses the context kept.
+            var kept: _MembershipChange<Target>?
+            let inPlace = owner.withMembershipBeforeChange(self, index) {
+                kept = _MembershipChange(before: $0, to: newValue)
+            }
+            let change =
+                inPlace
+                ? kept.unsafelyUnwrapped
+                : _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
             guard !change.isEmpty else { return }
             loader.relationshipDidChange(
                 self, index, from: change.removed.map { $0 as any PersistentModel },

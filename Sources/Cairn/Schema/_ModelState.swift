@@ -219,6 +219,66 @@ public protocol _ModelLoader: AnyObject {
     /// loader.attributeDidChange(book, 1)
     /// ```
     func attributeDidChange(_ model: any PersistentModel, _ index: Int)
+
+    /// Called by a generated `_modify` before a to-many relationship is changed in place
+    /// (`author.books.append(book)`), with the list's members as the bytes of its references. A
+    /// loader that returns `true` keeps their addresses, and keeps the members alive, until
+    /// ``endMembershipChange(_:_:)``: the list can then be taken out of the model and changed
+    /// without a copy, and the setter finds what came and went from the addresses
+    /// (``withMembershipBeforeChange(_:_:_:)``).
+    ///
+    /// ```swift
+    /// let kept = books.withUnsafeBytes { loader.beginMembershipChange(author, 4, members: $0) }
+    /// ```
+    func beginMembershipChange(_ model: AnyObject, _ index: Int, members: UnsafeRawBufferPointer) -> Bool
+
+    /// Calls `body` with the member addresses kept for the change in place of `model`'s list at
+    /// `index`, if one is under way; returns whether it did. The addresses are valid during
+    /// `body` only.
+    ///
+    /// ```swift
+    /// loader.withMembershipBeforeChange(author, 4) { before in change = _MembershipChange(before: before, to: books) }
+    /// ```
+    func withMembershipBeforeChange(
+        _ model: AnyObject, _ index: Int, _ body: (UnsafeBufferPointer<UnsafeRawPointer>) -> Void
+    ) -> Bool
+
+    /// Ends the change in place that ``beginMembershipChange(_:_:members:)`` began.
+    ///
+    /// ```swift
+    /// loader.endMembershipChange(author, 4)
+    /// ```
+    func endMembershipChange(_ model: AnyObject, _ index: Int)
+}
+
+extension _ModelLoader {
+    /// Keeps nothing: the generated `_modify` then changes a copy of the list, and the setter
+    /// compares it with the list the model still holds.
+    ///
+    /// ```swift
+    /// loader.beginMembershipChange(author, 4, members: bytes)   // false
+    /// ```
+    public func beginMembershipChange(_ model: AnyObject, _ index: Int, members: UnsafeRawBufferPointer) -> Bool {
+        false
+    }
+
+    /// Finds nothing kept.
+    ///
+    /// ```swift
+    /// loader.withMembershipBeforeChange(author, 4) { _ in }   // false
+    /// ```
+    public func withMembershipBeforeChange(
+        _ model: AnyObject, _ index: Int, _ body: (UnsafeBufferPointer<UnsafeRawPointer>) -> Void
+    ) -> Bool {
+        false
+    }
+
+    /// Nothing to end.
+    ///
+    /// ```swift
+    /// loader.endMembershipChange(author, 4)
+    /// ```
+    public func endMembershipChange(_ model: AnyObject, _ index: Int) {}
 }
 
 extension _ModelLoader {

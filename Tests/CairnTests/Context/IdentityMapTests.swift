@@ -70,6 +70,32 @@ import Testing
         #expect(Set(map.storedModels.map(\.0.rowID)) == Set(kept.map { $0.persistentModelID.rowID }))
     }
 
+    /// While a hold is on (a change in place of a to-many relationship), no sweep, whether grown
+    /// or asked for, and no release of rows lets a model go; after it, the next sweep does.
+    @Test func aHoldKeepsEveryModelThroughSweepsUntilItEnds() throws {
+        let (container, tables) = try store()
+        var map = IdentityMap(store: container.store)
+        weak var first: Gauge?
+        map.hold()
+        map.hold()
+        for row in 0..<3_000 as Range<UInt64> {
+            let gauge = Gauge(code: Int(row), reading: 0)
+            gauge._$modelState.persistentIdentifier = id(row, container)
+            map.register(gauge, entity: tables.ordinal, row: row)
+            if row == 0 { first = gauge }
+        }
+        map.sweep()
+        map.releaseIfUnused(entity: tables.ordinal, rows: [0, 1])
+        map.releaseIfUnused([id(0, container)])
+        #expect(map.registeredCount == 3_000 && first != nil)
+        map.release()
+        map.sweep()
+        #expect(map.registeredCount == 3_000 && first != nil, "one hold is still on")
+        map.release()
+        map.sweep()
+        #expect(map.registeredCount == 0 && first == nil)
+    }
+
     @Test func rowsFarApartAndPastThePagedRangeAreKeptAlike() throws {
         let (container, tables) = try store()
         var map = IdentityMap(store: container.store)
