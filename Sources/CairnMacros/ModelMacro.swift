@@ -87,7 +87,7 @@ extension ModelMacro: MemberMacro {
         let metadataList = metadata.isEmpty ? "[]" : "[\n\(metadata.map { "\($0),\n" }.joined())]"
         // The record codec: every persisted property's storage, in declaration order; the type of
         // each picks its function (a relationship's writes and reads nothing).
-        let encodeFields = persisted.enumerated().map { "try encoder.encode(_$\($1.name), \($0))\n" }.joined()
+        let encodeFields = persisted.enumerated().map { "try encoder.encode(&_$\($1.name), \($0))\n" }.joined()
         let decodeFields = persisted.enumerated().map { "try decoder.decode(&_$\($1.name), \($0))\n" }.joined()
 
         // The state is made when first asked for, not as a stored property's initial value: that

@@ -63,16 +63,16 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$slug, 0)
-                        try encoder.encode(_$body, 1)
-                        try encoder.encode(_$draftCursor, 2)
-                        try encoder.encode(_$deletedTitle, 3)
-                        try encoder.encode(_$title, 4)
-                        try encoder.encode(_$secret, 5)
-                        try encoder.encode(_$createdAt, 6)
-                        try encoder.encode(_$revision, 7)
-                        try encoder.encode(_$handle, 8)
-                        try encoder.encode(_$plain, 9)
+                        try encoder.encode(&_$slug, 0)
+                        try encoder.encode(&_$body, 1)
+                        try encoder.encode(&_$draftCursor, 2)
+                        try encoder.encode(&_$deletedTitle, 3)
+                        try encoder.encode(&_$title, 4)
+                        try encoder.encode(&_$secret, 5)
+                        try encoder.encode(&_$createdAt, 6)
+                        try encoder.encode(&_$revision, 7)
+                        try encoder.encode(&_$handle, 8)
+                        try encoder.encode(&_$plain, 9)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {

@@ -429,7 +429,7 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$isbn, 0)
+                        try encoder.encode(&_$isbn, 0)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
@@ -488,8 +488,8 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$title, 0)
-                        try encoder.encode(_$author, 1)
+                        try encoder.encode(&_$title, 0)
+                        try encoder.encode(&_$author, 1)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {

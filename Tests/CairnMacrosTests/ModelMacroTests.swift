@@ -61,9 +61,9 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$isbn, 0)
-                        try encoder.encode(_$title, 1)
-                        try encoder.encode(_$chapters, 2)
+                        try encoder.encode(&_$isbn, 0)
+                        try encoder.encode(&_$title, 1)
+                        try encoder.encode(&_$chapters, 2)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
@@ -241,31 +241,31 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$flag, 0)
-                        try encoder.encode(_$int, 1)
-                        try encoder.encode(_$int8, 2)
-                        try encoder.encode(_$int16, 3)
-                        try encoder.encode(_$int32, 4)
-                        try encoder.encode(_$int64, 5)
-                        try encoder.encode(_$uint, 6)
-                        try encoder.encode(_$uint8, 7)
-                        try encoder.encode(_$uint16, 8)
-                        try encoder.encode(_$uint32, 9)
-                        try encoder.encode(_$uint64, 10)
-                        try encoder.encode(_$float, 11)
-                        try encoder.encode(_$double, 12)
-                        try encoder.encode(_$decimal, 13)
-                        try encoder.encode(_$string, 14)
-                        try encoder.encode(_$date, 15)
-                        try encoder.encode(_$data, 16)
-                        try encoder.encode(_$uuid, 17)
-                        try encoder.encode(_$url, 18)
-                        try encoder.encode(_$nickname, 19)
-                        try encoder.encode(_$rating, 20)
-                        try encoder.encode(_$status, 21)
-                        try encoder.encode(_$address, 22)
-                        try encoder.encode(_$tags, 23)
-                        try encoder.encode(_$counts, 24)
+                        try encoder.encode(&_$flag, 0)
+                        try encoder.encode(&_$int, 1)
+                        try encoder.encode(&_$int8, 2)
+                        try encoder.encode(&_$int16, 3)
+                        try encoder.encode(&_$int32, 4)
+                        try encoder.encode(&_$int64, 5)
+                        try encoder.encode(&_$uint, 6)
+                        try encoder.encode(&_$uint8, 7)
+                        try encoder.encode(&_$uint16, 8)
+                        try encoder.encode(&_$uint32, 9)
+                        try encoder.encode(&_$uint64, 10)
+                        try encoder.encode(&_$float, 11)
+                        try encoder.encode(&_$double, 12)
+                        try encoder.encode(&_$decimal, 13)
+                        try encoder.encode(&_$string, 14)
+                        try encoder.encode(&_$date, 15)
+                        try encoder.encode(&_$data, 16)
+                        try encoder.encode(&_$uuid, 17)
+                        try encoder.encode(&_$url, 18)
+                        try encoder.encode(&_$nickname, 19)
+                        try encoder.encode(&_$rating, 20)
+                        try encoder.encode(&_$status, 21)
+                        try encoder.encode(&_$address, 22)
+                        try encoder.encode(&_$tags, 23)
+                        try encoder.encode(&_$counts, 24)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
@@ -347,8 +347,8 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$name, 0)
-                        try encoder.encode(_$joined, 1)
+                        try encoder.encode(&_$name, 0)
+                        try encoder.encode(&_$joined, 1)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
@@ -402,7 +402,7 @@ import Testing
                     }
 
                     public func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$label, 0)
+                        try encoder.encode(&_$label, 0)
                     }
 
                     public func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
@@ -447,7 +447,7 @@ import Testing
                     }
 
                     package func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$label, 0)
+                        try encoder.encode(&_$label, 0)
                     }
 
                     package func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
@@ -518,7 +518,7 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$text, 0)
+                        try encoder.encode(&_$text, 0)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {

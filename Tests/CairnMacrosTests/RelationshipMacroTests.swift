@@ -79,14 +79,14 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$name, 0)
-                        try encoder.encode(_$books, 1)
-                        try encoder.encode(_$agent, 2)
-                        try encoder.encode(_$societies, 3)
-                        try encoder.encode(_$colleagues, 4)
-                        try encoder.encode(_$mentor, 5)
-                        try encoder.encode(_$publisher, 6)
-                        try encoder.encode(_$editor, 7)
+                        try encoder.encode(&_$name, 0)
+                        try encoder.encode(&_$books, 1)
+                        try encoder.encode(&_$agent, 2)
+                        try encoder.encode(&_$societies, 3)
+                        try encoder.encode(&_$colleagues, 4)
+                        try encoder.encode(&_$mentor, 5)
+                        try encoder.encode(&_$publisher, 6)
+                        try encoder.encode(&_$editor, 7)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
@@ -147,8 +147,8 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$title, 0)
-                        try encoder.encode(_$tags, 1)
+                        try encoder.encode(&_$title, 0)
+                        try encoder.encode(&_$tags, 1)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {

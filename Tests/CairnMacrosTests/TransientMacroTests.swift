@@ -42,8 +42,8 @@ import Testing
                     }
 
                     func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-                        try encoder.encode(_$title, 0)
-                        try encoder.encode(_$pages, 1)
+                        try encoder.encode(&_$title, 0)
+                        try encoder.encode(&_$pages, 1)
                     }
 
                     func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {

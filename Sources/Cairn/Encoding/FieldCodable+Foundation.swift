@@ -17,7 +17,17 @@ extension String: FieldCodable {
     /// - Parameters:
     ///   - payload: The record being built.
     package func encodeField(into payload: inout FieldPayloadWriter) {
-        payload.writeBytes(utf8)
+        // A native string's bytes are copied from its storage as they are, without retaining it
+        // (appending the UTF-8 view retained the string twice and released it); a bridged one
+        // is read through its view, out of line: inlined, that path brought the retains back.
+        if utf8.withContiguousStorageIfAvailable({ payload.writeBytes($0) }) == nil {
+            Self.writeNoncontiguous(self, into: &payload)
+        }
+    }
+
+    @inline(never)
+    private static func writeNoncontiguous(_ string: String, into payload: inout FieldPayloadWriter) {
+        payload.writeBytes(string.utf8)
     }
 
     /// Reads and validates UTF-8 bytes.

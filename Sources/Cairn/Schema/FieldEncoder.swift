@@ -8,9 +8,13 @@ import Foundation
 ///
 /// ```swift
 /// func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(StorageError) {
-///     try encoder.encode(_$title, 0)   // generated
+///     try encoder.encode(&_$title, 0)   // generated
 /// }
 /// ```
+///
+/// Each storage is handed over `inout`, though nothing changes it, so that it is read where it
+/// lies in the model: a value argument loaded from the class copied it (a retain and a release
+/// of every string and list, at every save).
 public struct _FieldEncoder {
     /// The record being written.
     var writer: RecordWriter
@@ -37,29 +41,31 @@ public struct _FieldEncoder {
         self.model = model
     }
 
+    // The value is written where it lies, borrowed: bound to a local (`if let`), a string was
+    // retained and released around its write.
     @inline(__always)
     private mutating func plain<V: FieldCodable>(_ value: _PersistedValue<V>, _ index: Int) {
         let tag = tags[index]
         guard tag != 0 else { return }
-        guard let stored = value.loadedValue else { return isIncomplete = true }
-        writer.write(stored, tag: tag)
+        guard value.isLoaded else { return isIncomplete = true }
+        writer.write(value.storage.unsafelyUnwrapped, tag: tag)
     }
 
     @inline(__always)
     private mutating func optional<V: FieldCodable>(_ value: _PersistedValue<V?>, _ index: Int) {
         let tag = tags[index]
         guard tag != 0 else { return }
-        guard let stored = value.loadedValue else { return isIncomplete = true }
-        writer.write(stored, tag: tag)
+        guard value.isLoaded else { return isIncomplete = true }
+        writer.write(value.storage.unsafelyUnwrapped, tag: tag)
     }
 
     /// A to-one relationship: not in the record.
     ///
     /// ```swift
-    /// try encoder.encode(_$author, 3)   // generated; writes nothing
+    /// try encoder.encode(&_$author, 3)   // generated; writes nothing
     /// ```
     public mutating func encode<Target: PersistentModel>(
-        _ value: _PersistedValue<Target>, _ index: Int
+        _ value: inout _PersistedValue<Target>, _ index: Int
     )
         throws(StorageError)
     {}
@@ -67,10 +73,10 @@ public struct _FieldEncoder {
     /// An optional to-one relationship: not in the record.
     ///
     /// ```swift
-    /// try encoder.encode(_$author, 3)   // generated; writes nothing
+    /// try encoder.encode(&_$author, 3)   // generated; writes nothing
     /// ```
     public mutating func encode<Target: PersistentModel>(
-        _ value: _PersistedValue<Target?>, _ index: Int
+        _ value: inout _PersistedValue<Target?>, _ index: Int
     )
         throws(StorageError)
     {}
@@ -78,10 +84,10 @@ public struct _FieldEncoder {
     /// A to-many relationship: not in the record.
     ///
     /// ```swift
-    /// try encoder.encode(_$books, 4)   // generated; writes nothing
+    /// try encoder.encode(&_$books, 4)   // generated; writes nothing
     /// ```
     public mutating func encode<Target: PersistentModel>(
-        _ value: _PersistedValue<[Target]>, _ index: Int
+        _ value: inout _PersistedValue<[Target]>, _ index: Int
     )
         throws(StorageError)
     {}
@@ -89,10 +95,10 @@ public struct _FieldEncoder {
     /// An optional to-many relationship: not in the record.
     ///
     /// ```swift
-    /// try encoder.encode(_$books, 4)   // generated; writes nothing
+    /// try encoder.encode(&_$books, 4)   // generated; writes nothing
     /// ```
     public mutating func encode<Target: PersistentModel>(
-        _ value: _PersistedValue<[Target]?>, _ index: Int
+        _ value: inout _PersistedValue<[Target]?>, _ index: Int
     )
         throws(StorageError)
     {}
@@ -100,9 +106,9 @@ public struct _FieldEncoder {
     /// Any other attribute type: written by the attribute's general codec.
     ///
     /// ```swift
-    /// try encoder.encode(_$tags, 2)   // generated, for `var tags: [String]`
+    /// try encoder.encode(&_$tags, 2)   // generated, for `var tags: [String]`
     /// ```
-    public mutating func encode<Value>(_ value: _PersistedValue<Value>, _ index: Int) throws(StorageError) {
+    public mutating func encode<Value>(_ value: inout _PersistedValue<Value>, _ index: Int) throws(StorageError) {
         let tag = tags[index]
         guard tag != 0 else { return }
         guard value.isLoaded else { return isIncomplete = true }
@@ -113,273 +119,273 @@ public struct _FieldEncoder {
     /// A `String` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<String>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<String>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `String?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<String?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<String?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Int` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Int?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Int64` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int64>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int64>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Int64?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int64?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int64?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Double` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Double>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Double>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Double?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Double?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Double?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Bool` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Bool>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Bool>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Bool?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Bool?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Bool?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Date` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Date>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Date>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Date?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Date?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Date?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `UUID` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UUID>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UUID>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `UUID?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UUID?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UUID?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Data` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Data>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Data>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Data?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Data?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Data?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Int32` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int32>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int32>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Int32?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int32?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int32?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Int16` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int16>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int16>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Int16?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int16?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int16?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Int8` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int8>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int8>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Int8?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Int8?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Int8?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `UInt` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `UInt?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `UInt64` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt64>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt64>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `UInt64?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt64?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt64?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `UInt32` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt32>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt32>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `UInt32?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt32?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt32?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `UInt16` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt16>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt16>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `UInt16?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt16?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt16?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `UInt8` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt8>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt8>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `UInt8?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<UInt8?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<UInt8?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
     /// A `Float` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Float>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Float>, _ index: Int) throws(StorageError) {
         plain(value, index)
     }
     /// A `Float?` attribute: its field written from the storage.
     ///
     /// ```swift
-    /// try encoder.encode(_$name, 1)   // generated
+    /// try encoder.encode(&_$name, 1)   // generated
     /// ```
-    public mutating func encode(_ value: _PersistedValue<Float?>, _ index: Int) throws(StorageError) {
+    public mutating func encode(_ value: inout _PersistedValue<Float?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
 }

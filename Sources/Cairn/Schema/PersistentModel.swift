@@ -56,7 +56,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable {
     ///
     /// ```swift
     /// func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(StorageError) {
-    ///     try encoder.encode(_$title, 0)   // generated
+    ///     try encoder.encode(&_$title, 0)   // generated
     /// }
     /// ```
     func _$encodeFields(into encoder: inout _FieldEncoder) throws(StorageError)
