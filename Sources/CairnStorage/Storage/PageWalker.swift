@@ -470,7 +470,7 @@ private enum TreeKind {
 }
 
 /// How a tree's keys compare, and the checks that they ascend.
-private enum KeyOrder {
+enum KeyOrder {
     /// `mdb_cmp_memn`, the default.
     case bytes
     /// `mdb_cmp_long` / `mdb_cmp_int`: the free-page tree and `MDB_INTEGERKEY` tables.
@@ -479,7 +479,7 @@ private enum KeyOrder {
     /// Cairn never uses).
     case unchecked
 
-    init(kind: TreeKind, flags: UInt16) {
+    fileprivate init(kind: TreeKind, flags: UInt16) {
         switch kind {
         case .free:
             self = .integers
@@ -508,6 +508,20 @@ private enum KeyOrder {
     /// `mdb_cmp_memn`: bytes in order, then the shorter first.
     static func bytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let common = min(a.count, b.count)
+        // Compared eight bytes at a time as big-endian words, without a call (memcmp was a third
+        // of the walk): the last word overlaps the one before, whose bytes are equal by then.
+        if common >= 8 {
+            func word(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
+            var offset = 0
+            while true {
+                let (x, y) = (word(a, offset), word(b, offset))
+                if x != y { return x < y ? -1 : 1 }
+                if offset == common - 8 { return a.count - b.count }
+                offset = min(offset + 8, common - 8)
+            }
+        }
         if common > 0 {
             let result = memcmp(a.baseAddress!, b.baseAddress!, common)
             if result != 0 { return Int(result) }
