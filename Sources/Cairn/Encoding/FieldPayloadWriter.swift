@@ -18,7 +18,9 @@ package struct FieldPayloadWriter: Sendable {
 
     init(capacity: Int) {
         bytes = []
-        bytes.reserveCapacity(capacity)
+        // Nothing to reserve for an empty placeholder (`RecordWriter.empty`, made twice per
+        // record a save encodes): reserving none still went through the array's regrowth.
+        if capacity > 0 { bytes.reserveCapacity(capacity) }
     }
 
     /// A writer that appends to `bytes`.
