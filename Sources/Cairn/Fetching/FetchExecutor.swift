@@ -36,7 +36,7 @@ struct FetchExecutor {
         let predicate = request.predicate
         planner = PredicatePlanner(
             tables: tables, identifierKeyPath: tables.identifierKeyPath, storeIdentifier: context.store.identifier)
-        plan = planner.plan(for: predicate?.expression, cache: context.plans)
+        plan = planner.plan(for: predicate, cache: context.plans)
         residual = PredicateResidual(predicate: predicate, plan: plan, tables: tables)
         self.context = context
         self.images = images

@@ -92,10 +92,10 @@ struct FetchQuery {
 
         @usableFromInline
         init(
-            expression: any PredicateExpression<Bool>,
+            expression: __owned any PredicateExpression<Bool>,
             evaluate: @escaping (any PredicateExpression<Bool>, any PersistentModel) throws -> Bool
         ) {
-            self.expression = expression
+            self.expression = consume expression
             self.evaluate = evaluate
         }
     }

@@ -4,12 +4,14 @@ import Foundation
 // their values' keys, and the first access path whose checks on those keys pass is the plan.
 
 extension PredicatePlanner {
-    /// The best access path for `expression` (see ``shape(of:)`` for the order of preference).
+    /// The best access path for `predicate` (see ``shape(of:)`` for the order of preference).
+    /// Takes the predicate object, not its expression: the expression is read where it lies (an
+    /// optional expression unwrapped into a local was a copy of every node).
     ///
     /// - Parameter cache: Where the shapes of earlier fetches are kept; `nil` makes the shape anew.
-    func plan(for expression: (any PredicateExpression<Bool>)?, cache: PlanCache? = nil) -> Plan {
-        guard let expression else { return Plan(access: .fullScan, parts: []) }
-        let parts = Self.parts(of: expression, readers: cache)
+    func plan(for predicate: FetchQuery.Predicate?, cache: PlanCache? = nil) -> Plan {
+        guard let predicate else { return Plan(access: .fullScan, parts: []) }
+        let parts = Self.parts(of: predicate.expression, readers: cache)
         let shape = cache?.shape(entity: tables.ordinal, parts: parts) { self.shape(of: parts) } ?? shape(of: parts)
         return plan(parts, shape: shape)
     }

@@ -229,7 +229,10 @@ extension PredicatePlanner {
             readers.map { $0.partReader(for: type(of: expression)) }
             ?? (type(of: expression) as? any _PlannerPart.Type)
         if let reader {
-            return [Part(expression: expression, form: reader.plannerForm(of: expression))]
+            // The part keeps a copy; its form is read from that copy.
+            var kept = expression
+            let form = reader.plannerForm(of: &kept)
+            return [Part(expression: consume kept, form: form)]
         }
         let node = PlannerNode(expression)
         if case .conjunction(let lhs, let rhs) = node {

@@ -97,11 +97,14 @@ protocol _PlannerPart {
 
 extension _PlannerPart {
     /// The form of `expression`, which is of this type (checked by the caller, which found this
-    /// conformance for the expression's type): read without casting it again.
-    static func plannerForm<Expression: PredicateExpression>(of expression: Expression) -> PredicatePlanner.Part.Form {
+    /// conformance for the expression's type): read without casting it again, where it lies
+    /// (`inout`: a value's address was a copy of the whole expression).
+    static func plannerForm<Expression: PredicateExpression>(
+        of expression: inout Expression
+    ) -> PredicatePlanner.Part.Form {
         precondition(Expression.self == Self.self, "a planner part read as another type")
-        return withUnsafePointer(to: expression) {
-            UnsafeRawPointer($0).assumingMemoryBound(to: Self.self).pointee.plannerForm
+        return withUnsafeMutablePointer(to: &expression) {
+            UnsafeMutableRawPointer($0).assumingMemoryBound(to: Self.self).pointee.plannerForm
         }
     }
 }
