@@ -22,7 +22,7 @@ struct FetchExecutor {
     let context: ModelContext
     let request: FetchRequest
     let planner: PredicatePlanner
-    let plan: PredicatePlanner.Plan
+    /// What of the predicate the plan leaves to evaluate; it holds the plan.
     let residual: PredicateResidual
     /// Where the rows read become models: the context's instances, or images of the stored rows.
     let images: StoredImages?
@@ -34,17 +34,16 @@ struct FetchExecutor {
             images == nil || !request.includePendingChanges, "FetchExecutor: images hold no pending changes")
         let tables = request.tables
         let predicate = request.predicate
-        planner = PredicatePlanner(
-            tables: tables, identifierKeyPath: tables.identifierKeyPath, storeIdentifier: context.store.identifier)
-        plan = planner.plan(for: predicate, cache: context.plans)
-        residual = PredicateResidual(predicate: predicate, plan: plan, tables: tables)
+        planner = PredicatePlanner(tables: tables, store: context.store.internedIdentifier)
+        residual = PredicateResidual(predicate: predicate, plan: planner.plan(for: predicate, cache: context.plans))
         self.context = context
         self.images = images
         // Moved in last, after every read of it: a request read after being stored was copied.
         self.request = request
     }
 
-    var access: PredicatePlanner.Access { plan.access }
+    var plan: PredicatePlanner.Plan { residual.plan }
+    var access: PredicatePlanner.Access { residual.plan.access }
     private var tables: Store.EntityTables { request.tables }
 
     private var offset: Int { max(request.fetchOffset ?? 0, 0) }
@@ -133,7 +132,7 @@ struct FetchExecutor {
                 } while remaining > 0 && !reader.isExhausted
                 return models
             }
-            let matches = try residual.filter(models, vouched: true, noneChanged: !anyChanged)
+            let matches = try residual.filter(models, tables: tables, vouched: true, noneChanged: !anyChanged)
             if !matches.isEmpty, try !body(matches) { return }
             if want < .max / 4 { want = min(want * 4, chunkSize ?? .max) }
         }
@@ -191,7 +190,7 @@ struct FetchExecutor {
             visited.formUnion(entries.map(\.row))
             // The index order's range guarantees nothing of the predicate by itself: evaluate it all.
             let models = try self.models(for: rows, decoding: decoding)
-            for model in try residual.filter(models, vouched: false) {
+            for model in try residual.filter(models, tables: tables, vouched: false) {
                 found.append((model.persistentModelID.rowID!, model))
                 if !model.hasChanges { counted += 1 }
             }
@@ -260,7 +259,7 @@ struct FetchExecutor {
         where request.isFetchedType(model) && !deleted.contains(ObjectIdentifier(model)) {
             candidates.append(model)
         }
-        return try residual.filter(candidates, vouched: false)
+        return try residual.filter(candidates, tables: tables, vouched: false)
     }
 
     /// The property indexes whose unsaved change can make a model a candidate the access path

@@ -180,7 +180,7 @@ extension PredicatePlanner {
     private func identifierRows(_ part: Part) -> (rows: [UInt64], identifiers: Set<PersistentIdentifier>?)? {
         func row(_ value: Any) -> UInt64?? {
             guard let identifier = value as? PersistentIdentifier else { return nil }
-            guard identifier.entityName == tables.entity.name, identifier.storeIdentifier == storeIdentifier,
+            guard identifier.entity == tables.entityName, identifier.store?.number == store?.number,
                 let row = identifier.rowID
             else { return .some(nil) }
             return .some(row)

@@ -283,16 +283,20 @@ struct PredicatePlanner {
     }
 
     let tables: Store.EntityTables
-    /// `\T.persistentModelID` for the fetched type, so identifier conditions can be recognised.
-    let identifierKeyPath: AnyKeyPath?
-    /// The store's identifier: identifiers of other stores name none of its rows.
-    let storeIdentifier: String?
+    /// The store's identifier, interned: identifiers of other stores name none of its rows.
+    /// `nil` for a planner that does not recognise identifier conditions. (A number, where a
+    /// string and the identifier key path were two more references to retain and release
+    /// with every fetch.)
+    let store: InternedName?
 
-    init(tables: Store.EntityTables, identifierKeyPath: AnyKeyPath? = nil, storeIdentifier: String? = nil) {
+    init(tables: Store.EntityTables, store: InternedName? = nil) {
         self.tables = tables
-        self.identifierKeyPath = identifierKeyPath
-        self.storeIdentifier = storeIdentifier
+        self.store = store
     }
+
+    /// `\T.persistentModelID` for the fetched type, so identifier conditions can be recognised;
+    /// `nil` without a store.
+    var identifierKeyPath: AnyKeyPath? { store == nil ? nil : tables.identifierKeyPath }
 
     /// An index whose key order is `sortBy`'s first key, for a fetch that chose `access`: a
     /// single-attribute unique or index table on the sort attribute, used when the planner found

@@ -12,20 +12,20 @@ import Foundation
 struct PredicateResidual {
     let predicate: FetchRequest.Predicate?
     let plan: PredicatePlanner.Plan
-    let tables: Store.EntityTables
     /// Whether nothing is left to evaluate on a row the access path vouches for.
     let isEmptyForVouchedRows: Bool
 
-    init(predicate: FetchRequest.Predicate?, plan: PredicatePlanner.Plan, tables: Store.EntityTables) {
-        (self.predicate, self.plan, self.tables) = (predicate, plan, tables)
+    init(predicate: FetchRequest.Predicate?, plan: PredicatePlanner.Plan) {
+        (self.predicate, self.plan) = (predicate, plan)
         isEmptyForVouchedRows = predicate == nil || plan.covered.count == plan.parts.count
     }
 
-    /// Whether `model` satisfies the predicate.
+    /// Whether `model`, of `tables`' entity, satisfies the predicate. (The tables are the
+    /// caller's: a copy kept here was one more reference to retain and release per fetch.)
     ///
     /// - Parameter vouched: The model was read through the access path and holds its stored values.
     /// - Throws: ``FetchError`` when the predicate throws on the model.
-    func matches(_ model: any PersistentModel, vouched: Bool) throws -> Bool {
+    func matches(_ model: any PersistentModel, tables: Store.EntityTables, vouched: Bool) throws -> Bool {
         guard let predicate, !(vouched && isEmptyForVouchedRows) else { return true }
         for position in plan.parts.indices {
             if let check = plan.covered[position] {
@@ -34,7 +34,7 @@ struct PredicateResidual {
                 case .identifierIn(let identifiers):
                     if !identifiers.contains(model.persistentModelID) { return false }
                     continue
-                case .keyIn(let keyed, let keys) where isLoaded(keyed, in: model):
+                case .keyIn(let keyed, let keys) where Self.isLoaded(keyed, in: model, tables: tables):
                     if !keys.contains(keyed.key(of: model)) { return false }
                     continue
                 case .keyIn, .evaluate:
@@ -46,12 +46,12 @@ struct PredicateResidual {
         return true
     }
 
-    /// The models of `models` that satisfy the predicate (see ``matches(_:vouched:)``).
+    /// The models of `models` that satisfy the predicate (see ``matches(_:tables:vouched:)``).
     ///
     /// - Parameter noneChanged: The caller found that no model of `models` has unsaved changes
     ///   (while they were in the cache); `false` when it does not know.
     func filter(
-        _ models: [any PersistentModel], vouched: Bool, noneChanged: Bool = false
+        _ models: [any PersistentModel], tables: Store.EntityTables, vouched: Bool, noneChanged: Bool = false
     ) throws -> [any PersistentModel] {
         guard predicate != nil else { return models }
         // Rows the access path vouches for match unless their model has unsaved changes: keep
@@ -59,11 +59,13 @@ struct PredicateResidual {
         if vouched && isEmptyForVouchedRows, noneChanged || !models.contains(where: { $0.hasChanges }) {
             return models
         }
-        return try models.filter { try matches($0, vouched: vouched && !$0.hasChanges) }
+        return try models.filter { try matches($0, tables: tables, vouched: vouched && !$0.hasChanges) }
     }
 
     /// Whether every attribute of a key is loaded in `model`, so its key can be built without a read.
-    private func isLoaded(_ keyed: Store.EntityTables.UniqueConstraint, in model: any PersistentModel) -> Bool {
+    private static func isLoaded(
+        _ keyed: Store.EntityTables.UniqueConstraint, in model: any PersistentModel, tables: Store.EntityTables
+    ) -> Bool {
         keyed.names.allSatisfy { tables.entity.attributesByName[$0]?.access?.isLoaded(model) ?? false }
     }
 }
