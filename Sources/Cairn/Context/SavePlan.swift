@@ -65,12 +65,20 @@ struct SavePlan {
         var value: EncodedRecord
     }
 
-    /// A relationship list rewritten whole, in order.
-    struct EdgeList {
+    /// What a relationship list is a list of: the relationship, its edge table and its owner's
+    /// entity. Kept once per kind in ``SavePlan/edgeKinds``: lists that held them each were two
+    /// references to retain and release per list, and twice the memory.
+    struct EdgeKind {
         let relationship: Schema.Relationship
         let table: Table
         /// The owner's entity's tables.
         let ownerTables: Store.EntityTables
+    }
+
+    /// A relationship list rewritten whole, in order.
+    struct EdgeList {
+        /// Its kind's position in ``SavePlan/edgeKinds``.
+        let kind: Int
         let owner: RowReference
         /// Its targets' positions in ``SavePlan/edgeTargets``.
         let targets: Range<Int>
@@ -110,10 +118,32 @@ struct SavePlan {
     /// they were made, then those of changed models).
     var uniqueKeys = KeyList()
     var keptKeys: [KeptKey] = []
+    private(set) var edgeKinds: [EdgeKind] = []
     var edgeLists: [EdgeList] = []
+    /// The kind ``edgeKind(_:of:)`` found last.
+    private var lastEdgeKind = 0
     /// The targets of every list in ``edgeLists``, list after list (one array for all: an array
     /// per list was an allocation per model of a large graph).
     var edgeTargets: [RowReference] = []
+
+    /// The position in ``edgeKinds`` of `relationship` of `ownerTables`' entity, added when new
+    /// (a save has a few kinds, and lists of one kind tend to follow each other: the last one
+    /// found is tried first).
+    mutating func edgeKind(_ relationship: Schema.Relationship, of ownerTables: Store.EntityTables) -> Int {
+        func isKind(_ position: Int) -> Bool {
+            edgeKinds[position].relationship === relationship && edgeKinds[position].ownerTables === ownerTables
+        }
+        if lastEdgeKind < edgeKinds.count && isKind(lastEdgeKind) { return lastEdgeKind }
+        if let found = edgeKinds.indices.first(where: isKind) {
+            lastEdgeKind = found
+            return found
+        }
+        edgeKinds.append(
+            EdgeKind(
+                relationship: relationship, table: ownerTables.edgeTable(of: relationship), ownerTables: ownerTables))
+        lastEdgeKind = edgeKinds.count - 1
+        return lastEdgeKind
+    }
 
     /// About what the transaction puts (records, keys, edges, history), so the map grows once ahead
     /// of a large save instead of filling up and starting over at each doubling.

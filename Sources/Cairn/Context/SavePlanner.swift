@@ -182,10 +182,8 @@ struct SavePlanner {
             let targets = start..<savePlan.edgeTargets.count
             if relationship.hasCountBounds { counted.append((owner, relationship, targets.count)) }
             guard !(isNew && targets.isEmpty) else { return }
-            savePlan.edgeLists.append(
-                SavePlan.EdgeList(
-                    relationship: relationship, table: ownerTables.edgeTable(of: relationship), ownerTables: ownerTables,
-                    owner: reference(owner), targets: targets))
+            let kind = savePlan.edgeKind(relationship, of: ownerTables)
+            savePlan.edgeLists.append(SavePlan.EdgeList(kind: kind, owner: reference(owner), targets: targets))
         }
         // The inserted models, then those of `changedOnes`, each with its tables and whether it
         // is new (walked in place: joining the two lists copied every model).

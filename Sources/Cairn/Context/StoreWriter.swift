@@ -159,14 +159,20 @@ struct StoreWriter {
             for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
             // Made once: an option-set literal is built by generic code each time it is spelt.
             let appendingKey = PutOptions.append.union(.appendDuplicate)
+            // Each kind's plain values, read once: read from the kind per list, its references were
+            // retained and released per list.
+            let kinds = plan.edgeKinds.map {
+                (table: $0.table, destination: $0.relationship.internedDestination, owner: $0.ownerTables.entityName)
+            }
             for list in plan.edgeLists {
+                let kind = kinds[list.kind]
                 let owner = try row(list.owner)
                 let ownerIsAppended = isAppended(list.owner)
                 // A row appended by this transaction has no edges yet: nothing to read or remove.
                 var old: [UInt64] = []
                 if !ownerIsAppended {
-                    old = try txn.edges(of: owner, in: list.table).map(\.target)
-                    try txn.delete(EntryLayout.rowKey(owner), in: list.table)
+                    old = try txn.edges(of: owner, in: kind.table).map(\.target)
+                    try txn.delete(EntryLayout.rowKey(owner), in: kind.table)
                 }
                 // The targets the repair below looks at. Between two rows appended by this
                 // transaction there is nothing to repair: no other context has seen either, and
@@ -178,7 +184,7 @@ struct StoreWriter {
                 // The history names the rows whose relationships others may hold stale: a row
                 // appended by this transaction is new to every other context, so its edges are
                 // news to none (its insertion is recorded).
-                let destination = list.relationship.internedDestination
+                let destination = kind.destination
                 // The key on the stack: an array per list was an allocation per owner.
                 try EntryLayout.withRowKey(owner) { key in
                     for (rank, reference) in edgeTargets[list.targets].enumerated() {
@@ -188,11 +194,11 @@ struct StoreWriter {
                             // rows ascend): its first edge is appended without a search, unless
                             // the table says otherwise.
                             if rank == 0 && ownerIsAppended,
-                                try txn.put(edge, for: key, in: list.table, options: appendingKey)
+                                try txn.put(edge, for: key, in: kind.table, options: appendingKey)
                             {
                                 return true
                             }
-                            return try txn.put(edge, for: key, in: list.table, options: .appendDuplicate)
+                            return try txn.put(edge, for: key, in: kind.table, options: .appendDuplicate)
                         }
                         let targetIsAppended = isAppended(reference)
                         if !ownerIsAppended || !targetIsAppended { new.append(target) }
@@ -200,10 +206,11 @@ struct StoreWriter {
                     }
                 }
                 if !ownerIsAppended || !new.isEmpty {
+                    let full = plan.edgeKinds[list.kind]
                     rewritten.append(
-                        RewrittenList(list.relationship, of: list.ownerTables, list.table, owner, old, new))
+                        RewrittenList(full.relationship, of: full.ownerTables, kind.table, owner, old, new))
                 }
-                if !ownerIsAppended { history.record(.edges, list.ownerTables.entityName, owner) }
+                if !ownerIsAppended { history.record(.edges, kind.owner, owner) }
                 for target in old { history.record(.edges, destination, target) }
             }
             let deleted = Set(

@@ -23,9 +23,10 @@ import Testing
         // The book's isbn is its one unique claim; the chapters' list and each chapter's book
         // are relationship lists naming new rows by position.
         #expect(planned.plan.uniqueClaims.count == 1)
-        let lists = planned.plan.edgeLists
-        #expect(lists.contains { $0.relationship.name == "chapters" && $0.targets.count == 2 })
-        #expect(lists.filter { $0.relationship.name == "book" }.count == 2)
+        let (lists, kinds) = (planned.plan.edgeLists, planned.plan.edgeKinds)
+        #expect(lists.contains { kinds[$0.kind].relationship.name == "chapters" && $0.targets.count == 2 })
+        #expect(lists.filter { kinds[$0.kind].relationship.name == "book" }.count == 2)
+        #expect(kinds.count == 2, "one kind per relationship and owner entity")
         // Planning wrote nothing and changed nothing.
         #expect(context.hasChanges && context.insertedModelsArray.count == 3)
         #expect(try ModelContext(context.container).fetchCount(FetchDescriptor<LibraryBook>()) == 0)
@@ -49,7 +50,8 @@ import Testing
         let planned = try SavePlanner(context: context).plan()
         #expect(planned.plan.updates.count == 3)
         #expect(planned.plan.uniqueFreed.count == 1 && planned.plan.uniqueClaims.count == 1)
-        #expect(planned.plan.edgeLists.filter { $0.relationship.name == "chapters" }.count == 1)
+        let kinds = planned.plan.edgeKinds
+        #expect(planned.plan.edgeLists.filter { kinds[$0.kind].relationship.name == "chapters" }.count == 1)
     }
 
     @Test func aLaterInsertWithTheSameUniqueValuesSupersedesTheEarlier() throws {
