@@ -17,7 +17,7 @@ final class InverseMaintainer {
     @exclusivity(unchecked) private(set) var isMaintaining = false
     /// The members of the to-many relationships being changed in place, before the change: the
     /// generated setters compare the changed lists with them.
-    @exclusivity(unchecked) var membersBeforeChange = MembershipSnapshots()
+    let membersBeforeChange = MembershipSnapshots()
 
     init(loadProperty: @escaping (any PersistentModel, Int) -> Void = { _, _ in }) {
         self.loadProperty = loadProperty

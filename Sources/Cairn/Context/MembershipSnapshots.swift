@@ -9,12 +9,12 @@
 /// may change another list), so the snapshots form a stack.
 ///
 /// ```swift
-/// var snapshots = MembershipSnapshots()
+/// let snapshots = MembershipSnapshots()
 /// books.withUnsafeBytes { snapshots.push(ObjectIdentifier(author), 4, members: $0) }
-/// snapshots.withMembers(of: ObjectIdentifier(author), 4) { before in … }
+/// let before = snapshots.members(of: ObjectIdentifier(author), 4)
 /// snapshots.pop(ObjectIdentifier(author), 4)
 /// ```
-struct MembershipSnapshots {
+final class MembershipSnapshots {
     private struct Frame {
         let model: ObjectIdentifier
         let index: Int
@@ -22,48 +22,66 @@ struct MembershipSnapshots {
         let start: Int
     }
 
-    /// Every frame's member addresses, frame after frame.
-    private var addresses: [UnsafeRawPointer] = []
-    private var frames: [Frame] = []
+    /// Every frame's member addresses, frame after frame, in memory of the snapshots' own, so
+    /// that a frame's addresses can be handed out as a buffer (see ``members(of:_:)``).
+    // Used on the context's executor only, each access instantaneous: no runtime exclusivity
+    // checks (a third of a change's cost here otherwise).
+    @exclusivity(unchecked) private var addresses: UnsafeMutablePointer<UnsafeRawPointer>
+    @exclusivity(unchecked) private var capacity = 16
+    @exclusivity(unchecked) private var count = 0
+    @exclusivity(unchecked) private var frames: [Frame] = []
+
+    init() { addresses = .allocate(capacity: capacity) }
+
+    deinit { addresses.deallocate() }
 
     /// Whether no change in place is under way.
     var isEmpty: Bool { frames.isEmpty }
 
     /// Keeps the addresses of the members of `model`'s list at `index`, given as the bytes of the
     /// list's references.
-    mutating func push(_ model: ObjectIdentifier, _ index: Int, members: UnsafeRawBufferPointer) {
-        frames.append(Frame(model: model, index: index, start: addresses.count))
-        let count = members.count / MemoryLayout<UnsafeRawPointer>.stride
-        addresses.reserveCapacity(addresses.count + count)
-        for position in 0..<count {
-            addresses.append(
-                members.load(
-                    fromByteOffset: position * MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self))
+    func push(_ model: ObjectIdentifier, _ index: Int, members: UnsafeRawBufferPointer) {
+        let added = members.count / MemoryLayout<UnsafeRawPointer>.stride
+        if count + added > capacity {
+            let grown = max(capacity * 2, count + added)
+            let moved = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: grown)
+            moved.moveInitialize(from: addresses, count: count)
+            addresses.deallocate()
+            (addresses, capacity) = (moved, grown)
         }
+        if let source = members.baseAddress, added > 0 {
+            UnsafeMutableRawPointer(addresses + count).copyMemory(
+                from: source, byteCount: added * MemoryLayout<UnsafeRawPointer>.stride)
+        }
+        frames.append(Frame(model: model, index: index, start: count))
+        count += added
     }
 
-    /// Calls `body` with the addresses kept for `model`'s list at `index`, the newest if there are
-    /// several; returns whether there were any.
-    func withMembers(
-        of model: ObjectIdentifier, _ index: Int, _ body: (UnsafeBufferPointer<UnsafeRawPointer>) -> Void
-    ) -> Bool {
-        guard let position = position(of: model, index) else { return false }
-        let end = position + 1 < frames.count ? frames[position + 1].start : addresses.count
-        addresses.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[frames[position].start..<end])) }
-        return true
+    /// The addresses kept for `model`'s list at `index`, the newest if there are several; `nil`
+    /// when there are none. Valid until the next ``push(_:_:members:)`` or ``pop(_:_:)``.
+    func members(of model: ObjectIdentifier, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>? {
+        guard let position = position(of: model, index) else { return nil }
+        let start = frames[position].start
+        let end = position + 1 < frames.count ? frames[position + 1].start : count
+        return UnsafeBufferPointer(start: addresses + start, count: end - start)
     }
 
     /// Forgets the newest addresses kept for `model`'s list at `index`; returns whether there were
     /// any.
     @discardableResult
-    mutating func pop(_ model: ObjectIdentifier, _ index: Int) -> Bool {
+    func pop(_ model: ObjectIdentifier, _ index: Int) -> Bool {
         guard let position = position(of: model, index) else { return false }
         let start = frames[position].start
-        let end = position + 1 < frames.count ? frames[position + 1].start : addresses.count
-        addresses.removeSubrange(start..<end)
+        let end = position + 1 < frames.count ? frames[position + 1].start : count
+        count -= end - start
+        // Changes end in the reverse order they began, so this is the last frame; were it not,
+        // the later frames' addresses move down.
+        guard position < frames.count - 1 else {
+            frames.removeLast()
+            return true
+        }
+        (addresses + start).update(from: addresses + end, count: count - start)
         frames.remove(at: position)
-        // Changes end in the reverse order they began, so this was the last frame; were it not,
-        // the later frames' addresses moved down.
         for later in position..<frames.count {
             let frame = frames[later]
             frames[later] = Frame(model: frame.model, index: frame.index, start: frame.start - (end - start))

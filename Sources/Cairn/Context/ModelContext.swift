@@ -385,12 +385,10 @@ public final class ModelContext: _ModelLoader {
     /// Hands a generated setter the addresses kept for a change in place. Not for direct use.
     ///
     /// ```swift
-    /// context.withMembershipBeforeChange(author, 4) { before in … }
+    /// let before = context.membersBeforeChange(author, 4)
     /// ```
-    public func withMembershipBeforeChange(
-        _ model: AnyObject, _ index: Int, _ body: (UnsafeBufferPointer<UnsafeRawPointer>) -> Void
-    ) -> Bool {
-        inverses.membersBeforeChange.withMembers(of: ObjectIdentifier(model), index, body)
+    public func membersBeforeChange(_ model: AnyObject, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>? {
+        inverses.membersBeforeChange.members(of: ObjectIdentifier(model), index)
     }
 
     /// Whether no to-many relationship is being changed in place (its list out of its model).

@@ -301,15 +301,17 @@ extension PersistentModel {
         if let oldValue, let owner = _$modelState.loader {
             // During a change in place the storage held an empty list: the members before it are
             // the addresses the context kept.
-            var kept: _MembershipChange<Target>?
-            let inPlace = owner.withMembershipBeforeChange(self, index) {
-                kept = _MembershipChange(before: $0, to: newValue)
-            }
             let change =
-                inPlace
-                ? kept.unsafelyUnwrapped
-                : _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
+                if let before = owner.membersBeforeChange(self, index) {
+                    _MembershipChange(before: before, to: newValue)
+                } else {
+                    _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
+                }
             guard !change.isEmpty else { return }
+            // An append gained one member and lost none: handed over without lists.
+            if change.removed.isEmpty && change.added.count == 1 {
+                return loader.relationshipDidChange(self, index, from: .some(nil), to: change.added[0])
+            }
             loader.relationshipDidChange(
                 self, index, from: change.removed.map { $0 as any PersistentModel },
                 to: change.added.map { $0 as any PersistentModel })

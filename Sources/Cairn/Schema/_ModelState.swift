@@ -196,7 +196,9 @@ public protocol _ModelLoader: AnyObject {
         to newTargets: [any PersistentModel])
 
     /// The same for a to-one relationship: its old target (`nil` when it was not loaded: the
-    /// stored one; `.some(nil)` for none) and its new one, without a list for either.
+    /// stored one; `.some(nil)` for none) and its new one, without a list for either. A to-many
+    /// list that gained one member and lost none is handed over this way too (`.some(nil)` to
+    /// the member): the inverses follow the same way, without two lists made for it.
     ///
     /// ```swift
     /// loader.relationshipDidChange(book, 3, from: .some(oldAuthor), to: newAuthor)
@@ -225,23 +227,20 @@ public protocol _ModelLoader: AnyObject {
     /// loader that returns `true` keeps their addresses, and keeps the members alive, until
     /// ``endMembershipChange(_:_:)``: the list can then be taken out of the model and changed
     /// without a copy, and the setter finds what came and went from the addresses
-    /// (``withMembershipBeforeChange(_:_:_:)``).
+    /// (``membersBeforeChange(_:_:)``).
     ///
     /// ```swift
     /// let kept = books.withUnsafeBytes { loader.beginMembershipChange(author, 4, members: $0) }
     /// ```
     func beginMembershipChange(_ model: AnyObject, _ index: Int, members: UnsafeRawBufferPointer) -> Bool
 
-    /// Calls `body` with the member addresses kept for the change in place of `model`'s list at
-    /// `index`, if one is under way; returns whether it did. The addresses are valid during
-    /// `body` only.
+    /// The member addresses kept for the change in place of `model`'s list at `index`, if one is
+    /// under way. Valid until the loader begins or ends another change: read them at once.
     ///
     /// ```swift
-    /// loader.withMembershipBeforeChange(author, 4) { before in change = _MembershipChange(before: before, to: books) }
+    /// if let before = loader.membersBeforeChange(author, 4) { change = _MembershipChange(before: before, to: books) }
     /// ```
-    func withMembershipBeforeChange(
-        _ model: AnyObject, _ index: Int, _ body: (UnsafeBufferPointer<UnsafeRawPointer>) -> Void
-    ) -> Bool
+    func membersBeforeChange(_ model: AnyObject, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>?
 
     /// Ends the change in place that ``beginMembershipChange(_:_:members:)`` began.
     ///
@@ -265,12 +264,10 @@ extension _ModelLoader {
     /// Finds nothing kept.
     ///
     /// ```swift
-    /// loader.withMembershipBeforeChange(author, 4) { _ in }   // false
+    /// loader.membersBeforeChange(author, 4)   // nil
     /// ```
-    public func withMembershipBeforeChange(
-        _ model: AnyObject, _ index: Int, _ body: (UnsafeBufferPointer<UnsafeRawPointer>) -> Void
-    ) -> Bool {
-        false
+    public func membersBeforeChange(_ model: AnyObject, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>? {
+        nil
     }
 
     /// Nothing to end.

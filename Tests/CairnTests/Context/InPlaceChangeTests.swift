@@ -166,15 +166,13 @@ extension Array {
 
     private func kept(_ snapshots: MembershipSnapshots, _ model: ObjectIdentifier, _ index: Int) -> [UnsafeRawPointer]?
     {
-        var result: [UnsafeRawPointer]?
-        _ = snapshots.withMembers(of: model, index) { result = Array($0) }
-        return result
+        snapshots.members(of: model, index).map { Array($0) }
     }
 
     @Test func nestedSnapshotsAreKeptAndForgottenByModelAndIndex() {
         let (first, second) = ((0..<3).map { _ in Member() }, (0..<2).map { _ in Member() })
         let (a, b) = (ObjectIdentifier(Member.self), ObjectIdentifier(Int.self))
-        var snapshots = MembershipSnapshots()
+        let snapshots = MembershipSnapshots()
         #expect(snapshots.isEmpty && kept(snapshots, a, 4) == nil)
         first.withUnsafeBytes { snapshots.push(a, 4, members: $0) }
         second.withUnsafeBytes { snapshots.push(b, 4, members: $0) }
@@ -190,5 +188,13 @@ extension Array {
         #expect(kept(snapshots, b, 4) == addresses(second) && kept(snapshots, a, 4) == nil)
         let poppedLast = snapshots.pop(b, 4)
         #expect(poppedLast && snapshots.isEmpty)
+        // Past the first capacity: the addresses move, each frame's stay its own.
+        let many = (0..<40).map { _ in (0..<7).map { _ in Member() } }
+        for (position, members) in many.enumerated() {
+            members.withUnsafeBytes { snapshots.push(a, position, members: $0) }
+        }
+        #expect(many.indices.allSatisfy { kept(snapshots, a, $0) == addresses(many[$0]) })
+        for position in many.indices.reversed() { snapshots.pop(a, position) }
+        #expect(snapshots.isEmpty)
     }
 }
