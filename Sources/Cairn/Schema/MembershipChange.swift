@@ -16,7 +16,9 @@
 @usableFromInline
 struct _MembershipChange<Element> {
     @usableFromInline var removed: [Element]
-    @usableFromInline var added: [Element]
+    /// A slice: members appended at the end are the new list's tail, handed over without a copy
+    /// (an array made for them was an allocation per append).
+    @usableFromInline var added: ArraySlice<Element>
 
     /// About how many pointer comparisons hashing one member costs: lists are compared pairwise
     /// while that takes fewer comparisons than hashing both would.
@@ -26,14 +28,14 @@ struct _MembershipChange<Element> {
     init(from old: [Element], to new: [Element], identity: (Element) -> ObjectIdentifier) {
         // A list that was empty gained the new one whole: handed over as it is, uncopied.
         guard !old.isEmpty else {
-            (removed, added) = ([], new)
+            (removed, added) = ([], new[...])
             return
         }
-        var (removed, added) = ([Element](), [Element]())
+        var (removed, added) = ([Element](), Gained(new))
         Self.compare(
             old.count, { UInt(bitPattern: identity(old[$0])) }, new.count, { UInt(bitPattern: identity(new[$0])) },
-            removed: { removed.append(old[$0]) }, added: { added.append(new[$0]) })
-        (self.removed, self.added) = (removed, added)
+            removed: { removed.append(old[$0]) }, added: { added.note($0) })
+        (self.removed, self.added) = (removed, added.members)
     }
 
     /// The change from the members a list had before a change in place, as their addresses (no
@@ -46,18 +48,51 @@ struct _MembershipChange<Element> {
     @inlinable
     init(before old: UnsafeBufferPointer<UnsafeRawPointer>, to new: [Element]) where Element: AnyObject {
         guard !old.isEmpty else {
-            (removed, added) = ([], new)
+            (removed, added) = ([], new[...])
             return
         }
-        var (removed, added) = ([Element](), [Element]())
+        var (removed, added) = ([Element](), Gained(new))
         new.withUnsafeBytes { newWords in
             Self.compare(
                 old.count, { UInt(bitPattern: old[$0]) }, new.count,
                 { newWords.load(fromByteOffset: $0 * MemoryLayout<UInt>.stride, as: UInt.self) },
                 removed: { removed.append(Unmanaged<Element>.fromOpaque(old[$0]).takeUnretainedValue()) },
-                added: { added.append(new[$0]) })
+                added: { added.note($0) })
         }
-        (self.removed, self.added) = (removed, added)
+        (self.removed, self.added) = (removed, added.members)
+    }
+
+    /// The gained members of a new list, noted by position in order: while their positions follow
+    /// each other (an append's are the list's tail), they are that slice of the list; otherwise an
+    /// array of their own.
+    @usableFromInline
+    struct Gained {
+        @usableFromInline let new: [Element]
+        @usableFromInline var start = -1
+        @usableFromInline var next = -1
+        @usableFromInline var scattered: [Element]?
+
+        @inlinable init(_ new: [Element]) { self.new = new }
+
+        @inlinable mutating func note(_ position: Int) {
+            if scattered == nil {
+                if start < 0 {
+                    (start, next) = (position, position + 1)
+                    return
+                }
+                if position == next {
+                    next += 1
+                    return
+                }
+                scattered = Array(new[start..<next])
+            }
+            scattered!.append(new[position])
+        }
+
+        @inlinable var members: ArraySlice<Element> {
+            if let scattered { return scattered[...] }
+            return start < 0 ? [] : new[start..<next]
+        }
     }
 
     /// Compares a list of `oldCount` members, whose identities `oldKey` gives by position, with

@@ -309,8 +309,8 @@ extension PersistentModel {
                 }
             guard !change.isEmpty else { return }
             // An append gained one member and lost none: handed over without lists.
-            if change.removed.isEmpty && change.added.count == 1 {
-                return loader.relationshipDidChange(self, index, from: .some(nil), to: change.added[0])
+            if change.removed.isEmpty && change.added.count == 1, let member = change.added.first {
+                return loader.relationshipDidChange(self, index, from: .some(nil), to: member)
             }
             loader.relationshipDidChange(
                 self, index, from: change.removed.map { $0 as any PersistentModel },

@@ -10,7 +10,7 @@ import Testing
 
     private func change(_ old: [Member], _ new: [Member]) -> (removed: [Member], added: [Member]) {
         let change = _MembershipChange(from: old, to: new, identity: { ObjectIdentifier($0) })
-        return (change.removed, change.added)
+        return (change.removed, Array(change.added))
     }
 
     /// The members of `old` not in `new` and of `new` not in `old`, each in its list's order.
@@ -26,7 +26,7 @@ import Testing
     private func changeFromAddresses(_ old: [Member], _ new: [Member]) -> (removed: [Member], added: [Member]) {
         let addresses = old.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
         let change = addresses.withUnsafeBufferPointer { _MembershipChange(before: $0, to: new) }
-        return (change.removed, change.added)
+        return (change.removed, Array(change.added))
     }
 
     private func expectAgrees(_ old: [Member], _ new: [Member], _ comment: Comment) {
