@@ -14,19 +14,34 @@ internal import CLMDB
 ///     }
 /// }
 /// ```
+/// Where a cursor is: the entry its last successful move landed on (pointers into the map, `nil`
+/// when it is on none), and how its seeks fared at stepping forward from there (see
+/// `Cursor.stepForward(to:)`). Kept with a table's kept cursor from one use to the next.
+struct CursorPosition {
+    var key = MDB_val()
+    var value = MDB_val()
+    /// How many seeks in a row stepped in vain, roughly: doubled at each miss, up to 64.
+    var missedSteps = 0
+    /// How many seeks search at once before one tries stepping again.
+    var searchesBeforeStepping = 0
+
+    /// On no entry (a failed move, or a new transaction); what it learnt about stepping stays.
+    mutating func forget() { (key, value) = (MDB_val(), MDB_val()) }
+}
+
 package struct Cursor: ~Copyable {
     private let pointer: OpaquePointer
     private let table: Table
     private let transaction: TransactionHandle
     // The entry the last successful move landed on; pointers into the map.
-    private let position: UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>
+    private let position: UnsafeMutablePointer<CursorPosition>
 
     /// Whether this value closes the cursor when it goes; a kept cursor stays with its
     /// transaction (see ``TransactionHandle/KeptCursor``).
     private let isOwned: Bool
 
     init(
-        pointer: OpaquePointer, position: UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>, table: Table,
+        pointer: OpaquePointer, position: UnsafeMutablePointer<CursorPosition>, table: Table,
         transaction: TransactionHandle, isOwned: Bool
     ) {
         self.pointer = pointer
@@ -134,8 +149,52 @@ package struct Cursor: ~Copyable {
     }
 
     private func seek(exactlyValue key: MDB_val) throws(StorageError) -> Bool {
+        if let stepped = try stepForward(to: key) {
+            var wanted = key
+            guard stepped, mdb_cmp(transaction.pointer, table.handle, &position.pointee.key, &wanted) == 0 else {
+                position.pointee.forget()
+                return false
+            }
+            return true
+        }
         position.pointee.key = key
         return try move(MDB_SET_KEY)
+    }
+
+    /// At most how many entries a seek steps over from the cursor's entry before it searches the
+    /// tree instead.
+    private static let stepsBeforeSearch = 4
+
+    /// Steps forward from the cursor's entry to the first entry whose key is at least `key`, when
+    /// the cursor is on an entry below `key` in a transaction that has written nothing (so the
+    /// entry it was left on is still where it was) and such an entry is at most
+    /// ``stepsBeforeSearch`` entries on: keys looked up in ascending order (rows, identifiers, a
+    /// captured list of ids) then cost a step each, where a search descends the tree from its
+    /// root, a cache miss per level in a large store. Returns whether it found one (`false`: the
+    /// table ends first), or `nil` when it did not step far enough: the caller searches, as it
+    /// would have.
+    ///
+    /// Keys that ascend far apart (each author's books) would step in vain every time: after a
+    /// seek that stepped in vain, the next ones search at once, for twice as many seeks each time
+    /// (up to 64) until a step lands again.
+    private func stepForward(to key: MDB_val) throws(StorageError) -> Bool? {
+        guard !transaction.hasWrites, position.pointee.key.mv_data != nil else { return nil }
+        if position.pointee.searchesBeforeStepping > 0 {
+            position.pointee.searchesBeforeStepping -= 1
+            return nil
+        }
+        var wanted = key
+        guard mdb_cmp(transaction.pointer, table.handle, &position.pointee.key, &wanted) < 0 else { return nil }
+        for _ in 0..<Self.stepsBeforeSearch {
+            guard try move(MDB_NEXT) else { return false }
+            if mdb_cmp(transaction.pointer, table.handle, &position.pointee.key, &wanted) >= 0 {
+                position.pointee.missedSteps = 0
+                return true
+            }
+        }
+        let missed = min(position.pointee.missedSteps * 2 + 1, 64)
+        (position.pointee.missedSteps, position.pointee.searchesBeforeStepping) = (missed, missed)
+        return nil
     }
 
     /// Moves to the first entry whose key is at least `key`. - Complexity: O(log *n*).
@@ -144,10 +203,7 @@ package struct Cursor: ~Copyable {
     /// if try cursor.seek(atLeast: lowerBound) { … }
     /// ```
     package func seek(atLeast key: [UInt8]) throws(StorageError) -> Bool {
-        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
-            position.pointee.key = key
-            return try move(MDB_SET_RANGE)
-        }
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in try seek(atLeastValue: key) }
     }
 
     /// The same for key bytes held elsewhere (a list of keys stored end to end).
@@ -156,10 +212,13 @@ package struct Cursor: ~Copyable {
     /// let found = try keys.withKey(3) { try cursor.seek(atLeast: $0) }
     /// ```
     package func seek(atLeast key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
-        try withMDBValue(key) { (key) throws(StorageError) -> Bool in
-            position.pointee.key = key
-            return try move(MDB_SET_RANGE)
-        }
+        try withMDBValue(key) { (key) throws(StorageError) -> Bool in try seek(atLeastValue: key) }
+    }
+
+    private func seek(atLeastValue key: MDB_val) throws(StorageError) -> Bool {
+        if let stepped = try stepForward(to: key) { return stepped }
+        position.pointee.key = key
+        return try move(MDB_SET_RANGE)
     }
 
     /// Moves to the entry with exactly this key and value (a duplicate table). - Complexity: O(log *n*).
@@ -169,7 +228,7 @@ package struct Cursor: ~Copyable {
     /// ```
     package func seek(key: [UInt8], value: [UInt8]) throws(StorageError) -> Bool {
         let found = try withMDBValues(key, value) { (key, value) throws(StorageError) -> Bool in
-            position.pointee = (key, value)
+            (position.pointee.key, position.pointee.value) = (key, value)
             return try move(MDB_GET_BOTH)
         }
         // MDB_GET_BOTH leaves `current` pointing at the caller's bytes, which are gone now:
@@ -267,7 +326,7 @@ package struct Cursor: ~Copyable {
             mdb_cursor_get(pointer, &position.pointee.key, &position.pointee.value, operation)
         }
         // A failed seek leaves the key pointing at the caller's bytes: never hand those out.
-        if !found { position.pointee = (MDB_val(), MDB_val()) }
+        if !found { position.pointee.forget() }
         return found
     }
 }

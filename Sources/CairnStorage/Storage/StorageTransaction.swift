@@ -261,8 +261,8 @@ extension StorageTransaction where Self: ~Copyable {
         _ = try handle.run("Opening a cursor on table '\(table)'", "mdb_cursor_open") {
             mdb_cursor_open(handle.pointer, table.handle, &pointer)
         }
-        let position = UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>.allocate(capacity: 1)
-        position.initialize(to: (MDB_val(), MDB_val()))
+        let position = UnsafeMutablePointer<CursorPosition>.allocate(capacity: 1)
+        position.initialize(to: CursorPosition())
         // The first cursor on a table is kept for the next use; one opened while it is in use is not.
         guard case .absent = lookup else {
             return try body(

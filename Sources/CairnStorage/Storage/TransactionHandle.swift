@@ -45,7 +45,7 @@ package final class TransactionHandle {
     struct KeptCursor {
         let table: UInt32
         let pointer: OpaquePointer
-        let position: UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>
+        let position: UnsafeMutablePointer<CursorPosition>
         var inUse = false
         /// The ``renewals`` count it was last renewed at.
         var renewedAt: Int
@@ -76,6 +76,8 @@ package final class TransactionHandle {
         if kept[index].renewedAt != renewals {
             _ = try run("Renewing a cursor", "mdb_cursor_renew") { mdb_cursor_renew(pointer, kept[index].pointer) }
             kept[index].renewedAt = renewals
+            // The entry it was on belongs to the last transaction: a seek must not step from it.
+            kept[index].position.pointee.forget()
         }
         kept[index].inUse = true
         return .ready(index)
@@ -88,7 +90,7 @@ package final class TransactionHandle {
 
     /// Keeps a cursor just opened on `table`, in use; returns its index.
     func keep(
-        _ cursor: OpaquePointer, for table: UInt32, position: UnsafeMutablePointer<(key: MDB_val, value: MDB_val)>
+        _ cursor: OpaquePointer, for table: UInt32, position: UnsafeMutablePointer<CursorPosition>
     ) -> Int {
         kept.append(KeptCursor(table: table, pointer: cursor, position: position, inUse: true, renewedAt: renewals))
         return kept.count - 1
