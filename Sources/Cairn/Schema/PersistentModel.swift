@@ -144,27 +144,29 @@ extension PersistentModel {
     }
 
     /// Begins a change in place of the persisted property at `index` (`count += 1`): `value`, a
-    /// copy of the storage, is what the change works on. Returns the context that
-    /// ``_$endChange(_:_:)`` must tell that the change ended (none here). Called by generated
-    /// `_modify` accessors; not for direct use.
+    /// copy of the storage, is what the change works on. Returns whether ``_$endChange(_:_:)``
+    /// must tell the context that the change ended (not here). Called by generated `_modify`
+    /// accessors; not for direct use.
     ///
     /// ```swift
     /// var value = _$count.value
     /// let inPlace = _$beginChange(2, &_$count, &value)   // generated code
     /// ```
     @inlinable
-    public func _$beginChange<Value>(
-        _ index: Int, _ storage: inout _PersistedValue<Value>, _ value: inout Value
-    ) -> (any _ModelLoader)? {
-        nil
+    public func _$beginChange<Value>(_ index: Int, _ storage: inout _PersistedValue<Value>, _ value: inout Value) -> Bool
+    {
+        false
     }
 
     /// Begins a change in place of the to-many relationship at `index` (`books.append(book)`).
     /// A model in a context hands the context its members' addresses and leaves an empty list in
     /// the storage, so that `value` is the only reference to the list and the change does not
     /// copy it (a copy retained every member, and every append to a list of n copied n); the
-    /// setter then finds what came and went from the addresses. Returns that context, which
-    /// ``_$endChange(_:_:)`` tells when the change ended (even if the model left it meanwhile).
+    /// setter then finds what came and went from the addresses. Returns whether it did, so that
+    /// ``_$endChange(_:_:)`` tells the context when the change ended. (A flag, not the context:
+    /// a coroutine frame holding the context outgrew the caller's buffer and was allocated on
+    /// the heap at every change. The model cannot leave its context meanwhile: a save, which
+    /// detaches deleted models, is refused during a change in place.)
     /// Called by generated `_modify` accessors; not for direct use.
     ///
     /// ```swift
@@ -174,12 +176,12 @@ extension PersistentModel {
     @inlinable
     public func _$beginChange<Target: PersistentModel>(
         _ index: Int, _ storage: inout _PersistedValue<[Target]>, _ value: inout [Target]
-    ) -> (any _ModelLoader)? {
+    ) -> Bool {
         guard let loader = _$modelState.loader, !loader.isUpdatingInverses,
             value.withUnsafeBytes({ loader.beginMembershipChange(self, index, members: $0) })
-        else { return nil }
+        else { return false }
         storage = _PersistedValue([])
-        return loader
+        return true
     }
 
     /// Ends a change in place that ``_$beginChange(_:_:_:)-(_,_,[Target])`` began, after the
@@ -190,8 +192,8 @@ extension PersistentModel {
     /// _$endChange(4, inPlace)   // generated code
     /// ```
     @inlinable
-    public func _$endChange(_ index: Int, _ loader: (any _ModelLoader)?) {
-        loader?.endMembershipChange(self, index)
+    public func _$endChange(_ index: Int, _ inPlace: Bool) {
+        if inPlace { _$modelState.loader?.endMembershipChange(self, index) }
     }
 
     /// Records that the attribute at `index` changed. Called by generated setters; not for direct use.
