@@ -119,6 +119,8 @@ struct DataFileValidator {
                     + "\(MetaPage.dataVersion). Open the store with the release that wrote it.",
                 path: path)
         }
+        // A newer commit the other page leads to, under an id that hides it (see below).
+        var unfinished: (page: MetaPage, transaction: UInt64)?
         // LMDB's choice first (the newer transaction id, page 0 on a tie). The other is checked
         // when that fails, or when its id is odd for its slot: a damaged id may hide the newest
         // commit behind an older one.
@@ -137,7 +139,19 @@ struct DataFileValidator {
             if meta.index == other.index, let first = checks[preferred.index], first.problem == nil,
                 first.restoredTransactionID == nil, !suspect
             {
-                break  // LMDB's choice is sound and the other page is what LMDB leaves: no need to look
+                // LMDB's choice is sound and the other page looks like what LMDB leaves. But it may
+                // lead to a newer commit than the chosen one, in its slot, under the id below the
+                // chosen page's (41 read as 39 beside 40). LMDB writes exactly that when a meta
+                // page's write fails (it puts the slot's old id back over the failed commit), and a
+                // damaged id can read the same: the two cannot be told apart, so the newer commit
+                // is not opened (a failed save must never come back), but the open says so.
+                // Only the main tree is read for that, a few pages.
+                if let marker = otherMarker(other, chosen: preferred, pageSize: pageSize, in: file),
+                    marker > preferred.transactionID, Int(marker % 2) == other.index
+                {
+                    unfinished = (other, marker)
+                }
+                break
             }
             checks[meta.index] = checkSnapshot(meta, pageSize: pageSize, suspectID: suspect, in: file)
         }
@@ -151,7 +165,16 @@ struct DataFileValidator {
                 "no meta page leads to a consistent snapshot. " + problems.joined(separator: "; ")
                     + ". Restore the store from a backup.")
         }
-        return try choose(chosen, metas: metas, checks: checks, file: file)
+        var summary = try choose(chosen, metas: metas, checks: checks, file: file)
+        if let unfinished, summary.recovery == nil, chosen.index == preferred.index {
+            summary.recovery = StoreRecovery(
+                openedTransaction: summary.transactionID, skippedTransaction: unfinished.transaction,
+                reason:
+                    "meta page \(unfinished.page.index) names transaction \(unfinished.page.transactionID) but leads to "
+                    + "the snapshot of transaction \(unfinished.transaction): that commit did not finish (its save "
+                    + "reported an error), or the page is damaged")
+        }
+        return summary
     }
 
     /// The checks that are sound while another process has the store open and may be committing:
@@ -257,6 +280,14 @@ struct DataFileValidator {
         var restoredTransactionID: UInt64?
 
         func transactionID(_ meta: MetaPage) -> UInt64 { restoredTransactionID ?? meta.transactionID }
+    }
+
+    /// The commit marker of the snapshot the page LMDB did not choose leads to, when its header
+    /// is sound and its main tree reads; `nil` otherwise (the chosen page stands, as before).
+    private func otherMarker(_ other: MetaPage, chosen: MetaPage, pageSize: Int, in file: MappedDataFile) -> UInt64? {
+        guard other.problem(pageSize: pageSize) == nil, other.transactionID < chosen.transactionID else { return nil }
+        var walker = PageWalker(file: file, pageSize: other.pageSize, lastPage: other.lastPage)
+        return try? walker.marker(of: other)
     }
 
     private func checkSnapshot(

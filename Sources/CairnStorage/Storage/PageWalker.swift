@@ -151,6 +151,21 @@ package struct PageWalker {
         return summary
     }
 
+    /// The commit marker in the main tree of the snapshot `meta` names, reading that tree only
+    /// (a few pages: the tables' names and the marker), each page checked as the walk checks it;
+    /// `nil` when the tree holds none.
+    ///
+    /// - Throws: ``PageFault`` when a page of the main tree is damaged.
+    mutating func marker(of meta: MetaPage) throws(PageFault) -> UInt64? {
+        var marker: UInt64?
+        try walkTree(meta.mainTree, kind: .main) { (key, value) throws(PageFault) in
+            guard key.elementsEqual(CommitMarker.key) else { return }
+            guard value.count == 8 else { throw PageFault("the commit marker is \(value.count) bytes, not 8") }
+            marker = UInt64(bigEndian: value.loadUnaligned(as: UInt64.self))
+        }
+        return marker
+    }
+
     // MARK: Trees
 
     /// A page to visit, with the key range its parent allows (lower inclusive, upper exclusive).

@@ -166,6 +166,15 @@ import Testing
                     }
                 ),
                 (
+                    // The newer page's id lowered into the one below the older page's (41 read as
+                    // 39 beside 40): a pair LMDB accepts, naming the older commit as the newest.
+                    "\(name) transaction id -2",
+                    { bytes in
+                        let id = DataFileBytes(storage: bytes).uint64(at: base + Offset.transactionID)
+                        set(id &- 2, at: base + Offset.transactionID)(&bytes)
+                    }
+                ),
+                (
                     "\(name) transaction id high bit",
                     set(UInt64(1) << 40 | UInt64(meta), at: base + Offset.transactionID)
                 ),
@@ -196,7 +205,7 @@ import Testing
             let result = template.open(bytes, case: label)
             #expect(Self.isRefusedOrRead(result, from: template), "\(label): \(Self.summary(result))")
         }
-        #expect(cases.count >= 44)
+        #expect(cases.count >= 46)
     }
 
     /// Random damage anywhere in the two meta pages, each case drawn from its own seed (printed
