@@ -20,6 +20,9 @@ final class MembershipSnapshots {
         let index: Int
         /// Where the frame's addresses start in ``addresses``.
         let start: Int
+        /// Whether the same list was changed in place again inside this change (see
+        /// ``hadNestedChange(of:_:)``).
+        var hadNestedChange = false
     }
 
     /// Every frame's member addresses, frame after frame, in memory of the snapshots' own, so
@@ -53,8 +56,20 @@ final class MembershipSnapshots {
             UnsafeMutableRawPointer(addresses + count).copyMemory(
                 from: source, byteCount: added * MemoryLayout<UnsafeRawPointer>.stride)
         }
+        // The same list changed again inside its own change (an overlapping access, which Swift
+        // traps on for a stored property): the outer change's addresses no longer tell all the
+        // members it may drop.
+        if let outer = position(of: model, index) { frames[outer].hadNestedChange = true }
         frames.append(Frame(model: model, index: index, start: count))
         count += added
+    }
+
+    /// Whether the newest change of `model`'s list at `index` had another change of the same list
+    /// inside it: the list the outer change ends with replaces the inner change's, so the members
+    /// the inner change added (in the model's storage when the outer change ends) may be dropped
+    /// too, besides those of the addresses.
+    func hadNestedChange(of model: ObjectIdentifier, _ index: Int) -> Bool {
+        position(of: model, index).map { frames[$0].hadNestedChange } ?? false
     }
 
     /// The addresses kept for `model`'s list at `index`, the newest if there are several; `nil`
@@ -84,7 +99,9 @@ final class MembershipSnapshots {
         frames.remove(at: position)
         for later in position..<frames.count {
             let frame = frames[later]
-            frames[later] = Frame(model: frame.model, index: frame.index, start: frame.start - (end - start))
+            frames[later] = Frame(
+                model: frame.model, index: frame.index, start: frame.start - (end - start),
+                hadNestedChange: frame.hadNestedChange)
         }
         return true
     }

@@ -391,6 +391,15 @@ public final class ModelContext: _ModelLoader {
         inverses.membersBeforeChange.members(of: ObjectIdentifier(model), index)
     }
 
+    /// Whether a change in place had a change of the same list inside it. Not for direct use.
+    ///
+    /// ```swift
+    /// context.membershipChangeWasNested(author, 4)
+    /// ```
+    public func membershipChangeWasNested(_ model: AnyObject, _ index: Int) -> Bool {
+        inverses.membersBeforeChange.hadNestedChange(of: ObjectIdentifier(model), index)
+    }
+
     /// Whether no to-many relationship is being changed in place (its list out of its model).
     var isChangingNoListInPlace: Bool { inverses.membersBeforeChange.isEmpty }
 

@@ -153,8 +153,9 @@ extension PersistentModel {
     /// let inPlace = _$beginChange(2, &_$count, &value)   // generated code
     /// ```
     @inlinable
-    public func _$beginChange<Value>(_ index: Int, _ storage: inout _PersistedValue<Value>, _ value: inout Value) -> Bool
-    {
+    public func _$beginChange<Value>(
+        _ index: Int, _ storage: inout _PersistedValue<Value>, _ value: inout Value
+    ) -> Bool {
         false
     }
 
@@ -305,7 +306,13 @@ extension PersistentModel {
             // the addresses the context kept.
             let change =
                 if let before = owner.membersBeforeChange(self, index) {
-                    _MembershipChange(before: before, to: newValue)
+                    owner.membershipChangeWasNested(self, index)
+                        // The same list changed inside this change: what the inner change left in
+                        // the storage counts as before too (this change's list replaces it).
+                        ? _MembershipChange(
+                            from: before.map { Unmanaged<Target>.fromOpaque($0).takeUnretainedValue() } + oldValue,
+                            to: newValue, identity: { ObjectIdentifier($0) })
+                        : _MembershipChange(before: before, to: newValue)
                 } else {
                     _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
                 }

@@ -242,6 +242,15 @@ public protocol _ModelLoader: AnyObject {
     /// ```
     func membersBeforeChange(_ model: AnyObject, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>?
 
+    /// Whether the change in place of `model`'s list at `index` had another change of the same
+    /// list inside it; the setter then counts the members the model's storage held before it as
+    /// members before the change too.
+    ///
+    /// ```swift
+    /// if loader.membershipChangeWasNested(author, 4) { … }
+    /// ```
+    func membershipChangeWasNested(_ model: AnyObject, _ index: Int) -> Bool
+
     /// Ends the change in place that ``beginMembershipChange(_:_:members:)`` began.
     ///
     /// ```swift
@@ -269,6 +278,13 @@ extension _ModelLoader {
     public func membersBeforeChange(_ model: AnyObject, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>? {
         nil
     }
+
+    /// No change in place is kept, so none was nested.
+    ///
+    /// ```swift
+    /// loader.membershipChangeWasNested(author, 4)   // false
+    /// ```
+    public func membershipChangeWasNested(_ model: AnyObject, _ index: Int) -> Bool { false }
 
     /// Nothing to end.
     ///

@@ -75,6 +75,26 @@ import Testing
         #expect(context.isChangingNoListInPlace)
     }
 
+    /// The same list changed inside its own change (an overlapping access): the outer change's
+    /// list wins, and every member it does not hold has no inverse left pointing at the author,
+    /// the one the inner change appended included.
+    @Test func aChangeOfTheSameListInsideItsChangeLeavesNoStrayInverse() throws {
+        let context = ModelContext(try libraryContainer(TemporaryDirectory()))
+        let author = thoreau(in: context)
+        let books = (0..<4).map { book("B\($0)") }
+        author.books = books
+        let extra = book("Extra")
+        author.books.removeAll { member in
+            if member.title == "B0" { author.books.append(extra) }
+            return member.title == "B1"
+        }
+        let kept = Set(author.books.map(ObjectIdentifier.init))
+        for model in books + [extra] {
+            #expect((model.author === author) == kept.contains(ObjectIdentifier(model)), "\(model.title)")
+        }
+        #expect(context.isChangingNoListInPlace)
+    }
+
     private struct Stop: Error {}
 
     /// As with a stored property, a change that throws keeps what it did; the inverses follow it.
