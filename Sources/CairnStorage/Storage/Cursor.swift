@@ -1,19 +1,5 @@
 internal import CLMDB
 
-/// A position in one table, inside one transaction's closure.
-///
-/// Get one from ``StorageTransaction/withCursor(on:_:)``. Moves return `false` when there is no
-/// such entry; ``current`` borrows the entry's bytes from the store.
-///
-/// ```swift
-/// try txn.withCursor(on: table) { cursor in
-///     var more = try cursor.first()
-///     while more {
-///         print(Array(cursor.current.key))
-///         more = try cursor.next()
-///     }
-/// }
-/// ```
 /// Where a cursor is: the entry its last successful move landed on (pointers into the map, `nil`
 /// when it is on none), and how its seeks fared at stepping forward from there (see
 /// `Cursor.stepForward(to:)`). Kept with a table's kept cursor from one use to the next.
@@ -29,6 +15,20 @@ struct CursorPosition {
     mutating func forget() { (key, value) = (MDB_val(), MDB_val()) }
 }
 
+/// A position in one table, inside one transaction's closure.
+///
+/// Get one from ``StorageTransaction/withCursor(on:_:)``. Moves return `false` when there is no
+/// such entry; ``current`` borrows the entry's bytes from the store.
+///
+/// ```swift
+/// try txn.withCursor(on: table) { cursor in
+///     var more = try cursor.first()
+///     while more {
+///         print(Array(cursor.current.key))
+///         more = try cursor.next()
+///     }
+/// }
+/// ```
 package struct Cursor: ~Copyable {
     private let pointer: OpaquePointer
     private let table: Table
