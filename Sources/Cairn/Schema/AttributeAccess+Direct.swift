@@ -141,6 +141,30 @@ struct StorageLocation<Model: PersistentModel, Value> {
         return unsafeDowncast(model, to: Model.self)[keyPath: keyPath]
     }
 
+    /// Hands the storage to `body` where it lies: ``get(_:)`` returns a copy, a retain and a
+    /// release of the target or the list, where a check of the value needs none.
+    @inlinable
+    func read<Result>(_ model: AnyObject, _ body: (borrowing _PersistedValue<Value>) -> Result) -> Result {
+        if let offset { return body(slot(model, offset, Value.self).pointee) }
+        return body(unsafeDowncast(model, to: Model.self)[keyPath: keyPath])
+    }
+
+    /// Puts `value` in the storage and hands back what it held, moved out (reading it with
+    /// ``get(_:)`` and then setting was a copy and a destruction: a retain and a release).
+    @inlinable
+    func exchange(_ model: AnyObject, _ value: __owned _PersistedValue<Value>) -> _PersistedValue<Value> {
+        if let offset {
+            let storage = slot(model, offset, Value.self)
+            let old = storage.move()
+            storage.initialize(to: value)
+            return old
+        }
+        let target = unsafeDowncast(model, to: Model.self)
+        let old = target[keyPath: keyPath]
+        target[keyPath: keyPath] = value
+        return old
+    }
+
     @inlinable
     func set(_ model: AnyObject, _ value: _PersistedValue<Value>) {
         if let offset {

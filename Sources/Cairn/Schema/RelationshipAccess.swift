@@ -74,7 +74,7 @@ final class RelationshipAccess: @unchecked Sendable {
         let location = StorageLocation(storage, name: name)
         let didSet: (Model, [Target]?, [Target]) -> Void = { $0._$didSet(index, from: $1, to: $2) }
         return RelationshipAccess(
-            isLoaded: { location.get($0).isLoaded },
+            isLoaded: { location.read($0) { $0.isLoaded } },
             // Element by element: converting the whole `[Target]` at once is a checked cast of each
             // element (`_arrayForceCast`), about 1,000 instructions apiece.
             targets: { location.get($0).value.map { $0 as any PersistentModel } },
@@ -100,8 +100,7 @@ final class RelationshipAccess: @unchecked Sendable {
                 // Taken out of the storage first (an empty list stands in, so nothing faults), so
                 // the append does not copy the list; set back through the property, so observers
                 // hear of it.
-                var list = location.get(model).loadedValue ?? []
-                location.set(model, _PersistedValue([]))
+                var list = location.exchange(model, _PersistedValue([])).loadedValue ?? []
                 list.append(unsafeDowncast(target, to: Target.self))
                 assign(unsafeDowncast(model, to: Model.self), list, location, keyPath, index, didSet: didSet)
             },
@@ -125,10 +124,12 @@ final class RelationshipAccess: @unchecked Sendable {
         let location = StorageLocation(storage, name: name)
         let didSet: (Model, Target??, Target?) -> Void = { $0._$didSet(index, from: $1, to: $2) }
         return RelationshipAccess(
-            isLoaded: { location.get($0).isLoaded },
+            isLoaded: { location.read($0) { $0.isLoaded } },
             targets: { model in location.get(model).value.map { [$0] } ?? [] },
             forEachTarget: { model, body in
-                if let target = location.get(model).value { body(target) }
+                location.read(model) {
+                    if case .some(.some(let target)) = $0.storage { body(target) }
+                }
             },
             firstTarget: { location.get($0).value },
             setTarget: { model, target in
@@ -146,8 +147,18 @@ final class RelationshipAccess: @unchecked Sendable {
             },
             unload: { location.set($0, _PersistedValue()) },
             append: nil,
-            hasTargets: { location.get($0).loadedValue.map { $0 != nil } ?? false },
-            contains: { model, target in location.get(model).loadedValue?.map { $0 === target } ?? false })
+            hasTargets: {
+                location.read($0) {
+                    if case .some(.some) = $0.storage { return true }
+                    return false
+                }
+            },
+            contains: { model, target in
+                location.read(model) {
+                    if case .some(.some(let current)) = $0.storage { return current === target }
+                    return false
+                }
+            })
     }
 
     @inlinable
@@ -159,7 +170,7 @@ final class RelationshipAccess: @unchecked Sendable {
         let location = StorageLocation(storage, name: name)
         let didSet: (Model, Target?, Target) -> Void = { $0._$didSet(index, from: $1, to: $2) }
         return RelationshipAccess(
-            isLoaded: { location.get($0).isLoaded },
+            isLoaded: { location.read($0) { $0.isLoaded } },
             targets: { [location.get($0).value] },
             forEachTarget: { model, body in body(location.get(model).value) },
             firstTarget: { location.get($0).value },
@@ -211,8 +222,7 @@ func assign<Model: PersistentModel, Value>(
     _ keyPath: ReferenceWritableKeyPath<Model, Value>, _ index: Int, didSet: (Model, Value?, Value) -> Void
 ) {
     model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
-        let oldValue = location.get(model).loadedValue
-        location.set(model, _PersistedValue(value))
+        let oldValue = location.exchange(model, _PersistedValue(value)).loadedValue
         didSet(model, oldValue, value)
     }
 }
