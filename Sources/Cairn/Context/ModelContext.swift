@@ -257,13 +257,7 @@ public final class ModelContext: _ModelLoader {
         checkOwner()
         refreshIfNeeded()
         if let registered = registered(persistentModelID) { return registered }
-        guard let rowID = persistentModelID.rowID, persistentModelID.store == store.internedIdentifier,
-            let tables = store.entitiesByName[persistentModelID.entity]
-        else { return nil }
-        statistics.readTransactions += 1
-        let exists =
-            (try? store.environment.read { txn in try txn.contains(EntryLayout.rowKey(rowID), in: tables.records) })
-        return exists == true ? registeredOrFault(persistentModelID) : nil
+        return rows.hasRow(persistentModelID) ? registeredOrFault(persistentModelID) : nil
     }
 
     /// The model with this identifier: the registered instance, or a new fault that loads its
@@ -293,14 +287,7 @@ public final class ModelContext: _ModelLoader {
     /// The registered model for an identifier, or a new registered fault; for an identifier that
     /// names no saved model of this store, an untracked placeholder (see ``model(for:)``).
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
-        if let registered = registered(persistentModelID) { return registered }
-        guard let tables = store.entitiesByName[persistentModelID.entity] else {
-            return loadFailures.unknownEntityModel(persistentModelID)
-        }
-        guard persistentModelID.rowID != nil, persistentModelID.store == store.internedIdentifier else {
-            return LoadFailures.untrackedModel(persistentModelID, tables: tables, link: link)
-        }
-        return rows.fault(persistentModelID, tables: tables)
+        registered(persistentModelID) ?? rows.faultOrPlaceholder(persistentModelID, failures: &loadFailures)
     }
 
     /// Saves the main context on the main actor after the current burst of changes.
@@ -319,32 +306,9 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func fulfill(_ model: any PersistentModel, _ index: Int) {
         checkOwner()
-        guard let id = model._$modelState.persistentIdentifier, let tables = store.entitiesByName[id.entity] else {
-            preconditionFailure(
-                "\(type(of: model)) property #\(index) was read before it was loaded, and the model has no "
-                    + "identifier of this context's schema: create models with their own initialisers")
-        }
-        guard let rowID = id.rowID, id.store == store.internedIdentifier else {
-            let reason =
-                id.rowID == nil
-                ? "the identifier is of a model that was never saved" : "the identifier is of another store"
-            let cause = StorageError(code: .notFound, message: "\(id): \(reason).")
-            return loadFailures.fail(model, index, tables: tables, cause: cause, reason: reason)
-        }
+        guard let (rowID, tables) = rows.source(of: model, index, failures: &loadFailures) else { return }
         refreshIfNeeded()
-        // A model deleted elsewhere (found now or earlier) reads what it lacks as placeholders.
-        if model.isDeleted { return LoadFailures.fillPlaceholder(model, index, tables: tables) }
-        do {
-            try rows.loadProperty(index, of: model, rowID: rowID, tables: tables)
-        } catch let error as StorageError where error.code == .notFound {
-            // Its row is gone: another context or process deleted it.
-            Refresher.markDeletedElsewhere(model, identity: &identity)
-            LoadFailures.fillPlaceholder(model, index, tables: tables)
-        } catch {
-            // A damaged record or edge list (or any other failure to read): the getter gets a
-            // placeholder, and the next save or fetch reports the error.
-            loadFailures.fail(model, index, tables: tables, cause: error, reason: "\(error)")
-        }
+        rows.load(index, of: model, rowID: rowID, tables: tables, failures: &loadFailures)
     }
 
     /// Keeps a model with its first change until it is saved or rolled back.

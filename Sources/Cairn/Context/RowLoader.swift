@@ -5,9 +5,9 @@ import Foundation
 /// read), an external value, a scratch copy of a stored row.
 ///
 /// It owns the context's identity map (one instance per row: a row read again comes back as the
-/// instance the context holds) and counts what it reads. What a failed load means for the
-/// model (a placeholder, a recorded error, a model deleted elsewhere) is the context's call
-/// (`ModelContext.fulfill`); the loader only reads and throws.
+/// instance the context holds) and counts what it reads. Its reads throw; a generated getter's
+/// load (`RowLoader+Fulfill.swift`) turns what cannot be read into a placeholder and an error
+/// recorded in the context's ``LoadFailures`` (or a model deleted elsewhere).
 final class RowLoader {
     let store: Store
     /// One instance per stored row (see ``IdentityMap``). Used on the context's executor only, and
@@ -62,6 +62,29 @@ final class RowLoader {
             identity.register(model, as: persistentModelID)
         }
         return model
+    }
+
+    /// A new fault for an identifier from outside that the context does not hold; for one that names no
+    /// saved model of this store, the placeholder the failed-load policy hands out (see
+    /// `ModelContext.model(for:)`): an empty deleted model for an entity the schema lacks (its
+    /// error recorded in `failures`), an untracked model for a row of no store of this context.
+    func faultOrPlaceholder(_ id: PersistentIdentifier, failures: inout LoadFailures) -> any PersistentModel {
+        guard let tables = store.entitiesByName[id.entity] else { return failures.unknownEntityModel(id) }
+        guard id.rowID != nil, id.store == store.internedIdentifier else {
+            return LoadFailures.untrackedModel(id, tables: tables, link: link)
+        }
+        return fault(id, tables: tables)
+    }
+
+    /// Whether `id` names a stored row of this store (one read; no fault is made).
+    func hasRow(_ id: PersistentIdentifier) -> Bool {
+        guard let rowID = id.rowID, id.store == store.internedIdentifier, let tables = store.entitiesByName[id.entity]
+        else { return false }
+        statistics.readTransactions += 1
+        let exists = try? store.environment.read { txn in
+            try txn.contains(EntryLayout.rowKey(rowID), in: tables.records)
+        }
+        return exists == true
     }
 
     /// Loads the persisted property at `index` of a stored row's model: a relationship's

@@ -135,4 +135,51 @@ final class LoaderVolume {
         let error = #expect(throws: StorageError.self) { try loader.load(fault, rowID: row, tables: tables) }
         #expect(error?.code == .notFound && error?.message.contains("deleted") == true)
     }
+
+    @Test func aGettersLoadOfARowThatIsGoneLeavesAPlaceholderAndMarksTheModelDeleted() throws {
+        let (container, row) = try store()
+        let tables = shelfTables(container)
+        let context = ModelContext(container)
+        let loader = context.rows
+        defer { withExtendedLifetime(context) {} }
+        let fault = loader.registeredOrFault(identifier(row, container), tables: tables)
+        let source = try #require(loader.source(of: fault, 0, failures: &context.loadFailures))
+        #expect(source.rowID == row && source.tables === tables)
+        let deleting = ModelContext(container)
+        deleting.delete(try #require(deleting.model(for: identifier(row, container)) as? LoaderShelf))
+        try deleting.save()
+        loader.load(0, of: fault, rowID: row, tables: tables, failures: &context.loadFailures)  // its label
+        #expect(fault.isDeleted, "a row deleted elsewhere marks its model deleted")
+        #expect(loader.identity.model(for: identifier(row, container)) == nil, "and the map lets it go")
+        #expect(context.loadFailures.errors.isEmpty, "a deletion elsewhere is no error")
+    }
+
+    @Test func aGettersLoadOfAnUnsavedModelRecordsAnError() throws {
+        let (container, _) = try store()
+        let context = ModelContext(container)
+        let shelf = LoaderShelf(label: "new")
+        context.insert(shelf)
+        #expect(context.rows.source(of: shelf, 1, failures: &context.loadFailures) == nil)
+        let error = try #require(context.loadFailures.errors.first)
+        #expect(error.code == .loadFailed && "\(error)".contains("never saved"))
+    }
+
+    @Test func identifiersFromOutsideGiveAFaultOrAPlaceholder() throws {
+        let (container, row) = try store()
+        let context = ModelContext(container)
+        let loader = context.rows
+        defer { withExtendedLifetime(context) {} }
+        #expect(loader.hasRow(identifier(row, container)))
+        #expect(!loader.hasRow(identifier(row + 100, container)), "no row, no fault")
+        let other = PersistentIdentifier(entityName: "LoaderShelf", storeIdentifier: "elsewhere", rowID: row)
+        #expect(!loader.hasRow(other), "a row of another store is not this store's")
+        let fault = loader.faultOrPlaceholder(identifier(row, container), failures: &context.loadFailures)
+        #expect(loader.identity.model(for: identifier(row, container)) === fault, "a stored row's fault is registered")
+        let untracked = loader.faultOrPlaceholder(other, failures: &context.loadFailures)
+        #expect(loader.identity.model(for: other) == nil && untracked !== fault, "another store's is not")
+        let unknown = PersistentIdentifier(
+            entityName: "NoSuchEntity", storeIdentifier: container.store.identifier, rowID: 1)
+        #expect(loader.faultOrPlaceholder(unknown, failures: &context.loadFailures).isDeleted)
+        #expect(context.loadFailures.errors.count == 1, "an entity the schema lacks is recorded")
+    }
 }
