@@ -7,7 +7,8 @@ import Observation
 // So a property whose getter has never run on a model cannot have an observer there, and
 // its setter need not tell the registrar anything. Telling it costs about 4,000 instructions
 // per set (a lock and a dictionary lookup by key path, twice, in code that is generic over
-// the model), and making a registrar costs four allocations per model (three and its box).
+// the model), and making a registrar costs two allocations per model (kept in the state
+// itself, `_ModelState.registrarRoom`, it needs no box of its own).
 //
 // Each model's state keeps a bit per property whose getter ran, and makes the registrar at
 // the first getter call. A setter goes through the registrar only when its property's bit is
@@ -28,12 +29,8 @@ extension _ModelState {
         _ model: Model, keyPath: KeyPath<Model, Member>, _ index: Int
     ) {
         if !observed.contains(index) { observed.insert(index) }
-        if observation == nil { observation = _ObservationBox() }
-        // The box is the state's and lives as long as it: borrowed, not retained and released
-        // around the call (atomic operations, on every getter).
-        Unmanaged.passUnretained(observation.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.registrar.access(model, keyPath: keyPath)
-        }
+        // Called in place: the registrar is the state's and lives as long as it.
+        (registrar ?? makeRegistrar()).pointee.access(model, keyPath: keyPath)
     }
 
     /// Runs `mutation`, the change of the persisted property at `index`, telling the model's
@@ -47,15 +44,13 @@ extension _ModelState {
     public func withMutation<Model: Observable & AnyObject, Member, Result>(
         of model: Model, keyPath: KeyPath<Model, Member>, _ index: Int, _ mutation: () throws -> Result
     ) rethrows -> Result {
-        guard observed.contains(index), observation != nil else { return try mutation() }
-        return try Unmanaged.passUnretained(observation.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            try $0.registrar.withMutation(of: model, keyPath: keyPath, mutation)
-        }
+        guard observed.contains(index), let registrar else { return try mutation() }
+        return try registrar.pointee.withMutation(of: model, keyPath: keyPath, mutation)
     }
 
     /// Whether the persisted property at `index` can have observers: its getter has run.
     func isObservable(_ index: Int) -> Bool { observed.contains(index) }
 
     /// Whether the model has an observation registrar yet (made at its first getter call).
-    var hasRegistrar: Bool { observation != nil }
+    var hasRegistrar: Bool { registrar != nil }
 }

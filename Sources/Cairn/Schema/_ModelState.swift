@@ -20,12 +20,18 @@ public final class _ModelState {
     /// Changed properties by index.
     @exclusivity(unchecked) var changed = PropertyBits()
     /// Properties whose getter has run, by index: only those can have observers (see
-    /// `_ModelState+Observation.swift`). This and `observation` are read by every getter and
+    /// `_ModelState+Observation.swift`). This and `registrar` are read by every getter and
     /// only ever accessed for an instant, never across a call: no runtime exclusivity checks.
     @usableFromInline @exclusivity(unchecked) var observed = PropertyBits()
-    /// The model's observation registrar, made at the first getter call: a model whose getters
-    /// never run (inserted, or fetched and updated without being read) never needs one.
-    @usableFromInline @exclusivity(unchecked) var observation: _ObservationBox?
+    /// The model's observation registrar, made at the first getter call (a model whose getters
+    /// never run, inserted or fetched and updated without being read, never needs one): in
+    /// ``registrarRoom`` when it fits there, else on the heap.
+    @usableFromInline @exclusivity(unchecked) var registrar: UnsafeMutablePointer<ObservationRegistrar>?
+    /// Room for the registrar inside the state, so that making one is not an allocation of its
+    /// own (a box was one more object per model read, made and freed): `ObservationRegistrar` is
+    /// a resilient type whose size is known only at run time, so the room is two words, used when
+    /// the registrar fits (``registrarRoomOffset``). Never read as what it is declared as.
+    @exclusivity(unchecked) private var registrarRoom: (UInt, UInt) = (0, 0)
     /// The link to the context that owns the model (none for a model that was only created),
     /// shared by all the context's models; see ``_ContextLink``.
     @usableFromInline @exclusivity(unchecked) var link: _ContextLink?
@@ -58,6 +64,38 @@ public final class _ModelState {
     /// var _$modelState = _ModelState()
     /// ```
     public init() {}
+
+    deinit {
+        guard let registrar else { return }
+        registrar.deinitialize(count: 1)
+        if Self.registrarRoomOffset == nil { registrar.deallocate() }
+    }
+
+    /// Where ``registrarRoom`` lies in a state, when an `ObservationRegistrar` fits it on this
+    /// platform; `nil` when not (registrars are then allocated apart).
+    static let registrarRoomOffset: Int? = {
+        let registrar = MemoryLayout<ObservationRegistrar>.self
+        guard registrar.size <= MemoryLayout<(UInt, UInt)>.size,
+            registrar.alignment <= MemoryLayout<(UInt, UInt)>.alignment
+        else { return nil }
+        return storageOffset(in: _ModelState.self, field: "registrarRoom", type: (UInt, UInt).self)
+    }()
+
+    /// Makes the model's observation registrar, in ``registrarRoom`` when it fits; called by the
+    /// first getter call.
+    @usableFromInline
+    func makeRegistrar() -> UnsafeMutablePointer<ObservationRegistrar> {
+        let pointer: UnsafeMutablePointer<ObservationRegistrar>
+        if let offset = Self.registrarRoomOffset {
+            pointer = (UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque()) + offset)
+                .bindMemory(to: ObservationRegistrar.self, capacity: 1)
+        } else {
+            pointer = .allocate(capacity: 1)
+        }
+        pointer.initialize(to: ObservationRegistrar())
+        registrar = pointer
+        return pointer
+    }
 
     /// Whether any persisted property changed.
     ///
@@ -116,16 +154,6 @@ public final class _ContextLink {
     @usableFromInline @exclusivity(unchecked) unowned(unsafe) var loader: (any _ModelLoader)?
 
     init() {}
-}
-
-/// A model's observation registrar, in a box: `ObservationRegistrar` is a resilient type, so an
-/// optional one is copied, tested and destroyed through value witnesses (about 1,400
-/// instructions per getter); an optional reference is a pointer test.
-@usableFromInline
-final class _ObservationBox {
-    @usableFromInline let registrar = ObservationRegistrar()
-
-    @usableFromInline init() {}
 }
 
 /// A set of property indexes: bits 0…63 inline, the rest in an array that exists only for
