@@ -17,8 +17,37 @@ public final class _ModelState {
     // outlives the statement that makes it: the properties below need no runtime exclusivity
     // checks (each cost a thread-local lookup and a set insert; a setter made three).
 
+    // In the order the save's passes over the models read them: what each pass reads (the
+    // position in the plan, the identifier, the changes) first, beside the object's header, so
+    // that a pass over a hundred thousand states far apart in memory misses the caches on as few
+    // lines of each as it can; what only getters read last.
+    /// The model's position among the new rows of the save being planned, or, for a changed
+    /// model, among the changed ones (see `SavePlanner`); meaningful only while that plan is made.
+    @exclusivity(unchecked) var planPosition = -1
+    /// The model's identity in its context; `nil` until it is inserted or fetched.
+    @exclusivity(unchecked) var persistentIdentifier: PersistentIdentifier?
     /// Changed properties by index.
     @exclusivity(unchecked) var changed = PropertyBits()
+    /// The checksum of the stored record the loaded values came from (or were saved as), so a
+    /// fetch can tell that another context rewrote the row since.
+    @exclusivity(unchecked) var recordChecksum: UInt32?
+    /// Whether the model was deleted and the deletion saved.
+    @exclusivity(unchecked) var isDeleted = false
+    /// The link to the context that owns the model (none for a model that was only created),
+    /// shared by all the context's models; see ``_ContextLink``.
+    @usableFromInline @exclusivity(unchecked) var link: _ContextLink?
+    /// Loads faulted properties and keeps relationships consistent: the context that owns the
+    /// model, while it exists. Not a strong reference, as in Core Data: related models hold each
+    /// other, and if they also held their context, any relationship would keep the context, its
+    /// container and its store alive for good. Keep the context while you use its models; a
+    /// fault whose context is gone cannot load.
+    @inlinable var loader: (any _ModelLoader)? { link?.loader }
+    /// The attributes whose every change the loader hears of (``_ModelLoader/attributeDidChange(_:_:)``),
+    /// as bits 0…63: those a unique or index table keys. Attributes past 63 are always reported.
+    @usableFromInline @exclusivity(unchecked) var reportedAttributes: UInt64 = 0
+    /// The model's position in each of its context's lists of pending changes (inserted,
+    /// changed, key-changed, deleted), -1 for none; see `ModelList`.
+    @exclusivity(unchecked) var listPositions = SIMD4<Int32>(repeating: -1)
     /// Properties whose getter has run, by index: only those can have observers (see
     /// `_ModelState+Observation.swift`). This and `registrar` are read by every getter and
     /// only ever accessed for an instant, never across a call: no runtime exclusivity checks.
@@ -32,31 +61,6 @@ public final class _ModelState {
     /// a resilient type whose size is known only at run time, so the room is two words, used when
     /// the registrar fits (``registrarRoomOffset``). Never read as what it is declared as.
     @exclusivity(unchecked) private var registrarRoom: (UInt, UInt) = (0, 0)
-    /// The link to the context that owns the model (none for a model that was only created),
-    /// shared by all the context's models; see ``_ContextLink``.
-    @usableFromInline @exclusivity(unchecked) var link: _ContextLink?
-    /// Loads faulted properties and keeps relationships consistent: the context that owns the
-    /// model, while it exists. Not a strong reference, as in Core Data: related models hold each
-    /// other, and if they also held their context, any relationship would keep the context, its
-    /// container and its store alive for good. Keep the context while you use its models; a
-    /// fault whose context is gone cannot load.
-    @inlinable var loader: (any _ModelLoader)? { link?.loader }
-    /// The attributes whose every change the loader hears of (``_ModelLoader/attributeDidChange(_:_:)``),
-    /// as bits 0…63: those a unique or index table keys. Attributes past 63 are always reported.
-    @usableFromInline @exclusivity(unchecked) var reportedAttributes: UInt64 = 0
-    /// The model's identity in its context; `nil` until it is inserted or fetched.
-    @exclusivity(unchecked) var persistentIdentifier: PersistentIdentifier?
-    /// Whether the model was deleted and the deletion saved.
-    @exclusivity(unchecked) var isDeleted = false
-    /// The model's position in each of its context's lists of pending changes (inserted,
-    /// changed, key-changed, deleted), -1 for none; see `ModelList`.
-    @exclusivity(unchecked) var listPositions = SIMD4<Int32>(repeating: -1)
-    /// The model's position among the new rows of the save being planned, or, for a changed
-    /// model, among the changed ones (see `SavePlanner`); meaningful only while that plan is made.
-    @exclusivity(unchecked) var planPosition = -1
-    /// The checksum of the stored record the loaded values came from (or were saved as), so a
-    /// fetch can tell that another context rewrote the row since.
-    @exclusivity(unchecked) var recordChecksum: UInt32?
 
     /// A state with no changes, belonging to no context.
     ///
