@@ -135,7 +135,7 @@ struct IdentityMap {
         var result: [(PersistentIdentifier, any PersistentModel)] = []
         for entity in rows {
             entity.forEach { model in
-                guard let id = model._$modelState.persistentIdentifier else { return }
+                guard let id = model._$state.persistentIdentifier else { return }
                 result.append((id, model))
             }
         }

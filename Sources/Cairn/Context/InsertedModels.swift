@@ -49,7 +49,7 @@ struct InsertedModels {
             }
             keyStart.append(keys.count)
             _ = try SavePlanner.appendRecord(of: model, tables: tables, to: &records)
-            let state = model._$modelState
+            let state = model._$state
             state.planPosition = position
             identifiers.append(state.persistentIdentifier ?? model.persistentModelID)
         }
@@ -88,7 +88,7 @@ struct InsertedModels {
                 continue
             }
             newPositions.append(kept.models.count)
-            models[position]._$modelState.planPosition = kept.models.count
+            models[position]._$state.planPosition = kept.models.count
             kept.models.append(models[position])
             kept.tables.append(tables[position])
             kept.records.append(position, of: records)
@@ -104,7 +104,7 @@ struct InsertedModels {
 
     /// The position of `model` among these models, if it is one of them (its state's note,
     /// checked against the list, so a note left by an earlier save means nothing).
-    func position(of model: any PersistentModel, state: _ModelState) -> Int? {
+    func position(of model: any PersistentModel, state: _UnretainedModelState) -> Int? {
         let position = state.planPosition
         guard position >= 0 && position < models.count && models[position] === model else { return nil }
         return position

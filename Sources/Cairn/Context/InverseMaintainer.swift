@@ -91,7 +91,7 @@ final class InverseMaintainer {
     ) -> (
         tables: Store.EntityTables, relationship: Schema.Relationship, inverse: Schema.Relationship?, rowID: UInt64?
     )? {
-        let state = model._$modelState
+        let state = model._$state
         guard state.loader != nil else {
             // A model outside any context was related to one of this context's: it joins, and
             // inserting it relates everything it points at.
@@ -111,7 +111,7 @@ final class InverseMaintainer {
         _ target: any PersistentModel, to relationship: Schema.Relationship, of model: any PersistentModel,
         in context: ModelContext
     ) {
-        let state = target._$modelState
+        let state = target._$state
         if state.loader == nil { context.insert(target) }
         precondition(
             state.loader === context,
@@ -152,8 +152,8 @@ final class InverseMaintainer {
                 relationship.access.set(previous, previousTargets.filter { $0 !== target })
             }
             inverse.access.setTarget(target, model)
-        } else if let append = inverse.access.append {
-            append(target, model)
+        } else if inverse.access.canAppend {
+            inverse.access.append(target, model)
         } else {
             inverse.access.set(target, inverse.access.targets(target) + [model])
         }

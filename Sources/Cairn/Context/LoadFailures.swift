@@ -91,7 +91,7 @@ struct LoadFailures {
         let state = _ModelState()
         state.persistentIdentifier = id
         let model = tables.entity.modelType.init(_$modelState: state)
-        model._$modelState.attach(to: link, reporting: tables.keyedAttributeMask)
+        model._$state.attach(to: link, reporting: tables.keyedAttributeMask)
         return model
     }
 

@@ -146,7 +146,7 @@ public final class ModelContext: _ModelLoader {
     public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
         // Most attributes are keyed by no table: that is the first, cheapest check.
         guard let tables = store.entitiesByType[ObjectIdentifier(type(of: model))],
-            tables.keyedAttributeIndexes.contains(index), let id = model._$modelState.persistentIdentifier,
+            tables.keyedAttributeIndexes.contains(index), let id = model._$state.persistentIdentifier,
             !id.isTemporary, identity.model(for: id) === model
         else { return }
         pending.markKeyChanged(model)
@@ -171,7 +171,7 @@ public final class ModelContext: _ModelLoader {
     public func insert<Model: PersistentModel>(_ model: Model) {
         checkOwner()
         // The state once: each read through the protocol is a call and a retain.
-        let state = model._$modelState
+        let state = model._$state
         if let loader = state.loader {
             precondition(loader === self, "ModelContext.insert(_:): this \(Model.self) belongs to another context")
             pending.undelete(model)
@@ -207,9 +207,9 @@ public final class ModelContext: _ModelLoader {
     /// - Precondition: the model belongs to this context, or to none.
     public func delete<Model: PersistentModel>(_ model: Model) {
         checkOwner()
-        guard let loader = model._$modelState.loader else { return }
+        guard let loader = model._$state.loader else { return }
         precondition(loader === self, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
-        guard model._$modelState.persistentIdentifier != nil else { return }
+        guard model._$state.persistentIdentifier != nil else { return }
         // Also for a model never saved: its delete rules apply at save like any other's.
         guard pending.delete(model) else { return }
         scheduleAutosave()
@@ -319,7 +319,7 @@ public final class ModelContext: _ModelLoader {
     public func modelDidChange(_ model: any PersistentModel) {
         checkOwner()
         // A model left out of the identity map (its row was taken over by an insert) is not tracked.
-        guard let id = model._$modelState.persistentIdentifier, !id.isTemporary, identity.model(for: id) === model
+        guard let id = model._$state.persistentIdentifier, !id.isTemporary, identity.model(for: id) === model
         else { return }
         pending.markChanged(model)
         scheduleAutosave()

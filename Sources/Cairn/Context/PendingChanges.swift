@@ -29,7 +29,7 @@ struct PendingChanges {
         guard case .temporary(let number) = id.kind else { return nil }
         // The list only grows until it is emptied: the positions indexed so far stay right.
         while indexedThrough < inserted.endPosition {
-            if case .temporary(let indexed)? = inserted.model(at: indexedThrough)?._$modelState.persistentIdentifier?
+            if case .temporary(let indexed)? = inserted.model(at: indexedThrough)?._$state.persistentIdentifier?
                 .kind
             {
                 temporaryIndex[indexed] = indexedThrough
@@ -37,7 +37,7 @@ struct PendingChanges {
             indexedThrough += 1
         }
         guard let position = temporaryIndex[number], let model = inserted.model(at: position),
-            model._$modelState.persistentIdentifier == id
+            model._$state.persistentIdentifier == id
         else { return nil }
         return model
     }
@@ -93,7 +93,7 @@ struct ModelList: Sequence {
     var isEmpty: Bool { count == 0 }
 
     /// The position of `model` in `models`, if the list holds it.
-    private func position(of model: any PersistentModel, state: _ModelState) -> Int? {
+    private func position(of model: any PersistentModel, state: _UnretainedModelState) -> Int? {
         let position = Int(state.listPositions[slot])
         guard position >= 0, position < models.count, models[position] === model,
             holes.isEmpty || !holes.contains(position)
@@ -101,12 +101,12 @@ struct ModelList: Sequence {
         return position
     }
 
-    func contains(_ model: any PersistentModel) -> Bool { position(of: model, state: model._$modelState) != nil }
+    func contains(_ model: any PersistentModel) -> Bool { position(of: model, state: model._$state) != nil }
 
     /// Adds `model` at the end; `false` when it is already in the list.
     @discardableResult
     mutating func append(_ model: any PersistentModel) -> Bool {
-        let state = model._$modelState
+        let state = model._$state
         guard position(of: model, state: state) == nil else { return false }
         state.listPositions[slot] = Int32(truncatingIfNeeded: models.count)
         models.append(model)
@@ -117,7 +117,7 @@ struct ModelList: Sequence {
     /// Removes `model`; `false` when it is not in the list.
     @discardableResult
     mutating func remove(_ model: any PersistentModel) -> Bool {
-        let state = model._$modelState
+        let state = model._$state
         guard let position = position(of: model, state: state) else { return false }
         holes.insert(position)
         state.listPositions[slot] = -1
@@ -127,7 +127,7 @@ struct ModelList: Sequence {
             models = array
             holes = []
             for (position, model) in models.enumerated() {
-                model._$modelState.listPositions[slot] = Int32(truncatingIfNeeded: position)
+                model._$state.listPositions[slot] = Int32(truncatingIfNeeded: position)
             }
         }
         return true

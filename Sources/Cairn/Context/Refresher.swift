@@ -88,17 +88,17 @@ struct Refresher {
     /// Unloads the attributes the context has not changed, so they load the stored values when
     /// next read. Changed attributes keep their unsaved values.
     static func makeAttributesStale(_ model: any PersistentModel, tables: Store.EntityTables) {
-        let state = model._$modelState
+        let state = model._$state
         for attribute in tables.entity.attributes where !attribute.isTransient {
             guard let index = attribute.index, !state.isChanged(index), let access = attribute.access else { continue }
             access.unload(model)
         }
-        model._$modelState.recordChecksum = nil
+        model._$state.recordChecksum = nil
     }
 
     /// Unloads the relationships the context has not changed, so they load the stored edges.
     static func makeRelationshipsStale(_ model: any PersistentModel, tables: Store.EntityTables) {
-        let state = model._$modelState
+        let state = model._$state
         for relationship in tables.entity.relationships
         where relationship.access.isLoaded(model) && !state.isChanged(relationship.index) {
             relationship.access.unload(model)
@@ -112,7 +112,7 @@ struct Refresher {
             (property as? Schema.Attribute)?.access?.unload(model)
             (property as? Schema.Relationship)?.access.unload(model)
         }
-        model._$modelState.clearChanges()
+        model._$state.clearChanges()
     }
 
     /// A model whose row another context deleted leaves the identity map, reports `isDeleted`
@@ -122,6 +122,6 @@ struct Refresher {
     static func markDeletedElsewhere(_ model: any PersistentModel, identity: inout IdentityMap) {
         guard !model.hasChanges, !model.persistentModelID.isTemporary else { return }
         identity.remove(model.persistentModelID)
-        model._$modelState.isDeleted = true
+        model._$state.isDeleted = true
     }
 }

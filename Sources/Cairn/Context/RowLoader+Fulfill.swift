@@ -15,7 +15,7 @@ extension RowLoader {
     func source(
         of model: any PersistentModel, _ index: Int, failures: inout LoadFailures
     ) -> (rowID: UInt64, tables: Store.EntityTables)? {
-        guard let id = model._$modelState.persistentIdentifier, let tables = store.entitiesByName[id.entity] else {
+        guard let id = model._$state.persistentIdentifier, let tables = store.entitiesByName[id.entity] else {
             preconditionFailure(
                 "\(type(of: model)) property #\(index) was read before it was loaded, and the model has no "
                     + "identifier of this context's schema: create models with their own initialisers")

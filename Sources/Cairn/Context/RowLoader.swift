@@ -206,7 +206,7 @@ final class RowLoader {
         _ reader: __owned RecordReader, to model: any PersistentModel, tables: Store.EntityTables,
         only: Set<UInt32>? = nil
     ) throws {
-        let state = model._$modelState
+        let state = model._$state
         let checksum = reader.checksum
         let unchanged = !state.hasChanges
         if unchanged, let seen = state.recordChecksum, seen != checksum {

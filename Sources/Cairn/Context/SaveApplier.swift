@@ -58,7 +58,7 @@ struct SaveApplier {
         var nextLeftAlone = 0
         for position in inserted.indices {
             let (model, tables, rowID) = (inserted[position], insertedTables[position], rowIDs[position])
-            let state = model._$modelState
+            let state = model._$state
             let temporary = state.persistentIdentifier ?? model.persistentModelID
             let id = PersistentIdentifier(entity: temporary.entity, store: store.internedIdentifier, rowID: rowID)
             state.persistentIdentifier = id
@@ -89,7 +89,7 @@ struct SaveApplier {
         }
         for (owner, relationship, targets) in uniqueness.released { relationship.access.load(owner, targets) }
         for (model, update) in zip(changed, written.updates) {
-            let state = model._$modelState
+            let state = model._$state
             state.clearChanges()
             state.recordChecksum = written.updateRecords.contentChecksum(update.record)
             updatedIDs.append(update.identifier)
@@ -114,9 +114,9 @@ struct SaveApplier {
             if id.isTemporary {
                 Self.detach(model)
             } else {
-                model._$modelState.isDeleted = true
-                model._$modelState.clearChanges()
-                model._$modelState.detach()
+                model._$state.isDeleted = true
+                model._$state.clearChanges()
+                model._$state.detach()
             }
         }
         pending.removeAll()
@@ -138,8 +138,8 @@ struct SaveApplier {
     /// Makes a model leave its context as if it had never joined: an insert that is rolled back,
     /// superseded, or deleted before it was saved.
     static func detach(_ model: any PersistentModel) {
-        model._$modelState.detach()
-        model._$modelState.persistentIdentifier = nil
-        model._$modelState.clearChanges()
+        model._$state.detach()
+        model._$state.persistentIdentifier = nil
+        model._$state.clearChanges()
     }
 }

@@ -69,7 +69,7 @@ struct SavePlanner {
         // is a cache miss per model).
         var reaching = ChangeReach()
         for model in changedModels {
-            let state = model._$modelState
+            let state = model._$state
             state.planPosition = changedTables.count
             let tables = store.tables(of: model)
             changedTables.append(tables)
@@ -135,7 +135,7 @@ struct SavePlanner {
         // changed models are the first pass's list, in order, and no model is touched again (a
         // pass over a hundred thousand models is a cache miss per model and state).
         let changedPositions =
-            changed.count == changedModels.count ? nil : changed.map { $0._$modelState.planPosition }
+            changed.count == changedModels.count ? nil : changed.map { $0._$state.planPosition }
         var updates: [SavePlan.Update] = []
         updates.reserveCapacity(changed.count)
         for index in changed.indices {
@@ -152,7 +152,7 @@ struct SavePlanner {
         // The plan names rows, not models: a new model by its position among the new rows,
         // noted in its state (`InsertedModels`), so no map has every model hashed into it.
         func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
-            let state = model._$modelState
+            let state = model._$state
             if let row = state.persistentIdentifier?.rowID { return .stored(row) }
             if let position = insertedModels.position(of: model, state: state) { return .new(position) }
             return .missing(Schema.internedEntityName(of: type(of: model)))
@@ -192,12 +192,12 @@ struct SavePlanner {
         ) rethrows {
             for (model, tables) in zip(inserted, insertedTables) { try body(model, tables, true) }
             for model in changedOnes where isKept(model) {
-                try body(model, changedTables[model._$modelState.planPosition], false)
+                try body(model, changedTables[model._$state.planPosition], false)
             }
         }
         forEachWritten(reaching.relationships) { model, tables, isNew in
             guard !tables.entity.relationships.isEmpty else { return }
-            let state = model._$modelState
+            let state = model._$state
             for relationship in tables.entity.relationships where isNew || state.isChanged(relationship.index) {
                 if isNew && !relationship.access.hasTargets(model) {
                     // An empty new list matters only to a lower bound on its count.
@@ -226,7 +226,7 @@ struct SavePlanner {
         try forEachWritten(reaching.externals) { model, tables, isNew in
             guard !tables.externalAttributes.isEmpty else { return }
             for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
-            where isNew || model._$modelState.isChanged(index) {
+            where isNew || model._$state.isChanged(index) {
                 var writer = RecordWriter()
                 try access.encode(model, tag, &writer)
                 externalWrites.append((tables.externals!, model, tag, writer.encoded()))
@@ -401,7 +401,7 @@ struct SavePlanner {
             for model in changed {
                 let tables = store.tables(of: model)
                 guard !tables.indexes.isEmpty else { continue }
-                let state = model._$modelState
+                let state = model._$state
                 let touched = tables.indexes.filter { $0.isTouched(by: state) }
                 guard !touched.isEmpty, let row = model.persistentModelID.rowID,
                     let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
@@ -567,7 +567,7 @@ struct ChangeReach {
     private(set) var externals: [any PersistentModel] = []
 
     /// Notes what `model`'s change (in `state`) reaches.
-    mutating func note(_ model: any PersistentModel, state: _ModelState, tables: Store.EntityTables) {
+    mutating func note(_ model: any PersistentModel, state: _UnretainedModelState, tables: Store.EntityTables) {
         if tables.entity.relationships.contains(where: { state.isChanged($0.index) }) { relationships.append(model) }
         if !tables.keyedAttributeIndexes.isEmpty,
             tables.keyedAttributeIndexes.contains(where: { state.isChanged($0) })

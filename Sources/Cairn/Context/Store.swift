@@ -92,7 +92,9 @@ final class Store: @unchecked Sendable {
             }
 
             /// Whether a change of `state` touches one of the constraint's attributes.
-            func isTouched(by state: _ModelState) -> Bool { attributeIndexes.contains { state.isChanged($0) } }
+            func isTouched(by state: _UnretainedModelState) -> Bool {
+                attributeIndexes.contains { state.isChanged($0) }
+            }
 
             /// The constraint's key for a model whose constrained attributes are loaded.
             func key(of model: AnyObject) -> [UInt8] {

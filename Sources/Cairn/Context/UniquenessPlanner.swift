@@ -109,7 +109,7 @@ struct UniquenessPlanner {
         for model in changed {
             let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
-            let state = model._$modelState
+            let state = model._$state
             let touched = tables.uniques.filter { $0.isTouched(by: state) }
             guard !touched.isEmpty else { continue }
             let id = model.persistentModelID

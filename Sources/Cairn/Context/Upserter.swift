@@ -72,7 +72,7 @@ struct Upserter {
         try context.beginStoreAccess("upsert(_:chunkSize:)")
         for model in chunk {
             precondition(
-                model._$modelState.loader == nil,
+                model._$state.loader == nil,
                 "ModelContext.upsert(_:): pass new models; this \(T.self) already belongs to a context")
         }
         // Inserts made before the upsert are saved with its first chunk, but not reported by it.
@@ -166,7 +166,7 @@ struct Upserter {
             try access.encode(source, tag, &writer)
             access.unload(target)
             try access.decode(target, tag, try RecordReader(writer.finished()))
-            target._$modelState.markChanged(index)
+            target._$state.markChanged(index)
             context.attributeDidChange(target, index)
         }
         context.modelDidChange(target)

@@ -249,7 +249,7 @@ struct FetchExecutor {
         var candidates: [any PersistentModel] = []
         if let movedBy, !movedBy.isEmpty {
             for model in context.keyChangedModels
-            where request.isFetchedType(model) && movedBy.contains(where: model._$modelState.isChanged)
+            where request.isFetchedType(model) && movedBy.contains(where: model._$state.isChanged)
                 && !stored.contains(ObjectIdentifier(model)) && !deleted.contains(ObjectIdentifier(model))
             {
                 candidates.append(model)

@@ -59,7 +59,7 @@ final class StoredImages: _ModelLoader {
     /// joins the context's identity map. The caller checked that the context holds no instance of
     /// the row.
     static func adopt(_ image: any PersistentModel, into context: ModelContext) {
-        let state = image._$modelState
+        let state = image._$state
         guard let id = state.persistentIdentifier, let row = id.rowID,
             let tables = context.store.entitiesByName[id.entity]
         else { return }
@@ -74,7 +74,7 @@ final class StoredImages: _ModelLoader {
     /// and is kept for ``throwLoadError()``.
     func fulfill(_ model: any PersistentModel, _ index: Int) {
         let store = rows.store
-        guard let id = model._$modelState.persistentIdentifier, let tables = store.entitiesByName[id.entity],
+        guard let id = model._$state.persistentIdentifier, let tables = store.entitiesByName[id.entity],
             let rowID = id.rowID
         else {
             preconditionFailure("StoredImages.fulfill: an image is always a stored row of the store's schema")

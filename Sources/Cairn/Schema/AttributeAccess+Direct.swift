@@ -92,9 +92,9 @@ private struct DirectContext {
                     throw AttributeAccess.missingValue(entity: entity, attribute: name)
                 }
             },
-            unload: general.unload,
+            unload: general.unloadBody,
             appendKey: { model, key in slot(model, offset, V.self).pointee.value.appendKey(to: &key) },
-            fillPlaceholder: general.fillPlaceholder)
+            fillPlaceholder: general.fillPlaceholderBody)
     }
 
     private func optional<V: FieldCodable & KeyComponent>(_: V.Type) -> AttributeAccess {
@@ -107,9 +107,9 @@ private struct DirectContext {
                 guard !storage.pointee.isLoaded else { return }
                 storage.pointee = _PersistedValue(try reader.read(V?.self, tag: tag))
             },
-            unload: general.unload,
+            unload: general.unloadBody,
             appendKey: { model, key in slot(model, offset, V?.self).pointee.value.appendKey(to: &key) },
-            fillPlaceholder: general.fillPlaceholder)
+            fillPlaceholder: general.fillPlaceholderBody)
     }
 }
 

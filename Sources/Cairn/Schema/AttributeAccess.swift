@@ -11,21 +11,21 @@ import Foundation
 /// default value) and are shared read-only; they touch a model only on the thread that owns it.
 final class AttributeAccess: @unchecked Sendable {
     /// Whether the attribute of the model is loaded.
-    let isLoaded: (AnyObject) -> Bool
+    let isLoadedBody: (AnyObject) -> Bool
     /// Writes the loaded value of the model's attribute into a record field.
-    let encode: (AnyObject, UInt32, inout RecordWriter) throws(StorageError) -> Void
+    let encodeBody: (AnyObject, UInt32, inout RecordWriter) throws(StorageError) -> Void
     /// Loads the attribute from a record, unless it is loaded already. An absent field takes the
     /// property's default value; without one, it is damage.
-    let decode: (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void
+    let decodeBody: (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void
     /// Forgets the loaded value, so the next read loads it from the store.
-    let unload: (AnyObject) -> Void
+    let unloadBody: (AnyObject) -> Void
     /// Appends the loaded value to an order-preserving key (uniqueness constraints, indexes);
     /// `nil` when the type has no key encoding.
     let appendKey: ((AnyObject, inout KeyBuilder) -> Void)?
     /// Loads the attribute's placeholder into an unloaded attribute of a model whose row is gone
     /// (deleted elsewhere): the declared default, `nil`, an empty collection or string, zero, `false`,
     /// or the first case. Returns `false` when the type has none.
-    let fillPlaceholder: (AnyObject) -> Bool
+    let fillPlaceholderBody: (AnyObject) -> Bool
 
     init(
         isLoaded: @escaping (AnyObject) -> Bool,
@@ -34,13 +34,33 @@ final class AttributeAccess: @unchecked Sendable {
         unload: @escaping (AnyObject) -> Void, appendKey: ((AnyObject, inout KeyBuilder) -> Void)?,
         fillPlaceholder: @escaping (AnyObject) -> Bool
     ) {
-        self.isLoaded = isLoaded
-        self.encode = encode
-        self.decode = decode
-        self.unload = unload
+        self.isLoadedBody = isLoaded
+        self.encodeBody = encode
+        self.decodeBody = decode
+        self.unloadBody = unload
         self.appendKey = appendKey
-        self.fillPlaceholder = fillPlaceholder
+        self.fillPlaceholderBody = fillPlaceholder
     }
+
+    // Called through methods: a closure called straight off an access read from an attribute
+    // or a table retained and released its context around every call; a method holds its
+    // access as `self` for the call.
+
+    /// Whether the attribute of `model` is loaded.
+    func isLoaded(_ model: AnyObject) -> Bool { isLoadedBody(model) }
+    /// Writes the loaded value of `model`'s attribute into the record field `tag`.
+    func encode(_ model: AnyObject, _ tag: UInt32, _ writer: inout RecordWriter) throws(StorageError) {
+        try encodeBody(model, tag, &writer)
+    }
+    /// Loads `model`'s attribute from the record field `tag`, unless it is loaded.
+    func decode(_ model: AnyObject, _ tag: UInt32, _ reader: RecordReader) throws(StorageError) {
+        try decodeBody(model, tag, reader)
+    }
+    /// Forgets the loaded value of `model`'s attribute.
+    func unload(_ model: AnyObject) { unloadBody(model) }
+    /// Loads the attribute's placeholder into `model` (see `fillPlaceholderBody`); `false` when the
+    /// type has none.
+    func fillPlaceholder(_ model: AnyObject) -> Bool { fillPlaceholderBody(model) }
 
     /// Access to `storage` of `Model`, or `nil` when `Value` cannot be stored.
     /// Uses direct access (AttributeAccess+Direct.swift) for built-in value types, else

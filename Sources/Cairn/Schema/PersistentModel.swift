@@ -125,7 +125,7 @@ extension PersistentModel {
     /// book.title = "New"
     /// book.hasChanges   // true
     /// ```
-    public var hasChanges: Bool { _$modelState.hasChanges }
+    public var hasChanges: Bool { _$state.hasChanges }
 
     /// Loads the persisted property at `index`, which is not loaded yet (the model is a fault).
     /// Called by generated getters; not for direct use.
@@ -135,7 +135,7 @@ extension PersistentModel {
     /// ```
     @inlinable
     public func _$fulfill(_ index: Int) {
-        guard let loader = _$modelState.loader else {
+        guard let loader = _$state.loader else {
             preconditionFailure(
                 "\(Self.self)'s persisted property #\(index) was read before it was loaded, and the model belongs "
                     + "to no context that could load it: create models with their own initialisers")
@@ -178,7 +178,7 @@ extension PersistentModel {
     public func _$beginChange<Target: PersistentModel>(
         _ index: Int, _ storage: inout _PersistedValue<[Target]>, _ value: inout [Target]
     ) -> Bool {
-        guard let loader = _$modelState.loader, !loader.isUpdatingInverses,
+        guard let loader = _$state.loader, !loader.isUpdatingInverses,
             value.withUnsafeBytes({ loader.beginMembershipChange(self, index, members: $0) })
         else { return false }
         storage = _PersistedValue([])
@@ -194,7 +194,7 @@ extension PersistentModel {
     /// ```
     @inlinable
     public func _$endChange(_ index: Int, _ inPlace: Bool) {
-        if inPlace { _$modelState.loader?.endMembershipChange(self, index) }
+        if inPlace { _$state.loader?.endMembershipChange(self, index) }
     }
 
     /// Records that the attribute at `index` changed. Called by generated setters; not for direct use.
@@ -206,8 +206,8 @@ extension PersistentModel {
     public func _$didSet<Value>(_ index: Int, from oldValue: Value?, to newValue: Value) {
         _$markChanged(index)
         // Only keyed attributes concern the context after the first change: skip the call.
-        if index >= 64 || _$modelState.reportedAttributes & (1 << UInt64(index)) != 0 {
-            _$modelState.loader?.attributeDidChange(self, index)
+        if index >= 64 || _$state.reportedAttributes & (1 << UInt64(index)) != 0 {
+            _$state.loader?.attributeDidChange(self, index)
         }
     }
 
@@ -215,7 +215,7 @@ extension PersistentModel {
     @usableFromInline
     func _$markChanged(_ index: Int) {
         // The state once: each read through the protocol is a call and a retain.
-        let state = _$modelState
+        let state = _$state
         let wasUnchanged = !state.hasChanges
         state.markChanged(index)
         if wasUnchanged { state.loader?.modelDidChange(self) }
@@ -230,9 +230,9 @@ extension PersistentModel {
     /// let id = book.persistentModelID   // pass it to another context or actor
     /// ```
     public var persistentModelID: PersistentIdentifier {
-        if let id = _$modelState.persistentIdentifier { return id }
+        if let id = _$state.persistentIdentifier { return id }
         let id = PersistentIdentifier.temporary(entity: Schema.internedEntityName(of: Self.self))
-        _$modelState.persistentIdentifier = id
+        _$state.persistentIdentifier = id
         return id
     }
 
@@ -241,7 +241,7 @@ extension PersistentModel {
     /// ```swift
     /// book.modelContext === context   // true after context.insert(book)
     /// ```
-    public var modelContext: ModelContext? { _$modelState.isDeleted ? nil : _$modelState.loader as? ModelContext }
+    public var modelContext: ModelContext? { _$state.isDeleted ? nil : _$state.loader as? ModelContext }
 
     /// Whether the model was deleted and the deletion saved.
     ///
@@ -250,7 +250,7 @@ extension PersistentModel {
     /// try context.save()
     /// book.isDeleted   // true
     /// ```
-    public var isDeleted: Bool { _$modelState.isDeleted }
+    public var isDeleted: Bool { _$state.isDeleted }
 
     /// Records that the to-one relationship at `index` changed.
     ///
@@ -260,7 +260,7 @@ extension PersistentModel {
     @inlinable
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target??, to newValue: Target?) {
         _$markChanged(index)
-        guard let loader = _$modelState.loader ?? newValue?._$modelState.loader, !loader.isUpdatingInverses else {
+        guard let loader = _$state.loader ?? newValue?._$state.loader, !loader.isUpdatingInverses else {
             return
         }
         loader.relationshipDidChange(
@@ -276,7 +276,7 @@ extension PersistentModel {
     @inlinable
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target?, to newValue: Target) {
         _$markChanged(index)
-        guard let loader = _$modelState.loader ?? newValue._$modelState.loader, !loader.isUpdatingInverses else {
+        guard let loader = _$state.loader ?? newValue._$state.loader, !loader.isUpdatingInverses else {
             return
         }
         loader.relationshipDidChange(
@@ -296,12 +296,12 @@ extension PersistentModel {
         // conversion is a checked cast of every element (`_arrayForceCast`).
         // Nothing to convert while the loader itself keeps inverses in step (an append to a list
         // of n would otherwise convert all n).
-        guard let loader = _$modelState.loader ?? newValue.lazy.compactMap({ $0._$modelState.loader }).first,
+        guard let loader = _$state.loader ?? newValue.lazy.compactMap({ $0._$state.loader }).first,
             !loader.isUpdatingInverses
         else { return }
         // A model in a context hands over only the members that came and went: an append to a
         // list of n hands over one model, not both lists of n (the inverses come out the same).
-        if let oldValue, let owner = _$modelState.loader {
+        if let oldValue, let owner = _$state.loader {
             // During a change in place the storage held an empty list: the members before it are
             // the addresses the context kept.
             let change =

@@ -12,34 +12,34 @@
 @usableFromInline
 final class RelationshipAccess: @unchecked Sendable {
     /// Whether the relationship of the model is loaded.
-    @usableFromInline let isLoaded: (AnyObject) -> Bool
+    @usableFromInline let isLoadedBody: (AnyObject) -> Bool
     /// The loaded targets.
-    @usableFromInline let targets: (AnyObject) -> [any PersistentModel]
+    @usableFromInline let targetsBody: (AnyObject) -> [any PersistentModel]
     /// Hands each loaded target to the closure, in order, as `targets` lists them, without
     /// building the list (a save of a large graph built one per relationship of every model).
-    @usableFromInline let forEachTarget: (AnyObject, (any PersistentModel) -> Void) -> Void
+    @usableFromInline let forEachTargetBody: (AnyObject, (any PersistentModel) -> Void) -> Void
     /// The first loaded target (a to-one's target), without building the list.
-    @usableFromInline let firstTarget: (AnyObject) -> (any PersistentModel)?
+    @usableFromInline let firstTargetBody: (AnyObject) -> (any PersistentModel)?
     /// Sets the relationship to one target or none as `set` does, without a list (a to-one's
     /// inverse is set this way).
-    @usableFromInline let setTarget: (AnyObject, (any PersistentModel)?) -> Void
+    @usableFromInline let setTargetBody: (AnyObject, (any PersistentModel)?) -> Void
     /// Sets the targets as the property's setter does, so observers see it and the change is
     /// recorded (and, through the context, the inverse follows).
-    @usableFromInline let set: (AnyObject, [any PersistentModel]) -> Void
+    @usableFromInline let setBody: (AnyObject, [any PersistentModel]) -> Void
     /// Sets the targets loaded from the store, without recording a change.
-    @usableFromInline let load: (AnyObject, [any PersistentModel]) -> Void
+    @usableFromInline let loadBody: (AnyObject, [any PersistentModel]) -> Void
     /// Forgets the loaded targets, so the next read loads them from the store.
-    @usableFromInline let unload: (AnyObject) -> Void
+    @usableFromInline let unloadBody: (AnyObject) -> Void
     /// Adds one target at the end, as the property's setter would, like `set` (to-many only;
     /// `nil` for to-one). Keeping an inverse up to date appends one model at a time, and `set`
     /// would rebuild and re-cast the whole list each time.
-    @usableFromInline let append: ((AnyObject, any PersistentModel) -> Void)?
+    @usableFromInline let appendBody: ((AnyObject, any PersistentModel) -> Void)?
     /// Whether the relationship is loaded and has at least one target: what `targets` tells,
     /// without building the list of existentials.
-    @usableFromInline let hasTargets: (AnyObject) -> Bool
+    @usableFromInline let hasTargetsBody: (AnyObject) -> Bool
     /// Whether the loaded targets include the given model, compared by identity, without
     /// building the list of existentials.
-    @usableFromInline let contains: (AnyObject, AnyObject) -> Bool
+    @usableFromInline let containsBody: (AnyObject, AnyObject) -> Bool
 
     @usableFromInline
     init(
@@ -52,18 +52,54 @@ final class RelationshipAccess: @unchecked Sendable {
         append: ((AnyObject, any PersistentModel) -> Void)?, hasTargets: @escaping (AnyObject) -> Bool,
         contains: @escaping (AnyObject, AnyObject) -> Bool
     ) {
-        self.isLoaded = isLoaded
-        self.targets = targets
-        self.forEachTarget = forEachTarget
-        self.firstTarget = firstTarget
-        self.setTarget = setTarget
-        self.set = set
-        self.load = load
-        self.unload = unload
-        self.append = append
-        self.hasTargets = hasTargets
-        self.contains = contains
+        self.isLoadedBody = isLoaded
+        self.targetsBody = targets
+        self.forEachTargetBody = forEachTarget
+        self.firstTargetBody = firstTarget
+        self.setTargetBody = setTarget
+        self.setBody = set
+        self.loadBody = load
+        self.unloadBody = unload
+        self.appendBody = append
+        self.hasTargetsBody = hasTargets
+        self.containsBody = contains
     }
+
+    // The closures are called through these methods: a closure called straight off an access
+    // that was read from a relationship retained and released the closure's context around every
+    // call (the access itself is not known to the caller to be alive); a method has its access
+    // as `self`, held for the call.
+
+    /// Whether the relationship of `model` is loaded.
+    @inlinable func isLoaded(_ model: AnyObject) -> Bool { isLoadedBody(model) }
+    /// The loaded targets of `model`.
+    @inlinable func targets(_ model: AnyObject) -> [any PersistentModel] { targetsBody(model) }
+    /// Hands each loaded target of `model` to `body`, in order.
+    @inlinable func forEachTarget(_ model: AnyObject, _ body: (any PersistentModel) -> Void) {
+        forEachTargetBody(model, body)
+    }
+    /// The first loaded target of `model`.
+    @inlinable func firstTarget(_ model: AnyObject) -> (any PersistentModel)? { firstTargetBody(model) }
+    /// Sets the relationship of `model` to `target` or none, as its setter does.
+    @inlinable func setTarget(_ model: AnyObject, _ target: (any PersistentModel)?) { setTargetBody(model, target) }
+    /// Sets the targets of `model` as its setter does.
+    @inlinable func set(_ model: AnyObject, _ targets: [any PersistentModel]) { setBody(model, targets) }
+    /// Sets the targets of `model` loaded from the store, without recording a change.
+    @inlinable func load(_ model: AnyObject, _ targets: [any PersistentModel]) { loadBody(model, targets) }
+    /// Forgets the loaded targets of `model`.
+    @inlinable func unload(_ model: AnyObject) { unloadBody(model) }
+    /// Whether ``append(_:_:)`` can be used: to-many relationships only.
+    @inlinable var canAppend: Bool { appendBody != nil }
+    /// Appends `target` to the targets of `model`, as its setter would.
+    /// - Precondition: ``canAppend``.
+    @inlinable func append(_ model: AnyObject, _ target: any PersistentModel) {
+        guard let appendBody else { preconditionFailure("append(_:_:) on a to-one relationship's access") }
+        appendBody(model, target)
+    }
+    /// Whether `model`'s relationship is loaded and has a target.
+    @inlinable func hasTargets(_ model: AnyObject) -> Bool { hasTargetsBody(model) }
+    /// Whether `model`'s loaded targets include `target`, by identity.
+    @inlinable func contains(_ model: AnyObject, _ target: AnyObject) -> Bool { containsBody(model, target) }
 
     @inlinable
     static func toMany<Model: PersistentModel, Target: PersistentModel>(
@@ -221,8 +257,10 @@ func assign<Model: PersistentModel, Value>(
     _ model: Model, _ value: Value, _ location: StorageLocation<Model, Value>,
     _ keyPath: ReferenceWritableKeyPath<Model, Value>, _ index: Int, didSet: (Model, Value?, Value) -> Void
 ) {
-    model._$modelState.withMutation(of: model, keyPath: keyPath, index) {
-        let oldValue = location.exchange(model, _PersistedValue(value)).loadedValue
-        didSet(model, oldValue, value)
+    model._$state { state in
+        state.withMutation(of: model, keyPath: keyPath, index) {
+            let oldValue = location.exchange(model, _PersistedValue(value)).loadedValue
+            didSet(model, oldValue, value)
+        }
     }
 }

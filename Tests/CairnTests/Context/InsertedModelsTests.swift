@@ -26,7 +26,7 @@ import Testing
             #expect(range.count == 1 && inserted.keys[range.lowerBound] == tables.uniques[0].key(of: gauge))
             #expect(inserted.keys.withKey(range.lowerBound) { Array($0) } == tables.uniques[0].key(of: gauge))
             #expect(inserted.keyTables[range.lowerBound] == tables.uniques[0].table)
-            #expect(inserted.position(of: gauge, state: gauge._$modelState) == position)
+            #expect(inserted.position(of: gauge, state: gauge._$state) == position)
         }
     }
 
@@ -58,14 +58,14 @@ import Testing
         #expect(inserted.removing([]).newPositions == nil && inserted.removing([]).kept.count == 6)
         for (position, gauge) in [gauges[0], gauges[2], gauges[3], gauges[5]].enumerated() {
             #expect(kept.models[position] === gauge)
-            #expect(kept.position(of: gauge, state: gauge._$modelState) == position)
+            #expect(kept.position(of: gauge, state: gauge._$state) == position)
             #expect(kept.keys[kept.keyRange(of: position).lowerBound] == tables.uniques[0].key(of: gauge))
         }
         // A removed model's note is an earlier list's: it names no position here.
-        #expect(kept.position(of: gauges[4], state: gauges[4]._$modelState) == nil)
-        #expect(kept.position(of: gauges[1], state: gauges[1]._$modelState) == nil)
+        #expect(kept.position(of: gauges[4], state: gauges[4]._$state) == nil)
+        #expect(kept.position(of: gauges[1], state: gauges[1]._$state) == nil)
         // A model another list noted since is not taken for one of these.
         _ = try InsertedModels([gauges[5]], store: container.store)
-        #expect(kept.position(of: gauges[5], state: gauges[5]._$modelState) == nil)
+        #expect(kept.position(of: gauges[5], state: gauges[5]._$state) == nil)
     }
 }

@@ -42,7 +42,7 @@ import Testing
         books[1].isbn = "9-9"  // a unique key
         books[2].chapters = [LibraryChapter(title: "One", number: 1)]  // a relationship
         var reaching = ChangeReach()
-        for book in books.prefix(3) { reaching.note(book, state: book._$modelState, tables: tables) }
+        for book in books.prefix(3) { reaching.note(book, state: book._$state, tables: tables) }
         #expect(reaching.keys.map(ObjectIdentifier.init) == [ObjectIdentifier(books[1])])
         #expect(reaching.relationships.map(ObjectIdentifier.init) == [ObjectIdentifier(books[2])])
         #expect(reaching.externals.isEmpty)

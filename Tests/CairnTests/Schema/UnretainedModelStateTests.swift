@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import Cairn
+
+/// The unretained handle on a model's state (`_ModelState+Unretained.swift`) reads and writes the
+/// state the model holds, and its methods act on it.
+@Suite struct UnretainedModelStateTests {
+    @Test func theHandleReadsAndWritesTheModelsOwnState() {
+        let book = LibraryBook(isbn: "978-1", title: "Emma")
+        let state = book._$state
+        state.planPosition = 7
+        #expect(book._$modelState.planPosition == 7, "a write lands in the model's state")
+        book._$modelState.recordChecksum = 42
+        #expect(state.recordChecksum == 42, "a read sees the model's state")
+        #expect(!state.hasChanges)
+        state.markChanged(2)
+        #expect(book._$modelState.isChanged(2) && state.isChanged(2) && state.hasChanges)
+        state.clearChanges()
+        #expect(!book._$modelState.hasChanges)
+        #expect(state.loader == nil, "a model only created has no context")
+        #expect(state { $0 === book._$modelState }, "the handle's state is the model's")
+    }
+
+    @Test func aContextsModelReachesItsContextThroughTheHandle() throws {
+        let directory = TemporaryDirectory()
+        let container = try libraryContainer(directory)
+        let context = ModelContext(container)
+        let book = LibraryBook(isbn: "978-1", title: "Emma")
+        context.insert(book)
+        #expect(book._$state.loader === context)
+        #expect(book._$state.persistentIdentifier == book.persistentModelID)
+        book._$state.detach()
+        #expect(book._$modelState.loader == nil)
+    }
+}
