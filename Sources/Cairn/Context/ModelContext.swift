@@ -170,7 +170,7 @@ public final class ModelContext: _ModelLoader {
     ///   other context.
     public func insert<Model: PersistentModel>(_ model: Model) {
         checkOwner()
-        // The state once: each read through the protocol is a call and a retain.
+        // The state once, unretained: each read through the protocol is a call.
         let state = model._$state
         if let loader = state.loader {
             precondition(loader === self, "ModelContext.insert(_:): this \(Model.self) belongs to another context")

@@ -214,7 +214,7 @@ extension PersistentModel {
     /// Marks the property at `index` changed, telling the context about the model's first change.
     @usableFromInline
     func _$markChanged(_ index: Int) {
-        // The state once: each read through the protocol is a call and a retain.
+        // The state once, unretained: each read through the protocol is a call.
         let state = _$state
         let wasUnchanged = !state.hasChanges
         state.markChanged(index)
