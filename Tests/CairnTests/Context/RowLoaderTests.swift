@@ -40,6 +40,13 @@ final class LoaderVolume {
         PersistentIdentifier(entityName: "LoaderShelf", storeIdentifier: container.store.identifier, rowID: row)
     }
 
+    /// Deletes the shelf of `row` through another context, as another part of the app would.
+    func deleteElsewhere(_ row: UInt64, _ container: ModelContainer) throws {
+        let deleting = ModelContext(container)
+        deleting.delete(try #require(deleting.model(for: identifier(row, container)) as? LoaderShelf))
+        try deleting.save()
+    }
+
     /// The stored record of a row, as a fetch reads it.
     func record(_ row: UInt64, _ container: ModelContainer) throws -> RecordReader {
         let key = EntryLayout.rowKey(row)
@@ -129,9 +136,7 @@ final class LoaderVolume {
         let loader = context.rows
         defer { withExtendedLifetime(context) {} }
         let fault = loader.registeredOrFault(identifier(row, container), tables: tables)
-        let deleting = ModelContext(container)
-        deleting.delete(try #require(deleting.model(for: identifier(row, container)) as? LoaderShelf))
-        try deleting.save()
+        try deleteElsewhere(row, container)
         let error = #expect(throws: StorageError.self) { try loader.load(fault, rowID: row, tables: tables) }
         #expect(error?.code == .notFound && error?.message.contains("deleted") == true)
     }
@@ -145,9 +150,7 @@ final class LoaderVolume {
         let fault = loader.registeredOrFault(identifier(row, container), tables: tables)
         let source = try #require(loader.source(of: fault, 0, failures: &context.loadFailures))
         #expect(source.rowID == row && source.tables === tables)
-        let deleting = ModelContext(container)
-        deleting.delete(try #require(deleting.model(for: identifier(row, container)) as? LoaderShelf))
-        try deleting.save()
+        try deleteElsewhere(row, container)
         loader.load(0, of: fault, rowID: row, tables: tables, failures: &context.loadFailures)  // its label
         #expect(fault.isDeleted, "a row deleted elsewhere marks its model deleted")
         #expect(loader.identity.model(for: identifier(row, container)) == nil, "and the map lets it go")
