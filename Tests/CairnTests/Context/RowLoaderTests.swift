@@ -40,6 +40,23 @@ final class LoaderVolume {
         PersistentIdentifier(entityName: "LoaderShelf", storeIdentifier: container.store.identifier, rowID: row)
     }
 
+    /// A saved shelf's registered fault in a new context, with its store, row and tables.
+    struct ShelfFault {
+        let container: ModelContainer
+        let row: UInt64
+        let tables: Store.EntityTables
+        let context: ModelContext
+        let fault: any PersistentModel
+    }
+
+    func shelfFault() throws -> ShelfFault {
+        let (container, row) = try store()
+        let tables = shelfTables(container)
+        let context = ModelContext(container)
+        let fault = context.rows.registeredOrFault(identifier(row, container), tables: tables)
+        return ShelfFault(container: container, row: row, tables: tables, context: context, fault: fault)
+    }
+
     /// Deletes the shelf of `row` through another context, as another part of the app would.
     func deleteElsewhere(_ row: UInt64, _ container: ModelContainer) throws {
         let deleting = ModelContext(container)
@@ -111,12 +128,11 @@ final class LoaderVolume {
     }
 
     @Test func aScratchCopyOfARowIsNotRegistered() throws {
-        let (container, row) = try store()
-        let tables = shelfTables(container)
-        let context = ModelContext(container)
+        let shelf = try shelfFault()
+        let (container, row, tables, context, registered) = (
+            shelf.container, shelf.row, shelf.tables, shelf.context, shelf.fault
+        )
         let loader = context.rows
-        defer { withExtendedLifetime(context) {} }
-        let registered = loader.registeredOrFault(identifier(row, container), tables: tables)
         let scratch = try container.store.environment.read { txn in
             try loader.storedModel(row: row, tables: tables, in: txn)
         }
@@ -130,24 +146,22 @@ final class LoaderVolume {
     }
 
     @Test func loadingARowThatIsGoneThrowsNotFound() throws {
-        let (container, row) = try store()
-        let tables = shelfTables(container)
-        let context = ModelContext(container)
+        let shelf = try shelfFault()
+        let (container, row, tables, context, fault) = (
+            shelf.container, shelf.row, shelf.tables, shelf.context, shelf.fault
+        )
         let loader = context.rows
-        defer { withExtendedLifetime(context) {} }
-        let fault = loader.registeredOrFault(identifier(row, container), tables: tables)
         try deleteElsewhere(row, container)
         let error = #expect(throws: StorageError.self) { try loader.load(fault, rowID: row, tables: tables) }
         #expect(error?.code == .notFound && error?.message.contains("deleted") == true)
     }
 
     @Test func aGettersLoadOfARowThatIsGoneLeavesAPlaceholderAndMarksTheModelDeleted() throws {
-        let (container, row) = try store()
-        let tables = shelfTables(container)
-        let context = ModelContext(container)
+        let shelf = try shelfFault()
+        let (container, row, tables, context, fault) = (
+            shelf.container, shelf.row, shelf.tables, shelf.context, shelf.fault
+        )
         let loader = context.rows
-        defer { withExtendedLifetime(context) {} }
-        let fault = loader.registeredOrFault(identifier(row, container), tables: tables)
         let source = try #require(loader.source(of: fault, 0, failures: &context.loadFailures))
         #expect(source.rowID == row && source.tables === tables)
         try deleteElsewhere(row, container)
