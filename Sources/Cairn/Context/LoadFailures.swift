@@ -90,7 +90,7 @@ struct LoadFailures {
     ) -> any PersistentModel {
         let state = _ModelState()
         state.persistentIdentifier = id
-        let model = tables.entity.modelType.init(_$modelState: state)
+        let model = tables.modelType.init(_$modelState: state)
         model._$state.attach(to: link, reporting: tables.keyedAttributeMask)
         return model
     }

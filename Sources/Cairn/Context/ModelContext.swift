@@ -88,11 +88,11 @@ public final class ModelContext: _ModelLoader {
         self.link = link
         rows = RowLoader(store: container.store, link: link)
         commits = CommitTracker(lastSeen: (try? container.store.environment.read { txn in txn.id }) ?? 0)
-        link.loader = self
+        link.connect(self)
         inverses.loadProperty = { [unowned self] model, index in self.fulfill(model, index) }
     }
 
-    deinit { link.loader = nil }
+    deinit { link.disconnect() }
 
     // MARK: Ownership
 

@@ -50,11 +50,11 @@ final class RowLoader {
     /// A new, registered fault for a stored row, belonging to the loader's owner.
     func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
         precondition(
-            link.loader != nil,
+            link.isConnected,
             "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
         let state = _ModelState()
         state.persistentIdentifier = persistentModelID
-        let model = tables.entity.modelType.init(_$modelState: state)
+        let model = tables.modelType.init(_$modelState: state)
         state.attach(to: link, reporting: tables.keyedAttributeMask)
         if let row = persistentModelID.rowID {
             identity.register(model, entity: tables.ordinal, row: row)
@@ -263,7 +263,7 @@ final class RowLoader {
 
     /// A scratch instance, in no context, holding a record's attributes.
     func scratchModel(from reader: RecordReader, tables: Store.EntityTables) throws -> any PersistentModel {
-        let scratch = tables.entity.modelType.init(_$modelState: _ModelState())
+        let scratch = tables.modelType.init(_$modelState: _ModelState())
         try apply(reader, to: scratch, tables: tables)
         return scratch
     }

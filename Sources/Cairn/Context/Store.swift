@@ -133,6 +133,9 @@ final class Store: @unchecked Sendable {
         /// `\Model.persistentModelID` for the entity's class, made once: a key path over a generic
         /// root is instantiated anew each time it is written (8,000 instructions per fetch).
         let identifierKeyPath: AnyKeyPath
+        /// The entity's class, which faults are made of (read through ``entity`` it retained and
+        /// released the entity at every fault).
+        let modelType: any PersistentModel.Type
 
         init(
             entity: Schema.Entity, ordinal: Int, records: Table, tags: [String: UInt32], edges: [String: Table],
@@ -142,6 +145,7 @@ final class Store: @unchecked Sendable {
             self.ordinal = ordinal
             entityName = InternedName(entity.name)
             identifierKeyPath = Self.identifierKeyPath(of: entity.modelType)
+            modelType = entity.modelType
             self.records = records
             self.tags = tags
             self.edges = edges

@@ -28,7 +28,7 @@ final class StoredImages: _ModelLoader {
     /// Images of `store`'s rows.
     init(store: Store) {
         rows = RowLoader(store: store, link: link)
-        link.loader = self
+        link.connect(self)
     }
 
     /// Images for a fetch with `descriptor` in `context` when it leaves unsaved changes out and
@@ -40,7 +40,7 @@ final class StoredImages: _ModelLoader {
     }
 
     /// Ends the images' link: an image kept past the fetch reads no more.
-    func close() { link.loader = nil }
+    func close() { link.disconnect() }
 
     /// Counts what reading the images read among the context's reads.
     func addStatistics(to context: ModelContext) {

@@ -155,9 +155,24 @@ public final class _ModelState {
 public final class _ContextLink {
     /// The context, until it is deinitialized (it empties the link then, so no model can reach
     /// it afterwards).
-    @usableFromInline @exclusivity(unchecked) unowned(unsafe) var loader: (any _ModelLoader)?
+    @usableFromInline @exclusivity(unchecked) unowned(unsafe) private(set) var loader: (any _ModelLoader)?
+    /// Whether the link reaches its owner: what ``loader`` tells, without reading it (a read of
+    /// the unowned reference retains and releases the context).
+    @exclusivity(unchecked) private(set) var isConnected = false
 
     init() {}
+
+    /// Makes `loader` the owner the link reaches.
+    func connect(_ loader: any _ModelLoader) {
+        self.loader = loader
+        isConnected = true
+    }
+
+    /// Empties the link: its owner is going away.
+    func disconnect() {
+        loader = nil
+        isConnected = false
+    }
 }
 
 /// A set of property indexes: bits 0…63 inline, the rest in an array that exists only for
