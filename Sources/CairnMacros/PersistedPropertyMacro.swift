@@ -73,14 +73,14 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             """
             get {
-            _$modelState.access(self, keyPath: \(raw: keyPath), \(raw: index))
+            _$access(\(raw: keyPath), \(raw: index))
             if !\(raw: storage).isLoaded { _$fulfill(\(raw: index)) }
             return \(raw: storage).value
             }
             """,
             """
             set {
-            _$modelState.withMutation(of: self, keyPath: \(raw: keyPath), \(raw: index)) {
+            _$withMutation(\(raw: keyPath), \(raw: index)) {
             let oldValue = \(raw: storage).loadedValue
             \(raw: storage) = Cairn._PersistedValue(newValue)
             _$didSet(\(raw: index), from: oldValue, to: newValue)

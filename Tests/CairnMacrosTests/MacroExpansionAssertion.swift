@@ -119,14 +119,14 @@ enum ExpectedExpansion {
                         _$\#(name) = Cairn._PersistedValue(initialValue)
                     }
                     get {
-                        _$modelState.access(self, keyPath: \#(keyPath), \#(index))
+                        _$access(\#(keyPath), \#(index))
                         if !_$\#(name).isLoaded {
                             _$fulfill(\#(index))
                         }
                         return _$\#(name).value
                     }
                     set {
-                        _$modelState.withMutation(of: self, keyPath: \#(keyPath), \#(index)) {
+                        _$withMutation(\#(keyPath), \#(index)) {
                             let oldValue = _$\#(name).loadedValue
                             _$\#(name) = Cairn._PersistedValue(newValue)
                             _$didSet(\#(index), from: oldValue, to: newValue)

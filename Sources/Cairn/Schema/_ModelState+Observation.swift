@@ -54,3 +54,32 @@ extension _ModelState {
     /// Whether the model has an observation registrar yet (made at its first getter call).
     var hasRegistrar: Bool { registrar != nil }
 }
+
+extension PersistentModel {
+    /// Registers a read of the persisted property at `index` (``_ModelState/access(_:keyPath:_:)``),
+    /// with the model's state reached unretained: calling the state's method through
+    /// `_$modelState` retained and released the state at every getter call. Called by generated
+    /// getters; not for direct use.
+    ///
+    /// ```swift
+    /// _$access(Book._$keyPath_title, 2)   // generated code
+    /// ```
+    @inlinable
+    public func _$access<Member>(_ keyPath: KeyPath<Self, Member>, _ index: Int) {
+        _$state { $0.access(self, keyPath: keyPath, index) }
+    }
+
+    /// Runs `mutation`, the change of the persisted property at `index`, through
+    /// ``_ModelState/withMutation(of:keyPath:_:_:)``, with the state reached unretained. Called by
+    /// generated setters; not for direct use.
+    ///
+    /// ```swift
+    /// _$withMutation(Book._$keyPath_title, 2) { _$title = … }   // generated code
+    /// ```
+    @inlinable
+    public func _$withMutation<Member, Result>(
+        _ keyPath: KeyPath<Self, Member>, _ index: Int, _ mutation: () throws -> Result
+    ) rethrows -> Result {
+        try _$state { try $0.withMutation(of: self, keyPath: keyPath, index, mutation) }
+    }
+}
