@@ -20,12 +20,17 @@ struct RecordList {
     /// Where each record ends in ``bytes``, and its content checksum (see ``EncodedRecord``).
     private var entries: [(end: Int, contentChecksum: UInt32)] = []
 
+    /// How many records the list expects, when it was told (see ``finish(_:)``).
+    private var expected = 0
+
     init() {}
 
-    /// Room for `records` records of about `bytesPerRecord` bytes each.
+    /// Room for `records` records of about `bytesPerRecord` bytes each; once the first record is
+    /// written, room for all of them at its size, if that is more.
     init(reservingCapacity records: Int, bytesPerRecord: Int) {
         bytes.reserveCapacity(records * bytesPerRecord)
         entries.reserveCapacity(records)
+        expected = records
     }
 
     var count: Int { entries.count }
@@ -49,6 +54,12 @@ struct RecordList {
         writer = .empty
         bytes = all
         entries.append((bytes.count, checksum))
+        if entries.count == 1 && expected > 1 {
+            // Records longer than the guess grew the bytes by doubling, late: a copy of millions
+            // of bytes into newly mapped memory. Grown now, the copy is one record's.
+            let room = bytes.count.multipliedReportingOverflow(by: expected + expected / 8)
+            if !room.overflow && room.partialValue > bytes.capacity { bytes.reserveCapacity(room.partialValue) }
+        }
         return entries.count - 1
     }
 

@@ -290,6 +290,10 @@ struct CandidateReader {
     private var after: UInt64?
     private(set) var isExhausted = false
 
+    /// The most records a scan makes room for before it reads (it may stop early, when the
+    /// table has fewer rows than asked for).
+    static let scanReserveLimit = 4_096
+
     init(access: PredicatePlanner.Access, tables: Store.EntityTables) {
         self.access = access
         self.tables = tables
@@ -300,6 +304,7 @@ struct CandidateReader {
     mutating func next(_ count: Int, txn: borrowing ReadTransaction) throws -> [(UInt64, RecordReader)] {
         if case .fullScan = access {
             var batch = RecordBatch()
+            batch.reserveCapacity(records: min(count, Self.scanReserveLimit))
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
             var last = after
@@ -328,6 +333,9 @@ struct CandidateReader {
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
         var batch = RecordBatch()
+        // Grown once for the rows asked for, not by doubling (an allocation and a copy at each);
+        // a few rows grow it as they come, as the guess of their size would.
+        if rowIDs.count > 16 { batch.reserveCapacity(records: rowIDs.count) }
         for row in rowIDs {
             // The key on the stack: an array per row was an allocation per record read.
             _ = try EntryLayout.withRowKey(row) { key in

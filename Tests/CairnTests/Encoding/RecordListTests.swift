@@ -69,4 +69,22 @@ import Testing
         #expect(list.count == 1_000)
         #expect(list.withRecord(0) { $0.baseAddress } == first, "the bytes stayed where they were")
     }
+
+    /// Records longer than the guess: the list makes room for all of them at the first one's size
+    /// once that record is written, so the bytes move once, with one record in them, not at each
+    /// doubling with all the records so far.
+    @Test func recordsLongerThanTheGuessMoveTheBytesOnceEarly() {
+        var list = RecordList(reservingCapacity: 1_000, bytesPerRecord: 4)
+        var writer = list.writer()
+        write([1_000, 1_000, 1_000, 1_000, 1_000, 1_000], with: &writer)
+        list.finish(&writer)
+        let first = list.withRecord(0) { $0.baseAddress }
+        for value in 1_000..<1_999 as Range<Int64> {
+            var writer = list.writer()
+            write([value, value, value, value, value, value], with: &writer)
+            list.finish(&writer)
+        }
+        #expect(list.count == 1_000)
+        #expect(list.withRecord(0) { $0.baseAddress } == first, "no move after the first record")
+    }
 }
