@@ -102,9 +102,10 @@ package struct EnvironmentBackup {
         copyConfiguration.isReadOnly = true
         copyConfiguration.initialMapSize = 0
         let copy = try LMDBEnvironment.open(copyConfiguration)
-        for name in try copy.tableNames() {
+        let catalog = TableCatalog(environment: copy)
+        for name in try catalog.names() {
             // Flags are unknown here; a plain table handle reads duplicate tables' keys too.
-            guard let table = try copy.openTable(name, flags: try copy.storedFlags(of: name)) else {
+            guard let table = try catalog.open(name, flags: try catalog.storedFlags(of: name)) else {
                 throw StorageError(
                     code: .damaged,
                     message: "The backup lacks table '\(name)' that its catalogue lists. Take the backup again.",

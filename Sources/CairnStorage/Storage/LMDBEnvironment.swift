@@ -389,10 +389,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     // MARK: Tables
 
     /// The named table `name`, opened once and cached; `nil` if it does not exist and `create`
-    /// is `false`.
-    ///
-    /// Opening runs its own short transaction, so call it before, not inside, a transaction's
-    /// closure. Opening an existing table with other flags than it was created with is an error.
+    /// is `false` (see ``TableCatalog/open(_:flags:create:)``).
     ///
     /// ```swift
     /// let index = try environment.openTable("i/Book/year", flags: [.duplicateSort, .duplicateFixed], create: true)!
@@ -400,45 +397,15 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// - Throws: ``StorageError`` (`.tooManyTables`, `.readOnly`, `.other` for mismatched flags).
     package func openTable(_ name: String, flags: TableFlags = [], create: Bool = false) throws(StorageError) -> Table?
     {
-        try checkProcess()
-        precondition(
-            ThreadTransactionDepth.current == 0,
-            "LMDBEnvironment.openTable(_:flags:create:) was called inside a transaction's closure; open tables first")
-        if let table = state.cachedTable(name) {
-            guard table.flags == flags else { throw mismatchedFlags(table, flags) }
-            return table
-        }
-        if create && configuration.isReadOnly {
-            throw StorageError(
-                code: .readOnly,
-                message:
-                    "Table '\(name)' does not exist and the store is read-only. Open the store writable once to create it.",
-                path: path)
-        }
-        // Table handles are opened under the writer lock: LMDB allows one mdb_dbi_open at a time.
-        state.writerLock.lock()
-        defer { state.writerLock.unlock() }
-        if let table = state.cachedTable(name) {
-            guard table.flags == flags else { throw mismatchedFlags(table, flags) }
-            return table
-        }
-        let table: Table?
-        do throws(LMDBError) {
-            table = try retryingMapChanges { () throws(LMDBError) in
-                try state.openTableInOwnTransaction(
-                    name, flags: flags, create: create, readOnly: configuration.isReadOnly)
-            }
-        } catch LMDBError.incompatible {
-            throw StorageError(
-                code: .other,
-                message: "Table '\(name)' exists with other flags than \(flags.rawValue) (see TableFlags). "
-                    + "Open it with the flags it was created with.",
-                path: path)
-        } catch {
-            throw error.storageError(operation: "Opening table '\(name)'", path: path)
-        }
-        return table
+        try TableCatalog(environment: self).open(name, flags: flags, create: create)
     }
+
+    /// The names of every named table in the store, in byte order (see ``TableCatalog/names()``).
+    ///
+    /// ```swift
+    /// for name in try environment.tableNames() { print(name) }
+    /// ```
+    package func tableNames() throws -> [String] { try TableCatalog(environment: self).names() }
 
     /// Runs `body`, which begins its own transaction and holds no gate when it returns, again
     /// after a map change: when another process grew the map (`MDB_MAP_RESIZED`) its size is
@@ -463,53 +430,6 @@ package final class LMDBEnvironment: @unchecked Sendable {
     }
 
     static let maximumResizeRetries = 64
-
-    private func mismatchedFlags(_ table: Table, _ flags: TableFlags) -> StorageError {
-        StorageError(
-            code: .other,
-            message: "Table '\(table.name)' is open with flags \(table.flags.rawValue), not \(flags.rawValue). "
-                + "Open it with the flags it was created with.",
-            path: path)
-    }
-
-    /// The names of every named table in the store, in byte order.
-    ///
-    /// ```swift
-    /// for name in try environment.tableNames() { print(name) }
-    /// ```
-    /// - Complexity: O(*t*) in the number of tables.
-    package func tableNames() throws -> [String] {
-        try read { txn in
-            var names: [String] = []
-            try txn.scan(state.mainTable) { key, _ in
-                // Keys starting with a zero byte are Cairn's own (CommitMarker), not tables.
-                if key.first != 0 { names.append(String(decoding: key, as: UTF8.self)) }
-                return true
-            }
-            return names
-        }
-    }
-
-    /// The flags a named table was created with, read from its record in the main table.
-    func storedFlags(of name: String) throws -> TableFlags {
-        try read { txn in
-            // mdb_dbi_flags needs an open handle; read the flags from the MDB_db record instead:
-            // md_flags is the 16-bit field at offset 4 of the 48-byte record.
-            let record = try txn.get(Array(name.utf8), in: state.mainTable)
-            guard let record, record.count >= 6 else {
-                throw StorageError(
-                    code: .damaged,
-                    message: "Table '\(name)' has no valid record in the store's catalogue: the store is damaged. "
-                        + "Restore it from a backup.",
-                    path: path)
-            }
-            let flags = UInt32(record[4]) | UInt32(record[5]) << 8
-            return TableFlags(
-                rawValue: flags
-                    & (TableFlags.duplicateSort.rawValue | TableFlags.duplicateFixed.rawValue
-                        | TableFlags.integerKey.rawValue | TableFlags.integerDuplicates.rawValue))
-        }
-    }
 
     // MARK: Information
 
@@ -571,7 +491,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// handles stay valid. For tests of that path.
     func reopenForTesting() throws(StorageError) { try state.reopen() }
 
-    private func checkProcess() throws(StorageError) {
+    func checkProcess() throws(StorageError) {
         guard state.processID == ProcessIdentity.current else {
             throw StorageError(
                 code: .usedAfterFork,

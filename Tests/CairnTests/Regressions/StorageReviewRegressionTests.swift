@@ -255,7 +255,9 @@ import Testing
         let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
         var entries: [String] = []
         for name in try environment.tableNames() {
-            let table = try #require(try environment.openTable(name, flags: try environment.storedFlags(of: name)))
+            let table = try #require(
+                try environment.openTable(name, flags: try TableCatalog(environment: environment).storedFlags(of: name))
+            )
             try environment.read { txn in
                 try txn.scan(table) { key, value in
                     entries.append("\(name) \(Array(key))=\(Array(value))")

@@ -53,7 +53,8 @@ import Testing
             let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
             var contents: [String: [[UInt8]]] = [:]
             for name in try environment.tableNames() {
-                let table = try environment.openTable(name, flags: try environment.storedFlags(of: name))!
+                let table = try environment.openTable(
+                    name, flags: try TableCatalog(environment: environment).storedFlags(of: name))!
                 try environment.read { txn in
                     try txn.scan(table) { key, value in
                         contents[name, default: []].append(Array(key) + [0x3D] + Array(value))

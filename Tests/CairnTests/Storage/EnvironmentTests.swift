@@ -81,18 +81,6 @@ import Testing
         #expect(try readOnly.openTable("missing") == nil)
     }
 
-    @Test func tablesAreCachedListedAndCheckedForFlags() throws {
-        let store = try TemporaryStore()
-        let a = try store.table("a")
-        let b = try store.table("b", flags: [.duplicateSort, .duplicateFixed])
-        #expect(try store.table("a") == a)
-        #expect(try store.environment.openTable("missing") == nil)
-        #expect(try store.environment.tableNames() == ["a", "b"])
-        #expect { try store.environment.openTable("b", flags: []) } throws: { $0 is StorageError }
-        #expect(try store.environment.storedFlags(of: "b") == [.duplicateSort, .duplicateFixed])
-        _ = b
-    }
-
     @Test func reopeningAfterAPanicKeepsTableHandlesAndData() throws {
         let store = try TemporaryStore()
         let tables = try (0..<5).map { try store.table("t\($0)") }
