@@ -92,7 +92,7 @@ final class InverseMaintainer {
         tables: Store.EntityTables, relationship: Schema.Relationship, inverse: Schema.Relationship?, rowID: UInt64?
     )? {
         let state = model._$state
-        guard state.loader != nil else {
+        guard state.isInContext else {
             // A model outside any context was related to one of this context's: it joins, and
             // inserting it relates everything it points at.
             context.insert(model)
@@ -112,9 +112,9 @@ final class InverseMaintainer {
         in context: ModelContext
     ) {
         let state = target._$state
-        if state.loader == nil { context.insert(target) }
+        if !state.isInContext { context.insert(target) }
         precondition(
-            state.loader === context,
+            state { $0.belongs(to: context.link) },
             "\(type(of: model)).\(relationship.name) was set to a \(relationship.destination) of another context")
     }
 

@@ -172,8 +172,10 @@ public final class ModelContext: _ModelLoader {
         checkOwner()
         // The state once, unretained: each read through the protocol is a call.
         let state = model._$state
-        if let loader = state.loader {
-            precondition(loader === self, "ModelContext.insert(_:): this \(Model.self) belongs to another context")
+        if state.isInContext {
+            precondition(
+                state { $0.belongs(to: link) }, "ModelContext.insert(_:): this \(Model.self) belongs to another context"
+            )
             pending.undelete(model)
             return
         }
@@ -207,8 +209,10 @@ public final class ModelContext: _ModelLoader {
     /// - Precondition: the model belongs to this context, or to none.
     public func delete<Model: PersistentModel>(_ model: Model) {
         checkOwner()
-        guard let loader = model._$state.loader else { return }
-        precondition(loader === self, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
+        let state = model._$state
+        guard state.isInContext else { return }
+        precondition(
+            state { $0.belongs(to: link) }, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
         guard model._$state.persistentIdentifier != nil else { return }
         // Also for a model never saved: its delete rules apply at save like any other's.
         guard pending.delete(model) else { return }

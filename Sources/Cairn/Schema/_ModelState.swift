@@ -132,6 +132,13 @@ public final class _ModelState {
     /// Leaves the model's context.
     func detach() { link = nil }
 
+    /// Whether the model belongs to a context that still exists: what `loader != nil` tells,
+    /// without reading the context (a read of the unowned reference retains and releases it).
+    var isInContext: Bool { link?.isConnected ?? false }
+
+    /// Whether the model belongs to the context behind `link`, which still exists.
+    func belongs(to link: _ContextLink) -> Bool { self.link === link && link.isConnected }
+
     /// Forgets every change, as after a save.
     ///
     /// ```swift

@@ -33,4 +33,18 @@ import Testing
         book._$state.detach()
         #expect(book._$modelState.loader == nil)
     }
+
+    @Test func aModelKnowsItsContextWithoutReadingIt() throws {
+        let directory = TemporaryDirectory()
+        let container = try libraryContainer(directory)
+        let book = LibraryBook(isbn: "978-1", title: "Emma")
+        #expect(!book._$state.isInContext, "a model only created belongs to no context")
+        var context: ModelContext? = ModelContext(container)
+        context!.insert(book)
+        #expect(book._$state.isInContext)
+        #expect(book._$state { $0.belongs(to: context!.link) })
+        #expect(!book._$state { $0.belongs(to: ModelContext(container).link) }, "not another context's")
+        context = nil
+        #expect(!book._$state.isInContext, "a context that is gone holds no model")
+    }
 }
