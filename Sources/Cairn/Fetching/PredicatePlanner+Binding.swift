@@ -40,7 +40,7 @@ extension PredicatePlanner {
         }
         /// The plan for a lookup of one equality's key (`access` made from the finished key).
         func lookup(_ slot: Int, _ access: ([UInt8]) -> Access) -> Plan {
-            let (bytes, isExact) = equalityKey(shape.slots[slot], parts[shape.slots[slot].part])
+            let (bytes, isExact) = equalityKey(shape.slots[slot], value: parts[shape.slots[slot].part].value!)
             let key = KeyBuilder.finalize(bytes)
             let plan = Plan(access: access(key), parts: parts)
             if isExact && key.count < KeyBuilder.maximumLength { plan.covered[shape.slots[slot].part] = .evaluate }
@@ -118,18 +118,19 @@ extension PredicatePlanner {
                 attribute: slot.attribute, kind: .oneOf, key: [], value: keys.count, keys: keys, conjunct: slot.part,
                 isExact: isExact)
         }
-        let (key, equalsItself) = equalityKey(slot, part)
+        let (key, equalsItself) = equalityKey(slot, value: value)
         return Condition(
             attribute: slot.attribute, kind: slot.kind, key: key, value: value, conjunct: slot.part,
             isExact: equalsItself)
     }
 
-    /// The key encoding (not finalized) of the value `part` compares a slot's attribute with,
-    /// and whether the value equals itself (not NaN). The shape holds only parts with a value of
-    /// the attribute's type that has a key encoding.
-    private func equalityKey(_ slot: Slot, _ part: Part) -> (key: [UInt8], isExact: Bool) {
+    /// The key encoding (not finalized) of `value`, which a part compares a slot's attribute
+    /// with, and whether the value equals itself (not NaN). The shape holds only parts with a
+    /// value of the attribute's type that has a key encoding. (The value, not its part: a part
+    /// passed was a copy of the part's whole expression.)
+    private func equalityKey(_ slot: Slot, value: Any) -> (key: [UInt8], isExact: Bool) {
         var builder = KeyBuilder()
-        let equalsItself = slot.encode!(part.value!, &builder)
+        let equalsItself = slot.encode!(value, &builder)
         return (builder.bytes, equalsItself)
     }
 
