@@ -213,7 +213,7 @@ public final class ModelContext: _ModelLoader {
         guard state.isInContext else { return }
         precondition(
             state { $0.belongs(to: link) }, "ModelContext.delete(_:): this \(Model.self) belongs to another context")
-        guard model._$state.persistentIdentifier != nil else { return }
+        guard state.persistentIdentifier != nil else { return }
         // Also for a model never saved: its delete rules apply at save like any other's.
         guard pending.delete(model) else { return }
         scheduleAutosave()

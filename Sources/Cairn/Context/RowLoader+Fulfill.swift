@@ -20,7 +20,7 @@ extension RowLoader {
                 "\(type(of: model)) property #\(index) was read before it was loaded, and the model has no "
                     + "identifier of this context's schema: create models with their own initialisers")
         }
-        guard let rowID = id.rowID, id.store == store.internedIdentifier else {
+        guard let rowID = row(of: id) else {
             let reason =
                 id.rowID == nil
                 ? "the identifier is of a model that was never saved" : "the identifier is of another store"

@@ -64,22 +64,25 @@ final class RowLoader {
         return model
     }
 
+    /// The row `id` names in this loader's store, or `nil` for an identifier of a model never
+    /// saved or of another store.
+    func row(of id: PersistentIdentifier) -> UInt64? {
+        id.store == store.internedIdentifier ? id.rowID : nil
+    }
+
     /// A new fault for an identifier from outside that the context does not hold; for one that names no
     /// saved model of this store, the placeholder the failed-load policy hands out (see
     /// `ModelContext.model(for:)`): an empty deleted model for an entity the schema lacks (its
     /// error recorded in `failures`), an untracked model for a row of no store of this context.
     func faultOrPlaceholder(_ id: PersistentIdentifier, failures: inout LoadFailures) -> any PersistentModel {
         guard let tables = store.entitiesByName[id.entity] else { return failures.unknownEntityModel(id) }
-        guard id.rowID != nil, id.store == store.internedIdentifier else {
-            return LoadFailures.untrackedModel(id, tables: tables, link: link)
-        }
+        guard row(of: id) != nil else { return LoadFailures.untrackedModel(id, tables: tables, link: link) }
         return fault(id, tables: tables)
     }
 
     /// Whether `id` names a stored row of this store (one read; no fault is made).
     func hasRow(_ id: PersistentIdentifier) -> Bool {
-        guard let rowID = id.rowID, id.store == store.internedIdentifier, let tables = store.entitiesByName[id.entity]
-        else { return false }
+        guard let rowID = row(of: id), let tables = store.entitiesByName[id.entity] else { return false }
         statistics.readTransactions += 1
         let exists = try? store.environment.read { txn in
             try txn.contains(EntryLayout.rowKey(rowID), in: tables.records)

@@ -114,9 +114,10 @@ struct SaveApplier {
             if id.isTemporary {
                 Self.detach(model)
             } else {
-                model._$state.isDeleted = true
-                model._$state.clearChanges()
-                model._$state.detach()
+                let state = model._$state
+                state.isDeleted = true
+                state.clearChanges()
+                state.detach()
             }
         }
         pending.removeAll()
@@ -138,8 +139,9 @@ struct SaveApplier {
     /// Makes a model leave its context as if it had never joined: an insert that is rolled back,
     /// superseded, or deleted before it was saved.
     static func detach(_ model: any PersistentModel) {
-        model._$state.detach()
-        model._$state.persistentIdentifier = nil
-        model._$state.clearChanges()
+        let state = model._$state
+        state.detach()
+        state.persistentIdentifier = nil
+        state.clearChanges()
     }
 }

@@ -299,12 +299,20 @@ struct CandidateReader {
         self.tables = tables
     }
 
+    /// An empty batch for about `rows` records: grown once for them, not by doubling (an
+    /// allocation and a copy at each); a few rows grow it as they come, as the guess of their
+    /// size would.
+    private static func batch(for rows: Int) -> RecordBatch {
+        var batch = RecordBatch()
+        if rows > 16 { batch.reserveCapacity(records: rows) }
+        return batch
+    }
+
     /// At most `count` more candidate rows with their records; rows whose record is gone are
     /// left out.
     mutating func next(_ count: Int, txn: borrowing ReadTransaction) throws -> [(UInt64, RecordReader)] {
         if case .fullScan = access {
-            var batch = RecordBatch()
-            batch.reserveCapacity(records: min(count, Self.scanReserveLimit))
+            var batch = Self.batch(for: min(count, Self.scanReserveLimit))
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
             var last = after
@@ -332,10 +340,7 @@ struct CandidateReader {
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
-        var batch = RecordBatch()
-        // Grown once for the rows asked for, not by doubling (an allocation and a copy at each);
-        // a few rows grow it as they come, as the guess of their size would.
-        if rowIDs.count > 16 { batch.reserveCapacity(records: rowIDs.count) }
+        var batch = batch(for: rowIDs.count)
         for row in rowIDs {
             // The key on the stack: an array per row was an allocation per record read.
             _ = try EntryLayout.withRowKey(row) { key in

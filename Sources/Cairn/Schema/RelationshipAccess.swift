@@ -235,8 +235,13 @@ final class RelationshipAccess: @unchecked Sendable {
             },
             unload: { location.set($0, _PersistedValue()) },
             append: nil,
-            hasTargets: { location.get($0).isLoaded },
-            contains: { model, target in location.get(model).loadedValue.map { $0 === target } ?? false })
+            hasTargets: { location.read($0) { $0.isLoaded } },
+            contains: { model, target in
+                location.read(model) {
+                    if case .some(let current) = $0.storage { return current === target }
+                    return false
+                }
+            })
     }
 }
 
