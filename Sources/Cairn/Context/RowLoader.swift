@@ -36,6 +36,9 @@ final class RowLoader {
         identity = IdentityMap(store: store)
     }
 
+    /// Lets the map's models go in the order that frees them fastest (``IdentityMap/releaseAll()``).
+    deinit { identity.releaseAll() }
+
     /// The registered model of a stored row of `tables`' entity (one the caller just read), or a
     /// new registered fault for it; no checks of the identifier (see
     /// `ModelContext.registeredOrFault(_:)` for identifiers from outside).

@@ -157,4 +157,40 @@ import Testing
         #expect(map.model(entity: tables.ordinal, row: 7) === again && map.allocatedPages == 2)
         #expect(map.model(entity: tables.ordinal, row: 1_024) === held[512])
     }
+
+    /// When the context goes away the map lets go of every model, the paged rows, the rows past
+    /// the paged range and the inserted ones alike: a model something else still holds lives on
+    /// (the map let go of it first, so it goes with its holder), the others die with the map.
+    @Test func releasingEverythingEmptiesTheMapAndLeavesWhatOthersHold() throws {
+        let (container, tables) = try store()
+        var map = IdentityMap(store: container.store)
+        var holder: [Gauge]? = []
+        weak var alone: Gauge?
+        weak var heldByHolder: Gauge?
+        weak var farAlone: Gauge?
+        for row in [0, 1, 600, 1_300, 1 << 40] as [UInt64] {
+            let gauge = Gauge(code: Int(row % 1_000), reading: 0)
+            gauge._$modelState.persistentIdentifier = id(row, container)
+            map.register(gauge, entity: tables.ordinal, row: row)
+            switch row {
+            case 0: alone = gauge
+            case 1 << 40: farAlone = gauge
+            case 600: heldByHolder = gauge
+            default: break
+            }
+            if row != 0 && row != 1 << 40 { holder?.append(gauge) }
+        }
+        let inserted = Gauge(code: 9, reading: 0)
+        map.register(inserted, as: inserted.persistentModelID)
+        weak let insertedAlone = inserted
+        _ = consume inserted
+        #expect(map.registeredCount == 6 && map.allocatedPages == 3)
+        #expect(alone != nil && farAlone != nil && insertedAlone != nil, "the map holds them")
+        map.releaseAll()
+        #expect(map.registeredCount == 0 && map.allocatedPages == 0 && map.models.isEmpty)
+        #expect(alone == nil && farAlone == nil && insertedAlone == nil, "only the map held them")
+        #expect(heldByHolder != nil && holder?.count == 3, "held elsewhere, so alive")
+        holder = nil
+        #expect(heldByHolder == nil, "gone with their holder")
+    }
 }
