@@ -20,8 +20,9 @@ import Darwin
 /// file's version is unchanged, no byte of it was written since it was walked, provided the walk
 /// began clearly after the file's last change: file systems stamp times with a clock that ticks
 /// every few milliseconds (or every second), and a write in the same tick as the stamp would
-/// leave it unchanged. A walk is remembered only when the file's `st_ctime` is more than
-/// ``margin`` older than the walk's start, and only when the walk found nothing to repair.
+/// leave it unchanged. A walk is remembered only when the file's `st_ctime` is older than the
+/// walk's start by more than a tick (``margin(after:)``), and only when the walk found nothing
+/// to repair.
 ///
 /// What this does not cover, as it does not for a file walked once and kept open: a write to
 /// the disk device under the file system, and memory the kernel holds for the file changing
@@ -63,8 +64,27 @@ final class WalkedFiles: @unchecked Sendable {
     }
 
     /// How much older than a walk's start a file's last change must be for the walk to be
-    /// remembered: more than any file system's timestamp granularity (one second at the coarsest).
+    /// remembered, on a file system that stamps whole seconds (or two, as FAT does): more than
+    /// its tick.
     static let margin: Double = 2
+
+    /// The same on a file system whose stamps carry fractions of a second (ext4, XFS, Btrfs,
+    /// tmpfs, APFS): their clock ticks at least every 10 ms (the kernel's coarse clock, one
+    /// scheduler tick; APFS stamps nanoseconds), so 50 ms is more than a tick. A store written
+    /// and opened again within two seconds (a second container, a store reopened after a save)
+    /// skipped no walk with the whole-second margin.
+    static let fineMargin: Double = 0.05
+
+    /// The margin for a file whose last change was stamped `changed`: a stamp with a fraction of
+    /// a second comes from a file system that keeps fractions (one that does not leaves it zero;
+    /// the one stamp in a billion that is whole on a fine file system gets the wider margin).
+    static func margin(after changed: timespec) -> Double { changed.tv_nsec != 0 ? fineMargin : margin }
+
+    /// Whether a walk that began at `start` (wall-clock seconds) began clearly after a change
+    /// stamped `changed`, so that any later write stamps the file differently.
+    static func isSettled(changed: timespec, walkStarted start: Double) -> Bool {
+        Double(changed.tv_sec) + Double(changed.tv_nsec) / 1e9 < start - margin(after: changed)
+    }
 
     static let shared = WalkedFiles()
 
@@ -107,15 +127,14 @@ final class WalkedFiles: @unchecked Sendable {
 
     /// Remembers a walk of the file at `path` that began at `start` (wall-clock seconds) and found
     /// `summary` with nothing repaired, when the file's version was `before` at the start and is
-    /// the same now, and its last change was more than ``margin`` before the start.
+    /// the same now, and its last change was settled before the start (``isSettled(changed:walkStarted:)``).
     func remember(
         _ summary: DataFileValidator.Summary, of path: String, before: Version, walkStarted start: Double
     ) {
         guard summary.recovery == nil, summary.walkWhenPinned == nil, let after = Version(path: path),
             after == before
         else { return forget(path) }
-        let changed = Double(before.changed.tv_sec) + Double(before.changed.tv_nsec) / 1e9
-        guard changed < start - Self.margin else { return forget(path) }
+        guard Self.isSettled(changed: before.changed, walkStarted: start) else { return forget(path) }
         lock.lock()
         if walked.count >= 256 { (walked, skipped) = ([:], [:]) }
         walked[path] = (before, summary)

@@ -28,8 +28,9 @@ import Testing
         let directory = TemporaryDirectory()
         let configuration = try Self.store(in: directory, rows: 500)
         // A walk is remembered only when the file's last change is older than the margin.
-        Thread.sleep(forTimeInterval: WalkedFiles.margin + 0.2)
         let data = try Self.dataFile(configuration.path)
+        let changed = try #require(WalkedFiles.Version(path: data)).changed
+        Thread.sleep(forTimeInterval: WalkedFiles.margin(after: changed) + 0.1)
         do { _ = try LMDBEnvironment.open(configuration) }  // walks, and remembers the walk
         do { _ = try LMDBEnvironment.open(configuration) }  // the same file: not walked again
         #expect(WalkedFiles.shared.skippedWalks(of: data) == 1)
@@ -48,10 +49,26 @@ import Testing
     @Test func aFileChangedJustBeforeItsWalkIsNotRemembered() throws {
         let directory = TemporaryDirectory()
         let configuration = try Self.store(in: directory, rows: 1)
-        // The file changed less than the margin ago: a write in the same clock tick could leave
-        // its times unchanged, so the walk is not remembered and the next open walks again.
+        // The file changed less than the margin ago (its times set to now, which stamps its
+        // status-change time too): a write in the same clock tick could leave its times
+        // unchanged, so the walk is not remembered and the next open walks again.
+        #expect(utimes(try Self.dataFile(configuration.path), nil) == 0)
         do { _ = try LMDBEnvironment.open(configuration) }
         do { _ = try LMDBEnvironment.open(configuration) }
         #expect(WalkedFiles.shared.skippedWalks(of: try Self.dataFile(configuration.path)) == 0)
+    }
+
+    /// A walk counts only when it began more than a clock tick after the file's last change; a
+    /// stamp in whole seconds says the file system ticks in seconds.
+    @Test func aWalkCountsOnlyWhenItBeganAClockTickAfterTheLastChange() {
+        let fine = timespec(tv_sec: 1_000, tv_nsec: 250_000_000)  // 1,000.25 s
+        let whole = timespec(tv_sec: 1_000, tv_nsec: 0)
+        #expect(WalkedFiles.margin(after: fine) == WalkedFiles.fineMargin)
+        #expect(WalkedFiles.margin(after: whole) == WalkedFiles.margin)
+        #expect(WalkedFiles.isSettled(changed: fine, walkStarted: 1_000.25 + WalkedFiles.fineMargin + 0.01))
+        #expect(!WalkedFiles.isSettled(changed: fine, walkStarted: 1_000.25 + WalkedFiles.fineMargin - 0.01))
+        #expect(!WalkedFiles.isSettled(changed: fine, walkStarted: 1_000))  // a walk begun before the change
+        #expect(!WalkedFiles.isSettled(changed: whole, walkStarted: 1_001.5), "within a whole-second tick's margin")
+        #expect(WalkedFiles.isSettled(changed: whole, walkStarted: 1_000 + WalkedFiles.margin + 0.01))
     }
 }
