@@ -144,6 +144,10 @@ do {
     case "commit-loop":
         try commitLoop(directory, keys: UInt32(arguments[3])!, padding: 16)
 
+    case "commit-count":
+        // Commits the given number of numbered transactions of one key each, then exits.
+        try commitLoop(directory, keys: 1, padding: 16, limit: UInt64(arguments[3])!)
+
     case "fill":
         // Create the store before the limit, so only commits meet it.
         _ = try openNumberedStore(directory)

@@ -59,6 +59,16 @@ package struct StorageConfiguration: Sendable, Hashable {
     /// ```
     package var fullCheckLimit: Int = 64 << 20
 
+    /// How long, in nanoseconds, a read transaction may wait unused in the pool still open on
+    /// its snapshot (parked) before it is reset: the longest this process holds back the reuse
+    /// of pages that writers in other processes free. A burst of reads with nothing committed
+    /// in between shares one snapshot instead of renewing a transaction for each.
+    ///
+    /// ```swift
+    /// configuration.readParkingLimit = 5_000_000   // 5 ms
+    /// ```
+    package var readParkingLimit: UInt64 = 20_000_000
+
     /// Whether the store is opened for reading only.
     ///
     /// ```swift

@@ -26,6 +26,15 @@ package final class TransactionHandle {
     @exclusivity(unchecked) private(set) var hasWrites = false
 
     func markWriting() { hasWrites = true }
+
+    /// For a pooled read transaction left open (parked, see `EnvironmentState.endRead(_:)`):
+    /// the id of the snapshot it holds; `nil` once it is reset.
+    @exclusivity(unchecked) var parkedSnapshot: UInt64?
+    /// When it was parked, in monotonic nanoseconds.
+    @exclusivity(unchecked) var parkedAt: UInt64 = 0
+    /// How many tables the environment had opened when the read transaction began or was last
+    /// renewed: LMDB gives a read transaction the tables open at that moment only.
+    @exclusivity(unchecked) var tablesKnown = 0
     let path: String
     /// The environment's identifier (``EnvironmentState/identifier``).
     let environment: UInt64
