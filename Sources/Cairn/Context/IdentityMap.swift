@@ -297,11 +297,19 @@ private struct RowSlots {
     /// frees each page left empty.
     mutating func releaseShared() {
         for page in pages.indices where !pages[page].isEmpty {
-            for slot in 0..<Self.pageSize
-            where pages[page][slot].object != nil && !isKnownUniquelyReferenced(&pages[page][slot].object) {
-                empty(page, slot)
-                if pages[page].isEmpty { break }
+            // Through the page's buffer: a subscript per slot checked both arrays' uniqueness.
+            var released: Int32 = 0
+            pages[page].withUnsafeMutableBufferPointer { slots in
+                for slot in slots.indices where slots[slot].object != nil {
+                    if !isKnownUniquelyReferenced(&slots[slot].object) {
+                        slots[slot] = PageSlot()
+                        released += 1
+                    }
+                }
             }
+            count -= Int(released)
+            occupied[page] -= released
+            if occupied[page] == 0 { pages[page] = [] }
         }
         for row in Array(overflow.keys) {
             guard let index = overflow.index(forKey: row) else { continue }
