@@ -32,6 +32,15 @@ struct RelationshipReader {
     func read(
         owners: [UInt64], wantsRecord: (UInt64) -> Bool, txn: borrowing ReadTransaction
     ) throws -> Targets {
+        var batch = RecordBatch()
+        return try read(owners: owners, wantsRecord: wantsRecord, txn: txn, into: &batch)
+    }
+
+    /// The same, with the records read into `batch` (emptied first).
+    func read(
+        owners: [UInt64], wantsRecord: (UInt64) -> Bool, txn: borrowing ReadTransaction,
+        into batch: inout RecordBatch
+    ) throws -> Targets {
         let table = tables.edgeTable(of: relationship)
         let destination = destination
         let checkRows = store.canDangle(relationship)
@@ -41,7 +50,7 @@ struct RelationshipReader {
         // the end: the records read share one buffer.
         var found: [[(row: UInt64, record: Int?)]] = []
         found.reserveCapacity(owners.count)
-        var batch = RecordBatch()
+        _ = batch.empty(keepingUpTo: .max)
         try txn.withCursor(on: table) { cursor in
             for owner in owners {
                 let edges = try ReadTransaction.edges(of: owner, cursor: cursor, table: table)

@@ -36,6 +36,23 @@ final class RowLoader {
         identity = IdentityMap(store: store)
     }
 
+    /// A record batch kept between reads (``takeRecordBatch()``): a fetch of a few rows then
+    /// allocates none of its three arrays.
+    @exclusivity(unchecked) private var spareBatch: RecordBatch?
+
+    /// The spare record batch, or a new one when it is in use or was not kept.
+    func takeRecordBatch() -> RecordBatch { spareBatch.take() ?? RecordBatch() }
+
+    /// Keeps `batch` as the spare, emptied, when its room is small (64 KiB at most: a batch that
+    /// grew for a scan of many rows is freed rather than held); leaves `batch` empty. Takes the
+    /// caller's variable in place: a copy passed would share its arrays, and emptying them would
+    /// then allocate new ones.
+    func keepRecordBatch(_ batch: inout RecordBatch) {
+        guard batch.empty(keepingUpTo: 64 << 10) else { return }
+        spareBatch = batch
+        batch = RecordBatch()
+    }
+
     /// Lets the map's models go in the order that frees them fastest (``IdentityMap/releaseAll()``).
     deinit { identity.releaseAll() }
 
@@ -155,6 +172,7 @@ final class RowLoader {
         let reader = RelationshipReader(store: store, relationship: relationship, tables: tables)
         let destination = reader.destination
         statistics.readTransactions += 1
+        var batch = takeRecordBatch()
         let read = try store.environment.read { txn in
             try reader.read(
                 owners: owners,
@@ -162,9 +180,9 @@ final class RowLoader {
                     guard loadingRecords else { return false }
                     guard let registered = identity.model(entity: destination.ordinal, row: row) else { return true }
                     return !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
-                }, txn: txn)
+                }, txn: txn, into: &batch)
         }
-        return read.owners.map { targets in
+        let models = read.owners.map { targets in
             targets.map { target in
                 let id = PersistentIdentifier(
                     entity: destination.entityName, store: store.internedIdentifier, rowID: target.row)
@@ -177,6 +195,10 @@ final class RowLoader {
                 return model
             }
         }
+        // The records' readers end here, so the batch is kept with its room and not copied.
+        _ = consume read
+        keepRecordBatch(&batch)
+        return models
     }
 
     /// Whether every attribute kept in the record of `model` is loaded.

@@ -300,6 +300,24 @@ package struct RecordBatch {
     /// How many records are in the batch.
     package var count: Int { entries.count }
 
+    /// Empties the batch for reuse, keeping its room when that is at most `limit` bytes (a batch
+    /// kept between reads of a few records then allocates nothing); whether it kept it.
+    ///
+    /// ```swift
+    /// if batch.empty(keepingUpTo: 64 << 10) { spare = batch }
+    /// ```
+    package mutating func empty(keepingUpTo limit: Int) -> Bool {
+        let room =
+            storage.capacity + fields.capacity * MemoryLayout<RecordReader.Field>.stride
+            + entries.capacity
+            * MemoryLayout<(bytes: Range<Int>, fields: Range<Int>, keyChecksum: UInt32, row: UInt64)>.stride
+        let keeps = room <= limit
+        storage.removeAll(keepingCapacity: keeps)
+        fields.removeAll(keepingCapacity: keeps)
+        entries.removeAll(keepingCapacity: keeps)
+        return keeps
+    }
+
     /// Room for `records` more records, as large as the batch's records so far are on average
     /// (64 bytes and 8 fields each while it is empty), so that reading a known number of records
     /// grows the batch once instead of at each doubling.

@@ -110,6 +110,9 @@ struct FetchExecutor {
             want = .max
         }
         if let chunkSize { want = min(want, chunkSize) }
+        // The context's spare batch holds the records read, and goes back to it at the end.
+        var batch = context.rows.takeRecordBatch()
+        defer { context.rows.keepRecordBatch(&batch) }
         while !reader.isExhausted {
             context.statistics.readTransactions += 1
             // Records become models a few hundred at a time inside the transaction, so the
@@ -123,7 +126,7 @@ struct FetchExecutor {
                 repeat {
                     let asked = min(remaining, Self.decodingChunk)
                     remaining -= asked
-                    let rows = try reader.next(asked, txn: txn)
+                    let rows = try reader.next(asked, txn: txn, into: &batch)
                     let chunk = try self.models(for: rows, decoding: decoding)
                     if !anyChanged && residual.predicate != nil && residual.isEmptyForVouchedRows {
                         anyChanged = chunk.contains { $0.hasChanges }
@@ -299,20 +302,21 @@ struct CandidateReader {
         self.tables = tables
     }
 
-    /// An empty batch for about `rows` records: grown once for them, not by doubling (an
-    /// allocation and a copy at each); a few rows grow it as they come, as the guess of their
-    /// size would.
-    private static func batch(for rows: Int) -> RecordBatch {
-        var batch = RecordBatch()
+    /// Empties `batch` and makes room for about `rows` records: grown once for them, not by
+    /// doubling (an allocation and a copy at each); a few rows grow it as they come, as the guess
+    /// of their size would.
+    private static func prepare(_ batch: inout RecordBatch, for rows: Int) {
+        _ = batch.empty(keepingUpTo: .max)
         if rows > 16 { batch.reserveCapacity(records: rows) }
-        return batch
     }
 
-    /// At most `count` more candidate rows with their records; rows whose record is gone are
-    /// left out.
-    mutating func next(_ count: Int, txn: borrowing ReadTransaction) throws -> [(UInt64, RecordReader)] {
+    /// At most `count` more candidate rows with their records, read into `batch` (emptied
+    /// first); rows whose record is gone are left out.
+    mutating func next(
+        _ count: Int, txn: borrowing ReadTransaction, into batch: inout RecordBatch
+    ) throws -> [(UInt64, RecordReader)] {
         if case .fullScan = access {
-            var batch = Self.batch(for: min(count, Self.scanReserveLimit))
+            Self.prepare(&batch, for: min(count, Self.scanReserveLimit))
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
             var last = after
@@ -327,10 +331,16 @@ struct CandidateReader {
             isExhausted = read < count
             return batch.rowsAndReaders()
         }
+        if case .unique(let unique, let key) = access {
+            // At most one row: looked up and read without a list of row ids.
+            isExhausted = true
+            guard let row = try txn.uniqueRow(for: key, in: unique.table) else { return [] }
+            return try Self.records(of: CollectionOfOne(row), tables: tables, txn: txn, into: &batch)
+        }
         if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
         let all = rowIDs!
         let end = count >= all.count - position ? all.count : position + count
-        let rows = try Self.records(of: all[position..<end], tables: tables, txn: txn)
+        let rows = try Self.records(of: all[position..<end], tables: tables, txn: txn, into: &batch)
         position = end
         isExhausted = position == all.count
         return rows
@@ -340,7 +350,16 @@ struct CandidateReader {
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
     ) throws -> [(UInt64, RecordReader)] {
-        var batch = batch(for: rowIDs.count)
+        var batch = RecordBatch()
+        return try records(of: rowIDs, tables: tables, txn: txn, into: &batch)
+    }
+
+    /// The same, read into `batch` (emptied first).
+    static func records(
+        of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction,
+        into batch: inout RecordBatch
+    ) throws -> [(UInt64, RecordReader)] {
+        prepare(&batch, for: rowIDs.count)
         for row in rowIDs {
             // The key on the stack: an array per row was an allocation per record read.
             _ = try EntryLayout.withRowKey(row) { key in
