@@ -83,20 +83,42 @@ struct FetchQuery {
 
     /// The predicate, with what needs its model type to evaluate it. A class: the request, the
     /// executor and the residual each hold it, and copying the value (an existential and a
-    /// closure) cost a value-witness call each time.
+    /// closure) cost a value-witness call each time. Made as a ``Bound`` for the fetched type,
+    /// which keeps the predicate's variable: one object, where a closure capturing the variable
+    /// was a second allocation per fetch.
     @usableFromInline
-    final class Predicate {
+    class Predicate {
         let expression: any PredicateExpression<Bool>
-        /// Evaluates one `&&`-joined part of ``expression`` on a model of the fetched type.
-        let evaluate: (any PredicateExpression<Bool>, any PersistentModel) throws -> Bool
 
         @usableFromInline
-        init(
-            expression: __owned any PredicateExpression<Bool>,
-            evaluate: @escaping (any PredicateExpression<Bool>, any PersistentModel) throws -> Bool
-        ) {
+        init(expression: __owned any PredicateExpression<Bool>) {
             self.expression = consume expression
-            self.evaluate = evaluate
+        }
+
+        /// Evaluates one `&&`-joined part of ``expression`` on a model of the fetched type.
+        func evaluate(_ conjunct: any PredicateExpression<Bool>, _ model: any PersistentModel) throws -> Bool {
+            preconditionFailure("FetchQuery.Predicate is made as a Bound<T>")
+        }
+
+        /// The predicate of a fetch of `T`, with its variable.
+        @usableFromInline
+        final class Bound<T: PersistentModel>: Predicate {
+            let variable: PredicateExpressions.Variable<T>
+
+            @usableFromInline
+            init(expression: __owned any PredicateExpression<Bool>, variable: PredicateExpressions.Variable<T>) {
+                self.variable = variable
+                super.init(expression: expression)
+            }
+
+            override func evaluate(
+                _ conjunct: any PredicateExpression<Bool>, _ model: any PersistentModel
+            ) throws -> Bool {
+                // The executor hands over models of the fetched entity's type only.
+                let model = unsafeDowncast(model as AnyObject, to: T.self)
+                let bindings = PredicateBindings((variable, model))
+                return try FetchError.evaluating(conjunct, on: model) { try conjunct.evaluate(bindings) }
+            }
         }
     }
 
@@ -119,14 +141,7 @@ struct FetchQuery {
         if let predicate = descriptor.predicate {
             // The closure holds the variable only: capturing the predicate copied it a second
             // time (a value-witness copy of every node) for each fetch.
-            let variable = predicate.variable
-            self.predicate = Predicate(expression: predicate.expression) {
-                conjunct, model in
-                // The executor hands over models of the fetched entity's type only.
-                let model = unsafeDowncast(model as AnyObject, to: T.self)
-                let bindings = PredicateBindings((variable, model))
-                return try FetchError.evaluating(conjunct, on: model) { try conjunct.evaluate(bindings) }
-            }
+            self.predicate = Predicate.Bound(expression: predicate.expression, variable: predicate.variable)
         } else {
             predicate = nil
         }
