@@ -142,9 +142,6 @@ struct IdentityMap {
         return result
     }
 
-    /// Keeps every model the map holds alive until ``release()``: no sweep lets one go. For the
-    /// length of a change in place of a to-many relationship, whose members before the change
-    /// the context knows by address only (see `MembershipSnapshots`).
     /// Lets go of every model: first those that something else holds too, then the rest.
     ///
     /// A model that another one holds (a member of a loaded to-many relationship) then dies with
@@ -160,6 +157,9 @@ struct IdentityMap {
         count = 0
     }
 
+    /// Keeps every model the map holds alive until ``release()``: no sweep lets one go. For the
+    /// length of a change in place of a to-many relationship, whose members before the change
+    /// the context knows by address only (see `MembershipSnapshots`).
     mutating func hold() { holds += 1 }
 
     /// Ends a ``hold()``.

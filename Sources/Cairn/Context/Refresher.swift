@@ -93,7 +93,7 @@ struct Refresher {
             guard let index = attribute.index, !state.isChanged(index), let access = attribute.access else { continue }
             access.unload(model)
         }
-        model._$state.recordChecksum = nil
+        state.recordChecksum = nil
     }
 
     /// Unloads the relationships the context has not changed, so they load the stored edges.

@@ -293,7 +293,9 @@ package struct RecordReader: Sendable {
 package struct RecordBatch {
     private var storage: [UInt8] = []
     private var fields: [RecordReader.Field] = []
-    private var entries: [(bytes: Range<Int>, fields: Range<Int>, keyChecksum: UInt32, row: UInt64)] = []
+    /// A record's bytes and fields in the batch's storage, its key's checksum and its row.
+    private typealias Entry = (bytes: Range<Int>, fields: Range<Int>, keyChecksum: UInt32, row: UInt64)
+    private var entries: [Entry] = []
 
     package init() {}
 
@@ -309,8 +311,7 @@ package struct RecordBatch {
     package mutating func empty(keepingUpTo limit: Int) -> Bool {
         let room =
             storage.capacity + fields.capacity * MemoryLayout<RecordReader.Field>.stride
-            + entries.capacity
-            * MemoryLayout<(bytes: Range<Int>, fields: Range<Int>, keyChecksum: UInt32, row: UInt64)>.stride
+            + entries.capacity * MemoryLayout<Entry>.stride
         let keeps = room <= limit
         storage.removeAll(keepingCapacity: keeps)
         fields.removeAll(keepingCapacity: keeps)

@@ -139,8 +139,8 @@ struct FetchQuery {
     @inlinable
     init<T: PersistentModel>(_ descriptor: __shared FetchDescriptor<T>) {
         if let predicate = descriptor.predicate {
-            // The closure holds the variable only: capturing the predicate copied it a second
-            // time (a value-witness copy of every node) for each fetch.
+            // The erased predicate keeps the expression and the variable only: keeping the
+            // predicate copied it a second time (a value-witness copy of every node) per fetch.
             self.predicate = Predicate.Bound(expression: predicate.expression, variable: predicate.variable)
         } else {
             predicate = nil

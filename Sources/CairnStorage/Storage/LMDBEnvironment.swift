@@ -215,7 +215,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// Read transactions are pooled: one is left open after use (parked) and serves the next
     /// read as it is while nothing was committed and no table opened since, or is renewed, rather
     /// than created again. A parked transaction is reset before a write of this process, before
-    /// the map changes and after ``StorageConfiguration/readParkingLimit`` unused (20 ms), so that it never holds writers back for long.
+    /// the map changes and after ``StorageConfiguration/readParkingLimit`` unused (20 ms), so
+    /// that it never holds writers back for long.
     /// Reads nested in another transaction's closure on the same thread are allowed.
     ///
     /// ```swift
