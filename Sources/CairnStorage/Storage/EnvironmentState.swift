@@ -29,11 +29,8 @@ final class EnvironmentState: @unchecked Sendable {
     /// Serialises this process's writers (and table opening) before LMDB's own writer lock, so
     /// queued writers wait here without holding the gate.
     let writerLock = NSLock()
-    /// Guards `readerPool`.
-    private let poolLock = NSLock()
-    /// Only touched under `poolLock`: no runtime exclusivity checks (two per read).
-    @exclusivity(unchecked) private var readerPool: [TransactionHandle] = []
-    private let maximumPooledReaders: Int
+    /// The idle read transactions, parked for the next reads.
+    let readers: ReaderPool
     /// Guards `tables` and `tableOrder`.
     private let tableLock = NSLock()
     private var tables: [String: Table] = [:]
@@ -84,7 +81,8 @@ final class EnvironmentState: @unchecked Sendable {
         mdb_env_stat(environment, &stat)
         pageSize = Int(stat.ms_psize)
         // Leave most reader slots to other threads and processes.
-        maximumPooledReaders = max(1, min(16, configuration.maximumReaders / 4))
+        readers = ReaderPool(
+            capacity: max(1, min(16, configuration.maximumReaders / 4)), parkingLimit: configuration.readParkingLimit)
         mainTable = Table(name: "", flags: [], handle: 1, environment: identifier)
         var dead: Int32 = 0
         mdb_reader_check(environment, &dead)
@@ -229,12 +227,7 @@ final class EnvironmentState: @unchecked Sendable {
     /// commit; else renewed), or a new one. The caller holds the gate shared.
     func beginRead() throws(LMDBError) -> TransactionHandle {
         let environment = try environment()
-        poolLock.lock()
-        let pooled = readerPool.popLast()
-        // Read before the transaction begins: a table opened meanwhile is then counted as
-        // unknown to it, never the other way round.
-        let tables = tablesOpened
-        poolLock.unlock()
+        let (pooled, tables) = readers.take()
         if let pooled {
             if let snapshot = pooled.parkedSnapshot {
                 pooled.parkedSnapshot = nil
@@ -269,104 +262,13 @@ final class EnvironmentState: @unchecked Sendable {
         return handle
     }
 
-    /// Keeps a read transaction for the next read, open (parked) with its snapshot. The caller
-    /// holds the gate shared.
-    ///
-    /// Resetting it and renewing it for the next read cost LMDB, with the renewal of its cursors
-    /// (each looks its table up in the catalogue again), about 1,500 instructions a read: a
-    /// context that fetches one model at a time paid that at every fetch. Parked, it serves the
-    /// next read as it is while nothing is committed (``beginRead()`` compares snapshot ids). A
-    /// parked transaction keeps its snapshot's pages from reuse, so it is reset before a write in
-    /// this process (``resetParkedReaders()``), before the map changes, and by a sweep after
-    /// ``parkingLimit`` unused, so that writers in other processes are never held back longer.
+    /// Keeps a read transaction for the next read, open (parked) with its snapshot (see
+    /// ``ReaderPool``), or aborts it when it failed or the pool is full. The caller holds the gate
+    /// shared.
     func endRead(_ handle: TransactionHandle) {
-        guard handle.failure == nil else {
-            handle.closeKeptCursors()
-            mdb_txn_abort(handle.pointer)
-            return
-        }
-        let snapshot = UInt64(truncatingIfNeeded: mdb_txn_id(handle.pointer))
-        let now = DispatchTime.now().uptimeNanoseconds
-        poolLock.lock()
-        if readerPool.count < maximumPooledReaders {
-            // Its cursors stay with it, for the next read in it or to be renewed with it.
-            handle.parkedSnapshot = snapshot
-            handle.parkedAt = now
-            readerPool.append(handle)
-            let schedule = !sweepScheduled
-            sweepScheduled = true
-            poolLock.unlock()
-            if schedule { scheduleParkingSweep() }
-        } else {
-            poolLock.unlock()
-            handle.closeKeptCursors()
-            mdb_txn_abort(handle.pointer)
-        }
-    }
-
-    /// How many read transactions are parked now.
-    var parkedReaders: Int {
-        poolLock.lock()
-        defer { poolLock.unlock() }
-        return readerPool.count { $0.parkedSnapshot != nil }
-    }
-
-    /// How long a parked read transaction may keep its snapshot unused (20 ms unless
-    /// configured otherwise).
-    var parkingLimit: UInt64 { configuration.readParkingLimit }
-
-    /// Resets every parked read transaction: before a write in this process (which could
-    /// otherwise not reuse the pages freed since their snapshots) and before the map changes
-    /// (LMDB changes it only while no transaction of the process is open).
-    func resetParkedReaders() { resetParkedReaders(olderThan: nil) }
-
-    /// Resets the parked read transactions parked before `limit` nanoseconds ago (all when
-    /// `nil`); whether any is left parked.
-    /// For a sweep (`sweeping`), notes under the same lock whether another sweep is needed.
-    @discardableResult
-    private func resetParkedReaders(olderThan limit: UInt64?, sweeping: Bool = false) -> Bool {
-        let now = DispatchTime.now().uptimeNanoseconds
-        var stillParked = false
-        poolLock.lock()
-        defer { poolLock.unlock() }
-        for handle in readerPool where handle.parkedSnapshot != nil {
-            if let limit, now &- handle.parkedAt < limit {
-                stillParked = true
-            } else {
-                mdb_txn_reset(handle.pointer)
-                handle.parkedSnapshot = nil
-            }
-        }
-        if sweeping { sweepScheduled = stillParked }
-        return stillParked
-    }
-
-    /// Guarded by `poolLock`: how many tables were opened after the environment (a read
-    /// transaction begun before one was opened cannot use it; see ``beginRead()``).
-    @exclusivity(unchecked) private var tablesOpened = 0
-
-    /// Guarded by `poolLock`: whether a sweep of parked read transactions is scheduled.
-    @exclusivity(unchecked) private var sweepScheduled = false
-
-    /// Schedules a sweep that resets the read transactions parked longer than ``parkingLimit``,
-    /// and schedules itself again while any is left parked.
-    private func scheduleParkingSweep() {
-        let delay = DispatchTimeInterval.nanoseconds(Int(clamping: parkingLimit))
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self else { return }
-            if self.resetParkedReaders(olderThan: self.parkingLimit, sweeping: true) { self.scheduleParkingSweep() }
-        }
-    }
-
-    private func drainReaderPool() {
-        poolLock.lock()
-        let pooled = readerPool
-        readerPool.removeAll()
-        poolLock.unlock()
-        for handle in pooled {
-            handle.closeKeptCursors()
-            mdb_txn_abort(handle.pointer)
-        }
+        if handle.failure == nil && readers.park(handle) { return }
+        handle.closeKeptCursors()
+        mdb_txn_abort(handle.pointer)
     }
 
     // MARK: Map changes
@@ -470,7 +372,7 @@ final class EnvironmentState: @unchecked Sendable {
     /// parked: no transaction of the process is open, as LMDB requires to change the map.
     private func exclusively<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {
         try gate.withExclusive { () throws(StorageError) in
-            resetParkedReaders()
+            readers.resetParked()
             return try body()
         }
     }
@@ -499,7 +401,7 @@ final class EnvironmentState: @unchecked Sendable {
     /// The caller holds no transaction.
     func reopen() throws(StorageError) {
         try exclusively { () throws(StorageError) in
-            drainReaderPool()
+            readers.drain()
             if let liveEnvironment { mdb_env_close(liveEnvironment) }
             liveEnvironment = nil
             let environment = try Self.openLMDB(configuration, mapSize: mapSize)
@@ -547,9 +449,7 @@ final class EnvironmentState: @unchecked Sendable {
         tables[name] = table
         tableOrder.append(name)
         tableLock.unlock()
-        poolLock.lock()
-        tablesOpened += 1
-        poolLock.unlock()
+        readers.noteTableOpened()
         return table
     }
 
@@ -605,7 +505,7 @@ final class EnvironmentState: @unchecked Sendable {
         // In a child process after fork() the environment belongs to the parent: closing it here
         // would clear the parent's reader slots. Leave it alone.
         guard processID == ProcessIdentity.current, let liveEnvironment else { return }
-        drainReaderPool()
+        readers.drain()
         mdb_env_close(liveEnvironment)
         self.liveEnvironment = nil
     }

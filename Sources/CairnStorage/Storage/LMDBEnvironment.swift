@@ -341,7 +341,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
         state.gate.enterShared(nested: false)
         defer { state.gate.leaveShared() }
         // A parked read transaction would keep the pages this write frees from the next one.
-        state.resetParkedReaders()
+        state.readers.resetParked()
         var pointer: OpaquePointer?
         let begin: Int32
         do throws(LMDBError) {
@@ -445,7 +445,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// try environment.read { _ in }
     /// print(environment.parkedReaders)   // 1, until a write or `readParkingLimit` unused
     /// ```
-    package var parkedReaders: Int { state.parkedReaders }
+    package var parkedReaders: Int { state.readers.parkedCount }
 
     /// The id of the last transaction committed to the store, by any process: what a context
     /// compares with the commits it has seen before every read (``info`` also counts pages and

@@ -27,7 +27,7 @@ package final class TransactionHandle {
 
     func markWriting() { hasWrites = true }
 
-    /// For a pooled read transaction left open (parked, see `EnvironmentState.endRead(_:)`):
+    /// For a pooled read transaction left open (parked, see `ReaderPool`):
     /// the id of the snapshot it holds; `nil` once it is reset.
     @exclusivity(unchecked) var parkedSnapshot: UInt64?
     /// When it was parked, in monotonic nanoseconds.

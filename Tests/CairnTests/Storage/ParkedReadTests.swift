@@ -78,4 +78,19 @@ import Testing
         #expect(try environment.read { txn in try txn.get([2], in: second) } == [2])
         #expect(try environment.read { txn in try txn.get([1], in: first) } == [1])
     }
+
+    /// The pool keeps at most a quarter of the reader slots: a read nested in another ends with
+    /// its transaction aborted when the pool is full, and both reads see the same rows.
+    @Test func aFullPoolAbortsTheTransactionsItCannotKeep() throws {
+        let store = try TemporaryStore { $0.maximumReaders = 4 }  // a pool of one
+        let table = try store.table()
+        try store.environment.write { txn in try txn.put([1], for: [1], in: table) }
+        let (outer, inner) = try store.environment.read { txn in
+            (try txn.get([1], in: table), try store.environment.read { try $0.get([1], in: table) })
+        }
+        #expect(outer == [1] && inner == [1])
+        #expect(store.environment.parkedReaders == 1, "the first to end is kept, the other aborted")
+        #expect(try store.environment.read { txn in try txn.get([1], in: table) } == [1])
+        #expect(store.environment.parkedReaders == 1)
+    }
 }
