@@ -10,16 +10,18 @@ import Observation
 // the model), and making a registrar costs two allocations per model (kept in the state
 // itself, `_ModelState.registrarRoom`, it needs no box of its own).
 //
-// Each model's state keeps a bit per property whose getter ran, and makes the registrar at
-// the first getter call. A setter goes through the registrar only when its property's bit is
-// set. The bit is never cleared: a property read once, tracked or not, stays observed, which
-// errs toward notifying. Whether a tracking closure is running cannot be asked of Observation.
+// Each model's state keeps a bit per property whose getter ran while the model had a registrar,
+// and makes the registrar at the first getter call that a tracking closure may be making: its
+// context's `ObservationProbe` tells whether one is running on the thread (a model in no context
+// makes it at its first getter call). A setter goes through the registrar only when its
+// property's bit is set. The bit is never cleared: a property read once with a registrar, tracked
+// or not, stays observed, which errs toward notifying.
 
 extension _ModelState {
     /// Registers a read of the persisted property at `index` with the model's observation
-    /// registrar (made now if the model has none), so that a `withObservationTracking` closure or a
-    /// SwiftUI view running this getter observes it. Called by generated getters; not for direct
-    /// use.
+    /// registrar (made now if the model has none and a tracking closure may be running), so that
+    /// a `withObservationTracking` closure or a SwiftUI view running this getter observes it.
+    /// Called by generated getters; not for direct use.
     ///
     /// ```swift
     /// _$modelState.access(self, keyPath: \.title, 2)   // generated code
@@ -28,9 +30,19 @@ extension _ModelState {
     public func access<Model: Observable & AnyObject, Member>(
         _ model: Model, keyPath: KeyPath<Model, Member>, _ index: Int
     ) {
+        guard let registrar = registrar ?? registrarIfTracked() else { return }
         if !observed.contains(index) { observed.insert(index) }
         // Called in place: the registrar is the state's and lives as long as it.
-        (registrar ?? makeRegistrar()).pointee.access(model, keyPath: keyPath)
+        registrar.pointee.access(model, keyPath: keyPath)
+    }
+
+    /// The registrar for a getter's access on a model that has none yet: made when a tracking
+    /// closure may be running (or when that cannot be told: a model in no context, or no probe),
+    /// `nil` when none is, since the access would then register nothing.
+    @usableFromInline
+    func registrarIfTracked() -> UnsafeMutablePointer<ObservationRegistrar>? {
+        if let probe = link?.probe, !probe.isTracking() { return nil }
+        return makeRegistrar()
     }
 
     /// Runs `mutation`, the change of the persisted property at `index`, telling the model's

@@ -166,6 +166,10 @@ public final class _ContextLink {
     /// Whether the link reaches its owner: what ``loader`` tells, without reading it (a read of
     /// the unowned reference retains and releases the context).
     @exclusivity(unchecked) private(set) var isConnected = false
+    /// Tells the getters of the link's models whether a tracking closure may be reading them, so
+    /// that a model read while none is makes no observation registrar; `nil` where that cannot
+    /// be told (every read then makes one).
+    let probe = ObservationProbe.make()
 
     init() {}
 

@@ -104,6 +104,30 @@ import Testing
         #expect(view.renders == ["Austen", "Fairfax"])
     }
 
+    /// A model of a context read while no tracking closure runs makes no registrar (its context's
+    /// probe says none is running); read in one, it makes it, and notifies from then on, also for
+    /// a property it had read before without one.
+    @Test func aModelReadOutsideTrackingMakesNoRegistrarAndIsObservedOnceTracked() throws {
+        let directory = TemporaryDirectory()
+        let context = ModelContext(try libraryContainer(directory))
+        context.insert(LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org"))
+        try context.save()
+        let fetched = try ModelContext(context.container).fetch(FetchDescriptor<LibraryAuthor>())[0]
+        #expect(fetched.lastName == "Austen" && fetched.email == "jane@example.org")
+        #expect(!fetched._$modelState.hasRegistrar, "nothing could observe these reads")
+        fetched.lastName = "Fairfax"
+        let notified = tracking { _ = fetched.email }
+        #expect(fetched._$modelState.hasRegistrar, "a read in a tracking closure makes the registrar")
+        fetched.lastName = "Bennet"
+        #expect(!notified.isSet, "a property the tracking did not read")
+        fetched.email = "jane@elsewhere.example"
+        #expect(notified.isSet, "read before without a registrar, then tracked")
+        let view = TrackingView { fetched.lastName }
+        fetched.lastName = "Dashwood"
+        view.flush()
+        #expect(view.renders == ["Bennet", "Dashwood"])
+    }
+
     /// A change in place (`append`, `+=`) goes through `_modify`: it notifies a tracked property as
     /// a set does, and on a property nothing read it registers no access (no registrar is made,
     /// and later changes skip the registrar).
