@@ -35,8 +35,10 @@ let package = Package(
         // keep a damaged file from taking the app down; no model types.
         .target(
             name: "CairnStorage",
-            dependencies: ["CLMDB", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLMDB", "CAtomicWord", .product(name: "Logging", package: "swift-log")]
         ),
+        // Atomic operations on one word, for the transaction gate (see its header).
+        .target(name: "CAtomicWord"),
         // CRC-32C with the processor's instruction (SSE 4.2, ARM64 CRC32); Cairn falls back to its
         // own table-driven code where there is none.
         .target(name: "CCRC32C"),

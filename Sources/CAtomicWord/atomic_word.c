@@ -1,0 +1,2 @@
+// CAtomicWord is a header: its functions are inlined where Swift calls them.
+#include "CAtomicWord.h"
