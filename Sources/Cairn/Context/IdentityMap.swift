@@ -259,9 +259,15 @@ private struct RowSlots {
     }
 
     /// Registers `model` for `row`, replacing any other.
+    /// The model a replaced or emptied slot held is no longer its row's registered instance.
     mutating func register(_ model: any PersistentModel, row: UInt64) {
         guard let (page, slot) = Self.place(of: row) else {
-            if overflow.updateValue(IdentityMap.Slot(model), forKey: row) == nil { count += 1 }
+            if let replaced = overflow.updateValue(IdentityMap.Slot(model), forKey: row) {
+                Self.unregistered(replaced.model)
+            } else {
+                count += 1
+            }
+            model._$state.isRegisteredRow = true
             return
         }
         if page >= pages.count {
@@ -269,19 +275,31 @@ private struct RowSlots {
             occupied.append(contentsOf: repeatElement(0, count: page - occupied.count + 1))
         }
         if pages[page].isEmpty { pages[page] = Array(repeating: PageSlot(), count: Self.pageSize) }
-        if pages[page][slot].object == nil {
+        if let replaced = pages[page][slot].model {
+            Self.unregistered(replaced)
+        } else {
             count += 1
             occupied[page] += 1
         }
         pages[page][slot] = PageSlot(object: model, model: model)
+        model._$state.isRegisteredRow = true
+    }
+
+    /// Notes that `model` (alive: its slot still holds it) left its slot.
+    private static func unregistered(_ model: any PersistentModel) {
+        model._$state.isRegisteredRow = false
     }
 
     mutating func remove(_ row: UInt64) {
         guard let (page, slot) = Self.place(of: row) else {
-            if overflow.removeValue(forKey: row) != nil { count -= 1 }
+            if let removed = overflow.removeValue(forKey: row) {
+                Self.unregistered(removed.model)
+                count -= 1
+            }
             return
         }
-        guard page < pages.count, !pages[page].isEmpty, pages[page][slot].object != nil else { return }
+        guard page < pages.count, !pages[page].isEmpty, let removed = pages[page][slot].model else { return }
+        Self.unregistered(removed)
         empty(page, slot)
     }
 

@@ -322,9 +322,9 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func modelDidChange(_ model: any PersistentModel) {
         checkOwner()
-        // A model left out of the identity map (its row was taken over by an insert) is not tracked.
-        guard let id = model._$state.persistentIdentifier, !id.isTemporary, identity.model(for: id) === model
-        else { return }
+        // Only a stored row's registered instance: not an insert (tracked as one), nor an instance
+        // left out of the identity map (its row was taken over by an insert).
+        guard model._$state.isRegisteredRow else { return }
         pending.markChanged(model)
         scheduleAutosave()
     }

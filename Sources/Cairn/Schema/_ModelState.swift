@@ -33,6 +33,11 @@ public final class _ModelState {
     @exclusivity(unchecked) var recordChecksum: UInt32?
     /// Whether the model was deleted and the deletion saved.
     @exclusivity(unchecked) var isDeleted = false
+    /// Whether its context's identity map holds the model as its stored row's instance: only such
+    /// a model's changes are tracked (an instance whose row an insert took over is not). Set and
+    /// cleared by the map (`RowSlots`), so that a first change asks this instead of looking the
+    /// model up by its identifier.
+    @exclusivity(unchecked) var isRegisteredRow = false
     /// The link to the context that owns the model (none for a model that was only created),
     /// shared by all the context's models; see ``_ContextLink``.
     @usableFromInline @exclusivity(unchecked) var link: _ContextLink?

@@ -32,6 +32,31 @@ import Testing
         withExtendedLifetime((gauge, replacement)) {}
     }
 
+    /// A model knows whether it is its row's registered instance (its first change is tracked
+    /// only then): from its registration until another takes its row or it is removed; far rows
+    /// (kept apart from the pages) alike.
+    @Test(arguments: [UInt64(7), 1 << 40])
+    func aModelKnowsWhileItIsItsRowsInstance(_ row: UInt64) throws {
+        let (container, tables) = try store()
+        var map = IdentityMap(store: container.store)
+        let gauge = Gauge(code: 1, reading: 0)
+        #expect(!gauge._$modelState.isRegisteredRow)
+        map.register(gauge, entity: tables.ordinal, row: row)
+        #expect(gauge._$modelState.isRegisteredRow)
+        let replacement = Gauge(code: 2, reading: 0)
+        map.register(replacement, entity: tables.ordinal, row: row)
+        #expect(!gauge._$modelState.isRegisteredRow, "its row has another instance now")
+        #expect(replacement._$modelState.isRegisteredRow)
+        map.register(replacement, entity: tables.ordinal, row: row)
+        #expect(replacement._$modelState.isRegisteredRow, "registered again as itself")
+        map.remove(id(row, container))
+        #expect(!replacement._$modelState.isRegisteredRow)
+        let inserted = Gauge(code: 3, reading: 0)
+        map.register(inserted, as: inserted.persistentModelID)
+        #expect(!inserted._$modelState.isRegisteredRow, "an insert is no stored row's instance")
+        withExtendedLifetime((gauge, replacement, inserted)) {}
+    }
+
     @Test func insertedModelsAreFoundByTheirTemporaryIdentifier() throws {
         let (container, _) = try store()
         var map = IdentityMap(store: container.store)

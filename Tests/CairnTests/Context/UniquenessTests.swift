@@ -22,6 +22,30 @@ import Testing
         #expect(stored.title == "Final title")
     }
 
+    /// The instance a context held for a row an insert took over leaves its identity map: its
+    /// later changes are not the context's, and a save writes none of them.
+    @Test func theInstanceARowHadBeforeATakeoverIsNoLongerTracked() throws {
+        let directory = TemporaryDirectory()
+        let container = try libraryContainer(directory)
+        let seeding = ModelContext(container)
+        seeding.insert(LibraryBook(isbn: "978-1", title: "Draft title"))
+        try seeding.save()
+        let context = ModelContext(container)
+        let held = try #require(try context.fetch(FetchDescriptor<LibraryBook>()).first)
+        let replacement = LibraryBook(isbn: "978-1", title: "Final title")
+        context.insert(replacement)
+        try context.save()
+        #expect(context.model(for: held.persistentModelID) === replacement)
+        held.title = "Left behind"
+        #expect(!context.hasChanges, "a change of the instance left out is not tracked")
+        replacement.title = "Tracked"
+        #expect(context.hasChanges)
+        try context.save()
+        let stored = try #require(
+            try ModelContext(container).fetch(FetchDescriptor<LibraryBook>()).first)
+        #expect(stored.title == "Tracked")
+    }
+
     /// Unique values are compared as Swift compares strings: canonically equivalent spellings are
     /// one value, so the second insert takes over the first one's row.
     @Test func canonicallyEquivalentStringsAreOneUniqueValue() throws {
