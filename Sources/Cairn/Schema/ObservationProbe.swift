@@ -40,6 +40,9 @@ final class ObservationProbe: Observable, @unchecked Sendable {
     /// shared by the runtime). Read concurrently only to register an access and to test whether
     /// it is uniquely referenced, which never change the variable.
     @exclusivity(unchecked) private var keyPath: KeyPath<ObservationProbe, Int>
+    /// The same key path, unretained, to hand the registrar without a retain and release per
+    /// access: ``keyPath`` keeps it alive.
+    private let lentKeyPath: Unmanaged<KeyPath<ObservationProbe, Int>>
 
     /// A probe, or `nil` where tracking cannot be detected this way (see ``detectsTracking``).
     static func make() -> ObservationProbe? {
@@ -48,14 +51,16 @@ final class ObservationProbe: Observable, @unchecked Sendable {
     }
 
     private init() {
-        keyPath = (\ObservationProbe.room).appending(path: \Room.unused)
+        let keyPath = (\ObservationProbe.room).appending(path: \Room.unused)
+        self.keyPath = keyPath
+        lentKeyPath = .passUnretained(keyPath)
     }
 
     /// Whether an observation tracking closure may be running on this thread: `false` only when
     /// none is.
     func isTracking() -> Bool {
         if !isKnownUniquelyReferenced(&keyPath) { return true }
-        registrar.access(self, keyPath: keyPath)
+        lentKeyPath._withUnsafeGuaranteedRef { registrar.access(self, keyPath: $0) }
         return !isKnownUniquelyReferenced(&keyPath)
     }
 

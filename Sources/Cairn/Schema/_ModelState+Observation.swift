@@ -41,7 +41,12 @@ extension _ModelState {
     /// `nil` when none is, since the access would then register nothing.
     @usableFromInline
     func registrarIfTracked() -> UnsafeMutablePointer<ObservationRegistrar>? {
-        if let probe = link?.probe, !probe.isTracking() { return nil }
+        // The link reached unretained (its reference's bits read in place): the state holds it,
+        // and retaining and releasing it, and its probe, were four atomic operations per getter.
+        let link = withUnsafeMutablePointer(to: &link) { UnsafeRawPointer($0).load(as: UnsafeRawPointer?.self) }
+        if let link, !Unmanaged<_ContextLink>.fromOpaque(link)._withUnsafeGuaranteedRef({ $0.mayBeTracked() }) {
+            return nil
+        }
         return makeRegistrar()
     }
 

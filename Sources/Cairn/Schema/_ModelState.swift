@@ -176,6 +176,10 @@ public final class _ContextLink {
     /// be told (every read then makes one).
     let probe = ObservationProbe.make()
 
+    /// Whether an observation tracking closure may be running on this thread: `false` only when
+    /// the probe can tell that none is.
+    func mayBeTracked() -> Bool { probe?.isTracking() ?? true }
+
     init() {}
 
     /// Makes `loader` the owner the link reaches.
