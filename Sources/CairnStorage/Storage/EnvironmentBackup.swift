@@ -67,8 +67,8 @@ package struct EnvironmentBackup {
             do throws(LMDBError) {
                 try environment.retryingMapChanges { () throws(LMDBError) in
                     // The copy runs its own read transaction, so it holds the gate like any reader.
-                    state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
-                    defer { state.gate.leaveShared() }
+                    state.enterShared(nested: ThreadTransactionDepth.current > 0)
+                    defer { state.leaveShared() }
                     guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw LMDBError(errno) }
                     let rc = mdb_env_copyfd2(try state.environment(), fd, UInt32(MDB_CP_COMPACT))
                     guard rc == MDB_SUCCESS else { throw LMDBError(rc) }

@@ -26,6 +26,17 @@ final class EnvironmentState: @unchecked Sendable {
 
     /// Shared by every transaction, exclusive for map changes.
     let gate = TransactionGate()
+    /// ``gate``, lent: the entries and exits every transaction makes reach it unretained (the
+    /// state holds it), where a call through `gate` retained and released it around each.
+    private let lentGate: Unmanaged<TransactionGate>
+
+    /// Enters ``gate`` shared (``TransactionGate/enterShared(nested:)``).
+    @inline(__always)
+    func enterShared(nested: Bool) { lentGate._withUnsafeGuaranteedRef { $0.enterShared(nested: nested) } }
+
+    /// Leaves ``gate`` (``TransactionGate/leaveShared()``).
+    @inline(__always)
+    func leaveShared() { lentGate._withUnsafeGuaranteedRef { $0.leaveShared() } }
     /// Serialises this process's writers (and table opening) before LMDB's own writer lock, so
     /// queued writers wait here without holding the gate.
     let writerLock = NSLock()
@@ -75,6 +86,7 @@ final class EnvironmentState: @unchecked Sendable {
         self.configuration = configuration
         self.mapSize = mapSize
         self.registryKey = registryKey
+        lentGate = .passUnretained(gate)
         let environment = try Self.openLMDB(configuration, mapSize: mapSize)
         liveEnvironment = environment
         var stat = MDB_stat()
@@ -291,8 +303,8 @@ final class EnvironmentState: @unchecked Sendable {
     func checkRoomUnderFileSizeLimit() throws(StorageError) {
         guard let limit = DiskSpace.fileSizeLimit() else { return }
         let used: Int? = {
-            gate.enterShared(nested: false)
-            defer { gate.leaveShared() }
+            enterShared(nested: false)
+            defer { leaveShared() }
             guard let environment = try? environment() else { return nil }
             var info = MDB_envinfo()
             mdb_env_info(environment, &info)
@@ -440,8 +452,8 @@ final class EnvironmentState: @unchecked Sendable {
     func openTableInOwnTransaction(
         _ name: String, flags: TableFlags, create: Bool, readOnly: Bool
     ) throws(LMDBError) -> Table? {
-        gate.enterShared(nested: false)
-        defer { gate.leaveShared() }
+        enterShared(nested: false)
+        defer { leaveShared() }
         guard let table = try openTableHandle(name, flags: flags, create: create, readOnly: readOnly) else {
             return nil
         }

@@ -228,12 +228,12 @@ package final class LMDBEnvironment: @unchecked Sendable {
         let nested = ThreadTransactionDepth.current > 0
         var retries = 0
         while true {
-            state.gate.enterShared(nested: nested)
+            state.enterShared(nested: nested)
             let handle: TransactionHandle
             do throws(LMDBError) {
                 handle = try state.beginRead()
             } catch {
-                state.gate.leaveShared()
+                state.leaveShared()
                 guard error == .mapResized || error == .panic, retries < Self.maximumResizeRetries else {
                     throw error.storageError(operation: "Beginning a read", path: path)
                 }
@@ -255,7 +255,7 @@ package final class LMDBEnvironment: @unchecked Sendable {
             defer {
                 ThreadTransactionDepth.leave()
                 state.endRead(handle)
-                state.gate.leaveShared()
+                state.leaveShared()
             }
             return try body(ReadTransaction(handle: handle))
         }
@@ -338,8 +338,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     /// One try at a write: begin, run `body`, commit. Says what to fix before trying again.
     private func attemptWrite<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> WriteOutcome<R> {
-        state.gate.enterShared(nested: false)
-        defer { state.gate.leaveShared() }
+        state.enterShared(nested: false)
+        defer { state.leaveShared() }
         // A parked read transaction would keep the pages this write frees from the next one.
         state.readers.resetParked()
         var pointer: OpaquePointer?
@@ -455,8 +455,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// if environment.lastCommittedTransactionID > lastSeen { … }   // another commit since
     /// ```
     package var lastCommittedTransactionID: Int {
-        state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
-        defer { state.gate.leaveShared() }
+        state.enterShared(nested: ThreadTransactionDepth.current > 0)
+        defer { state.leaveShared() }
         var info = MDB_envinfo()
         if let environment = try? state.environment() { mdb_env_info(environment, &info) }
         return info.me_last_txnid
@@ -468,8 +468,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// print(environment.info.mapSize)
     /// ```
     package var info: EnvironmentInfo {
-        state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
-        defer { state.gate.leaveShared() }
+        state.enterShared(nested: ThreadTransactionDepth.current > 0)
+        defer { state.leaveShared() }
         var info = MDB_envinfo()
         var stat = MDB_stat()
         if let environment = try? state.environment() {
@@ -490,8 +490,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
     /// let cleared = try environment.reclaimStaleReaders()
     /// ```
     package func reclaimStaleReaders() throws(StorageError) -> Int {
-        state.gate.enterShared(nested: ThreadTransactionDepth.current > 0)
-        defer { state.gate.leaveShared() }
+        state.enterShared(nested: ThreadTransactionDepth.current > 0)
+        defer { state.leaveShared() }
         var dead: Int32 = 0
         do throws(LMDBError) {
             mdb_reader_check(try state.environment(), &dead)

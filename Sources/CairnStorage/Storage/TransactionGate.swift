@@ -51,7 +51,19 @@ final class TransactionGate: @unchecked Sendable {
     }
 
     /// Enters shared. `nested` is true when this thread already holds a gate shared.
+    ///
+    /// The entry without an exclusive entry around is inlined where a transaction begins: as a
+    /// call, the gate was retained and released around it.
+    @inline(__always)
     func enterShared(nested: Bool) {
+        let state = cairn_atomic_load(word)
+        if !Self.blocks(state, nested: nested) && cairn_atomic_compare_exchange(word, state, state + 1) { return }
+        enterSharedWaiting(nested: nested)
+    }
+
+    /// ``enterShared(nested:)`` when its first try found the word blocked or changed.
+    @inline(never)
+    private func enterSharedWaiting(nested: Bool) {
         // A nested entry (this thread holds some gate shared) may pass a waiting exclusive entry,
         // which could be waiting for this thread; it must never pass an active one. An active
         // exclusive holder waits for nobody, so this cannot deadlock.
@@ -72,15 +84,21 @@ final class TransactionGate: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Leaves shared; inlined as ``enterShared(nested:)`` is.
+    @inline(__always)
     func leaveShared() {
         let before = cairn_atomic_fetch_add(word, -1)
         precondition(before & Self.holders > 0, "TransactionGate.leaveShared() without a shared entry")
         // Only an exclusive entry waits for the shared ones to leave.
-        if before & Self.holders == 1 && before & Self.waiting != 0 {
-            condition.lock()
-            condition.broadcast()
-            condition.unlock()
-        }
+        if before & Self.holders == 1 && before & Self.waiting != 0 { wakeExclusive() }
+    }
+
+    /// Wakes the exclusive entries waiting for the shared holders to leave.
+    @inline(never)
+    private func wakeExclusive() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Runs `body` while no shared holder is inside. The caller must not hold the gate itself.
