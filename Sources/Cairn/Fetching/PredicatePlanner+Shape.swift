@@ -120,6 +120,26 @@ extension PredicatePlanner {
                 }
             }
 
+            /// Whether this is the key of a part of form `form`: what `self == PartKey(form: form)`
+            /// says, without making that key.
+            func matches(_ form: Part.Form) -> Bool {
+                switch form {
+                case .other: return self.form == 0 && keyPath == nil
+                case .equal(let keyPath, let value): return matches(1, keyPath, value)
+                case .contains(let keyPath, let value): return matches(2, keyPath, value)
+                case .compare(let keyPath, let kind, let value):
+                    switch kind {
+                    case .lower(let inclusive): return matches(inclusive ? 4 : 3, keyPath, value)
+                    case .upper(let inclusive): return matches(inclusive ? 6 : 5, keyPath, value)
+                    case .equal, .oneOf: return matches(0, keyPath, value)
+                    }
+                }
+            }
+
+            private func matches(_ form: UInt8, _ keyPath: AnyKeyPath, _ value: Any) -> Bool {
+                self.form == form && self.keyPath === keyPath && valueType == ObjectIdentifier(type(of: value))
+            }
+
             static func == (lhs: PartKey, rhs: PartKey) -> Bool {
                 lhs.form == rhs.form && lhs.keyPath === rhs.keyPath && lhs.valueType == rhs.valueType
             }
@@ -142,16 +162,19 @@ extension PredicatePlanner {
         /// Whether this is the key of `parts` of `entity`, without making that key.
         func matches(entity: Int, parts: [Part]) -> Bool {
             guard entity == self.entity, parts.count == self.parts.count else { return false }
-            // Each part's form read in place: `parts[index]` copied the part (its expression too).
+            // Each part's form read in place: `parts[index]` copied the part (its expression too),
+            // and a key made of it to compare retained its key path.
             return parts.withUnsafeBufferPointer { parts in
-                for index in parts.indices where self.parts[index] != PartKey(form: parts[index].form) { return false }
+                for index in parts.indices where !self.parts[index].matches(parts[index].form) { return false }
                 return true
             }
         }
     }
 
-    /// A condition a part states on a stored attribute, before its value is encoded.
-    struct Slot {
+    /// A condition a part states on a stored attribute, before its value is encoded. A class:
+    /// every fetch of the shape reads its slots, and a copy of the value retained its attribute
+    /// and both closures each time.
+    final class Slot {
         let attribute: Schema.Attribute
         let kind: Condition.Kind
         /// The part (by position) that states it.
@@ -159,12 +182,24 @@ extension PredicatePlanner {
         /// Appends a value's key and says whether the value equals itself (not NaN), for values of
         /// the type the shape was made with (all but a list's elements): a cast to that type, where
         /// asking for the key encoding as a protocol cost a conformance lookup per fetch.
-        var encode: ((Any, inout KeyBuilder) -> Bool)? = nil
+        let encode: ((Any, inout KeyBuilder) -> Bool)?
         /// For a captured list (`ids.contains($0.id)`): each element's key and whether every
         /// element equals itself, for an array of exactly the attribute's type (one cast for
         /// the array, where casting each element cost about 1,000 instructions); `nil` for a
         /// value of another kind, which is read element by element.
-        var encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)? = nil
+        let encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)?
+
+        init(
+            attribute: Schema.Attribute, kind: Condition.Kind, part: Int,
+            encode: ((Any, inout KeyBuilder) -> Bool)? = nil,
+            encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)? = nil
+        ) {
+            self.attribute = attribute
+            self.kind = kind
+            self.part = part
+            self.encode = encode
+            self.encodeList = encodeList
+        }
     }
 
     /// A ``Slot/encode`` for values of `component`'s type.
@@ -210,8 +245,10 @@ extension PredicatePlanner {
         case fullScan
     }
 
-    /// The planner's decisions that do not depend on a predicate's values.
-    struct Shape {
+    /// The planner's decisions that do not depend on a predicate's values. A class: the cache
+    /// hands the same shape to every fetch of that predicate, where a copy of the value retained
+    /// its three arrays each time.
+    final class Shape {
         /// The parts (by position) that name identifiers (`$0.persistentModelID == id`,
         /// `ids.contains($0.persistentModelID)`), in order: the first whose value holds
         /// identifiers decides the plan.
@@ -219,6 +256,12 @@ extension PredicatePlanner {
         let slots: [Slot]
         /// The access paths to try, most selective first; the last always applies.
         let candidates: [Candidate]
+
+        init(identifierParts: [Int], slots: [Slot], candidates: [Candidate]) {
+            self.identifierParts = identifierParts
+            self.slots = slots
+            self.candidates = candidates
+        }
     }
 
     /// The predicate's `&&`-joined parts, left to right, each read as a condition where it is one.
@@ -398,7 +441,8 @@ final class PlanCache {
     func shape(
         entity: Int, parts: [PredicatePlanner.Part], _ make: () -> PredicatePlanner.Shape
     ) -> PredicatePlanner.Shape {
-        if let last, last.key.matches(entity: entity, parts: parts) { return last.shape }
+        // Compared where it lies: unwrapping `last` copied the key's list of parts.
+        if last?.key.matches(entity: entity, parts: parts) == true { return last.unsafelyUnwrapped.shape }
         let key = PredicatePlanner.ShapeKey(entity: entity, parts: parts)
         let shape: PredicatePlanner.Shape
         if let kept = shapes[key] {
