@@ -92,10 +92,7 @@ import Testing
 
     @Test func aFetchedModelIsObservedLikeANewOne() throws {
         let directory = TemporaryDirectory()
-        let context = ModelContext(try libraryContainer(directory))
-        context.insert(LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org"))
-        try context.save()
-        let fetched = try ModelContext(context.container).fetch(FetchDescriptor<LibraryAuthor>())[0]
+        let fetched = try fetchedAuthor(in: directory)
         fetched.email = "jane@elsewhere.example"
         #expect(!fetched._$modelState.hasRegistrar, "updating without reading needs no registrar")
         let view = TrackingView { fetched.lastName }
@@ -109,10 +106,7 @@ import Testing
     /// a property it had read before without one.
     @Test func aModelReadOutsideTrackingMakesNoRegistrarAndIsObservedOnceTracked() throws {
         let directory = TemporaryDirectory()
-        let context = ModelContext(try libraryContainer(directory))
-        context.insert(LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org"))
-        try context.save()
-        let fetched = try ModelContext(context.container).fetch(FetchDescriptor<LibraryAuthor>())[0]
+        let fetched = try fetchedAuthor(in: directory)
         #expect(fetched.lastName == "Austen" && fetched.email == "jane@example.org")
         #expect(!fetched._$modelState.hasRegistrar, "nothing could observe these reads")
         fetched.lastName = "Fairfax"
@@ -173,6 +167,14 @@ import Testing
         bits.removeAll()
         #expect(bits.isEmpty && !bits.contains(index))
     }
+}
+
+/// An author saved in a store in `directory`, fetched by a context of its own.
+private func fetchedAuthor(in directory: TemporaryDirectory) throws -> LibraryAuthor {
+    let context = ModelContext(try libraryContainer(directory))
+    context.insert(LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org"))
+    try context.save()
+    return try ModelContext(context.container).fetch(FetchDescriptor<LibraryAuthor>())[0]
 }
 
 /// Runs `read` in a tracking closure; the flag is set when what it read is about to change.
