@@ -41,7 +41,7 @@ struct InvariantChecker {
     ///
     /// Empty when the store is larger than ``rowLimit`` rows.
     func violations() throws -> [String] {
-        try store.environment.read { txn in
+        try store.read { txn in
             var violations: [String] = []
             var stored: [String: Set<UInt64>] = [:]
             var total = 0

@@ -36,7 +36,7 @@ extension ModelContainer {
         let pages = try store.environment.checkPages()
         for problem in pages.problems { report.add(.damagedPage, table: problem.table ?? "", [], "\(problem)") }
         guard pages.problems.isEmpty else { return report }
-        try store.environment.read { txn in
+        try store.read { txn in
             var rows: [String: Set<UInt64>] = [:]
             // For each unique or index table: the key each row's values give → those rows.
             var expected: [String: [[UInt8]: [UInt64]]] = [:]

@@ -7,7 +7,7 @@ extension ModelContext {
     func refreshIfNeeded() {
         // The id comes from the data file's meta page as LMDB's size_t: a damaged page can make
         // it negative as an Int, which must not trap here (any change makes the context look).
-        let lastCommit = UInt64(truncatingIfNeeded: store.environment.lastCommittedTransactionID)
+        let lastCommit = UInt64(truncatingIfNeeded: store.lastCommittedTransactionID)
         guard commits.hasUnseen(upTo: lastCommit) else { return }
         if let floorDamage = Refresher(store: store, rows: rows).catchUp(&commits) {
             loadFailures.recordStoreDamage(floorDamage, what: "The store's history floor")

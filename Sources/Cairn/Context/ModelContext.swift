@@ -87,7 +87,7 @@ public final class ModelContext: _ModelLoader {
         let link = _ContextLink()
         self.link = link
         rows = RowLoader(store: container.store, link: link)
-        commits = CommitTracker(lastSeen: (try? container.store.environment.read { txn in txn.id }) ?? 0)
+        commits = CommitTracker(lastSeen: (try? container.store.read { txn in txn.id }) ?? 0)
         link.connect(self)
         inverses.loadProperty = { [unowned self] model, index in self.fulfill(model, index) }
     }

@@ -27,14 +27,14 @@ struct Refresher {
         let seen = commits.lastSeen
         let tracker = commits
         guard let table = store.history else {
-            if let current = try? store.environment.read({ txn in txn.id }) { commits.advance(to: current) }
+            if let current = try? store.read({ txn in txn.id }) { commits.advance(to: current) }
             refreshEverything()
             return nil
         }
         // The read's own snapshot bounds what is taken into account: a commit the lock file
         // already counts but this snapshot does not include is left for the next refresh.
         var floorDamage: StorageError?
-        let found = try? store.environment.read { txn -> (current: UInt64, entries: [History.Entry]?) in
+        let found = try? store.read { txn -> (current: UInt64, entries: [History.Entry]?) in
             let changes = try History.changes(
                 after: seen, skipping: tracker.isOwn, history: table, meta: store.meta, txn: txn)
             switch changes {

@@ -104,7 +104,7 @@ final class RowLoader {
     func hasRow(_ id: PersistentIdentifier) -> Bool {
         guard let rowID = row(of: id), let tables = store.entitiesByName[id.entity] else { return false }
         statistics.readTransactions += 1
-        let exists = try? store.environment.read { txn in
+        let exists = try? store.read { txn in
             try txn.contains(EntryLayout.rowKey(rowID), in: tables.records)
         }
         return exists == true
@@ -131,7 +131,7 @@ final class RowLoader {
         _ access: AttributeAccess, tag: UInt32, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
     ) throws {
         let key = EntryLayout.externalKey(row: rowID, tag: tag)
-        let reader = try store.environment.read { txn in
+        let reader = try store.read { txn in
             try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0, key: key) }
         }
         // An absent value reads as an absent field: the default, or nil for an optional.
@@ -173,7 +173,7 @@ final class RowLoader {
         let destination = reader.destination
         statistics.readTransactions += 1
         var batch = takeRecordBatch()
-        let read = try store.environment.read { txn in
+        let read = try store.read { txn in
             try reader.read(
                 owners: owners,
                 wantsRecord: { row in
@@ -210,7 +210,7 @@ final class RowLoader {
     func load(_ model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables) throws {
         statistics.readTransactions += 1
         statistics.recordLoads += 1
-        let reader = try store.environment.read { txn in
+        let reader = try store.read { txn in
             let key = EntryLayout.rowKey(rowID)
             return try txn.withValue(for: key, in: tables.records) { bytes in
                 try RecordReader(copying: bytes, key: key)

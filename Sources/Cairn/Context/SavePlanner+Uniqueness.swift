@@ -9,7 +9,7 @@ extension SavePlanner {
         let planner = UniquenessPlanner(
             store: store,
             storedKeys: { [store, rows = context.rows] row, tables in
-                try store.environment.read { txn in
+                try store.read { txn in
                     try UniquenessPlanner.storedKeys(row: row, tables: tables, reading: rows, in: txn)
                 }
             },

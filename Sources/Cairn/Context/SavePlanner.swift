@@ -387,7 +387,7 @@ struct SavePlanner {
     ) throws -> (removals: [(Table, [UInt8], UInt64)], additions: [(Table, [UInt8], any PersistentModel)]) {
         var removals: [(Table, [UInt8], UInt64)] = []
         var additions: [(Table, [UInt8], any PersistentModel)] = []
-        try store.environment.read { txn in
+        try store.read { txn in
             for model in deleted {
                 let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!

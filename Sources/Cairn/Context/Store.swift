@@ -234,6 +234,37 @@ final class Store: @unchecked Sendable {
 
     var environment: LMDBEnvironment { openEnvironment! }
 
+    /// ``environment``, lent: an environment is weakly referenced by the registry of open
+    /// environments, so its reference count lives in a side table, and a retain and release per
+    /// read took the runtime's slow path. Valid while the store is: it holds the environment.
+    private let lentEnvironment: Unmanaged<LMDBEnvironment>
+
+    /// Runs `body` in a read transaction of the environment (``LMDBEnvironment/read(_:)``),
+    /// reached unretained: what every fetch and fault reads through.
+    ///
+    /// ```swift
+    /// let count = try store.read { txn in try txn.count(of: tables.records) }
+    /// ```
+    @inline(__always)
+    func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        try lentEnvironment._withUnsafeGuaranteedRef { try $0.read(body) }
+    }
+
+    /// Runs `body` in the environment's write transaction and commits it
+    /// (``LMDBEnvironment/write(expectedBytes:_:)``), the environment reached unretained.
+    ///
+    /// ```swift
+    /// try store.write(expectedBytes: 4_096) { txn in try txn.put(value, for: key, in: table) }
+    /// ```
+    @inline(__always)
+    func write<R>(expectedBytes: Int, _ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+        try lentEnvironment._withUnsafeGuaranteedRef { try $0.write(expectedBytes: expectedBytes, body) }
+    }
+
+    /// The id of the environment's last commit (``LMDBEnvironment/lastCommittedTransactionID``),
+    /// read without retaining the environment: every fetch asks it.
+    var lastCommittedTransactionID: Int { lentEnvironment._withUnsafeGuaranteedRef { $0.lastCommittedTransactionID } }
+
     /// The tables of a model's entity.
     /// - Precondition: the model's class is in the schema.
     func tables(of model: any PersistentModel) -> EntityTables { entitiesByType[ObjectIdentifier(type(of: model))]! }
@@ -277,6 +308,7 @@ final class Store: @unchecked Sendable {
             temporaryDirectory = nil
         }
         openEnvironment = environment
+        lentEnvironment = .passUnretained(environment)
         isReadOnly = storage.isReadOnly
 
         if isReadOnly {

@@ -21,7 +21,7 @@ struct StoreWriter {
     ///   ``StorageError`` when the store cannot be written, or a relationship points at a model
     ///   that has no row. Nothing is written then.
     func write(_ plan: inout SavePlan) throws -> SaveOutcome {
-        try store.environment.write(expectedBytes: plan.expectedBytes) { txn in
+        try store.write(expectedBytes: plan.expectedBytes) { txn in
             var rows = RowAppender()
             var assigned: [UInt64] = []
             var leftAlone: [Int] = []

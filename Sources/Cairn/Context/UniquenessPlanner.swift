@@ -94,7 +94,7 @@ struct UniquenessPlanner {
         }
         func isFreed(_ table: Table, _ key: [UInt8]) -> Bool { freedKeys.contains(KeySlot(table, key)) }
         func stored(_ table: Table, _ key: [UInt8]) throws -> UInt64? {
-            try store.environment.read { txn in try txn.uniqueRow(for: key, in: table) }
+            try store.read { txn in try txn.uniqueRow(for: key, in: table) }
         }
 
         for model in deleted {
@@ -150,7 +150,7 @@ struct UniquenessPlanner {
         var superseded = plan.superseded
         let freed = freedKeys
         var bounds = UniqueTableBounds()
-        let readSnapshot = try store.environment.read { txn in
+        let readSnapshot = try store.read { txn in
             for position in 0..<inserted.count {
                 var takeover: UInt64?
                 for k in inserted.keyRange(of: position) {

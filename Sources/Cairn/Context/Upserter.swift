@@ -128,7 +128,7 @@ struct Upserter {
         let winners = chunk.indices.filter { latest[HashedKey(keys[$0])] == $0 }
         context.statistics.readTransactions += 1
         // Only a row the context holds an instance of is compared here: any other is the save's.
-        let held = try context.store.environment.read { txn in
+        let held = try context.store.read { txn in
             try winners.map { position -> (row: UInt64, record: [UInt8]?, model: any PersistentModel)? in
                 guard let row = try txn.uniqueRow(for: keys[position], in: constraint.table),
                     let registered = context.identity.model(entity: tables.ordinal, row: row)

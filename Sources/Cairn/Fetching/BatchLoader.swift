@@ -92,7 +92,7 @@ struct BatchLoader<T: PersistentModel> {
         if !rowIDs.isEmpty {
             context.statistics.readTransactions += 1
             do {
-                let rows = try context.store.environment.read { txn in
+                let rows = try context.store.read { txn in
                     try CandidateReader.records(of: rowIDs.sorted(), tables: tables, txn: txn)
                 }
                 present = Set(rows.map(\.0))

@@ -39,7 +39,7 @@ struct FetchCounter {
     private func countWithoutPredicate<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
     ) throws -> Int {
-        let rows = try context.store.environment.read { txn in try txn.count(of: tables.records) }
+        let rows = try context.store.read { txn in try txn.count(of: tables.records) }
         guard descriptor.includePendingChanges else { return rows }
         let inserted = context.insertedModelsArray.count { $0 is T }
         let deleted = context.deletedModelsArray.count { $0 is T }

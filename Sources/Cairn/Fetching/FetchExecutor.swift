@@ -120,7 +120,7 @@ struct FetchExecutor {
             // Whether any model read has unsaved changes, noted per chunk while its models are
             // in the cache: the residual then need not walk them all again to find out.
             var anyChanged = false
-            let models = try context.store.environment.read { txn in
+            let models = try context.store.read { txn in
                 var models: [any PersistentModel] = []
                 var remaining = want
                 repeat {
@@ -166,7 +166,7 @@ struct FetchExecutor {
             }
             let want = max(needed - counted, 1)
             context.statistics.readTransactions += 1
-            let (entries, exhausted) = try context.store.environment.read {
+            let (entries, exhausted) = try context.store.read {
                 txn -> ([(key: [UInt8], row: UInt64, reader: RecordReader?)], Bool) in
                 var entries: [(key: [UInt8], row: UInt64, reader: RecordReader?)] = []
                 var taken = 0

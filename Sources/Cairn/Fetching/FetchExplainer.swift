@@ -35,7 +35,7 @@ struct FetchExplainer {
         if let limit = request.fetchLimit, let order = planner.order(for: request.sortBy, access: access) {
             let needed = max(request.fetchOffset ?? 0, 0).addingClamped(max(limit, 0))
             var count = 0
-            try store.environment.read { txn in
+            try store.read { txn in
                 try txn.scan(order.index.table, order.range) { _, _ in
                     count += 1
                     return count < needed
@@ -47,7 +47,7 @@ struct FetchExplainer {
                     upper: bound(order.upper), descending: order.direction == .backward),
                 evaluatesPredicate: request.predicate != nil, estimatedRows: count)
         }
-        return try store.environment.read { txn in
+        return try store.read { txn in
             switch access {
             case .fullScan:
                 return FetchPlan(
