@@ -52,7 +52,7 @@ final class ReaderPool: @unchecked Sendable {
     /// (the caller aborts it).
     func park(_ handle: TransactionHandle) -> Bool {
         let snapshot = UInt64(truncatingIfNeeded: mdb_txn_id(handle.pointer))
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = Self.coarseNow()
         lock.lock()
         guard handles.count < capacity else {
             lock.unlock()
@@ -93,7 +93,7 @@ final class ReaderPool: @unchecked Sendable {
     /// sweep is needed.
     @discardableResult
     private func resetParked(olderThan limit: UInt64?, sweeping: Bool = false) -> Bool {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = Self.coarseNow()
         var stillParked = false
         lock.lock()
         defer { lock.unlock() }
@@ -117,6 +117,21 @@ final class ReaderPool: @unchecked Sendable {
             guard let self else { return }
             if self.resetParked(olderThan: self.parkingLimit, sweeping: true) { self.scheduleSweep() }
         }
+    }
+
+    /// Monotonic nanoseconds from the kernel's coarse clock, which it updates at each tick (a few
+    /// milliseconds): what parking and sweeping compare, a limit of milliseconds apart. A read of
+    /// it is a load from memory the kernel shares; the precise clock (`DispatchTime.now()`) read
+    /// the time-stamp counter and converted it at every read a process made (2 percent of a
+    /// fetch by id).
+    static func coarseNow() -> UInt64 {
+        #if canImport(Darwin)
+        return clock_gettime_nsec_np(CLOCK_UPTIME_RAW_APPROX)
+        #else
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        #endif
     }
 
     /// Aborts every idle transaction (the environment closes or reopens).
