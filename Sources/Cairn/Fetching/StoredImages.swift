@@ -12,7 +12,7 @@ import Foundation
 /// the stored values the context would read anyway.
 ///
 /// ```swift
-/// let images = StoredImages(store: context.store)
+/// let images = StoredImages(of: context)
 /// defer { images.close() }
 /// let executor = FetchExecutor(request, in: context, images: images)
 /// ```
@@ -20,14 +20,15 @@ final class StoredImages: _ModelLoader {
     /// Reads rows into images, with the images' identity map.
     let rows: RowLoader
     /// What the images reach this object through (emptied by ``close()``).
-    private let link = _ContextLink()
+    private let link: _ContextLink
     /// The first failure to load an image's property: the fetch fails with it, since a predicate
     /// evaluated on a placeholder could match what the store does not hold.
     private(set) var loadError: (any Error)?
 
-    /// Images of `store`'s rows.
-    init(store: Store) {
-        rows = RowLoader(store: store, link: link)
+    /// Images of the rows of `context`'s store, whose models' observation probe they share.
+    init(of context: ModelContext) {
+        link = _ContextLink(sharing: context.link.probe)
+        rows = RowLoader(store: context.store, link: link)
         link.connect(self)
     }
 
@@ -36,7 +37,7 @@ final class StoredImages: _ModelLoader {
     static func unlessPendingChangesCount<T>(
         _ descriptor: FetchDescriptor<T>, in context: ModelContext
     ) -> StoredImages? {
-        descriptor.includePendingChanges || !context.hasChanges ? nil : StoredImages(store: context.store)
+        descriptor.includePendingChanges || !context.hasChanges ? nil : StoredImages(of: context)
     }
 
     /// Ends the images' link: an image kept past the fetch reads no more.

@@ -20,7 +20,7 @@ struct StoredOnlyFetcher {
     /// kind of page).
     func fetch(_ request: FetchRequest) throws -> [any PersistentModel] {
         let context = context
-        let images = StoredImages(store: context.store)
+        let images = StoredImages(of: context)
         defer { images.close() }
         let executor = FetchExecutor(request, in: context, images: images)
         let found = FetchResults.ordered(try executor.matches(), by: executor)

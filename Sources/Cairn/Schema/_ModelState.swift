@@ -174,13 +174,18 @@ public final class _ContextLink {
     /// Tells the getters of the link's models whether a tracking closure may be reading them, so
     /// that a model read while none is makes no observation registrar; `nil` where that cannot
     /// be told (every read then makes one).
-    let probe = ObservationProbe.make()
+    let probe: ObservationProbe?
 
     /// Whether an observation tracking closure may be running on this thread: `false` only when
     /// the probe can tell that none is.
     func mayBeTracked() -> Bool { probe?.isTracking() ?? true }
 
-    init() {}
+    /// A link with a probe of its own.
+    init() { probe = ObservationProbe.make() }
+
+    /// A link whose models share `probe` with another's (a fetch's images with their context's
+    /// models: a probe is three objects to make).
+    init(sharing probe: ObservationProbe?) { self.probe = probe }
 
     /// Makes `loader` the owner the link reaches.
     func connect(_ loader: any _ModelLoader) {
