@@ -258,8 +258,8 @@ private struct RowSlots {
         return pages[page][slot].model
     }
 
-    /// Registers `model` for `row`, replacing any other.
-    /// The model a replaced or emptied slot held is no longer its row's registered instance.
+    /// Registers `model` for `row`, replacing any other, which is then no longer its row's
+    /// registered instance (``_ModelState/isRegisteredRow``).
     mutating func register(_ model: any PersistentModel, row: UInt64) {
         guard let (page, slot) = Self.place(of: row) else {
             if let replaced = overflow.updateValue(IdentityMap.Slot(model), forKey: row) {

@@ -29,14 +29,7 @@ struct RelationshipReader {
     ///
     /// A target whose row is gone is left out when the relationship can dangle (its inverse does
     /// not keep it in step); a target whose record was read exists by that read.
-    func read(
-        owners: [UInt64], wantsRecord: (UInt64) -> Bool, txn: borrowing ReadTransaction
-    ) throws -> Targets {
-        var batch = RecordBatch()
-        return try read(owners: owners, wantsRecord: wantsRecord, txn: txn, into: &batch)
-    }
-
-    /// The same, with the records read into `batch` (emptied first).
+    /// The records are read into `batch` (emptied first), which the targets' readers share.
     func read(
         owners: [UInt64], wantsRecord: (UInt64) -> Bool, txn: borrowing ReadTransaction,
         into batch: inout RecordBatch

@@ -28,7 +28,7 @@ import Observation
 /// registrar drops its observers when the model goes.
 ///
 /// ```swift
-/// if link.probe?.isTracking() ?? true { _ = state.makeRegistrar() }
+/// if link.mayBeTracked() { _ = state.makeRegistrar() }   // link.probe?.isTracking() ?? true
 /// ```
 final class ObservationProbe: Observable, @unchecked Sendable {
     /// The property the probe's key path names; never read or changed.

@@ -37,6 +37,7 @@ final class EnvironmentState: @unchecked Sendable {
     /// Leaves ``gate`` (``TransactionGate/leaveShared()``).
     @inline(__always)
     func leaveShared() { lentGate._withUnsafeGuaranteedRef { $0.leaveShared() } }
+
     /// Serialises this process's writers (and table opening) before LMDB's own writer lock, so
     /// queued writers wait here without holding the gate.
     let writerLock = NSLock()

@@ -11,7 +11,8 @@ import Foundation
 /// context that fetches one model at a time paid that at every fetch. A parked transaction keeps
 /// its snapshot's pages from reuse, so it is reset before a write of this process
 /// (``resetParked()``), before the map changes, and by a sweep once unused for ``parkingLimit``,
-/// so that writers in other processes are never held back longer.
+/// so that writers in other processes are held back for about that long (up to twice it: the
+/// sweep runs every limit, and parking is timed with a clock that ticks every few milliseconds).
 ///
 /// Thread-safe: every property is touched under its lock, and a transaction taken out of the pool
 /// belongs to its reader alone until it is put back.

@@ -32,8 +32,9 @@ import Testing
         let (container, authors, books) = try library()
         let reader = reader(container, "LibraryAuthor", "books")
         let wanted = Set([books[0][1], books[2][0]])
+        var batch = RecordBatch()
         let read = try container.store.environment.read { txn in
-            try reader.read(owners: [authors[2], authors[0]], wantsRecord: wanted.contains, txn: txn)
+            try reader.read(owners: [authors[2], authors[0]], wantsRecord: wanted.contains, txn: txn, into: &batch)
         }
         #expect(read.owners.map { $0.map(\.row) } == [books[2], books[0]])
         let withRecords = read.owners.joined().filter { $0.record != nil }.map(\.row)
@@ -47,8 +48,9 @@ import Testing
         let (container, authors, books) = try library()
         let reader = reader(container, "LibraryBook", "author")
         let owners = books[1] + books[1]
+        var batch = RecordBatch()
         let read = try container.store.environment.read { txn in
-            try reader.read(owners: owners, wantsRecord: { _ in true }, txn: txn)
+            try reader.read(owners: owners, wantsRecord: { _ in true }, txn: txn, into: &batch)
         }
         #expect(read.owners.map { $0.map(\.row) } == Array(repeating: [authors[1]], count: 6))
         #expect(read.owners.joined().filter { $0.record != nil }.count == 1 && read.records.count == 1)
