@@ -51,10 +51,8 @@ struct SaveApplier {
         )
         let (rowIDs, leftAlone) = (outcome.newRows, outcome.leftAlone)
         var insertedIDs: [PersistentIdentifier] = []
-        var updatedIDs: [PersistentIdentifier] = []
         var takenOverIDs: [PersistentIdentifier] = []
         insertedIDs.reserveCapacity(inserted.count)
-        updatedIDs.reserveCapacity(changed.count)
         var nextLeftAlone = 0
         for position in inserted.indices {
             let (model, tables, rowID) = (inserted[position], insertedTables[position], rowIDs[position])
@@ -92,7 +90,6 @@ struct SaveApplier {
             let state = model._$state
             state.clearChanges()
             state.recordChecksum = written.updateRecords.contentChecksum(update.record)
-            updatedIDs.append(update.identifier)
         }
         for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
             relationship.access.load(owner, targets)
@@ -132,7 +129,8 @@ struct SaveApplier {
         for position in leftAlone { outcomes[position] = .leftAlone }
         // Updated: the changed models, then the inserts that took over stored rows.
         return Applied(
-            inserted: insertedIDs, updated: updatedIDs + takenOverIDs,
+            inserted: insertedIDs,
+            updated: takenOverIDs.isEmpty ? planned.changedIdentifiers : planned.changedIdentifiers + takenOverIDs,
             saved: SavedInserts(models: inserted, rows: rowIDs, outcomes: outcomes))
     }
 

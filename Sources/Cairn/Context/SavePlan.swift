@@ -37,7 +37,6 @@ struct SavePlan {
         let row: UInt64
         /// Its record's position in ``SavePlan/updateRecords``, already sealed for the row's key.
         let record: Int
-        let identifier: PersistentIdentifier
     }
 
     /// A unique or index entry to add.

@@ -32,7 +32,16 @@ struct SavePlanner {
         /// The models the save inserts and updates, as the notifications list them (read while
         /// the models were planned: listing them afterwards walked every model again).
         let newIdentifiers: [PersistentIdentifier]
-        let updatedIdentifiers: [PersistentIdentifier]
+        /// The identifiers of ``changed``, in the order of ``SavePlan/updates``.
+        let changedIdentifiers: [PersistentIdentifier]
+        /// The temporary identifiers of the inserts that take over stored rows.
+        let takeoverIdentifiers: [PersistentIdentifier]
+
+        /// The models the save updates, as `willSave` lists them: the changed ones, then the
+        /// inserts that take over stored rows.
+        var updatedIdentifiers: [PersistentIdentifier] {
+            takeoverIdentifiers.isEmpty ? changedIdentifiers : changedIdentifiers + takeoverIdentifiers
+        }
     }
 
     /// The plan for the context's pending changes.
@@ -50,19 +59,18 @@ struct SavePlanner {
         let changedModels = context.changedModelsArray
         let deleting = Set(context.deletedModelsArray.map(\.persistentModelID))
         var deletedElsewhere: [PersistentIdentifier] = []
-        // Each changed model's tables and, when all of it was loaded, its record, encoded in the
-        // same pass (the generated codec says when a field was not loaded), by the model's
-        // position in this list, noted in its state (`planPosition`: changed models are never
-        // among the inserted ones that use it).
-        var changedTables: [Store.EntityTables] = []
-        // Their records, end to end, by position in `changedRecord` (`nil`: none yet).
+        // Each changed model's row rewrite, its record encoded in the same pass, and its
+        // identifier, by position in `updates`, which is noted in the model's state
+        // (`planPosition`; -1 for one that is deleted: changed models are never among the
+        // inserted ones that use it). A model not wholly loaded (propertiesToFetch, faults) is
+        // completed first: its unique keys and record need every attribute. Built here, a
+        // hundred thousand updates are one array of each; gathered in a later pass, they were
+        // three more, each freshly mapped memory touched per model.
+        var updates: [SavePlan.Update] = []
+        var changedIdentifiers: [PersistentIdentifier] = []
         var updateRecords = RecordList(reservingCapacity: changedModels.count, bytesPerRecord: 64)
-        var changedRecord: [Int?] = []
-        // Their identifiers, read in the same pass (`nil` for one that is not saved).
-        var changedIDs: [PersistentIdentifier?] = []
-        changedTables.reserveCapacity(changedModels.count)
-        changedRecord.reserveCapacity(changedModels.count)
-        changedIDs.reserveCapacity(changedModels.count)
+        updates.reserveCapacity(changedModels.count)
+        changedIdentifiers.reserveCapacity(changedModels.count)
         // The changed models whose change reaches more than their record (a relationship, an
         // index or unique key, an external value), noted in the same pass: the later steps walk
         // only these, not every changed model again (each walk over a hundred thousand models
@@ -70,27 +78,26 @@ struct SavePlanner {
         var reaching = ChangeReach()
         for model in changedModels {
             let state = model._$state
-            state.planPosition = changedTables.count
+            state.planPosition = -1
             let tables = store.tables(of: model)
-            changedTables.append(tables)
             reaching.note(model, state: state, tables: tables)
-            changedIDs.append(state.persistentIdentifier)
             guard let id = state.persistentIdentifier, let rowID = id.rowID,
                 deleting.isEmpty || !deleting.contains(id)
-            else {
-                changedRecord.append(nil)
-                continue
+            else { continue }
+            var record = try Self.appendCompleteRecord(of: model, tables: tables, to: &updateRecords)
+            if record == nil {
+                do {
+                    try context.rows.load(model, rowID: rowID, tables: tables)
+                } catch let error as StorageError where error.code == .notFound {
+                    deletedElsewhere.append(id)
+                    continue
+                }
+                record = try Self.appendRecord(of: model, tables: tables, to: &updateRecords)
             }
-            if let record = try Self.appendCompleteRecord(of: model, tables: tables, to: &updateRecords) {
-                changedRecord.append(record)
-                continue
-            }
-            changedRecord.append(nil)
-            do {
-                try context.rows.load(model, rowID: rowID, tables: tables)
-            } catch let error as StorageError where error.code == .notFound {
-                deletedElsewhere.append(id)
-            }
+            EntryLayout.withRowKey(rowID) { updateRecords.seal(record!, forKey: $0) }
+            state.planPosition = updates.count
+            updates.append(SavePlan.Update(tables: tables, row: rowID, record: record!))
+            changedIdentifiers.append(id)
         }
         if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
         let plan = try planDeletes()
@@ -130,24 +137,14 @@ struct SavePlanner {
             isLive(model) && (takenOver.isEmpty || !takenOver.contains(model.persistentModelID))
         }
         let changed = takenOver.isEmpty ? liveChanged : liveChanged.filter { !takenOver.contains($0.persistentModelID) }
-
-        // The rewritten rows, from what the first pass read: without deletes or takeovers the
-        // changed models are the first pass's list, in order, and no model is touched again (a
-        // pass over a hundred thousand models is a cache miss per model and state).
-        let changedPositions =
-            changed.count == changedModels.count ? nil : changed.map { $0._$state.planPosition }
-        var updates: [SavePlan.Update] = []
-        updates.reserveCapacity(changed.count)
-        for index in changed.indices {
-            let position = changedPositions?[index] ?? index
-            let id = changedIDs[position]!
-            let tables = changedTables[position]
-            // A model completed above is encoded now, whole.
-            let record =
-                try changedRecord[position]
-                ?? Self.appendRecord(of: changed[index], tables: tables, to: &updateRecords)
-            EntryLayout.withRowKey(id.rowID!) { updateRecords.seal(record, forKey: $0) }
-            updates.append(SavePlan.Update(tables: tables, row: id.rowID!, record: record, identifier: id))
+        // Without deletes or takeovers every changed model is rewritten, in the first pass's
+        // order, and no model is touched again (a pass over a hundred thousand models is a cache
+        // miss per model and state); otherwise the kept ones' updates are picked out.
+        if changed.count != updates.count {
+            let positions = changed.map { $0._$state.planPosition }
+            updates = positions.map { updates[$0] }
+            changedIdentifiers = positions.map { changedIdentifiers[$0] }
+            for (position, model) in changed.enumerated() { model._$state.planPosition = position }
         }
         // The plan names rows, not models: a new model by its position among the new rows,
         // noted in its state (`InsertedModels`), so no map has every model hashed into it.
@@ -192,7 +189,7 @@ struct SavePlanner {
         ) rethrows {
             for (model, tables) in zip(inserted, insertedTables) { try body(model, tables, true) }
             for model in changedOnes where isKept(model) {
-                try body(model, changedTables[model._$state.planPosition], false)
+                try body(model, updates[model._$state.planPosition].tables, false)
             }
         }
         forEachWritten(reaching.relationships) { model, tables, isNew in
@@ -235,7 +232,7 @@ struct SavePlanner {
         // An insert that takes over a stored row updates that row.
         // (By the new rows' own note, below: looking each insert up again cost two hashes apiece.)
         var newIdentifiers = insertedModels.identifiers
-        var updatedIdentifiers = updates.map(\.identifier)
+        var takeoverIdentifiers: [PersistentIdentifier] = []
 
         savePlan.newRows.reserveCapacity(inserted.count)
         for position in 0..<insertedModels.count {
@@ -247,7 +244,7 @@ struct SavePlanner {
                 row.isLeftAloneWhenSame =
                     tables.externalAttributes.isEmpty
                     && !tables.entity.relationships.contains { $0.access.hasTargets(model) }
-                updatedIdentifiers.append(insertedModels.identifiers[position])
+                takeoverIdentifiers.append(insertedModels.identifiers[position])
             }
             savePlan.newRows.append(row)
         }
@@ -299,7 +296,7 @@ struct SavePlanner {
             plan: savePlan, inserted: inserted, insertedTables: insertedTables, changed: changed, deletes: plan,
             uniqueness: uniqueness, superseded: uniqueness.superseded.map { candidates.models[$0] },
             newIdentifiers: newIdentifiers,
-            updatedIdentifiers: updatedIdentifiers)
+            changedIdentifiers: changedIdentifiers, takeoverIdentifiers: takeoverIdentifiers)
     }
 
     /// What the pending deletes amount to once the delete rules are applied.

@@ -82,7 +82,9 @@ struct StoreWriter {
                     }
                 }
                 if rewrite == .missing {
-                    gone.append(update.identifier)
+                    gone.append(
+                        PersistentIdentifier(
+                            entity: update.tables.entityName, store: store.internedIdentifier, rowID: update.row))
                 }
             }
             if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
