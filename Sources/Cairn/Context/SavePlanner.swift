@@ -165,10 +165,14 @@ struct SavePlanner {
         // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
         // order, without the deleted models; its targets are named as rows as they are read
         // (lists of the target models cost an array and a retain of each model per list).
-        var counted: [(owner: any PersistentModel, relationship: Schema.Relationship, count: Int)] = []
+        var counted: [CountedList] = []
+        // The plan and the counts come in as `inout` parameters, not captured: a local variable
+        // captured by the closures below was checked for exclusive access at run time, five
+        // checks per list written.
         func writeList(
             _ owner: any PersistentModel, _ relationship: Schema.Relationship, ownerTables: Store.EntityTables,
-            isNew: Bool, _ forEachTarget: ((any PersistentModel) -> Void) -> Void
+            isNew: Bool, into savePlan: inout SavePlan, counting counted: inout [CountedList],
+            _ forEachTarget: ((any PersistentModel) -> Void) -> Void
         ) {
             let start = savePlan.edgeTargets.count
             forEachTarget { target in
@@ -201,15 +205,16 @@ struct SavePlanner {
                     if relationship.minimumModelCount != nil { counted.append((model, relationship, 0)) }
                     continue
                 }
-                writeList(model, relationship, ownerTables: tables, isNew: isNew) {
-                    relationship.access.forEachTarget(model, $0)
-                }
+                writeList(
+                    model, relationship, ownerTables: tables, isNew: isNew, into: &savePlan, counting: &counted
+                ) { relationship.access.forEachTarget(model, $0) }
             }
         }
         for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
-            writeList(owner, relationship, ownerTables: store.tables(of: owner), isNew: false) {
-                targets.forEach($0)
-            }
+            writeList(
+                owner, relationship, ownerTables: store.tables(of: owner), isNew: false, into: &savePlan,
+                counting: &counted
+            ) { targets.forEach($0) }
         }
         try checkCounts(counted)
         // Planning read relationships through getters: one that failed to load read as empty, so
@@ -298,6 +303,9 @@ struct SavePlanner {
             newIdentifiers: newIdentifiers,
             changedIdentifiers: changedIdentifiers, takeoverIdentifiers: takeoverIdentifiers)
     }
+
+    /// A relationship list about to be written whose count has a bound, with its number of targets.
+    typealias CountedList = (owner: any PersistentModel, relationship: Schema.Relationship, count: Int)
 
     /// What the pending deletes amount to once the delete rules are applied.
     struct DeletePlan {
@@ -432,9 +440,7 @@ struct SavePlanner {
 
     /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written
     /// (only those with a bound are listed, with the number of targets written).
-    private func checkCounts(
-        _ relationships: [(owner: any PersistentModel, relationship: Schema.Relationship, count: Int)]
-    ) throws {
+    private func checkCounts(_ relationships: [CountedList]) throws {
         for (owner, relationship, count) in relationships where !relationship.isToOneRelationship {
             let tooFew = relationship.minimumModelCount.map { count < $0 } ?? false
             let tooMany = relationship.maximumModelCount.map { count > $0 } ?? false

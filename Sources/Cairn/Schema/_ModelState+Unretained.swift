@@ -51,6 +51,14 @@ struct _UnretainedModelState {
     @inlinable @inline(__always)
     func isChanged(_ index: Int) -> Bool { reference._withUnsafeGuaranteedRef { $0.isChanged(index) } }
 
+    /// Whether the context hears of every change to the attribute at `index`
+    /// (``_ModelState/reportsChanges(to:)``). A method, not the bits through a key path: a
+    /// property reached through a key path is checked for exclusive access at run time.
+    @inline(__always)
+    func reportsChanges(to index: Int) -> Bool {
+        reference._withUnsafeGuaranteedRef { $0.reportsChanges(to: index) }
+    }
+
     /// Forgets every change (``_ModelState/clearChanges()``).
     @inlinable @inline(__always)
     func clearChanges() { reference._withUnsafeGuaranteedRef { $0.clearChanges() } }

@@ -127,6 +127,12 @@ public final class _ModelState {
     /// ```
     public func markChanged(_ index: Int) { changed.insert(index) }
 
+    /// Whether the context hears of every change to the attribute at `index` (see
+    /// ``reportedAttributes``).
+    func reportsChanges(to index: Int) -> Bool {
+        index >= 64 || reportedAttributes & (1 << UInt64(index)) != 0
+    }
+
     /// Makes `loader` the model's context, which hears of changes to the attributes in
     /// `reportedAttributes`.
     func attach(to link: _ContextLink, reporting reportedAttributes: UInt64) {
