@@ -29,9 +29,12 @@ struct History {
         let entity: InternedName
     }
 
-    /// The rows recorded, per kind and entity, in the order they came (repeats included). A save
-    /// touches a few entities, so the groups are searched in order, the last one used first.
-    private var groups: [(bucket: Bucket, rows: [UInt64])] = []
+    /// The rows recorded, per kind and entity, as runs of consecutive rows in the order they came
+    /// (repeats included): a save's rows mostly come ascending, so a hundred thousand rows are a
+    /// run or a few, where a list of every row was freshly mapped memory to fill, sort and
+    /// deduplicate. A save touches a few entities, so the groups are searched in order, the last
+    /// one used first.
+    private var groups: [(bucket: Bucket, runs: [EntryLayout.HistoryGroup.Run])] = []
     /// The position in `groups` of the last row recorded.
     private var last = 0
 
@@ -47,7 +50,12 @@ struct History {
                 last = groups.count - 1
             }
         }
-        groups[last].rows.append(row)
+        let runs = groups[last].runs.count
+        if runs > 0, groups[last].runs[runs - 1].first &+ groups[last].runs[runs - 1].count == row {
+            groups[last].runs[runs - 1].count += 1
+        } else {
+            groups[last].runs.append(EntryLayout.HistoryGroup.Run(first: row, count: 1))
+        }
     }
 
     /// The stored value: groups by entity, then kind; rows ascending, each once.
@@ -56,12 +64,18 @@ struct History {
             ($0.entity, $0.group.bucket.kind.rawValue) < ($1.entity, $1.group.bucket.kind.rawValue)
         }
         let encodedGroups = ordered.map { entity, group in
-            var rows = group.rows
+            let kind = group.bucket.kind.rawValue
+            let runs = group.runs
+            // Runs that came ascending and apart are the stored runs as they are.
+            if runs.indices.dropFirst().allSatisfy({ runs[$0].first > runs[$0 - 1].first &+ runs[$0 - 1].count }) {
+                return EntryLayout.HistoryGroup(kind: kind, entity: entity, runs: runs)
+            }
+            var rows = runs.flatMap { $0.first..<($0.first &+ $0.count) }
             rows.sort()
             var unique: [UInt64] = []
             unique.reserveCapacity(rows.count)
             for row in rows where unique.last != row { unique.append(row) }
-            return EntryLayout.HistoryGroup(kind: group.bucket.kind.rawValue, entity: entity, rows: unique)
+            return EntryLayout.HistoryGroup(kind: kind, entity: entity, rows: unique)
         }
         return EntryLayout.historyValue(encodedGroups)
     }

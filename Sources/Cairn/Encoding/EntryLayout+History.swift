@@ -1,19 +1,52 @@
 import Foundation
 
 extension EntryLayout {
-    /// One group of a history value: the rows of one entity that one commit changed one way.
+    /// One group of a history value: the rows of one entity that one commit changed one way, as
+    /// runs of consecutive row ids.
     package struct HistoryGroup: Equatable {
+        /// Rows `first ..< first + count`.
+        package struct Run: Equatable {
+            package var first: UInt64
+            package var count: UInt64
+
+            package init(first: UInt64, count: UInt64) {
+                self.first = first
+                self.count = count
+            }
+        }
+
         /// What happened to the rows: 0 inserted, 1 updated, 2 deleted, 3 edges rewritten.
         package let kind: UInt8
         package let entity: String
-        /// Ascending, each once.
-        package let rows: [UInt64]
+        /// Ascending, apart (each starts after the previous one's end), none empty.
+        package let runs: [Run]
 
-        package init(kind: UInt8, entity: String, rows: [UInt64]) {
+        /// A group of `runs`, which must ascend apart.
+        package init(kind: UInt8, entity: String, runs: [Run]) {
             self.kind = kind
             self.entity = entity
-            self.rows = rows
+            self.runs = runs
         }
+
+        /// A group of `rows`, ascending, each once.
+        ///
+        /// ```swift
+        /// let group = EntryLayout.HistoryGroup(kind: 0, entity: "Book", rows: [1, 2, 3, 7])   // two runs
+        /// ```
+        package init(kind: UInt8, entity: String, rows: [UInt64]) {
+            var runs: [Run] = []
+            for row in rows {
+                if let last = runs.last, last.first &+ last.count == row {
+                    runs[runs.count - 1].count += 1
+                } else {
+                    runs.append(Run(first: row, count: 1))
+                }
+            }
+            self.init(kind: kind, entity: entity, runs: runs)
+        }
+
+        /// Every row, ascending.
+        package var rows: [UInt64] { runs.flatMap { $0.first..<($0.first &+ $0.count) } }
     }
 
     /// The first byte of a history value in the run format; a value in the first format starts
@@ -36,17 +69,9 @@ extension EntryLayout {
             bytes.append(group.kind)
             bytes.append(UInt8(name.count))
             bytes += name
-            var runs: [(first: UInt64, count: UInt64)] = []
-            for row in group.rows {
-                if let last = runs.last, last.first &+ last.count == row {
-                    runs[runs.count - 1].count += 1
-                } else {
-                    runs.append((row, 1))
-                }
-            }
-            Varint.append(UInt64(runs.count), to: &bytes)
+            Varint.append(UInt64(group.runs.count), to: &bytes)
             var end: UInt64 = 0
-            for run in runs {
+            for run in group.runs {
                 Varint.append(run.first &- end, to: &bytes)
                 Varint.append(run.count - 1, to: &bytes)
                 end = run.first &+ run.count
@@ -79,20 +104,23 @@ extension EntryLayout {
             guard let runCount = Varint.read(bytes, at: &position, end: bytes.count),
                 runCount <= UInt64(bytes.count - position) / 2
             else { return nil }
-            var rows: [UInt64] = []
+            var runs: [HistoryGroup.Run] = []
+            var rowCount = 0
             var end: UInt64 = 0
             for _ in 0..<runCount {
                 guard let gap = Varint.read(bytes, at: &position, end: bytes.count),
                     let extra = Varint.read(bytes, at: &position, end: bytes.count),
                     case (let start, false) = end.addingReportingOverflow(gap),
                     case (let last, false) = start.addingReportingOverflow(extra), last < UInt64.max,
-                    // A damaged length must not make the reader allocate more than the value could name.
-                    rows.count + Int(clamping: extra) < 64 * bytes.count + 1_000_000
+                    // A damaged length must not make a reader of the rows allocate more than the
+                    // value could name.
+                    rowCount + Int(clamping: extra) < 64 * bytes.count + 1_000_000
                 else { return nil }
-                rows += start...last
+                runs.append(HistoryGroup.Run(first: start, count: extra + 1))
+                rowCount += Int(extra) + 1
                 end = last + 1
             }
-            groups.append(HistoryGroup(kind: kind, entity: entity, rows: rows))
+            groups.append(HistoryGroup(kind: kind, entity: entity, runs: runs))
         }
         return groups
     }

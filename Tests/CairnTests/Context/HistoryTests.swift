@@ -35,6 +35,26 @@ import Testing
         #expect(decoded.filter { $0.entity == "Book" }.map(\.row) == [10, 20, 30, 40])
     }
 
+    @Test func rowsInAnyOrderAreStoredAsTheSameRuns() {
+        // Ascending rows are kept as runs as they come; rows out of order or repeated are sorted
+        // and deduplicated when encoded. Both give the same bytes for the same rows.
+        var random = SeededGenerator(seed: 11)
+        let rows = (0..<3_000).map { _ in random.next() % 5_000 }.sorted()
+        var ascending = History()
+        var shuffled = History()
+        var previous: UInt64?
+        for row in rows where row != previous {
+            ascending.record(.updated, "Book", row)
+            ascending.record(.inserted, "Author", row * 2)
+            previous = row
+        }
+        for row in rows.shuffled(using: &random) + rows.prefix(100) {
+            shuffled.record(.inserted, "Author", row * 2)
+            shuffled.record(.updated, "Book", row)
+        }
+        #expect(ascending.encoded() == shuffled.encoded())
+    }
+
     @Test func entriesOfTheFirstFormatStillRead() throws {
         // One entry per row: kind, name length, name, row (u64 big-endian).
         let bytes: [UInt8] = [2, 1, 0x42, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0x42, 0, 0, 0, 0, 0, 0, 1, 0]
