@@ -52,7 +52,7 @@ public final class _ModelState {
     @usableFromInline @exclusivity(unchecked) var reportedAttributes: UInt64 = 0
     /// The model's position in each of its context's lists of pending changes (inserted,
     /// changed, key-changed, deleted), -1 for none; see `ModelList`.
-    @exclusivity(unchecked) var listPositions = SIMD4<Int32>(repeating: -1)
+    @exclusivity(unchecked) var listPositions = ListPositions()
     /// Properties whose getter has run, by index: only those can have observers (see
     /// `_ModelState+Observation.swift`). This and `registrar` are read by every getter and
     /// only ever accessed for an instant, never across a call: no runtime exclusivity checks.
@@ -399,4 +399,34 @@ extension _ModelLoader {
     /// loader.attributeDidChange(book, 1)
     /// ```
     public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {}
+}
+
+/// A model's position in each of its context's four lists of pending changes (see `ModelList`),
+/// -1 for none. Four plain fields: as a `SIMD4<Int32>` they made the state 16-byte aligned, and
+/// the runtime on Linux takes malloc's alignment to be 8, so it allocated every state with
+/// `posix_memalign`, about a hundred instructions more per model made.
+struct ListPositions {
+    private var inserted: Int32 = -1
+    private var changed: Int32 = -1
+    private var keyChanged: Int32 = -1
+    private var deleted: Int32 = -1
+
+    subscript(slot: Int) -> Int32 {
+        get {
+            switch slot {
+            case 0: inserted
+            case 1: changed
+            case 2: keyChanged
+            default: deleted
+            }
+        }
+        set {
+            switch slot {
+            case 0: inserted = newValue
+            case 1: changed = newValue
+            case 2: keyChanged = newValue
+            default: deleted = newValue
+            }
+        }
+    }
 }
