@@ -28,9 +28,25 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
     /// The entity's name, interned: identifiers are copied at every step of a save and a fetch,
     /// and with two strings in them every copy was two retains (see ``InternedName``).
     let entity: InternedName
+    /// The store's interned number (``noStore`` when there is none) and, in the top bit, whether
+    /// the identifier is temporary: sixteen bytes in all, where the store as an optional and the
+    /// kind as an enum took twenty-five, thirty-two with padding, in every list of identifiers a
+    /// save makes and in every model's state.
+    private let storeAndKind: UInt32
+    /// The row id, or the temporary number.
+    private let value: UInt64
+
+    private static let temporaryBit: UInt32 = 1 << 31
+    private static let noStore: UInt32 = InternedName.numberLimit - 1
+
     /// The store's identifier, interned; `nil` while the identifier is temporary.
-    let store: InternedName?
-    let kind: Kind
+    var store: InternedName? {
+        let number = storeAndKind & ~Self.temporaryBit
+        return number == Self.noStore ? nil : InternedName(number: number)
+    }
+
+    /// The row, or the temporary number.
+    var kind: Kind { storeAndKind & Self.temporaryBit != 0 ? .temporary(value) : .row(value) }
 
     enum Kind: Hashable, Comparable, Codable, Sendable {
         /// A saved model's row in its entity's table.
@@ -57,9 +73,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
 
     /// The identifier of a saved model, from interned names.
     init(entity: InternedName, store: InternedName, rowID: UInt64) {
-        self.entity = entity
-        self.store = store
-        self.kind = .row(rowID)
+        self.init(entity: entity, store: store, kind: .row(rowID))
     }
 
     /// A new temporary identifier for an inserted model.
@@ -77,16 +91,18 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
     /// seen.insert(book.persistentModelID)
     /// ```
     public func hash(into hasher: inout Hasher) {
-        switch kind {
-        case .row(let row): hasher.combine(row)
-        case .temporary(let number): hasher.combine(~number)
-        }
+        hasher.combine(storeAndKind & Self.temporaryBit != 0 ? ~value : value)
     }
 
     private init(entity: InternedName, store: InternedName?, kind: Kind) {
         self.entity = entity
-        self.store = store
-        self.kind = kind
+        let storeNumber = store?.number ?? Self.noStore
+        switch kind {
+        case .row(let row):
+            (storeAndKind, value) = (storeNumber, row)
+        case .temporary(let number):
+            (storeAndKind, value) = (storeNumber | Self.temporaryBit, number)
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -100,9 +116,10 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
     /// ```
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        entity = InternedName(try container.decode(String.self, forKey: .entityName))
-        store = try container.decodeIfPresent(String.self, forKey: .storeIdentifier).map { InternedName($0) }
-        kind = try container.decode(Kind.self, forKey: .kind)
+        self.init(
+            entity: InternedName(try container.decode(String.self, forKey: .entityName)),
+            store: try container.decodeIfPresent(String.self, forKey: .storeIdentifier).map { InternedName($0) },
+            kind: try container.decode(Kind.self, forKey: .kind))
     }
 
     /// Encodes the entity's name, the store's identifier and the row (or temporary number).
@@ -123,16 +140,10 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
     /// context.insert(book)
     /// book.persistentModelID.isTemporary   // true until context.save()
     /// ```
-    public var isTemporary: Bool {
-        if case .temporary = kind { return true }
-        return false
-    }
+    public var isTemporary: Bool { storeAndKind & Self.temporaryBit != 0 }
 
     /// The model's row id in its entity's table, or `nil` while the identifier is temporary.
-    var rowID: UInt64? {
-        if case .row(let rowID) = kind { return rowID }
-        return nil
-    }
+    var rowID: UInt64? { isTemporary ? nil : value }
 
     /// Orders by store, then entity, then row; temporary identifiers after permanent ones.
     ///

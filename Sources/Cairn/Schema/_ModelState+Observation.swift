@@ -7,8 +7,7 @@ import Observation
 // So a property whose getter has never run on a model cannot have an observer there, and
 // its setter need not tell the registrar anything. Telling it costs about 4,000 instructions
 // per set (a lock and a dictionary lookup by key path, twice, in code that is generic over
-// the model), and making a registrar costs two allocations per model (kept in the state
-// itself, `_ModelState.registrarRoom`, it needs no box of its own).
+// the model), and making a registrar costs two allocations per model.
 //
 // Each model's state keeps a bit per property whose getter ran while the model had a registrar,
 // and makes the registrar at the first getter call that a tracking closure may be making: its

@@ -18,19 +18,13 @@ public final class _ModelState {
     // checks (each cost a thread-local lookup and a set insert; a setter made three).
 
     // In the order the save's passes over the models read them: what each pass reads (the
-    // position in the plan, the identifier, the changes) first, beside the object's header, so
+    // identifier, the position in the plan, the changes) first, beside the object's header, so
     // that a pass over a hundred thousand states far apart in memory misses the caches on as few
-    // lines of each as it can; what only getters read last.
-    /// The model's position among the new rows of the save being planned, or, for a changed
-    /// model, among the changed ones (see `SavePlanner`); meaningful only while that plan is made.
-    @exclusivity(unchecked) var planPosition = -1
+    // lines of each as it can; what only getters read last. The small fields fill the room the
+    // identifier leaves before the next word: the state is 120 bytes, where it was 152 (each
+    // model's share of a large fetch or save that no longer fits the caches).
     /// The model's identity in its context; `nil` until it is inserted or fetched.
     @exclusivity(unchecked) var persistentIdentifier: PersistentIdentifier?
-    /// Changed properties by index.
-    @exclusivity(unchecked) var changed = PropertyBits()
-    /// The checksum of the stored record the loaded values came from (or were saved as), so a
-    /// fetch can tell that another context rewrote the row since.
-    @exclusivity(unchecked) var recordChecksum: UInt32?
     /// Whether the model was deleted and the deletion saved.
     @exclusivity(unchecked) var isDeleted = false
     /// Whether its context's identity map holds the model as its stored row's instance: only such
@@ -38,6 +32,13 @@ public final class _ModelState {
     /// cleared by the map (`RowSlots`), so that a first change asks this instead of looking the
     /// model up by its identifier.
     @exclusivity(unchecked) var isRegisteredRow = false
+    /// The checksum of the stored record the loaded values came from (or were saved as), so a
+    /// fetch can tell that another context rewrote the row since.
+    @exclusivity(unchecked) var recordChecksum: UInt32?
+    /// ``planPosition``, in four bytes.
+    @exclusivity(unchecked) private var planSlot: Int32 = -1
+    /// Changed properties by index.
+    @exclusivity(unchecked) var changed = PropertyBits()
     /// The link to the context that owns the model (none for a model that was only created),
     /// shared by all the context's models; see ``_ContextLink``.
     @usableFromInline @exclusivity(unchecked) var link: _ContextLink?
@@ -57,15 +58,17 @@ public final class _ModelState {
     /// `_ModelState+Observation.swift`). This and `registrar` are read by every getter and
     /// only ever accessed for an instant, never across a call: no runtime exclusivity checks.
     @usableFromInline @exclusivity(unchecked) var observed = PropertyBits()
-    /// The model's observation registrar, made at the first getter call (a model whose getters
-    /// never run, inserted or fetched and updated without being read, never needs one): in
-    /// ``registrarRoom`` when it fits there, else on the heap.
+    /// The model's observation registrar, made when something may observe the model (see
+    /// `_ModelState+Observation.swift`), allocated apart: most models never have one, and room
+    /// for it in every state was sixteen bytes per model.
     @usableFromInline @exclusivity(unchecked) var registrar: UnsafeMutablePointer<ObservationRegistrar>?
-    /// Room for the registrar inside the state, so that making one is not an allocation of its
-    /// own (a box was one more object per model read, made and freed): `ObservationRegistrar` is
-    /// a resilient type whose size is known only at run time, so the room is two words, used when
-    /// the registrar fits (``registrarRoomOffset``). Never read as what it is declared as.
-    @exclusivity(unchecked) private var registrarRoom: (UInt, UInt) = (0, 0)
+
+    /// The model's position among the new rows of the save being planned, or, for a changed
+    /// model, among the changed ones (see `SavePlanner`); meaningful only while that plan is made.
+    var planPosition: Int {
+        get { Int(planSlot) }
+        set { planSlot = Int32(truncatingIfNeeded: newValue) }
+    }
 
     /// A state with no changes, belonging to no context.
     ///
@@ -77,30 +80,13 @@ public final class _ModelState {
     deinit {
         guard let registrar else { return }
         registrar.deinitialize(count: 1)
-        if Self.registrarRoomOffset == nil { registrar.deallocate() }
+        registrar.deallocate()
     }
 
-    /// Where ``registrarRoom`` lies in a state, when an `ObservationRegistrar` fits it on this
-    /// platform; `nil` when not (registrars are then allocated apart).
-    static let registrarRoomOffset: Int? = {
-        let registrar = MemoryLayout<ObservationRegistrar>.self
-        guard registrar.size <= MemoryLayout<(UInt, UInt)>.size,
-            registrar.alignment <= MemoryLayout<(UInt, UInt)>.alignment
-        else { return nil }
-        return storageOffset(in: _ModelState.self, field: "registrarRoom", type: (UInt, UInt).self)
-    }()
-
-    /// Makes the model's observation registrar, in ``registrarRoom`` when it fits; called by the
-    /// first getter call.
+    /// Makes the model's observation registrar.
     @usableFromInline
     func makeRegistrar() -> UnsafeMutablePointer<ObservationRegistrar> {
-        let pointer: UnsafeMutablePointer<ObservationRegistrar>
-        if let offset = Self.registrarRoomOffset {
-            pointer = (UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque()) + offset)
-                .bindMemory(to: ObservationRegistrar.self, capacity: 1)
-        } else {
-            pointer = .allocate(capacity: 1)
-        }
+        let pointer = UnsafeMutablePointer<ObservationRegistrar>.allocate(capacity: 1)
         pointer.initialize(to: ObservationRegistrar())
         registrar = pointer
         return pointer

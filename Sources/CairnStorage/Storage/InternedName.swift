@@ -30,6 +30,18 @@ package struct InternedName: Hashable, Sendable, CustomStringConvertible {
     /// ```
     package init(_ text: String) { number = Registry.shared.number(for: text) }
 
+    /// The name with this number, which ``number`` gave: for values that keep the number in
+    /// fewer bits of their own (`PersistentIdentifier`).
+    ///
+    /// ```swift
+    /// let same = InternedName(number: name.number)
+    /// ```
+    package init(number: UInt32) { self.number = number }
+
+    /// The numbers names take are below this: values that keep a name's number may use the bits
+    /// above it.
+    package static let numberLimit: UInt32 = 1 << 31
+
     /// The name's text.
     ///
     /// ```swift
@@ -55,6 +67,7 @@ package struct InternedName: Hashable, Sendable, CustomStringConvertible {
             lock.lock()
             defer { lock.unlock() }
             if let number = numbers[text] { return number }
+            precondition(texts.count < InternedName.numberLimit, "InternedName: more names than a number can hold")
             let number = UInt32(texts.count)
             texts.append(text)
             numbers[text] = number
