@@ -62,7 +62,7 @@ struct SaveApplier {
             state.persistentIdentifier = id
             state.clearChanges()
             // The model now holds what its row holds.
-            state.recordChecksum = written.newRecords.contentChecksum(written.newRows[position].record)
+            state.recordChecksum = written.newRecords.contentChecksum(position)
             if written.newRows[position].takesOver == nil {
                 insertedIDs.append(id)
             } else if nextLeftAlone < leftAlone.count && leftAlone[nextLeftAlone] == position {

@@ -20,11 +20,10 @@ struct SavePlan {
 
     /// A row to add, or, when it takes over a stored row with the same unique values
     /// (SwiftData's upsert), to write over that row.
+    /// Its record is at the same position in ``SavePlan/newRecords``, sealed for its row's key in
+    /// the transaction.
     struct NewRow {
         let tables: Store.EntityTables
-        /// Its record's position in ``SavePlan/newRecords``: sealed for its row's key in the
-        /// transaction.
-        let record: Int
         let takesOver: UInt64?
         /// For a row taken over whose model writes no relationship and no external value: the row
         /// is left alone (not written, not in the history) when it already holds the same record.
@@ -47,12 +46,28 @@ struct SavePlan {
     }
 
     /// A unique value claimed: the save fails when another writer claimed it since planning.
+    ///
+    /// Forty bytes, no identifier: an insert claims each of its unique keys, and with one per claim
+    /// a save of a hundred thousand models filled seven megabytes of fresh memory with claims.
+    /// The identifier the failure names is made from the row and the entity
+    /// (``SavePlan/identifier(of:)``).
     struct UniqueClaim {
         let table: Table
-        /// The key's position in ``SavePlan/uniqueKeys``.
-        let key: Int
         let row: RowReference
-        let identifier: PersistentIdentifier
+        /// The key's position in ``SavePlan/uniqueKeys``.
+        private let keyPosition: Int32
+        /// The claiming model's entity.
+        let entity: InternedName
+
+        init(table: Table, key: Int, row: RowReference, entity: InternedName) {
+            precondition(key < Int(Int32.max), "SavePlan: more unique keys than one save can hold")
+            self.table = table
+            self.row = row
+            keyPosition = Int32(truncatingIfNeeded: key)
+            self.entity = entity
+        }
+
+        var key: Int { Int(keyPosition) }
     }
 
     /// An `.externalStorage` value, stored apart from the record.
@@ -95,6 +110,8 @@ struct SavePlan {
     }
 
     var newRows: [NewRow] = []
+    /// The temporary identifiers of ``newRows``' models, by position (a failed claim names one).
+    var newRowIdentifiers: [PersistentIdentifier] = []
     /// The records of ``newRows`` and of ``updates``, each list end to end (a record per model was
     /// an allocation per model, read back cold by the writer).
     var newRecords = RecordList()
@@ -142,6 +159,16 @@ struct SavePlan {
                 relationship: relationship, table: ownerTables.edgeTable(of: relationship), ownerTables: ownerTables))
         lastEdgeKind = edgeKinds.count - 1
         return lastEdgeKind
+    }
+
+    /// The identifier of the model that `claim` is for: a new row's temporary one, or a stored
+    /// row's in the store whose interned identifier is `store`.
+    func identifier(of claim: UniqueClaim, store: InternedName) -> PersistentIdentifier {
+        switch claim.row {
+        case .new(let position): newRowIdentifiers[position]
+        case .stored(let row): PersistentIdentifier(entity: claim.entity, store: store, rowID: row)
+        case .missing: preconditionFailure("SavePlan: a unique key claimed for a model that gets no row")
+        }
     }
 
     /// About what the transaction puts (records, keys, edges, history), so the map grows once ahead

@@ -242,8 +242,7 @@ struct SavePlanner {
         savePlan.newRows.reserveCapacity(inserted.count)
         for position in 0..<insertedModels.count {
             let tables = insertedTables[position]
-            var row = SavePlan.NewRow(
-                tables: tables, record: position, takesOver: takeovers.isEmpty ? nil : takeovers[position])
+            var row = SavePlan.NewRow(tables: tables, takesOver: takeovers.isEmpty ? nil : takeovers[position])
             if row.takesOver != nil {
                 let model = inserted[position]
                 row.isLeftAloneWhenSame =
@@ -260,6 +259,7 @@ struct SavePlanner {
         }
         // The records, each list taken over whole (a new row's record is at its position).
         savePlan.newRecords = insertedModels.records
+        savePlan.newRowIdentifiers = insertedModels.identifiers
         savePlan.updateRecords = updateRecords
         savePlan.readSnapshot = uniqueness.readSnapshot
         // Inserted models are named by position (their identifiers were read in the one pass),
@@ -288,14 +288,14 @@ struct SavePlanner {
             savePlan.uniqueClaims.append(
                 SavePlan.UniqueClaim(
                     table: table, key: savePlan.uniqueKeys.count - 1, row: reference(model),
-                    identifier: model.persistentModelID))
+                    entity: model.persistentModelID.entity))
         }
         for claim in uniqueness.insertClaims {
             guard let position = keptPosition(claim.position) else { continue }
             savePlan.uniqueClaims.append(
                 SavePlan.UniqueClaim(
                     table: candidates.keyTables[claim.key], key: claim.key, row: .new(position),
-                    identifier: insertedModels.identifiers[position]))
+                    entity: insertedTables[position].entityName))
         }
         return PlannedSave(
             plan: savePlan, inserted: inserted, insertedTables: insertedTables, changed: changed, deletes: plan,

@@ -28,7 +28,7 @@ struct StoreWriter {
             assigned.reserveCapacity(plan.newRows.count)
             for position in plan.newRows.indices {
                 let tables = plan.newRows[position].tables
-                let record = plan.newRows[position].record
+                let record = position
                 if let takenOver = plan.newRows[position].takesOver {
                     // Equal bytes under the same key: the stored record is intact and holds these
                     // values. A row gone meanwhile is written anew. The key on the stack.
@@ -146,7 +146,9 @@ struct StoreWriter {
                     }
                 }
                 // Another process stored the same unique values since the save was planned.
-                guard claimed else { throw SaveError.claimedMeanwhile(claim.identifier) }
+                guard claimed else {
+                    throw SaveError.claimedMeanwhile(plan.identifier(of: claim, store: store.internedIdentifier))
+                }
             }
             var nextLeftAlone = 0
             for (position, new) in plan.newRows.enumerated() {

@@ -68,11 +68,15 @@ final class EnvironmentState: @unchecked Sendable {
     }
 
     private static let identifierLock = NSLock()
-    nonisolated(unsafe) private static var lastIdentifier: UInt64 = 0  // guarded by identifierLock
+    nonisolated(unsafe) private static var lastIdentifier: UInt32 = 0  // guarded by identifierLock
 
-    private static func nextIdentifier() -> UInt64 {
+    /// The next environment number. Thirty-two bits, so that a ``Table`` is sixteen bytes: a
+    /// save lists a table with every key it claims. After four billion environments opened in one
+    /// process the numbers wrap, and the check that a table belongs to a transaction's store
+    /// could then miss a table of a store closed long before.
+    private static func nextIdentifier() -> UInt32 {
         identifierLock.withLock {
-            lastIdentifier += 1
+            lastIdentifier &+= 1
             return lastIdentifier
         }
     }

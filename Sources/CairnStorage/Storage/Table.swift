@@ -26,7 +26,7 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     /// LMDB's handle (`MDB_dbi`). Only Storage reads it.
     package let handle: UInt32
     /// The environment the handle belongs to: a handle number means nothing in another store.
-    let environment: UInt64
+    let environment: UInt32
 
     /// The table's name.
     ///
@@ -36,7 +36,7 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     package var description: String { name }
 
     /// A table value for LMDB's handle `handle` in the environment numbered `environment`.
-    init(name: String, flags: TableFlags, handle: UInt32, environment: UInt64) {
+    init(name: String, flags: TableFlags, handle: UInt32, environment: UInt32) {
         internedName = InternedName(name)
         self.flags = flags
         self.handle = handle

@@ -37,9 +37,9 @@ package final class TransactionHandle {
     @exclusivity(unchecked) var tablesKnown = 0
     let path: String
     /// The environment's identifier (``EnvironmentState/identifier``).
-    let environment: UInt64
+    let environment: UInt32
 
-    init(pointer: OpaquePointer, path: String, environment: UInt64) {
+    init(pointer: OpaquePointer, path: String, environment: UInt32) {
         self.pointer = pointer
         self.path = path
         self.environment = environment

@@ -18,12 +18,14 @@ import Testing
         throws
     {
         let record = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
-        plan.newRows.append(SavePlan.NewRow(tables: tables, record: record, takesOver: nil))
+        #expect(record == position, "a new row's record is at its position")
+        plan.newRows.append(SavePlan.NewRow(tables: tables, takesOver: nil))
+        plan.newRowIdentifiers.append(gauge.persistentModelID)
         plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
         plan.uniqueClaims.append(
             SavePlan.UniqueClaim(
                 table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: .new(position),
-                identifier: gauge.persistentModelID))
+                entity: tables.entityName))
         plan.indexAdditions.append(
             SavePlan.KeyEntry(
                 table: tables.indexes[0].table, key: tables.indexes[0].key(of: gauge), row: .new(position)))
@@ -55,12 +57,28 @@ import Testing
         context.insert(Gauge(code: 7, reading: 1))
         try context.save()
         var plan = SavePlan()
+        let late = Gauge(code: 7, reading: 2)
         try add(Gauge(code: 8, reading: 1), at: 0, to: &plan, context: context, tables: tables)
-        try add(Gauge(code: 7, reading: 2), at: 1, to: &plan, context: context, tables: tables)
+        try add(late, at: 1, to: &plan, context: context, tables: tables)
         #expect { try StoreWriter(store: context.store).write(&plan) } throws: { error in
-            (error as? SaveError)?.code == .uniquenessViolated
+            let error = error as? SaveError
+            return error?.code == .uniquenessViolated && error?.models == [late.persistentModelID]
         }
         #expect(try codes(context) == [7])
+        // A stored row's claim names the row's identifier.
+        let stored = try #require(try context.fetch(FetchDescriptor<Gauge>()).first)
+        var changed = SavePlan()
+        changed.uniqueKeys.append(tables.uniques[0].key(of: Gauge(code: 7, reading: 0)))
+        changed.uniqueClaims.append(
+            SavePlan.UniqueClaim(
+                table: tables.uniques[0].table, key: 0, row: .stored(stored.persistentModelID.rowID! + 1),
+                entity: tables.entityName))
+        #expect { try StoreWriter(store: context.store).write(&changed) } throws: { error in
+            let expected = PersistentIdentifier(
+                entity: tables.entityName, store: context.store.internedIdentifier,
+                rowID: stored.persistentModelID.rowID! + 1)
+            return (error as? SaveError)?.models == [expected]
+        }
     }
 
     /// Claims are appended while they ascend past the table's last key and looked up once they do
@@ -107,8 +125,8 @@ import Testing
         try context.save()
         var plan = SavePlan()
         for (row, gauge) in [(1, Gauge(code: 1, reading: 1)), (2, Gauge(code: 2, reading: 9))] {
-            let record = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
-            var new = SavePlan.NewRow(tables: tables, record: record, takesOver: UInt64(row))
+            _ = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
+            var new = SavePlan.NewRow(tables: tables, takesOver: UInt64(row))
             new.isLeftAloneWhenSame = true
             plan.newRows.append(new)
             plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
@@ -142,8 +160,8 @@ import Testing
         try context.save()
         let gauge = Gauge(code: 1, reading: 5)
         var plan = SavePlan()
-        let record = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
-        plan.newRows.append(SavePlan.NewRow(tables: tables, record: record, takesOver: 2))
+        _ = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
+        plan.newRows.append(SavePlan.NewRow(tables: tables, takesOver: 2))
         plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
         plan.keptKeys.append(
             SavePlan.KeptKey(
