@@ -262,7 +262,8 @@ final class RowLoader {
     /// loaded), leaving out the models in `deleted`; only the fields whose tags are in `only` are
     /// decoded (all when `nil`).
     func models(
-        for rows: [(UInt64, RecordReader)], tables: Store.EntityTables, decoding only: Set<UInt32>?,
+        for rows: some RandomAccessCollection<(UInt64, RecordReader)>, tables: Store.EntityTables,
+        decoding only: Set<UInt32>?,
         leavingOut deleted: Set<ObjectIdentifier>
     ) throws -> [any PersistentModel] {
         statistics.recordLoads += rows.count

@@ -394,8 +394,20 @@ package struct RecordBatch {
     /// try batch.append(copying: value, key: key, row: 7)
     /// let (row, reader) = batch.rowsAndReaders()[0]   // row 7
     /// ```
-    package func rowsAndReaders() -> [(UInt64, RecordReader)] {
-        entries.indices.map { (entries[$0].row, reader($0)) }
+    package func rowsAndReaders() -> Rows { Rows(batch: self) }
+
+    /// The batch's records with their rows, each reader made when it is read: no array of them
+    /// (an allocation per fetch, and a reader's two references to retain per record, made
+    /// whether or not it was read).
+    package struct Rows: RandomAccessCollection {
+        fileprivate let batch: RecordBatch
+
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { batch.entries.count }
+
+        package subscript(position: Int) -> (UInt64, RecordReader) {
+            (batch.entries[position].row, batch.reader(position))
+        }
     }
 
     private func reader(_ position: Int) -> RecordReader {

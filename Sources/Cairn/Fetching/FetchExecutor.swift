@@ -209,7 +209,7 @@ struct FetchExecutor {
     /// The models of rows just read: the context's instances (registered, or new ones loaded from
     /// the records), or images of the rows.
     private func models(
-        for rows: [(UInt64, RecordReader)], decoding: Set<UInt32>?
+        for rows: some RandomAccessCollection<(UInt64, RecordReader)>, decoding: Set<UInt32>?
     ) throws -> [any PersistentModel] {
         guard let images else { return try Self.models(for: rows, of: request, in: context, decoding: decoding) }
         return try images.rows.models(for: rows, tables: tables, decoding: decoding, leavingOut: [])
@@ -219,7 +219,8 @@ struct FetchExecutor {
     /// leaving out the context's pending deletes when pending changes count. Only the request's
     /// `propertiesToFetch` (with what its predicate and sort use) are decoded when it lists some.
     static func models(
-        for rows: [(UInt64, RecordReader)], of request: FetchRequest, in context: ModelContext,
+        for rows: some RandomAccessCollection<(UInt64, RecordReader)>, of request: FetchRequest,
+        in context: ModelContext,
         decoding only: Set<UInt32>?? = nil
     ) throws -> [any PersistentModel] {
         let deleted =
@@ -314,7 +315,7 @@ struct CandidateReader {
     /// first); rows whose record is gone are left out.
     mutating func next(
         _ count: Int, txn: borrowing ReadTransaction, into batch: inout RecordBatch
-    ) throws -> [(UInt64, RecordReader)] {
+    ) throws -> RecordBatch.Rows {
         if case .fullScan = access {
             Self.prepare(&batch, for: min(count, Self.scanReserveLimit))
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
@@ -334,7 +335,10 @@ struct CandidateReader {
         if case .unique(let unique, let key) = access {
             // At most one row: looked up and read without a list of row ids.
             isExhausted = true
-            guard let row = try txn.uniqueRow(for: key, in: unique.table) else { return [] }
+            guard let row = try txn.uniqueRow(for: key, in: unique.table) else {
+                Self.prepare(&batch, for: 0)
+                return batch.rowsAndReaders()
+            }
             return try Self.records(of: CollectionOfOne(row), tables: tables, txn: txn, into: &batch)
         }
         if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
@@ -349,7 +353,7 @@ struct CandidateReader {
     /// The records of `rowIDs`, in that order; rows that are gone are left out.
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction
-    ) throws -> [(UInt64, RecordReader)] {
+    ) throws -> RecordBatch.Rows {
         var batch = RecordBatch()
         return try records(of: rowIDs, tables: tables, txn: txn, into: &batch)
     }
@@ -358,7 +362,7 @@ struct CandidateReader {
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction,
         into batch: inout RecordBatch
-    ) throws -> [(UInt64, RecordReader)] {
+    ) throws -> RecordBatch.Rows {
         prepare(&batch, for: rowIDs.count)
         for row in rowIDs {
             // The key on the stack: an array per row was an allocation per record read.
