@@ -28,7 +28,7 @@ import Observation
 /// registrar drops its observers when the model goes.
 ///
 /// ```swift
-/// if link.mayBeTracked() { _ = state.makeRegistrar() }   // link.probe?.isTracking() ?? true
+/// if link.mayBeTracked() { _ = state.makeObservation() }   // link.probe?.isTracking() ?? true
 /// ```
 final class ObservationProbe: Observable, @unchecked Sendable {
     /// The property the probe's key path names; never read or changed.

@@ -29,24 +29,26 @@ extension _ModelState {
     public func access<Model: Observable & AnyObject, Member>(
         _ model: Model, keyPath: KeyPath<Model, Member>, _ index: Int
     ) {
-        guard let registrar = registrar ?? registrarIfTracked() else { return }
-        if !observed.contains(index) { observed.insert(index) }
-        // Called in place: the registrar is the state's and lives as long as it.
-        registrar.pointee.access(model, keyPath: keyPath)
+        guard let observation = observation ?? observationIfTracked() else { return }
+        // Used in place: the state owns it and outlives the call.
+        observation._withUnsafeGuaranteedRef { observation in
+            if !observation.observed.contains(index) { observation.observed.insert(index) }
+            observation.registrar.access(model, keyPath: keyPath)
+        }
     }
 
-    /// The registrar for a getter's access on a model that has none yet: made when a tracking
-    /// closure may be running (or when that cannot be told: a model in no context, or no probe),
-    /// `nil` when none is, since the access would then register nothing.
+    /// What observing the model needs, for a getter's access on a model that has none yet: made
+    /// when a tracking closure may be running (or when that cannot be told: a model in no
+    /// context, or no probe), `nil` when none is, since the access would then register nothing.
     @usableFromInline
-    func registrarIfTracked() -> UnsafeMutablePointer<ObservationRegistrar>? {
+    func observationIfTracked() -> Unmanaged<_ModelObservation>? {
         // The link reached unretained (its reference's bits read in place): the state holds it,
         // and retaining and releasing it, and its probe, were four atomic operations per getter.
         let link = withUnsafeMutablePointer(to: &link) { UnsafeRawPointer($0).load(as: UnsafeRawPointer?.self) }
         if let link, !Unmanaged<_ContextLink>.fromOpaque(link)._withUnsafeGuaranteedRef({ $0.mayBeTracked() }) {
             return nil
         }
-        return makeRegistrar()
+        return makeObservation()
     }
 
     /// Runs `mutation`, the change of the persisted property at `index`, telling the model's
@@ -60,15 +62,33 @@ extension _ModelState {
     public func withMutation<Model: Observable & AnyObject, Member, Result>(
         of model: Model, keyPath: KeyPath<Model, Member>, _ index: Int, _ mutation: () throws -> Result
     ) rethrows -> Result {
-        guard observed.contains(index), let registrar else { return try mutation() }
-        return try registrar.pointee.withMutation(of: model, keyPath: keyPath, mutation)
+        guard let observation else { return try mutation() }
+        return try observation._withUnsafeGuaranteedRef { observation in
+            guard observation.observed.contains(index) else { return try mutation() }
+            return try observation.registrar.withMutation(of: model, keyPath: keyPath, mutation)
+        }
     }
 
-    /// Whether the persisted property at `index` can have observers: its getter has run.
-    func isObservable(_ index: Int) -> Bool { observed.contains(index) }
+    /// Whether the model has an observation registrar yet (made at its first getter call that
+    /// something may observe).
+    var hasRegistrar: Bool { observation != nil }
+}
 
-    /// Whether the model has an observation registrar yet (made at its first getter call).
-    var hasRegistrar: Bool { registrar != nil }
+/// What observing one model needs, made only for a model that something may observe: its
+/// observation registrar, and the properties whose getter has run while it had one, by index
+/// (only those can have observers, so a setter of any other skips the registrar). The bits are
+/// never cleared: a property read once with a registrar, tracked or not, stays observed, which
+/// errs toward notifying.
+///
+/// ```swift
+/// let observation = state.makeObservation()   // at the first getter call that may be tracked
+/// ```
+@usableFromInline
+final class _ModelObservation {
+    @usableFromInline let registrar = ObservationRegistrar()
+    @usableFromInline @exclusivity(unchecked) var observed = PropertyBits()
+
+    @usableFromInline init() {}
 }
 
 extension PersistentModel {

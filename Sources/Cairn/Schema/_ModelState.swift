@@ -21,8 +21,10 @@ public final class _ModelState {
     // identifier, the position in the plan, the changes) first, beside the object's header, so
     // that a pass over a hundred thousand states far apart in memory misses the caches on as few
     // lines of each as it can; what only getters read last. The small fields fill the room the
-    // identifier leaves before the next word: the state is 120 bytes, where it was 152 (each
-    // model's share of a large fetch or save that no longer fits the caches).
+    // identifier leaves before the next word: the state is 104 bytes, where it was 152 (each
+    // model's share of a large fetch or save that no longer fits the caches; malloc rounds it to
+    // 112, and each 16 bytes more made ids.contains over a hundred thousand models about 5%
+    // slower).
     /// The model's identity in its context; `nil` until it is inserted or fetched.
     @exclusivity(unchecked) var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.
@@ -54,14 +56,12 @@ public final class _ModelState {
     /// The model's position in each of its context's lists of pending changes (inserted,
     /// changed, key-changed, deleted), -1 for none; see `ModelList`.
     @exclusivity(unchecked) var listPositions = ListPositions()
-    /// Properties whose getter has run, by index: only those can have observers (see
-    /// `_ModelState+Observation.swift`). This and `registrar` are read by every getter and
-    /// only ever accessed for an instant, never across a call: no runtime exclusivity checks.
-    @usableFromInline @exclusivity(unchecked) var observed = PropertyBits()
-    /// The model's observation registrar, made when something may observe the model (see
-    /// `_ModelState+Observation.swift`), allocated apart: most models never have one, and room
-    /// for it in every state was sixteen bytes per model.
-    @usableFromInline @exclusivity(unchecked) var registrar: UnsafeMutablePointer<ObservationRegistrar>?
+    /// What observing the model needs: its observation registrar and the properties whose getter
+    /// has run (see `_ModelState+Observation.swift`). Made when something may observe the model
+    /// (most models never have it), and held unretained: the state owns it and releases it in
+    /// `deinit`, so a getter reads it without reference counting. One word in every state, where
+    /// the property bits and the registrar's pointer were three.
+    @usableFromInline @exclusivity(unchecked) var observation: Unmanaged<_ModelObservation>?
 
     /// The model's position among the new rows of the save being planned, or, for a changed
     /// model, among the changed ones (see `SavePlanner`); meaningful only while that plan is made.
@@ -77,19 +77,14 @@ public final class _ModelState {
     /// ```
     public init() {}
 
-    deinit {
-        guard let registrar else { return }
-        registrar.deinitialize(count: 1)
-        registrar.deallocate()
-    }
+    deinit { observation?.release() }
 
-    /// Makes the model's observation registrar.
+    /// Makes what observing the model needs (its registrar).
     @usableFromInline
-    func makeRegistrar() -> UnsafeMutablePointer<ObservationRegistrar> {
-        let pointer = UnsafeMutablePointer<ObservationRegistrar>.allocate(capacity: 1)
-        pointer.initialize(to: ObservationRegistrar())
-        registrar = pointer
-        return pointer
+    func makeObservation() -> Unmanaged<_ModelObservation> {
+        let made = Unmanaged.passRetained(_ModelObservation())
+        observation = made
+        return made
     }
 
     /// Whether any persisted property changed.
