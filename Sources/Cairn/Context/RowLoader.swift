@@ -263,12 +263,20 @@ final class RowLoader {
     /// decoded (all when `nil`).
     func models(
         for rows: some RandomAccessCollection<(UInt64, RecordReader)>, tables: Store.EntityTables,
-        decoding only: Set<UInt32>?,
-        leavingOut deleted: Set<ObjectIdentifier>
+        decoding only: Set<UInt32>?, leavingOut deleted: Set<ObjectIdentifier>
     ) throws -> [any PersistentModel] {
-        statistics.recordLoads += rows.count
         var models: [any PersistentModel] = []
         models.reserveCapacity(rows.count)
+        try appendModels(for: rows, tables: tables, decoding: only, leavingOut: deleted, to: &models)
+        return models
+    }
+
+    /// The same, appended to `models` (a fetch appends each chunk's models to one list).
+    func appendModels(
+        for rows: some RandomAccessCollection<(UInt64, RecordReader)>, tables: Store.EntityTables,
+        decoding only: Set<UInt32>?, leavingOut deleted: Set<ObjectIdentifier>, to models: inout [any PersistentModel]
+    ) throws {
+        statistics.recordLoads += rows.count
         let (entity, storeName) = (tables.entityName, store.internedIdentifier)
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(entity: entity, store: storeName, rowID: rowID)
@@ -277,7 +285,6 @@ final class RowLoader {
             try apply(reader, to: model, tables: tables, only: only)
             models.append(model)
         }
-        return models
     }
 
     /// A scratch instance holding a stored row's attributes as its record has them (not the

@@ -121,17 +121,23 @@ struct FetchExecutor {
             // in the cache: the residual then need not walk them all again to find out.
             var anyChanged = false
             let models = try context.store.read { txn in
+                // Every chunk's models appended to one list, room for all of them made once the
+                // candidates are known: a list per chunk, appended to one that grew by doubling,
+                // copied each model (a retain and a release) and each list into fresh memory.
                 var models: [any PersistentModel] = []
                 var remaining = want
                 repeat {
                     let asked = min(remaining, Self.decodingChunk)
                     remaining -= asked
                     let rows = try reader.next(asked, txn: txn, into: &batch)
-                    let chunk = try self.models(for: rows, decoding: decoding)
-                    if !anyChanged && residual.predicate != nil && residual.isEmptyForVouchedRows {
-                        anyChanged = chunk.contains { $0.hasChanges }
+                    if models.isEmpty, let candidates = reader.candidateCount {
+                        models.reserveCapacity(min(candidates, want))
                     }
-                    if models.isEmpty { models = chunk } else { models += chunk }
+                    let start = models.count
+                    try self.appendModels(for: rows, decoding: decoding, to: &models)
+                    if !anyChanged && residual.predicate != nil && residual.isEmptyForVouchedRows {
+                        anyChanged = models[start...].contains { $0.hasChanges }
+                    }
                 } while remaining > 0 && !reader.isExhausted
                 return models
             }
@@ -211,8 +217,20 @@ struct FetchExecutor {
     private func models(
         for rows: some RandomAccessCollection<(UInt64, RecordReader)>, decoding: Set<UInt32>?
     ) throws -> [any PersistentModel] {
-        guard let images else { return try Self.models(for: rows, of: request, in: context, decoding: decoding) }
-        return try images.rows.models(for: rows, tables: tables, decoding: decoding, leavingOut: [])
+        var models: [any PersistentModel] = []
+        try appendModels(for: rows, decoding: decoding, to: &models)
+        return models
+    }
+
+    /// The same, appended to `models`.
+    private func appendModels(
+        for rows: some RandomAccessCollection<(UInt64, RecordReader)>, decoding: Set<UInt32>?,
+        to models: inout [any PersistentModel]
+    ) throws {
+        guard let images else {
+            return try Self.appendModels(for: rows, of: request, in: context, decoding: decoding, to: &models)
+        }
+        try images.rows.appendModels(for: rows, tables: tables, decoding: decoding, leavingOut: [], to: &models)
     }
 
     /// The context's models for stored rows, registered (or the registered instances, loaded),
@@ -223,11 +241,22 @@ struct FetchExecutor {
         in context: ModelContext,
         decoding only: Set<UInt32>?? = nil
     ) throws -> [any PersistentModel] {
+        var models: [any PersistentModel] = []
+        try appendModels(for: rows, of: request, in: context, decoding: only, to: &models)
+        return models
+    }
+
+    /// The same, appended to `models`.
+    static func appendModels(
+        for rows: some RandomAccessCollection<(UInt64, RecordReader)>, of request: FetchRequest,
+        in context: ModelContext, decoding only: Set<UInt32>?? = nil, to models: inout [any PersistentModel]
+    ) throws {
         let deleted =
             request.includePendingChanges && !context.pending.deleted.isEmpty
             ? Set(context.deletedModelsArray.map(ObjectIdentifier.init)) : []
         let only = only ?? PredicatePlanner(tables: request.tables).tagsToDecode(request)
-        return try context.rows.models(for: rows, tables: request.tables, decoding: only, leavingOut: deleted)
+        try context.rows.appendModels(
+            for: rows, tables: request.tables, decoding: only, leavingOut: deleted, to: &models)
     }
 
     // MARK: Pending matches
@@ -294,6 +323,13 @@ struct CandidateReader {
     private var after: UInt64?
     private(set) var isExhausted = false
 
+    /// How many rows a full scan's table held when the scan began (LMDB keeps the count).
+    private var scanned: Int?
+
+    /// How many candidate rows the path selects in all, once the first chunk has been read (for
+    /// a full scan, the rows its table held then).
+    var candidateCount: Int? { rowIDs?.count ?? scanned }
+
     /// The most records a scan makes room for before it reads (it may stop early, when the
     /// table has fewer rows than asked for).
     static let scanReserveLimit = 4_096
@@ -317,6 +353,7 @@ struct CandidateReader {
         _ count: Int, txn: borrowing ReadTransaction, into batch: inout RecordBatch
     ) throws -> RecordBatch.Rows {
         if case .fullScan = access {
+            if after == nil && scanned == nil { scanned = try txn.count(of: tables.records) }
             Self.prepare(&batch, for: min(count, Self.scanReserveLimit))
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
