@@ -90,23 +90,14 @@ extension ModelMacro: MemberMacro {
         let encodeFields = persisted.enumerated().map { "try encoder.encode(&_$\($1.name), \($0))\n" }.joined()
         let decodeFields = persisted.enumerated().map { "try decoder.decode(&_$\($1.name), \($0))\n" }.joined()
 
-        // The state is made when first asked for, not as a stored property's initial value: that
-        // value would be made and dropped again in `init(_$modelState:)`, once per fault.
+        // The state is stored in the model (one object per model, not two), and Cairn reaches it in
+        // place at the offset the class finds once.
         return [
-            "@exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?",
-            """
-            \(raw: access)var _$modelState: Cairn._ModelState {
-            _read {
-            if _$modelStateStorage == nil {
-            _$modelStateStorage = Cairn._ModelState()
-            }
-            yield _$modelStateStorage!
-            }
-            }
-            """,
+            "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
+            "\(raw: access)static let _$modelStateOffset = Cairn._modelStateOffset(of: \(raw: className).self)",
             """
             \(raw: access)required init(_$modelState: Cairn._ModelState) {
-            \(raw: faultInitialisation)self._$modelStateStorage = _$modelState
+            \(raw: faultInitialisation)self._$modelState = _$modelState
             }
             """,
             """

@@ -31,7 +31,7 @@ import Testing
                     @_PersistedProperty(8) var handle: String
                     @_PersistedProperty(9) var plain: String = ""
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Document"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$slug = Cairn._PersistedValue()
@@ -44,7 +44,7 @@ import Testing
                         self._$revision = Cairn._PersistedValue()
                         self._$handle = Cairn._PersistedValue()
                         self._$plain = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

@@ -72,23 +72,16 @@ enum ExpectedExpansion {
     /// ```swift
     /// expandedSource: """
     ///     final class Book {
-    ///     \(ExpectedExpansion.modelState())
+    ///     \(ExpectedExpansion.modelState(of: "Book"))
     ///         required init(_$modelState: Cairn._ModelState) { … }
     ///     }
     ///     """
     /// ```
-    static func modelState(_ access: String = "") -> String {
+    static func modelState(_ access: String = "", of className: String) -> String {
         """
-            @exclusivity(unchecked) private var _$modelStateStorage: Cairn._ModelState?
+            @exclusivity(unchecked) \(access)var _$modelState = Cairn._ModelState()
 
-            \(access)var _$modelState: Cairn._ModelState {
-                _read {
-                    if _$modelStateStorage == nil {
-                        _$modelStateStorage = Cairn._ModelState()
-                    }
-                    yield _$modelStateStorage!
-                }
-            }
+            \(access)static let _$modelStateOffset = Cairn._modelStateOffset(of: \(className).self)
         """
     }
 

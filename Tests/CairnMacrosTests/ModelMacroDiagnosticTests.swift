@@ -87,10 +87,10 @@ import Testing
                 final class Book {
                     var pages = 0
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -143,10 +143,10 @@ import Testing
                 final class Book {
                     var value: \(type)
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -196,10 +196,10 @@ import Testing
                 final class Book {
                     let isbn: String
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -248,10 +248,10 @@ import Testing
                 final class Book {
                     lazy var summary: String = "…"
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -304,10 +304,10 @@ import Testing
                         didSet { print(title) }
                     }
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -361,10 +361,10 @@ import Testing
                 final class Book {
                     var first: String = "", last: String = ""
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -414,11 +414,11 @@ import Testing
                         [[\Book.isbn], [\Book.nickname]]
                     }
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -472,12 +472,12 @@ import Testing
                         [[\Book.title], [\Book.author], [\Book.title.count], [\Author.name]]
                     }
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
                         self._$author = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

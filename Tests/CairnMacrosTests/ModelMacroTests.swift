@@ -42,13 +42,13 @@ import Testing
 
                     private static let _$keyPath_chapters = \Book.chapters
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$isbn = Cairn._PersistedValue()
                         self._$title = Cairn._PersistedValue()
                         self._$chapters = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -179,7 +179,7 @@ import Testing
                     @_PersistedProperty(24)
                     var counts: [String: Int] = [:]
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Specimen"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$flag = Cairn._PersistedValue()
@@ -207,7 +207,7 @@ import Testing
                         self._$address = Cairn._PersistedValue()
                         self._$tags = Cairn._PersistedValue()
                         self._$counts = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -331,12 +331,12 @@ import Testing
                         self.name = name
                     }
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Reader"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
                         self._$joined = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -388,11 +388,11 @@ import Testing
                         [[\Shelf.label]]
                     }
 
-                \#(ExpectedExpansion.modelState("public "))
+                \#(ExpectedExpansion.modelState("public ", of: "Shelf"))
 
                     public required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     public static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -433,11 +433,11 @@ import Testing
                     @_PersistedProperty(0)
                     var label: String = ""
 
-                \#(ExpectedExpansion.modelState("package "))
+                \#(ExpectedExpansion.modelState("package ", of: "Shelf"))
 
                     package required init(_$modelState: Cairn._ModelState) {
                         self._$label = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     package static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -504,11 +504,11 @@ import Testing
                         case plain
                     }
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Note"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$text = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -545,10 +545,10 @@ import Testing
             expandedSource: """
                 final class Marker {
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Marker"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -582,10 +582,10 @@ import Testing
                 @available(macOS 15, *)
                 final class Marker {
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Marker"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -622,10 +622,10 @@ import Testing
             expandedSource: """
                 final class Marker: Observable {
 
-                \(ExpectedExpansion.modelState())
+                \(ExpectedExpansion.modelState(of: "Marker"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

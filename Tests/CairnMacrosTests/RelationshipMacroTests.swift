@@ -51,7 +51,7 @@ import Testing
                     @_PersistedProperty(7)
                     var editor: Author?
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Author"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$name = Cairn._PersistedValue()
@@ -62,7 +62,7 @@ import Testing
                         self._$mentor = Cairn._PersistedValue()
                         self._$publisher = Cairn._PersistedValue()
                         self._$editor = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -131,12 +131,12 @@ import Testing
                     @_PersistedProperty(1)
                     var tags: [String] = []
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
                         self._$tags = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

@@ -24,12 +24,12 @@ import Testing
                     @_PersistedProperty(1)
                     var pages: Int = 0
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
                         self._$title = Cairn._PersistedValue()
                         self._$pages = Cairn._PersistedValue()
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
@@ -74,10 +74,10 @@ import Testing
                 final class Book {
                     var isSelected: Bool
 
-                \#(ExpectedExpansion.modelState())
+                \#(ExpectedExpansion.modelState(of: "Book"))
 
                     required init(_$modelState: Cairn._ModelState) {
-                        self._$modelStateStorage = _$modelState
+                        self._$modelState = _$modelState
                     }
 
                     static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {

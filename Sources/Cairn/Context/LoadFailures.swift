@@ -76,7 +76,7 @@ struct LoadFailures {
             message: "\(id) names entity '\(id.entityName)', which is not in this "
                 + "container's schema. Pass identifiers of this container's models.")
         record(id, property: "*", cause: cause, reason: cause.message)
-        let state = _ModelState()
+        var state = _ModelState()
         state.persistentIdentifier = id
         state.isDeleted = true
         return UnknownEntityModel(_$modelState: state)
@@ -88,7 +88,7 @@ struct LoadFailures {
     static func untrackedModel(
         _ id: PersistentIdentifier, tables: Store.EntityTables, link: _ContextLink
     ) -> any PersistentModel {
-        let state = _ModelState()
+        var state = _ModelState()
         state.persistentIdentifier = id
         let model = tables.modelType.init(_$modelState: state)
         model._$state.attach(to: link, reporting: tables.keyedAttributeMask)

@@ -72,10 +72,10 @@ final class RowLoader {
         precondition(
             link.isConnected,
             "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
-        let state = _ModelState()
+        var state = _ModelState()
         state.persistentIdentifier = persistentModelID
-        let model = tables.modelType.init(_$modelState: state)
         state.attach(to: link, reporting: tables.keyedAttributeMask)
+        let model = tables.modelType.init(_$modelState: state)
         if let row = persistentModelID.rowID {
             identity.register(model, entity: tables.ordinal, row: row)
         } else {

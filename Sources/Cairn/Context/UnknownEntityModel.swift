@@ -4,6 +4,7 @@
 /// error, as for any identifier that names no model of the store; it never stops the process.
 final class UnknownEntityModel: PersistentModel {
     var _$modelState: _ModelState
+    static let _$modelStateOffset = _modelStateOffset(of: UnknownEntityModel.self)
     init(_$modelState: _ModelState) { self._$modelState = _$modelState }
     static var schemaMetadata: [Schema.PropertyMetadata] { [] }
 }

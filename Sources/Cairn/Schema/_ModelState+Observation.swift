@@ -26,22 +26,19 @@ extension _ModelState {
     /// _$modelState.access(self, keyPath: \.title, 2)   // generated code
     /// ```
     @inlinable
-    public func access<Model: Observable & AnyObject, Member>(
+    public mutating func access<Model: Observable & AnyObject, Member>(
         _ model: Model, keyPath: KeyPath<Model, Member>, _ index: Int
     ) {
         guard let observation = observation ?? observationIfTracked() else { return }
-        // Used in place: the state owns it and outlives the call.
-        observation._withUnsafeGuaranteedRef { observation in
-            if !observation.observed.contains(index) { observation.observed.insert(index) }
-            observation.registrar.access(model, keyPath: keyPath)
-        }
+        if !observation.observed.contains(index) { observation.observed.insert(index) }
+        observation.registrar.access(model, keyPath: keyPath)
     }
 
     /// What observing the model needs, for a getter's access on a model that has none yet: made
     /// when a tracking closure may be running (or when that cannot be told: a model in no
     /// context, or no probe), `nil` when none is, since the access would then register nothing.
     @usableFromInline
-    func observationIfTracked() -> Unmanaged<_ModelObservation>? {
+    mutating func observationIfTracked() -> _ModelObservation? {
         // The link reached unretained (its reference's bits read in place): the state holds it,
         // and retaining and releasing it, and its probe, were four atomic operations per getter.
         let link = withUnsafeMutablePointer(to: &link) { UnsafeRawPointer($0).load(as: UnsafeRawPointer?.self) }
@@ -62,11 +59,8 @@ extension _ModelState {
     public func withMutation<Model: Observable & AnyObject, Member, Result>(
         of model: Model, keyPath: KeyPath<Model, Member>, _ index: Int, _ mutation: () throws -> Result
     ) rethrows -> Result {
-        guard let observation else { return try mutation() }
-        return try observation._withUnsafeGuaranteedRef { observation in
-            guard observation.observed.contains(index) else { return try mutation() }
-            return try observation.registrar.withMutation(of: model, keyPath: keyPath, mutation)
-        }
+        guard let observation, observation.observed.contains(index) else { return try mutation() }
+        return try observation.registrar.withMutation(of: model, keyPath: keyPath, mutation)
     }
 
     /// Whether the model has an observation registrar yet (made at its first getter call that

@@ -1,21 +1,22 @@
 import Observation
 
 /// A model's bookkeeping: which persisted properties changed, which may be observed, and who can
-/// load the ones that are not loaded yet. `@Model` gives every model one (`_$modelState`); not for
-/// direct use.
+/// load the ones that are not loaded yet. `@Model` gives every model one, stored in the model
+/// (`_$modelState`); not for direct use.
 ///
-/// A class, not a struct: the context reads and updates it through `any PersistentModel`, where a
-/// struct property is copied whole (its identifier, its context link, its change bits) at every
-/// read. A reference costs one allocation per model; `_$modelState` lends it (a `_read`
-/// accessor behind a borrowed requirement), so a read through the protocol retains nothing.
+/// A value stored in the model, not an object of its own: one allocation and one free per model
+/// fewer, and the bookkeeping beside the model's fields in memory (a pass over a hundred thousand
+/// models missed the caches on the state as well as on the model). The context reaches it in
+/// place, through a pointer at the class's offset for it (``_UnretainedModelState``,
+/// `model._$state`), never through the protocol, which would copy it.
 ///
 /// ```swift
-/// let state = book._$modelState   // @Model's generated property makes it when first asked for
+/// book._$modelState.hasChanges   // the model's stored state
 /// ```
-public final class _ModelState {
-    // The state is read and written only on its context's executor, and no access to a property
-    // outlives the statement that makes it: the properties below need no runtime exclusivity
-    // checks (each cost a thread-local lookup and a set insert; a setter made three).
+public struct _ModelState {
+    // The state is read and written only on its context's executor, in place through a pointer
+    // (`_UnretainedModelState`), and no access to a property outlives the statement that makes
+    // it.
 
     // In the order the save's passes over the models read them: what each pass reads (the
     // identifier, the position in the plan, the changes) first, beside the object's header, so
@@ -26,24 +27,24 @@ public final class _ModelState {
     // 112, and each 16 bytes more made ids.contains over a hundred thousand models about 5%
     // slower).
     /// The model's identity in its context; `nil` until it is inserted or fetched.
-    @exclusivity(unchecked) var persistentIdentifier: PersistentIdentifier?
+    var persistentIdentifier: PersistentIdentifier?
     /// Whether the model was deleted and the deletion saved.
-    @exclusivity(unchecked) var isDeleted = false
+    var isDeleted = false
     /// Whether its context's identity map holds the model as its stored row's instance: only such
     /// a model's changes are tracked (an instance whose row an insert took over is not). Set and
     /// cleared by the map (`RowSlots`), so that a first change asks this instead of looking the
     /// model up by its identifier.
-    @exclusivity(unchecked) var isRegisteredRow = false
+    var isRegisteredRow = false
     /// The checksum of the stored record the loaded values came from (or were saved as), so a
     /// fetch can tell that another context rewrote the row since.
-    @exclusivity(unchecked) var recordChecksum: UInt32?
+    var recordChecksum: UInt32?
     /// ``planPosition``, in four bytes.
-    @exclusivity(unchecked) private var planSlot: Int32 = -1
+    private var planSlot: Int32 = -1
     /// Changed properties by index.
-    @exclusivity(unchecked) var changed = PropertyBits()
+    var changed = PropertyBits()
     /// The link to the context that owns the model (none for a model that was only created),
     /// shared by all the context's models; see ``_ContextLink``.
-    @usableFromInline @exclusivity(unchecked) var link: _ContextLink?
+    @usableFromInline var link: _ContextLink?
     /// Loads faulted properties and keeps relationships consistent: the context that owns the
     /// model, while it exists. Not a strong reference, as in Core Data: related models hold each
     /// other, and if they also held their context, any relationship would keep the context, its
@@ -52,16 +53,15 @@ public final class _ModelState {
     @inlinable var loader: (any _ModelLoader)? { link?.loader }
     /// The attributes whose every change the loader hears of (``_ModelLoader/attributeDidChange(_:_:)``),
     /// as bits 0…63: those a unique or index table keys. Attributes past 63 are always reported.
-    @usableFromInline @exclusivity(unchecked) var reportedAttributes: UInt64 = 0
+    @usableFromInline var reportedAttributes: UInt64 = 0
     /// The model's position in each of its context's lists of pending changes (inserted,
     /// changed, key-changed, deleted), -1 for none; see `ModelList`.
-    @exclusivity(unchecked) var listPositions = ListPositions()
+    var listPositions = ListPositions()
     /// What observing the model needs: its observation registrar and the properties whose getter
     /// has run (see `_ModelState+Observation.swift`). Made when something may observe the model
-    /// (most models never have it), and held unretained: the state owns it and releases it in
-    /// `deinit`, so a getter reads it without reference counting. One word in every state, where
-    /// the property bits and the registrar's pointer were three.
-    @usableFromInline @exclusivity(unchecked) var observation: Unmanaged<_ModelObservation>?
+    /// (most models never have it). One word in every state, where the property bits and the
+    /// registrar's pointer were three.
+    @usableFromInline var observation: _ModelObservation?
 
     /// The model's position among the new rows of the save being planned, or, for a changed
     /// model, among the changed ones (see `SavePlanner`); meaningful only while that plan is made.
@@ -77,12 +77,10 @@ public final class _ModelState {
     /// ```
     public init() {}
 
-    deinit { observation?.release() }
-
     /// Makes what observing the model needs (its registrar).
     @usableFromInline
-    func makeObservation() -> Unmanaged<_ModelObservation> {
-        let made = Unmanaged.passRetained(_ModelObservation())
+    mutating func makeObservation() -> _ModelObservation {
+        let made = _ModelObservation()
         observation = made
         return made
     }
@@ -106,7 +104,7 @@ public final class _ModelState {
     /// ```swift
     /// _$modelState.markChanged(2)
     /// ```
-    public func markChanged(_ index: Int) { changed.insert(index) }
+    public mutating func markChanged(_ index: Int) { changed.insert(index) }
 
     /// Whether the context hears of every change to the attribute at `index` (see
     /// ``reportedAttributes``).
@@ -116,13 +114,13 @@ public final class _ModelState {
 
     /// Makes `loader` the model's context, which hears of changes to the attributes in
     /// `reportedAttributes`.
-    func attach(to link: _ContextLink, reporting reportedAttributes: UInt64) {
+    mutating func attach(to link: _ContextLink, reporting reportedAttributes: UInt64) {
         self.link = link
         self.reportedAttributes = reportedAttributes
     }
 
     /// Leaves the model's context.
-    func detach() { link = nil }
+    mutating func detach() { link = nil }
 
     /// Whether the model belongs to a context that still exists: what `loader != nil` tells,
     /// without reading the context (a read of the unowned reference retains and releases it).
@@ -136,7 +134,7 @@ public final class _ModelState {
     /// ```swift
     /// _$modelState.clearChanges()
     /// ```
-    public func clearChanges() { changed.removeAll() }
+    public mutating func clearChanges() { changed.removeAll() }
 }
 
 /// What a context's models reach it through: one per context, held by each of its models and

@@ -3,8 +3,8 @@ import Testing
 
 @testable import Cairn
 
-/// The unretained handle on a model's state (`_ModelState+Unretained.swift`) reads and writes the
-/// state the model holds, and its methods act on it.
+/// The handle on a model's state (`_ModelState+Unretained.swift`) reads and writes the state
+/// stored in the model, in place, and its methods act on it.
 @Suite struct UnretainedModelStateTests {
     @Test func theHandleReadsAndWritesTheModelsOwnState() {
         let book = LibraryBook(isbn: "978-1", title: "Emma")
@@ -19,7 +19,8 @@ import Testing
         state.clearChanges()
         #expect(!book._$modelState.hasChanges)
         #expect(state.loader == nil, "a model only created has no context")
-        #expect(state { $0 === book._$modelState }, "the handle's state is the model's")
+        let stored = withUnsafeMutablePointer(to: &book._$modelState) { UnsafeMutableRawPointer($0) }
+        #expect(UnsafeMutableRawPointer(state.pointer) == stored, "the handle points at the model's own state")
     }
 
     @Test func aContextsModelReachesItsContextThroughTheHandle() throws {
