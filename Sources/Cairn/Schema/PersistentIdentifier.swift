@@ -145,7 +145,8 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
     /// The model's row id in its entity's table, or `nil` while the identifier is temporary.
     var rowID: UInt64? { isTemporary ? nil : value }
 
-    /// Orders by store, then entity, then row; temporary identifiers after permanent ones.
+    /// Orders by store identifier (a temporary identifier names none, which sorts first), then
+    /// entity name, then row (of one store and entity, temporary numbers after every row).
     ///
     /// ```swift
     /// let ordered = ids.sorted()
