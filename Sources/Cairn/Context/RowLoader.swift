@@ -261,17 +261,7 @@ final class RowLoader {
     /// The models of `tables`' entity for stored rows, registered (or the registered instances,
     /// loaded), leaving out the models in `deleted`; only the fields whose tags are in `only` are
     /// decoded (all when `nil`).
-    func models(
-        for rows: some RandomAccessCollection<(UInt64, RecordReader)>, tables: Store.EntityTables,
-        decoding only: Set<UInt32>?, leavingOut deleted: Set<ObjectIdentifier>
-    ) throws -> [any PersistentModel] {
-        var models: [any PersistentModel] = []
-        models.reserveCapacity(rows.count)
-        try appendModels(for: rows, tables: tables, decoding: only, leavingOut: deleted, to: &models)
-        return models
-    }
-
-    /// The same, appended to `models` (a fetch appends each chunk's models to one list).
+    /// Appended to `models`: a fetch appends each chunk's models to one list.
     func appendModels(
         for rows: some RandomAccessCollection<(UInt64, RecordReader)>, tables: Store.EntityTables,
         decoding only: Set<UInt32>?, leavingOut deleted: Set<ObjectIdentifier>, to models: inout [any PersistentModel]

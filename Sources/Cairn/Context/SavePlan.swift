@@ -20,6 +20,7 @@ struct SavePlan {
 
     /// A row to add, or, when it takes over a stored row with the same unique values
     /// (SwiftData's upsert), to write over that row.
+    ///
     /// Its record is at the same position in ``SavePlan/newRecords``, sealed for its row's key in
     /// the transaction.
     struct NewRow {
@@ -50,7 +51,7 @@ struct SavePlan {
     /// Forty bytes, no identifier: an insert claims each of its unique keys, and with one per claim
     /// a save of a hundred thousand models filled seven megabytes of fresh memory with claims.
     /// The identifier the failure names is made from the row and the entity
-    /// (``SavePlan/identifier(of:)``).
+    /// (``SavePlan/identifier(of:store:)``).
     struct UniqueClaim {
         let table: Table
         let row: RowReference

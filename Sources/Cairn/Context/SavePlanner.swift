@@ -84,8 +84,10 @@ struct SavePlanner {
             guard let id = state.persistentIdentifier, let rowID = id.rowID,
                 deleting.isEmpty || !deleting.contains(id)
             else { continue }
-            var record = try Self.appendCompleteRecord(of: model, tables: tables, to: &updateRecords)
-            if record == nil {
+            let record: Int
+            if let complete = try Self.appendCompleteRecord(of: model, tables: tables, to: &updateRecords) {
+                record = complete
+            } else {
                 do {
                     try context.rows.load(model, rowID: rowID, tables: tables)
                 } catch let error as StorageError where error.code == .notFound {
@@ -94,9 +96,9 @@ struct SavePlanner {
                 }
                 record = try Self.appendRecord(of: model, tables: tables, to: &updateRecords)
             }
-            EntryLayout.withRowKey(rowID) { updateRecords.seal(record!, forKey: $0) }
+            EntryLayout.withRowKey(rowID) { updateRecords.seal(record, forKey: $0) }
             state.planPosition = updates.count
-            updates.append(SavePlan.Update(tables: tables, row: rowID, record: record!))
+            updates.append(SavePlan.Update(tables: tables, row: rowID, record: record))
             changedIdentifiers.append(id)
         }
         if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }

@@ -27,14 +27,14 @@ struct StoreWriter {
             var leftAlone: [Int] = []
             assigned.reserveCapacity(plan.newRows.count)
             for position in plan.newRows.indices {
+                // A new row's record is at the row's own position in `newRecords`.
                 let tables = plan.newRows[position].tables
-                let record = position
                 if let takenOver = plan.newRows[position].takesOver {
                     // Equal bytes under the same key: the stored record is intact and holds these
                     // values. A row gone meanwhile is written anew. The key on the stack.
                     let rewrite = try EntryLayout.withRowKey(takenOver) { key in
-                        plan.newRecords.seal(record, forKey: key)
-                        return try plan.newRecords.withRecord(record) { bytes in
+                        plan.newRecords.seal(position, forKey: key)
+                        return try plan.newRecords.withRecord(position) { bytes in
                             let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
                             if rewrite == .missing { _ = try txn.put(bytes, for: key, in: tables.records) }
                             return rewrite
@@ -46,7 +46,7 @@ struct StoreWriter {
                     assigned.append(takenOver)
                 } else {
                     assigned.append(
-                        try rows.append(record, of: &plan.newRecords, to: tables, meta: store.meta, txn: txn))
+                        try rows.append(position, of: &plan.newRecords, to: tables, meta: store.meta, txn: txn))
                 }
             }
             var history = History()

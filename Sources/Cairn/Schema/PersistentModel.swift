@@ -218,14 +218,14 @@ extension PersistentModel {
     }
 
     /// Marks the attribute at `index` changed, and tells the context when the attribute keys a
-    /// unique or index table (only those concern it after the model's first change). The bits
-    /// are asked through a method: read through the state's key path, in the setter, they were
+    /// unique or index table (only those concern it after the model's first change). Not
+    /// inlinable: inlined into a setter in the model's module, the read of the state's bits was
     /// checked for exclusive access at run time, about forty instructions per set.
     @usableFromInline
     func _$attributeDidChange(_ index: Int) {
         _$markChanged(index)
-        // The state read twice, not kept in a local: kept, it was retained and released.
-        if _$state.reportsChanges(to: index) { _$state.loader?.attributeDidChange(self, index) }
+        let state = _$state
+        if state.reportsChanges(to: index) { state.loader?.attributeDidChange(self, index) }
     }
 
     /// Marks the property at `index` changed, telling the context about the model's first change.

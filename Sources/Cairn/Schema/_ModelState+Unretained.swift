@@ -50,8 +50,7 @@ struct _UnretainedModelState {
     func isChanged(_ index: Int) -> Bool { pointer.pointee.isChanged(index) }
 
     /// Whether the context hears of every change to the attribute at `index`
-    /// (``_ModelState/reportsChanges(to:)``). A method, not the bits through a key path: a
-    /// property reached through a key path is checked for exclusive access at run time.
+    /// (``_ModelState/reportsChanges(to:)``).
     @inline(__always)
     func reportsChanges(to index: Int) -> Bool { pointer.pointee.reportsChanges(to: index) }
 

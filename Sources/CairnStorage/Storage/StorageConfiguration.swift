@@ -61,8 +61,9 @@ package struct StorageConfiguration: Sendable, Hashable {
 
     /// How long, in nanoseconds, a read transaction may wait unused in the pool still open on
     /// its snapshot (parked) before it is reset: about the longest this process holds back the
-    /// reuse of pages that writers in other processes free (up to twice it, see `ReaderPool`). A burst of reads with nothing committed
-    /// in between shares one snapshot instead of renewing a transaction for each.
+    /// reuse of pages that writers in other processes free (up to twice it, see `ReaderPool`). A
+    /// burst of reads with nothing committed in between shares one snapshot instead of renewing a
+    /// transaction for each.
     ///
     /// ```swift
     /// configuration.readParkingLimit = 5_000_000   // 5 ms
