@@ -14,7 +14,8 @@ struct Figure {
         let sorted = perSecond.sorted()
         return #"{"workload":"\#(workload)","system":"\#(system)","n":\#(n),"median_per_s":\#(Int(median)),"#
             + #""min_per_s":\#(Int(sorted.first ?? 0)),"max_per_s":\#(Int(sorted.last ?? 0)),"#
-            + #""peak_rss_mb":\#(String(format: "%.1f", peakRSSMB))}"#
+            + #""peak_rss_mb":\#(String(format: "%.1f", peakRSSMB)),"#
+            + #""rounds_per_s":[\#(perSecond.map { String(Int($0)) }.joined(separator: ","))]}"#
     }
 }
 

@@ -6,9 +6,10 @@ import Foundation
 //   swift build -c release --package-path Benchmarks
 //   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,W2,W3,W4,W5,W6] [--only NAME]
 //
-// W1, W2 and W5 use n authors; W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through
-// the batch upsert at n/10, n and 10n, each in a child process of its own, so that its peak
-// resident memory is its own. W0 opens the store of n authors (W5's) and reads one, 20 times.
+// W1, W2 and W5 use n authors (W2's idiomatic variants also n/10, interleaved with the rest, for
+// their growth); W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through the batch upsert
+// at n/10, n and 10n, each in a child process of its own, so that its peak resident memory is its
+// own. W0 opens the store of n authors (W5's) and reads one, 20 times.
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -129,6 +130,26 @@ if selected.contains("W2") {
             return measure { lmdb.upsert(changed) }
         },
     ]
+    // The idiomatic variants again at a tenth of the size, interleaved with the rest in this run,
+    // so that their growth from n/10 to n is measured on the same machine state (Benchmarks.md,
+    // "linearity").
+    if n >= 1000 {
+        let tenth = n / 10
+        let smallFresh = Array(fresh.prefix(tenth))
+        let smallChanged = Array(changed.prefix(tenth))
+        runs += [
+            Run(workload: "W2", system: "Cairn fetch-then-update (SwiftData)", n: tenth) {
+                let d = try seeded("w2-cairn-fetch-tenth") { _ = try CairnSystem.insertAndSave(smallFresh, into: $0) }
+                return try measure { try CairnSystem.fetchThenUpdate(smallChanged, into: d) }
+            },
+            Run(workload: "W2", system: "Cairn fetch ids.contains then update (SwiftData)", n: tenth) {
+                let d = try seeded("w2-cairn-contains-tenth") {
+                    _ = try CairnSystem.insertAndSave(smallFresh, into: $0)
+                }
+                return try measure { try CairnSystem.fetchContainsThenUpdate(smallChanged, into: d) }
+            },
+        ]
+    }
 }
 
 if selected.contains("W3") {
