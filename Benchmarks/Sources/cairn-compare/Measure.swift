@@ -7,6 +7,8 @@ struct Figure {
     let n: Int
     var perSecond: [Double] = []
     var peakRSSMB: Double = 0
+    /// Each round's minor page faults: fresh memory the run took from the kernel.
+    var minorFaults: [Int] = []
 
     var median: Double { perSecond.sorted()[perSecond.count / 2] }
 
@@ -15,7 +17,8 @@ struct Figure {
         return #"{"workload":"\#(workload)","system":"\#(system)","n":\#(n),"median_per_s":\#(Int(median)),"#
             + #""min_per_s":\#(Int(sorted.first ?? 0)),"max_per_s":\#(Int(sorted.last ?? 0)),"#
             + #""peak_rss_mb":\#(String(format: "%.1f", peakRSSMB)),"#
-            + #""rounds_per_s":[\#(perSecond.map { String(Int($0)) }.joined(separator: ","))]}"#
+            + #""rounds_per_s":[\#(perSecond.map { String(Int($0)) }.joined(separator: ","))],"#
+            + #""rounds_minor_faults":[\#(minorFaults.map(String.init).joined(separator: ","))]}"#
     }
 }
 
@@ -50,15 +53,27 @@ func removeScratchDirectories() {
     scratchDirectories.removeAll()
 }
 
+/// The minor page faults of the last ``measure(_:)``.
+nonisolated(unsafe) var lastMinorFaults = 0
+
+/// The process's minor page faults so far.
+func minorFaults() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_minflt
+}
+
 /// Runs `body` (which returns how many items it processed) and returns items per second.
 func measure(_ body: () throws -> Int) rethrows -> (perSecond: Double, peakMB: Double) {
     // Earlier runs' dirty pages go to disk first, so their writeback does not land in this
     // run's synced commit.
     sync()
     resetPeakRSS()
+    let faults = minorFaults()
     let start = DispatchTime.now().uptimeNanoseconds
     let items = try body()
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    lastMinorFaults = minorFaults() - faults
     return (Double(items) / seconds, peakRSSMB())
 }
 

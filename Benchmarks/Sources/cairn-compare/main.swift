@@ -279,6 +279,7 @@ for round in 1...rounds {
         var figure = figures[key] ?? Figure(workload: run.workload, system: run.system, n: run.n)
         figure.perSecond.append(perSecond)
         figure.peakRSSMB = max(figure.peakRSSMB, peak)
+        figure.minorFaults.append(lastMinorFaults)
         figures[key] = figure
     }
 }
