@@ -64,7 +64,7 @@ public final class ModelContainer: Sendable {
     /// let container = try ModelContainer(for: Book.self, Author.self)
     /// ```
     /// - Parameters:
-    ///   - forTypes: The model classes to store. Every class a relationship points at must be among them.
+    ///   - forTypes: The model classes to store; the classes their relationships reach are stored too.
     ///   - migrationPlan: How to move the store between schema versions.
     ///   - configurations: Where and how to store the models; one default configuration when empty.
     /// - Throws: ``SchemaError`` when the schema is invalid or the store holds an incompatible one;

@@ -12,7 +12,60 @@ import Synchronization
 /// let id = book.persistentModelID
 /// let sameBook = otherContext.model(for: id) as? Book
 /// ```
-public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Identifiable,
+    CustomStringConvertible
+{
+    /// The stable identity of a model within its store, as SwiftData's `PersistentIdentifier.ID`:
+    /// equal for equal identifiers, usable as a dictionary key or a SwiftUI list identity.
+    ///
+    /// ```swift
+    /// var titles: [PersistentIdentifier.ID: String] = [:]
+    /// titles[book.persistentModelID.id] = book.title
+    /// ```
+    public struct ID: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+        /// The identifier it stands for.
+        let identifier: PersistentIdentifier
+
+        /// Orders as the identifiers do.
+        ///
+        /// ```swift
+        /// let ordered = ids.map(\.id).sorted()
+        /// ```
+        public static func < (lhs: ID, rhs: ID) -> Bool { lhs.identifier < rhs.identifier }
+
+        /// The identifier's description.
+        ///
+        /// ```swift
+        /// print(id.id)   // "Book/42"
+        /// ```
+        public var description: String { identifier.description }
+
+        /// Decodes what ``encode(to:)`` wrote: an identifier.
+        ///
+        /// ```swift
+        /// let id = try JSONDecoder().decode(PersistentIdentifier.ID.self, from: data)
+        /// ```
+        public init(from decoder: any Decoder) throws {
+            identifier = try PersistentIdentifier(from: decoder)
+        }
+
+        /// Encodes the identifier it stands for.
+        ///
+        /// ```swift
+        /// let data = try JSONEncoder().encode(book.persistentModelID.id)
+        /// ```
+        public func encode(to encoder: any Encoder) throws { try identifier.encode(to: encoder) }
+
+        init(_ identifier: PersistentIdentifier) { self.identifier = identifier }
+    }
+
+    /// The value that identifies the model within its store (`Identifiable`), as in SwiftData.
+    ///
+    /// ```swift
+    /// ForEach(books.map(\.persistentModelID)) { id in … }   // identified by id.id
+    /// ```
+    public var id: ID { ID(self) }
+
     /// The name of the model's entity.
     ///
     /// ```swift

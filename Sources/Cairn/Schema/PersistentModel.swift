@@ -14,7 +14,7 @@ import Observation
 ///
 /// let entity = Schema([Tag.self]).entity(for: Tag.self)
 /// ```
-public protocol PersistentModel: AnyObject, Observable, Hashable {
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// The model's bookkeeping (changes, loading), stored in the model by `@Model`; not for
     /// direct use. Cairn reaches it in place (at ``_$modelStateOffset``), never through this
     /// requirement, which would copy it.
@@ -252,6 +252,14 @@ extension PersistentModel {
         _$state.persistentIdentifier = id
         return id
     }
+
+    /// The model's identity for `Identifiable` (SwiftUI lists, `ForEach`), as in SwiftData: its
+    /// ``persistentModelID``. A model that declares its own `id` property uses that instead.
+    ///
+    /// ```swift
+    /// List(books) { book in Text(book.title) }   // identified by book.id
+    /// ```
+    public var id: PersistentIdentifier { persistentModelID }
 
     /// The context the model belongs to, if any.
     ///

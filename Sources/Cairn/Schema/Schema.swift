@@ -43,15 +43,27 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// ```swift
     /// let schema = Schema([Author.self, Book.self])
     /// ```
+    /// Models that the given ones reach through relationships are included as well, after the
+    /// given ones, as in SwiftData: listing the root of a graph is enough.
+    ///
+    /// ```swift
+    /// let schema = Schema([Author.self])   // Author, and Book through Author.books
+    /// ```
     /// - Parameters:
-    ///   - types: The model classes. Every class a relationship points at must be among them.
+    ///   - types: The model classes. Classes their relationships point at are added.
     ///   - version: The schema's version.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
         self.version = version
         var entities: [Entity] = []
         var problems: [SchemaError] = []
-        for type in types where !entities.contains(where: { $0.modelType == type }) {
+        // The given types first, in their order, then every model their relationships reach, as
+        // SwiftData includes them: `Schema([Invoice.self])` holds `Customer` too.
+        var pending = types[...]
+        var seen: Set<ObjectIdentifier> = []
+        while let type = pending.popFirst() {
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
             let entity = Entity(type)
+            pending.append(contentsOf: entity.relationships.sorted { $0.index < $1.index }.map(\.destinationType))
             if entities.contains(where: { $0.name == entity.name }) {
                 problems.append(
                     SchemaError(

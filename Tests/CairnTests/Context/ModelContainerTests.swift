@@ -93,9 +93,33 @@ enum ItemsV4 {
     @Test func anInvalidSchemaIsRefusedBeforeTheStoreIsTouched() throws {
         let directory = TemporaryDirectory()
         #expect(throws: SchemaError.self) {
-            try ModelContainer(for: OrphanInvoice.self, configurations: configuration(directory))
+            try ModelContainer(for: BadCounts.self, configurations: configuration(directory))
         }
         #expect(!FileManager.default.fileExists(atPath: directory.child("Library.store")))
+    }
+
+    @Test func aContainerForOneModelStoresEveryModelItReaches() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let container = try ModelContainer(for: OrphanInvoice.self, configurations: configuration(directory))
+            #expect(container.schema.entities.map(\.name) == ["OrphanInvoice", "OrphanCustomer", "OrphanRegion"])
+            let context = ModelContext(container)
+            let invoice = OrphanInvoice(number: 7)
+            let customer = OrphanCustomer(name: "Ada")
+            context.insert(invoice)
+            context.insert(customer)
+            let region = OrphanRegion(name: "North")
+            context.insert(region)
+            invoice.customer = customer
+            customer.region = region
+            try context.save()
+        }
+        let reopened = ModelContext(
+            try ModelContainer(for: OrphanInvoice.self, configurations: configuration(directory)))
+        let regions = try reopened.fetch(FetchDescriptor<OrphanRegion>())
+        #expect(regions.map(\.name) == ["North"])
+        #expect(regions.first?.customers.map(\.name) == ["Ada"])
+        #expect(try reopened.fetch(FetchDescriptor<OrphanInvoice>()).first?.customer?.name == "Ada")
     }
 
     @Test func inMemoryStoresAreIndependentAndLeaveNothingBehind() throws {
