@@ -6,7 +6,7 @@ enum ModelMacroDiagnostic: DiagnosticMessage {
     case notAClass(keyword: String, name: String)
     /// `@Model` on an extension of `name`.
     case onExtension(name: String)
-    /// A persisted property without a type annotation.
+    /// A persisted property without a type annotation whose initial value does not tell its type.
     case missingType(property: String)
     /// A persisted property of a type no store can hold.
     case unsupportedType(property: String, type: String)
@@ -28,7 +28,7 @@ enum ModelMacroDiagnostic: DiagnosticMessage {
         case .onExtension(let name):
             "'@Model' cannot be applied to an extension of '\(name)'; attach it to the class declaration"
         case .missingType(let property):
-            "'@Model' needs the type of stored property '\(property)'; add a type annotation"
+            "'@Model' cannot tell the type of stored property '\(property)' from its initial value; add a type annotation"
         case .unsupportedType(let property, let type):
             "'@Model' cannot store property '\(property)' of type '\(type)'; "
                 + "use a Codable type or mark it '@Transient'"

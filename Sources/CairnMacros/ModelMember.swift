@@ -84,7 +84,7 @@ enum ModelMember {
             )
             return
         }
-        guard let type = binding.typeAnnotation?.type else {
+        guard let type = binding.declaredOrInferredType else {
             self = .rejected(name: name, diagnostic: Self.missingTypeDiagnostic(binding, name: name))
             return
         }

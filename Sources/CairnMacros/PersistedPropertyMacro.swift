@@ -21,7 +21,7 @@ public enum PersistedPropertyMacro {
                 variable.bindings.count == 1, let binding = variable.bindings.first,
                 let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier,
                 let name = binding.plainName,
-                let type = binding.typeAnnotation?.type
+                let type = binding.declaredOrInferredType
             else { return nil }
             self.identifier = identifier.trimmedDescription
             self.storage = "_$\(name)"

@@ -17,7 +17,7 @@ public enum RelationshipMacro: PeerMacro {
             variable.bindings.count == 1, let binding = variable.bindings.first,
             !binding.isComputed,
             let name = binding.plainName,
-            let type = binding.typeAnnotation?.type,
+            let type = binding.declaredOrInferredType,
             !PropertyType(type).canBeModelReference
         else { return [] }
 

@@ -80,12 +80,12 @@ import Testing
             """
             @Model
             final class Book {
-                var pages = 0
+                var pages = defaultPages
             }
             """,
             expandedSource: """
                 final class Book {
-                    var pages = 0
+                    var pages = defaultPages
 
                 \(ExpectedExpansion.modelState(of: "Book"))
 
@@ -112,7 +112,8 @@ import Testing
                 """,
             diagnostics: [
                 DiagnosticSpec(
-                    message: "'@Model' needs the type of stored property 'pages'; add a type annotation",
+                    message:
+                        "'@Model' cannot tell the type of stored property 'pages' from its initial value; add a type annotation",
                     line: 3, column: 9, fixIts: [FixItSpec(message: "Insert ': <#Type#>'")]
                 )
             ],
@@ -121,7 +122,7 @@ import Testing
             fixedSource: """
                 @Model
                 final class Book {
-                    var pages: <#Type#> = 0
+                    var pages: <#Type#> = defaultPages
                 }
                 """
         )
