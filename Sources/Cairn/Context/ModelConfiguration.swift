@@ -55,6 +55,72 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// configuration.maximumSize = 64 << 30
     /// ```
     public var maximumSize: Int = 1 << 40
+    /// The app group whose shared directory holds the default store, as in SwiftData.
+    /// ``GroupContainer/automatic`` and ``GroupContainer/none`` use the app's own directory.
+    ///
+    /// ```swift
+    /// ModelConfiguration(groupContainer: .identifier("group.org.example.shared"))
+    /// ```
+    public let groupContainer: GroupContainer
+    /// The CloudKit database SwiftData would sync the store with. Cairn stores are local:
+    /// ``CloudKitDatabase/automatic`` and ``CloudKitDatabase/none`` mean no sync, and a named
+    /// database (``CloudKitDatabase/private(_:)``) makes the container refuse to open with
+    /// ``StorageError/Code-swift.struct/unsupported``, rather than run without the sync it asks for.
+    ///
+    /// ```swift
+    /// ModelConfiguration(cloudKitDatabase: .none)
+    /// ```
+    public let cloudKitDatabase: CloudKitDatabase
+
+    /// The app group identifier of ``groupContainer``, if it names one (SwiftData's name).
+    ///
+    /// ```swift
+    /// configuration.groupAppContainerIdentifier   // "group.org.example.shared"
+    /// ```
+    public var groupAppContainerIdentifier: String? {
+        if case .identifier(let identifier) = groupContainer { identifier } else { nil }
+    }
+
+    /// The CloudKit container identifier of ``cloudKitDatabase``, if it names one (SwiftData's name).
+    ///
+    /// ```swift
+    /// ModelConfiguration(cloudKitDatabase: .none).cloudKitContainerIdentifier   // nil
+    /// ```
+    public var cloudKitContainerIdentifier: String? {
+        if case .private(let identifier) = cloudKitDatabase { identifier } else { nil }
+    }
+
+    /// Where the default store goes when it is shared with other apps of a group, as in SwiftData.
+    ///
+    /// ```swift
+    /// ModelConfiguration(groupContainer: .identifier("group.org.example.shared"))
+    /// ```
+    public enum GroupContainer: Hashable, Sendable {
+        /// The app's own directory (where SwiftData would pick the app's group from its
+        /// entitlements, a Cairn store has no entitlements to read).
+        case automatic
+        /// The app's own directory.
+        case none
+        /// The shared directory of the app group `identifier`: its container on Apple platforms,
+        /// a directory of that name beside the default stores elsewhere.
+        case identifier(String)
+    }
+
+    /// The CloudKit database SwiftData would sync with. Cairn does not sync; see
+    /// ``ModelConfiguration/cloudKitDatabase``.
+    ///
+    /// ```swift
+    /// ModelConfiguration(cloudKitDatabase: .none)
+    /// ```
+    public enum CloudKitDatabase: Hashable, Sendable {
+        /// No sync (SwiftData would sync when the app has the entitlement; Cairn never does).
+        case automatic
+        /// No sync.
+        case none
+        /// Sync with the private database of CloudKit container `identifier`: not available, the
+        /// container refuses to open.
+        case `private`(String)
+    }
 
     /// How a save reaches the disk.
     ///
@@ -70,7 +136,7 @@ public struct ModelConfiguration: Hashable, Sendable {
     }
 
     /// A configuration for a store in the default location (the application-support directory,
-    /// named after the configuration), or in memory.
+    /// or the app group's, named after the configuration), or in memory.
     ///
     /// ```swift
     /// let configuration = ModelConfiguration("Library")
@@ -80,18 +146,38 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - schema: The models to store; the container's schema when `nil`.
     ///   - isStoredInMemoryOnly: Whether the store lives only as long as the container.
     ///   - allowsSave: Whether contexts may save.
+    ///   - groupContainer: The app group whose directory holds the store.
+    ///   - cloudKitDatabase: `.automatic` or `.none`: Cairn stores do not sync (see ``cloudKitDatabase``).
     public init(
-        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true
+        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+        groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic
     ) {
         let name = name ?? "default"
         self.name = name
         self.schema = schema
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
+        self.groupContainer = groupContainer
+        self.cloudKitDatabase = cloudKitDatabase
         self.url =
             isStoredInMemoryOnly
             ? URL(fileURLWithPath: "/dev/null")
-            : Self.defaultDirectory.appendingPathComponent("\(name).store", isDirectory: true)
+            : Self.directory(for: groupContainer).appendingPathComponent("\(name).store", isDirectory: true)
+    }
+
+    /// A configuration for the given models, in the default location or in memory (SwiftData's
+    /// `init(for:isStoredInMemoryOnly:)`).
+    ///
+    /// ```swift
+    /// let preview = ModelConfiguration(for: Book.self, Author.self, isStoredInMemoryOnly: true)
+    /// ```
+    /// - Parameters:
+    ///   - forTypes: The models to store, with those they reach through relationships.
+    ///   - isStoredInMemoryOnly: Whether the store lives only as long as the container.
+    // Disfavoured: with no types, `ModelConfiguration()` would match it as well as the first.
+    @_disfavoredOverload
+    public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }
 
     /// A configuration for a store at `url`.
@@ -104,12 +190,29 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - schema: The models to store; the container's schema when `nil`.
     ///   - url: The store's directory. It is created if it does not exist.
     ///   - allowsSave: Whether contexts may save.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {
+    ///   - cloudKitDatabase: `.automatic` or `.none`: Cairn stores do not sync (see ``cloudKitDatabase``).
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.url = url
         self.isStoredInMemoryOnly = false
         self.allowsSave = allowsSave
+        self.groupContainer = .automatic
+        self.cloudKitDatabase = cloudKitDatabase
+    }
+
+    /// The directory that holds default stores of `group`.
+    static func directory(for group: GroupContainer) -> URL {
+        guard case .identifier(let identifier) = group else { return defaultDirectory }
+        #if canImport(Darwin)
+        if let shared = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: identifier) {
+            return shared.appendingPathComponent("Library/Application Support", isDirectory: true)
+        }
+        #endif
+        return defaultDirectory.appendingPathComponent(identifier, isDirectory: true)
     }
 
     /// Where stores go by default: the user's application-support directory.

@@ -97,7 +97,8 @@ public final class ModelContainer: Sendable {
     /// ```swift
     /// let container = try ModelContainer(for: schema, configurations: [ModelConfiguration("Library")])
     /// ```
-    /// - Throws: ``SchemaError`` or ``StorageError``.
+    /// - Throws: ``SchemaError`` or ``StorageError`` (``StorageError/Code-swift.struct/unsupported``
+    ///   for a configuration that asks for CloudKit sync).
     public init(
         for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         configurations: [ModelConfiguration]
@@ -110,6 +111,13 @@ public final class ModelContainer: Sendable {
                     + "in one store. Open one container per store.")
         }
         let configuration = configurations.first ?? ModelConfiguration()
+        if let database = configuration.cloudKitContainerIdentifier {
+            throw StorageError(
+                code: .unsupported,
+                message: "The configuration asks for sync with the CloudKit database '\(database)', which Cairn does "
+                    + "not offer: its stores are local. Pass cloudKitDatabase: .none (or .automatic) to open the "
+                    + "store without sync.")
+        }
         if let configured = configuration.schema, configured != givenSchema {
             try configured.validate()
         }

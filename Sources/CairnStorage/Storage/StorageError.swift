@@ -127,6 +127,12 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         /// catch StorageError.Code.unsupportedValue { /* change the property's type */ }
         /// ```
         public static let unsupportedValue = Code("unsupportedValue")
+        /// The configuration asks for something Cairn does not offer, such as CloudKit sync.
+        ///
+        /// ```swift
+        /// catch StorageError.Code.unsupported { /* use cloudKitDatabase: .none */ }
+        /// ```
+        public static let unsupported = Code("unsupported")
         /// A failure that fits no other code; ``StorageError/cause`` holds the details.
         ///
         /// ```swift
