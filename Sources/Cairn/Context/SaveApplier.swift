@@ -111,6 +111,12 @@ struct SaveApplier {
             if id.isTemporary {
                 Self.detach(model)
             } else {
+                // A deleted model's relationships read as empty, as in SwiftData (a required to-one
+                // keeps its target: it has no empty value).
+                for relationship in store.entitiesByName[id.entity]!.entity.relationships
+                where relationship.isOptional || !relationship.isToOneRelationship {
+                    relationship.access.load(model, [])
+                }
                 let state = model._$state
                 state.isDeleted = true
                 state.clearChanges()
