@@ -161,4 +161,21 @@ public final class ModelContainer: Sendable {
     public func erase() throws {
         try store.erase()
     }
+
+    /// Deletes every model in the store, as ``erase()`` does, under SwiftData's older name, which
+    /// does not throw: it returns whether the store was written instead. Use ``erase()`` to learn
+    /// why it was not (a read-only store, a full disk).
+    ///
+    /// ```swift
+    /// container.deleteAllData()
+    /// ```
+    @discardableResult
+    public func deleteAllData() -> Bool {
+        do {
+            try erase()
+            return true
+        } catch {
+            return false
+        }
+    }
 }

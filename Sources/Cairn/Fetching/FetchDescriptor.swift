@@ -10,7 +10,10 @@ import Foundation
 /// descriptor.fetchLimit = 10
 /// let books = try context.fetch(descriptor)
 /// ```
-public struct FetchDescriptor<T: PersistentModel> {
+// Sendable, as SwiftData's is; unchecked because its predicate and sort descriptors are Sendable, and its
+// key paths (`PartialKeyPath`, not marked Sendable) are immutable objects once made, so a
+// descriptor built on one actor can be used on another.
+public struct FetchDescriptor<T: PersistentModel>: @unchecked Sendable {
     /// Which models to fetch; all when `nil`.
     ///
     /// ```swift

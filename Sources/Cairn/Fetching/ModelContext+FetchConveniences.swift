@@ -18,6 +18,28 @@ extension ModelContext {
         return try BatchLoader(context: self, descriptor: descriptor).orderedMatches().map(\.identifier)
     }
 
+    /// The identifiers of the models that match a descriptor, in its order, as SwiftData's
+    /// `fetchIdentifiers(_:batchSize:)` gives them. Identifiers are small (16 bytes), so they come
+    /// as one array; `batchSize` is checked as ``fetch(_:batchSize:)`` checks it.
+    ///
+    /// ```swift
+    /// for id in try context.fetchIdentifiers(FetchDescriptor<Book>(), batchSize: 1_000) {
+    ///     print(id)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - descriptor: Which models, in what order.
+    ///   - batchSize: At least 1.
+    /// - Throws: What ``fetch(_:)`` throws.
+    public func fetchIdentifiers<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int
+    ) throws -> [PersistentIdentifier] {
+        precondition(
+            batchSize > 0, "ModelContext.fetchIdentifiers(_:batchSize:): batchSize must be at least 1, not \(batchSize)"
+        )
+        return try fetchIdentifiers(descriptor)
+    }
+
     /// Marks every model of `model` that matches `predicate` (all of them when `nil`) for deletion,
     /// as in SwiftData; the next ``save()`` deletes them, applying their delete rules.
     ///

@@ -76,3 +76,47 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.child("Synced.store")), "nothing was created")
     }
 }
+
+@Suite struct SmallAPITests {
+    @Test func identifiersComeInTheDescriptorsOrderWithABatchSize() throws {
+        let context = ModelContext(
+            try ModelContainer(for: ConfiguredNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        )
+        for text in ["b", "c", "a"] { context.insert(ConfiguredNote(text: text)) }
+        try context.save()
+        let descriptor = FetchDescriptor<ConfiguredNote>(sortBy: [SortDescriptor(\.text)])
+        let ids = try context.fetchIdentifiers(descriptor, batchSize: 2)
+        #expect(ids == (try context.fetch(descriptor)).map(\.persistentModelID))
+        #expect(ids.compactMap { (context.model(for: $0) as? ConfiguredNote)?.text } == ["a", "b", "c"])
+    }
+
+    @Test func aDescriptorCrossesToAnotherActor() async throws {
+        let container = try ModelContainer(
+            for: ConfiguredNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let setup = ModelContext(container)
+        setup.insert(ConfiguredNote(text: "shared"))
+        try setup.save()
+        let descriptor = FetchDescriptor<ConfiguredNote>(predicate: #Predicate { $0.text == "shared" })
+        let count = try await Task.detached {
+            try ModelContext(container).fetchCount(descriptor)
+        }.value
+        #expect(count == 1)
+    }
+
+    @Test func deleteAllDataEmptiesTheStore() throws {
+        let container = try ModelContainer(
+            for: ConfiguredNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(ConfiguredNote(text: "gone"))
+        try context.save()
+        #expect(container.deleteAllData())
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ConfiguredNote>()) == 0)
+
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.child("Notes.store"))
+        _ = try ModelContainer(for: ConfiguredNote.self, configurations: ModelConfiguration(url: url))
+        let readOnly = try ModelContainer(
+            for: ConfiguredNote.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        #expect(!readOnly.deleteAllData(), "a store it cannot write says so")
+    }
+}
