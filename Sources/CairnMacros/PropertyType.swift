@@ -32,6 +32,8 @@ struct PropertyType {
     /// runtime accepts for a relationship.
     var canBeModelReference: Bool {
         if let wrapped = Self.optionalWrapped(syntax) {
+            // `[T]?`, an optional to-many relationship, as CloudKit-ready models declare them.
+            if let element = Self.arrayElement(wrapped) { return Self.canBeModel(element) }
             return Self.canBeModel(wrapped)
         }
         if let element = Self.arrayElement(syntax) {

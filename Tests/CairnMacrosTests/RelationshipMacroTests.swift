@@ -205,8 +205,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "String", "Int?", "[String]", "[String: Int]", "(Int, Int)", "Swift.String", "[Chapter]?",
-        "Set<Chapter>", "[[Chapter]]",
+        "String", "Int?", "[String]", "[String: Int]", "(Int, Int)", "Swift.String", "[String]?",
+        "Set<Chapter>", "[[Chapter]]", "[Chapter?]",
     ])
     func nonModelTypesAreReported(type: String) {
         assertExpansion(
@@ -236,7 +236,7 @@ import Testing
 
     @Test(arguments: [
         "Chapter", "Chapter?", "Chapter!", "[Chapter]", "Optional<Chapter>", "Array<Chapter>",
-        "Library.Chapter", "[Library.Chapter]",
+        "Library.Chapter", "[Library.Chapter]", "[Chapter]?", "Optional<[Chapter]>",
     ])
     func modelTypesAreAccepted(type: String) {
         assertExpansion(

@@ -308,6 +308,17 @@ extension PersistentModel {
             self, index, from: oldValue.map { .some($0 as any PersistentModel) }, to: newValue as any PersistentModel)
     }
 
+    /// Records that the optional to-many relationship at `index` changed: `nil` is no members.
+    /// Called by generated setters; not for direct use.
+    ///
+    /// ```swift
+    /// _$didSet(4, from: oldNotes, to: newNotes)   // generated code
+    /// ```
+    @inlinable
+    public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: [Target]??, to newValue: [Target]?) {
+        _$didSet(index, from: oldValue.map { $0 ?? [] }, to: newValue ?? [])
+    }
+
     /// Records that the to-many relationship at `index` changed.
     ///
     /// ```swift

@@ -151,6 +151,48 @@ final class RelationshipAccess: @unchecked Sendable {
             contains: { model, target in location.get(model).loadedValue?.contains { $0 === target } ?? false })
     }
 
+    /// An optional to-many relationship (`[Target]?`, as CloudKit-ready SwiftData models declare
+    /// them): `nil` is no targets. Loaded from the store it is a list, empty when there are none.
+    @inlinable
+    static func toManyOptional<Model: PersistentModel, Target: PersistentModel>(
+        _ keyPath: ReferenceWritableKeyPath<Model, [Target]?>,
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]?>>,
+        name: String, index: Int
+    ) -> RelationshipAccess {
+        let location = StorageLocation(storage, name: name)
+        let didSet: (Model, [Target]??, [Target]?) -> Void = { $0._$didSet(index, from: $1, to: $2) }
+        return RelationshipAccess(
+            isLoaded: { location.read($0) { $0.isLoaded } },
+            targets: { (location.get($0).value ?? []).map { $0 as any PersistentModel } },
+            forEachTarget: { model, body in
+                for target in location.get(model).value ?? [] { body(target) }
+            },
+            firstTarget: { location.get($0).value?.first },
+            setTarget: { model, target in
+                assign(
+                    unsafeDowncast(model, to: Model.self), target.map { [unsafeDowncast($0, to: Target.self)] } ?? [],
+                    location, keyPath, index, didSet: didSet)
+            },
+            set: { model, targets in
+                assign(
+                    unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
+                    location, keyPath, index, didSet: didSet)
+            },
+            load: { model, targets in
+                location.set(model, _PersistedValue(targets.map { unsafeDowncast($0, to: Target.self) }))
+            },
+            unload: { location.set($0, _PersistedValue()) },
+            append: { model, target in
+                var list = location.exchange(model, _PersistedValue([])).loadedValue.flatMap { $0 } ?? []
+                list.append(unsafeDowncast(target, to: Target.self))
+                assign(unsafeDowncast(model, to: Model.self), list, location, keyPath, index, didSet: didSet)
+            },
+            hasTargets: { model in location.get(model).loadedValue.flatMap { $0 }.map { !$0.isEmpty } ?? false },
+            contains: { model, target in
+                location.get(model).loadedValue.flatMap { $0 }?.contains { $0 === target } ?? false
+            })
+    }
+
     @inlinable
     static func toOne<Model: PersistentModel, Target: PersistentModel>(
         _ keyPath: ReferenceWritableKeyPath<Model, Target?>,

@@ -179,6 +179,24 @@ extension Schema {
                 access: .toMany(keyPath, storage, name: name, index: index))
         }
 
+        /// Describes an optional to-many relationship without `@Relationship`. Called by generated code.
+        ///
+        /// ```swift
+        /// Schema.PropertyMetadata(name: "tags", keyPath: \Book.tags, storage: \Book._$tags, index: 5, attribute: nil)
+        /// ```
+        @inlinable
+        public init<Model: PersistentModel, Target: PersistentModel>(
+            name: String, keyPath: ReferenceWritableKeyPath<Model, [Target]?>,
+            storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]?>>, index: Int,
+            defaultValue: [Target]?? = nil, attribute: AttributeMetadata?
+        ) {
+            self.init(
+                name, keyPath, storage, index, defaultValue.map { $0 as Any },
+                relationship: nil, destination: Target.self, isToMany: true, isOptional: true,
+                valueType: [Target]?.self, explicitAttribute: attribute,
+                access: .toManyOptional(keyPath, storage, name: name, index: index))
+        }
+
         // MARK: Relationships with @Relationship
 
         /// Describes an optional to-one relationship with `@Relationship`. Called by generated code.
@@ -239,6 +257,25 @@ extension Schema {
                 relationship: relationship, destination: Target.self, isToMany: true, isOptional: false,
                 valueType: [Target].self, explicitAttribute: nil,
                 access: .toMany(keyPath, storage, name: name, index: index))
+        }
+
+        /// Describes an optional to-many relationship with `@Relationship`. Called by generated code.
+        ///
+        /// ```swift
+        /// Schema.PropertyMetadata(name: "notes", keyPath: \Folder.notes, storage: \Folder._$notes, index: 1,
+        ///                         relationship: .init(deleteRule: .cascade, inverse: \Note.folder))
+        /// ```
+        @inlinable
+        public init<Model: PersistentModel, Target: PersistentModel>(
+            name: String, keyPath: ReferenceWritableKeyPath<Model, [Target]?>,
+            storage: ReferenceWritableKeyPath<Model, _PersistedValue<[Target]?>>, index: Int,
+            defaultValue: [Target]?? = nil, relationship: RelationshipMetadata
+        ) {
+            self.init(
+                name, keyPath, storage, index, defaultValue.map { $0 as Any },
+                relationship: relationship, destination: Target.self, isToMany: true, isOptional: true,
+                valueType: [Target]?.self, explicitAttribute: nil,
+                access: .toManyOptional(keyPath, storage, name: name, index: index))
         }
 
         // MARK: Transient properties
