@@ -404,6 +404,21 @@ public final class ModelContext: _ModelLoader {
         inverses.relationshipDidChange(model, index, from: knownOldTarget, to: newTarget, in: self)
     }
 
+    /// Removes repeated members of a to-many relationship, each keeping its first place. Called
+    /// by generated setters; not for direct use.
+    ///
+    /// ```swift
+    /// context.keepFirstOccurrences(playlist, 1)   // not for direct use
+    /// ```
+    public func keepFirstOccurrences(_ model: any PersistentModel, _ index: Int) {
+        guard let tables = store.entitiesByName[model.persistentModelID.entity],
+            let relationship = tables.entity.relationships.first(where: { $0.index == index })
+        else { return }
+        var seen = Set<ObjectIdentifier>()
+        let members = relationship.access.targets(model).filter { seen.insert(ObjectIdentifier($0)).inserted }
+        relationship.access.load(model, members)
+    }
+
     /// A relationship's targets, loading them first if needed.
     func loadedTargets(_ relationship: Schema.Relationship, of model: any PersistentModel) -> [any PersistentModel] {
         if !relationship.access.isLoaded(model) { fulfill(model, relationship.index) }

@@ -97,6 +97,9 @@ final class StoredImages: _ModelLoader {
         to newTargets: [any PersistentModel]
     ) {}
 
+    /// Images are read, never changed: their lists hold what the store holds.
+    func keepFirstOccurrences(_ model: any PersistentModel, _ index: Int) {}
+
     /// Loading a relationship sets it without reporting it.
     var isUpdatingInverses: Bool { true }
 }

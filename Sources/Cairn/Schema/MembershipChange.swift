@@ -24,6 +24,20 @@ struct _MembershipChange<Element> {
     /// while that takes fewer comparisons than hashing both would.
     @usableFromInline static var comparisonsPerHash: Int { 32 }
 
+    /// Whether no member appears twice in `members` (compared by identity).
+    @inlinable
+    static func isDistinct(_ members: ArraySlice<Element>) -> Bool where Element: AnyObject {
+        var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
+        return members.allSatisfy { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+
+    /// `members` with each member at its first place only (compared by identity).
+    @inlinable
+    static func firstOccurrences(_ members: ArraySlice<Element>) -> ArraySlice<Element> where Element: AnyObject {
+        var seen = Set<ObjectIdentifier>(minimumCapacity: members.count)
+        return members.filter { seen.insert(ObjectIdentifier($0)).inserted }[...]
+    }
+
     @inlinable
     init(from old: [Element], to new: [Element], identity: (Element) -> ObjectIdentifier) {
         // A list that was empty gained the new one whole: handed over as it is, uncopied.

@@ -340,18 +340,31 @@ extension PersistentModel {
         if let oldValue, let owner = _$state.loader {
             // During a change in place the storage held an empty list: the members before it are
             // the addresses the context kept.
-            let change =
-                if let before = owner.membersBeforeChange(self, index) {
-                    owner.membershipChangeWasNested(self, index)
-                        // The same list changed inside this change: what the inner change left in
-                        // the storage counts as before too (this change's list replaces it).
-                        ? _MembershipChange(
-                            from: before.map { Unmanaged<Target>.fromOpaque($0).takeUnretainedValue() } + oldValue,
-                            to: newValue, identity: { ObjectIdentifier($0) })
-                        : _MembershipChange(before: before, to: newValue)
+            var oldCount = oldValue.count
+            var change: _MembershipChange<Target>
+            if let before = owner.membersBeforeChange(self, index) {
+                if owner.membershipChangeWasNested(self, index) {
+                    // The same list changed inside this change: what the inner change left in
+                    // the storage counts as before too (this change's list replaces it).
+                    oldCount += before.count
+                    change = _MembershipChange(
+                        from: before.map { Unmanaged<Target>.fromOpaque($0).takeUnretainedValue() } + oldValue,
+                        to: newValue, identity: { ObjectIdentifier($0) })
                 } else {
-                    _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
+                    oldCount = before.count
+                    change = _MembershipChange(before: before, to: newValue)
                 }
+            } else {
+                change = _MembershipChange(from: oldValue, to: newValue, identity: { ObjectIdentifier($0) })
+            }
+            // A list holds each member once: a member that came twice (appended again, or listed
+            // twice) keeps its first place. Told by the counts, so an append costs no set.
+            if newValue.count != oldCount - change.removed.count + change.added.count
+                || (change.added.count > 1 && !_MembershipChange<Target>.isDistinct(change.added))
+            {
+                owner.keepFirstOccurrences(self, index)
+                change.added = _MembershipChange<Target>.firstOccurrences(change.added)
+            }
             guard !change.isEmpty else { return }
             // An append gained one member and lost none: handed over without lists.
             if change.removed.isEmpty && change.added.count == 1, let member = change.added.first {

@@ -263,6 +263,14 @@ public protocol _ModelLoader: AnyObject {
         _ model: any PersistentModel, _ index: Int, from oldTarget: (any PersistentModel)??,
         to newTarget: (any PersistentModel)?)
 
+    /// Removes repeated members from the to-many relationship at `index` of `model`, each member
+    /// keeping its first place, without recording a change (the setter that repeated one did).
+    ///
+    /// ```swift
+    /// loader.keepFirstOccurrences(playlist, 1)
+    /// ```
+    func keepFirstOccurrences(_ model: any PersistentModel, _ index: Int)
+
     /// Whether the loader is itself setting relationships to keep inverses in step: a setter then
     /// reports nothing (and converts nothing), since the loader made the change.
     ///
