@@ -108,38 +108,9 @@ final class RelationshipAccess: @unchecked Sendable {
         name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
-        let didSet: (Model, [Target]?, [Target]) -> Void = { $0._$didSet(index, from: $1, to: $2) }
-        return RelationshipAccess(
-            isLoaded: { location.read($0) { $0.isLoaded } },
-            // Element by element: converting the whole `[Target]` at once is a checked cast of each
-            // element (`_arrayForceCast`), about 1,000 instructions apiece.
-            targets: { location.get($0).value.map { $0 as any PersistentModel } },
-            forEachTarget: { model, body in
-                for target in location.get(model).value { body(target) }
-            },
-            firstTarget: { location.get($0).value.first },
-            setTarget: { model, target in
-                assign(
-                    unsafeDowncast(model, to: Model.self), target.map { [unsafeDowncast($0, to: Target.self)] } ?? [],
-                    location, keyPath, index, didSet: didSet)
-            },
-            set: { model, targets in
-                assign(
-                    unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
-                    location, keyPath, index, didSet: didSet)
-            },
-            load: { model, targets in
-                location.set(model, _PersistedValue(targets.map { unsafeDowncast($0, to: Target.self) }))
-            },
-            unload: { location.set($0, _PersistedValue()) },
-            append: { model, target in
-                // Taken out of the storage first (an empty list stands in, so nothing faults), so
-                // the append does not copy the list; set back through the property, so observers
-                // hear of it.
-                var list = location.exchange(model, _PersistedValue([])).loadedValue ?? []
-                list.append(unsafeDowncast(target, to: Target.self))
-                assign(unsafeDowncast(model, to: Model.self), list, location, keyPath, index, didSet: didSet)
-            },
+        return list(
+            keyPath, location, index, members: { $0 }, value: { $0 },
+            didSet: { $0._$didSet(index, from: $1, to: $2) },
             hasTargets: { model in
                 // An array of class references has one layout whatever the class, so the
                 // storage can be read as `[AnyObject]` in code that is not generic.
@@ -147,8 +118,7 @@ final class RelationshipAccess: @unchecked Sendable {
                     return slot(model, offset, [AnyObject].self).pointee.loadedValue.map { !$0.isEmpty } ?? false
                 }
                 return location.get(model).loadedValue.map { !$0.isEmpty } ?? false
-            },
-            contains: { model, target in location.get(model).loadedValue?.contains { $0 === target } ?? false })
+            })
     }
 
     /// An optional to-many relationship (`[Target]?`, as CloudKit-ready SwiftData models declare
@@ -160,36 +130,55 @@ final class RelationshipAccess: @unchecked Sendable {
         name: String, index: Int
     ) -> RelationshipAccess {
         let location = StorageLocation(storage, name: name)
-        let didSet: (Model, [Target]??, [Target]?) -> Void = { $0._$didSet(index, from: $1, to: $2) }
-        return RelationshipAccess(
+        return list(
+            keyPath, location, index, members: { $0 ?? [] }, value: { $0 },
+            didSet: { $0._$didSet(index, from: $1, to: $2) },
+            hasTargets: { model in location.get(model).loadedValue.map { !($0 ?? []).isEmpty } ?? false })
+    }
+
+    /// A to-many relationship whose stored value (`[Target]`, `[Target]?`) gives its members
+    /// through `members` and is made from a list by `value`.
+    @inlinable
+    static func list<Model: PersistentModel, Target: PersistentModel, Value>(
+        _ keyPath: ReferenceWritableKeyPath<Model, Value>, _ location: StorageLocation<Model, Value>, _ index: Int,
+        members: @escaping (Value) -> [Target], value: @escaping ([Target]) -> Value,
+        didSet: @escaping (Model, Value?, Value) -> Void, hasTargets: @escaping (AnyObject) -> Bool
+    ) -> RelationshipAccess {
+        RelationshipAccess(
             isLoaded: { location.read($0) { $0.isLoaded } },
-            targets: { (location.get($0).value ?? []).map { $0 as any PersistentModel } },
+            // Element by element: converting the whole `[Target]` at once is a checked cast of each
+            // element (`_arrayForceCast`), about 1,000 instructions apiece.
+            targets: { members(location.get($0).value).map { $0 as any PersistentModel } },
             forEachTarget: { model, body in
-                for target in location.get(model).value ?? [] { body(target) }
+                for target in members(location.get(model).value) { body(target) }
             },
-            firstTarget: { location.get($0).value?.first },
+            firstTarget: { members(location.get($0).value).first },
             setTarget: { model, target in
                 assign(
-                    unsafeDowncast(model, to: Model.self), target.map { [unsafeDowncast($0, to: Target.self)] } ?? [],
-                    location, keyPath, index, didSet: didSet)
+                    unsafeDowncast(model, to: Model.self),
+                    value(target.map { [unsafeDowncast($0, to: Target.self)] } ?? []), location, keyPath, index,
+                    didSet: didSet)
             },
             set: { model, targets in
                 assign(
-                    unsafeDowncast(model, to: Model.self), targets.map { unsafeDowncast($0, to: Target.self) },
+                    unsafeDowncast(model, to: Model.self), value(targets.map { unsafeDowncast($0, to: Target.self) }),
                     location, keyPath, index, didSet: didSet)
             },
             load: { model, targets in
-                location.set(model, _PersistedValue(targets.map { unsafeDowncast($0, to: Target.self) }))
+                location.set(model, _PersistedValue(value(targets.map { unsafeDowncast($0, to: Target.self) })))
             },
             unload: { location.set($0, _PersistedValue()) },
             append: { model, target in
-                var list = location.exchange(model, _PersistedValue([])).loadedValue.flatMap { $0 } ?? []
+                // Taken out of the storage first (an empty list stands in, so nothing faults), so
+                // the append does not copy the list; set back through the property, so observers
+                // hear of it.
+                var list = location.exchange(model, _PersistedValue(value([]))).loadedValue.map(members) ?? []
                 list.append(unsafeDowncast(target, to: Target.self))
-                assign(unsafeDowncast(model, to: Model.self), list, location, keyPath, index, didSet: didSet)
+                assign(unsafeDowncast(model, to: Model.self), value(list), location, keyPath, index, didSet: didSet)
             },
-            hasTargets: { model in location.get(model).loadedValue.flatMap { $0 }.map { !$0.isEmpty } ?? false },
+            hasTargets: hasTargets,
             contains: { model, target in
-                location.get(model).loadedValue.flatMap { $0 }?.contains { $0 === target } ?? false
+                location.get(model).loadedValue.map(members)?.contains { $0 === target } ?? false
             })
     }
 
