@@ -329,28 +329,18 @@ struct SavePlanner {
     /// Expands the pending deletes through cascade rules, checks deny rules, and works out the
     /// nullified inverses, without changing any model.
     func planDeletes() throws -> DeletePlan {
-        let deletedModelsArray = context.deletedModelsArray
+        let cascaded = CascadedDeletes(of: context)
         var plan = DeletePlan()
-        var queue = deletedModelsArray
-        func add(_ model: any PersistentModel) {
-            if plan.deletedObjects.insert(ObjectIdentifier(model)).inserted {
-                plan.deleted.append(model)
-                queue.append(model)
-            }
-        }
-        deletedModelsArray.forEach { plan.deletedObjects.insert(ObjectIdentifier($0)) }
-        plan.deleted = deletedModelsArray
+        plan.deleted = cascaded.models
+        plan.deletedObjects = cascaded.identities
         var denials:
             [(model: any PersistentModel, relationship: Schema.Relationship, blockers: [any PersistentModel])] = []
-        while let model = queue.popLast() {
+        for model in plan.deleted {
             let entity = store.entity(of: model.persistentModelID)
-            for relationship in entity.relationships.sorted(by: { $0.index < $1.index }) {
+            for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
+            where relationship.deleteRule == .deny {
                 let targets = context.loadedTargets(relationship, of: model)
-                switch relationship.deleteRule {
-                case .cascade: targets.forEach(add)
-                case .deny: if !targets.isEmpty { denials.append((model, relationship, targets)) }
-                case .nullify, .noAction: break
-                }
+                if !targets.isEmpty { denials.append((model, relationship, targets)) }
             }
         }
         // A deny blocks only while a related model survives the save.

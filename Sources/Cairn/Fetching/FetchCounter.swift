@@ -42,7 +42,9 @@ struct FetchCounter {
         let rows = try context.store.read { txn in try txn.count(of: tables.records) }
         guard descriptor.includePendingChanges else { return rows }
         let inserted = context.insertedModelsArray.count { $0 is T }
-        let deleted = context.deletedModelsArray.count { $0 is T }
+        // Deleted models and those their cascades take (stored or inserted: each is counted once
+        // among the rows or the inserts).
+        let deleted = CascadedDeletes(of: context).models.count { $0 is T }
         return rows + inserted - deleted
     }
 }

@@ -251,9 +251,10 @@ struct FetchExecutor {
         for rows: some RandomAccessCollection<(UInt64, RecordReader)>, of request: FetchRequest,
         in context: ModelContext, decoding only: Set<UInt32>?? = nil, to models: inout [any PersistentModel]
     ) throws {
+        // Deleted models and those their cascades take are left out, before the save as after it.
         let deleted =
             request.includePendingChanges && !context.pending.deleted.isEmpty
-            ? Set(context.deletedModelsArray.map(ObjectIdentifier.init)) : []
+            ? CascadedDeletes(of: context).identities : []
         let only = only ?? PredicatePlanner(tables: request.tables).tagsToDecode(request)
         try context.rows.appendModels(
             for: rows, tables: request.tables, decoding: only, leavingOut: deleted, to: &models)
@@ -277,8 +278,7 @@ struct FetchExecutor {
     private func pendingMatches(
         excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?
     ) throws -> [any PersistentModel] {
-        let deleted =
-            context.pending.deleted.isEmpty ? [] : Set(context.deletedModelsArray.map(ObjectIdentifier.init))
+        let deleted = context.pending.deleted.isEmpty ? [] : CascadedDeletes(of: context).identities
         var candidates: [any PersistentModel] = []
         if let movedBy, !movedBy.isEmpty {
             for model in context.keyChangedModels

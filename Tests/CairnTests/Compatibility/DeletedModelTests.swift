@@ -17,7 +17,49 @@ import Testing
     init(title: String) { self.title = title }
 }
 
+@Model final class Binder {
+    var label: String
+    @Relationship(deleteRule: .cascade, inverse: \Page.binder) var pages: [Page] = []
+    init(label: String) { self.label = label }
+}
+
+@Model final class Page {
+    var number: Int
+    var binder: Binder?
+    init(number: Int) { self.number = number }
+}
+
 @Suite struct DeletedModelTests {
+    @Test func aCascadeIsVisibleBeforeTheSave() throws {
+        let context = ModelContext(
+            try ModelContainer(for: Binder.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let kept = Binder(label: "kept")
+        let doomed = Binder(label: "doomed")
+        context.insert(kept)
+        context.insert(doomed)
+        for number in 1...3 {
+            let page = Page(number: number)
+            context.insert(page)
+            (number == 1 ? kept : doomed).pages.append(page)
+        }
+        try context.save()
+        let unsaved = Page(number: 4)
+        context.insert(unsaved)
+        doomed.pages.append(unsaved)
+
+        context.delete(doomed)
+        #expect(try context.fetch(FetchDescriptor<Page>()).map(\.number) == [1], "the cascade shows at once")
+        #expect(try context.fetchCount(FetchDescriptor<Page>()) == 1)
+        #expect(try context.fetchCount(FetchDescriptor<Page>(predicate: #Predicate { $0.number > 1 })) == 0)
+        var stored = FetchDescriptor<Page>()
+        stored.includePendingChanges = false
+        #expect(try context.fetchCount(stored) == 3, "the store holds them until the save")
+
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Page>()).map(\.number) == [1])
+        #expect(try context.fetchCount(stored) == 1)
+    }
+
     @Test func aDeletedModelReadsNoRelatedModelsAfterTheSave() throws {
         let context = ModelContext(
             try ModelContainer(for: ShelfOwner.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))

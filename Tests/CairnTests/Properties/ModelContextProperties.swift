@@ -225,9 +225,21 @@ struct Reference {
         pending.filter { $0.value.kind == kind && !isDropped($0.key) }.keys.sorted()
     }
 
-    /// Models a fetch that includes pending changes returns.
+    /// Models a fetch that includes pending changes returns: a pending delete's cascade shows
+    /// before the save.
     func fetchable(_ kind: PropKind) -> Set<Int> {
-        Set(pending.filter { $0.value.kind == kind && !deletions.contains($0.key) }.keys)
+        let doomed = cascaded()
+        return Set(pending.filter { $0.value.kind == kind && !doomed.contains($0.key) }.keys)
+    }
+
+    /// The deleted models and those their cascades reach (owner → items, transitively).
+    func cascaded() -> Set<Int> {
+        var doomed = Set(deletions)
+        var queue = deletions
+        while let label = queue.popLast() {
+            for item in pending[label]![.ownerItems] where doomed.insert(item).inserted { queue.append(item) }
+        }
+        return doomed
     }
 
     func stored(_ kind: PropKind) -> Set<Int> { Set(saved.filter { $0.value.kind == kind }.keys) }
@@ -269,11 +281,7 @@ struct Reference {
     /// the inverse's stored edges alone, but Cairn never shows a deleted model: reads skip it and
     /// the save drops it from loaded relationships, so to an observer it is gone everywhere.
     func plan() -> Outcome {
-        var doomed = Set(deletions)
-        var queue = deletions
-        while let label = queue.popLast() {
-            for item in pending[label]![.ownerItems] where doomed.insert(item).inserted { queue.append(item) }
-        }
+        let doomed = cascaded()
         var blockers: [Int: [Int]] = [:]
         for label in doomed where pending[label]!.kind == .item {
             let surviving = pending[label]![.itemTags].filter { !doomed.contains($0) }
