@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// let doomed = CascadedDeletes(of: context)
-/// if doomed.contains(book) { … }
+/// let leftOut = doomed.identities   // what a fetch with pending changes leaves out
 /// ```
 struct CascadedDeletes {
     /// The deleted models, then those the cascades reach, each once.
@@ -35,7 +35,4 @@ struct CascadedDeletes {
             }
         }
     }
-
-    /// Whether `model` is deleted or cascaded to.
-    func contains(_ model: any PersistentModel) -> Bool { identities.contains(ObjectIdentifier(model)) }
 }

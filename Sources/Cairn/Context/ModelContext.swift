@@ -412,7 +412,7 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public func keepFirstOccurrences(_ model: any PersistentModel, _ index: Int) {
         guard let tables = store.entitiesByName[model.persistentModelID.entity],
-            let relationship = tables.entity.relationships.first(where: { $0.index == index })
+            let relationship = tables.relationshipsByIndex[index]
         else { return }
         var seen = Set<ObjectIdentifier>()
         let members = relationship.access.targets(model).filter { seen.insert(ObjectIdentifier($0)).inserted }

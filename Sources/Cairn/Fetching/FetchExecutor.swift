@@ -26,6 +26,9 @@ struct FetchExecutor {
     let residual: PredicateResidual
     /// Where the rows read become models: the context's instances, or images of the stored rows.
     let images: StoredImages?
+    /// The context's models the fetch leaves out: pending deletes and what their cascades take,
+    /// found once per fetch (``leftOut(by:in:)``).
+    let deleted: Set<ObjectIdentifier>
 
     /// - Parameter images: Images to evaluate the request on instead of the context's instances;
     ///   the request must then leave pending changes out.
@@ -38,6 +41,7 @@ struct FetchExecutor {
         residual = PredicateResidual(predicate: predicate, plan: planner.plan(for: predicate, cache: context.plans))
         self.context = context
         self.images = images
+        deleted = images == nil ? Self.leftOut(by: request, in: context) : []
         // Moved in last, after every read of it: a request read after being stored was copied.
         self.request = request
     }
@@ -228,7 +232,8 @@ struct FetchExecutor {
         to models: inout [any PersistentModel]
     ) throws {
         guard let images else {
-            return try Self.appendModels(for: rows, of: request, in: context, decoding: decoding, to: &models)
+            return try Self.appendModels(
+                for: rows, of: request, in: context, decoding: decoding, leavingOut: deleted, to: &models)
         }
         try images.rows.appendModels(for: rows, tables: tables, decoding: decoding, leavingOut: [], to: &models)
     }
@@ -246,18 +251,22 @@ struct FetchExecutor {
         return models
     }
 
-    /// The same, appended to `models`.
+    /// The same, appended to `models`, leaving out `deleted` (``leftOut(by:in:)`` when `nil`).
     static func appendModels(
         for rows: some RandomAccessCollection<(UInt64, RecordReader)>, of request: FetchRequest,
-        in context: ModelContext, decoding only: Set<UInt32>?? = nil, to models: inout [any PersistentModel]
+        in context: ModelContext, decoding only: Set<UInt32>?? = nil, leavingOut deleted: Set<ObjectIdentifier>? = nil,
+        to models: inout [any PersistentModel]
     ) throws {
-        // Deleted models and those their cascades take are left out, before the save as after it.
-        let deleted =
-            request.includePendingChanges && !context.pending.deleted.isEmpty
-            ? CascadedDeletes(of: context).identities : []
+        let deleted = deleted ?? leftOut(by: request, in: context)
         let only = only ?? PredicatePlanner(tables: request.tables).tagsToDecode(request)
         try context.rows.appendModels(
             for: rows, tables: request.tables, decoding: only, leavingOut: deleted, to: &models)
+    }
+
+    /// The context's models a request leaves out: when pending changes count, the deleted models
+    /// and those their cascades take, before the save as after it.
+    static func leftOut(by request: FetchRequest, in context: ModelContext) -> Set<ObjectIdentifier> {
+        request.includePendingChanges && !context.pending.deleted.isEmpty ? CascadedDeletes(of: context).identities : []
     }
 
     // MARK: Pending matches
@@ -278,7 +287,6 @@ struct FetchExecutor {
     private func pendingMatches(
         excluding stored: Set<ObjectIdentifier>, movedBy: Set<Int>?
     ) throws -> [any PersistentModel] {
-        let deleted = context.pending.deleted.isEmpty ? [] : CascadedDeletes(of: context).identities
         var candidates: [any PersistentModel] = []
         if let movedBy, !movedBy.isEmpty {
             for model in context.keyChangedModels
