@@ -1,32 +1,28 @@
-/// Keeps the other side of a relationship in step when one side changes, as SwiftData does:
-/// setting `book.author` appends the book to `author.books` and removes it from the previous
-/// author's; appending to `author.books` sets `book.author`; a one-to-one partner leaves its
-/// previous partner.
+/// Keeps the other side of a context's relationships in step when one side changes: it finds
+/// the relationship, its inverse and the targets before the change (the stored ones when they
+/// were not loaded), brings models outside any context that joined a relationship into the
+/// context, as SwiftData does, and has ``InverseLinks`` set the other side.
 ///
-/// It sets the other side through ``RelationshipAccess`` as the generated setter would (so
-/// observers hear of it and the change is recorded), and while it does, ``isMaintaining`` is
-/// `true`: those setters then report nothing back, or every change would start another round.
-///
-/// A class, owned by its context: the generated setters it calls read ``isMaintaining`` while
-/// ``update(_:relationship:inverse:from:to:)`` runs, which a stored struct would not allow.
+/// A class, owned by its context: the generated setters read ``isMaintaining`` while it works.
 final class InverseMaintainer {
-    /// Loads property `index` of a model that is a fault (the context's row loader): set once,
-    /// by the context that owns the maintainer, before any relationship changes.
-    @exclusivity(unchecked) var loadProperty: (any PersistentModel, Int) -> Void
+    /// Sets the other side; loads faults through the context (bound once, by the context that
+    /// owns the maintainer, before any relationship changes: ``loadProperty``).
+    let links = InverseLinks()
+    /// Loads property `index` of a model that is a fault (the context's row loader).
+    var loadProperty: (any PersistentModel, Int) -> Void {
+        get { links.loadProperty }
+        set { links.loadProperty = newValue }
+    }
     /// Whether the maintainer is setting relationships itself.
-    @exclusivity(unchecked) private(set) var isMaintaining = false
+    var isMaintaining: Bool { links.isMaintaining }
     /// The members of the to-many relationships being changed in place, before the change: the
     /// generated setters compare the changed lists with them.
     let membersBeforeChange = MembershipSnapshots()
 
-    init(loadProperty: @escaping (any PersistentModel, Int) -> Void = { _, _ in }) {
-        self.loadProperty = loadProperty
-    }
-
     /// Takes in a change that `context`'s generated setters report: `model`'s relationship at
     /// `index` changed from `knownOldTargets` (`nil`: the stored targets, not loaded) to
     /// `newTargets`. A model outside any context that joins the relationship joins `context` too,
-    /// as in SwiftData; then the inverse side follows (``update(_:relationship:inverse:from:to:)``).
+    /// as in SwiftData; then the inverse side follows (``InverseLinks``).
     /// Nothing happens while the maintainer sets relationships itself.
     ///
     /// ```swift
@@ -50,7 +46,7 @@ final class InverseMaintainer {
         } else {
             oldTargets = []
         }
-        update(model, relationship: relationship, inverse: inverse, from: oldTargets, to: newTargets)
+        links.update(model, relationship: relationship, inverse: inverse, from: oldTargets, to: newTargets)
     }
 
     /// The same for a to-one relationship, with its old target (`nil`: not loaded, the stored
@@ -76,11 +72,7 @@ final class InverseMaintainer {
         } else {
             oldTarget = nil
         }
-        guard oldTarget !== newTarget else { return }
-        isMaintaining = true
-        defer { isMaintaining = false }
-        if let oldTarget { detach(model, from: oldTarget, inverse: inverse) }
-        if let newTarget { attach(model, to: newTarget, relationship: relationship, inverse: inverse) }
+        links.update(model, relationship: relationship, inverse: inverse, from: oldTarget, to: newTarget)
     }
 
     /// What a reported change needs before the inverse follows: the model's tables, the relationship, its inverse (`nil`
@@ -116,54 +108,5 @@ final class InverseMaintainer {
         precondition(
             state { $0.belongs(to: context.link) },
             "\(type(of: model)).\(relationship.name) was set to a \(relationship.destination) of another context")
-    }
-
-    /// Makes the inverse side agree with `model`'s `relationship` having changed from
-    /// `oldTargets` to `newTargets` (`inverse` is the targets' relationship back to `model`'s
-    /// entity).
-    func update(
-        _ model: any PersistentModel, relationship: Schema.Relationship, inverse: Schema.Relationship,
-        from oldTargets: [any PersistentModel], to newTargets: [any PersistentModel]
-    ) {
-        isMaintaining = true
-        defer { isMaintaining = false }
-        let change = _MembershipChange(from: oldTargets, to: newTargets, identity: { ObjectIdentifier($0) })
-        for target in change.removed { detach(model, from: target, inverse: inverse) }
-        for target in change.added { attach(model, to: target, relationship: relationship, inverse: inverse) }
-    }
-
-    /// `target` no longer has `model` through `inverse`.
-    private func detach(_ model: any PersistentModel, from target: any PersistentModel, inverse: Schema.Relationship) {
-        let current = loadedTargets(inverse, of: target)
-        if current.contains(where: { $0 === model }) { inverse.access.set(target, current.filter { $0 !== model }) }
-    }
-
-    /// `target` has `model` through `inverse` (`relationship` is `model`'s side): appended to a
-    /// to-many; a to-one target leaves its previous partner, whose side loses it.
-    private func attach(
-        _ model: any PersistentModel, to target: any PersistentModel, relationship: Schema.Relationship,
-        inverse: Schema.Relationship
-    ) {
-        if !inverse.access.isLoaded(target) { loadProperty(target, inverse.index) }
-        guard !inverse.access.contains(target, model) else { return }
-        if inverse.isToOneRelationship {
-            if let previous = inverse.access.firstTarget(target) {
-                let previousTargets = loadedTargets(relationship, of: previous)
-                relationship.access.set(previous, previousTargets.filter { $0 !== target })
-            }
-            inverse.access.setTarget(target, model)
-        } else if inverse.access.canAppend {
-            inverse.access.append(target, model)
-        } else {
-            inverse.access.set(target, inverse.access.targets(target) + [model])
-        }
-    }
-
-    /// A relationship's targets, loading them first if needed.
-    private func loadedTargets(
-        _ relationship: Schema.Relationship, of model: any PersistentModel
-    ) -> [any PersistentModel] {
-        if !relationship.access.isLoaded(model) { loadProperty(model, relationship.index) }
-        return relationship.access.targets(model)
     }
 }

@@ -285,9 +285,9 @@ extension PersistentModel {
     @inlinable
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target??, to newValue: Target?) {
         _$markChanged(index)
-        guard let loader = _$state.loader ?? newValue?._$state.loader, !loader.isUpdatingInverses else {
-            return
-        }
+        // Outside any context, the calling thread's links keep the inverse in step.
+        let loader = _$state.loader ?? newValue?._$state.loader ?? UnmanagedRelationships.current
+        guard !loader.isUpdatingInverses else { return }
         loader.relationshipDidChange(
             self, index, from: oldValue.map { $0.map { $0 as any PersistentModel } },
             to: newValue.map { $0 as any PersistentModel })
@@ -301,9 +301,8 @@ extension PersistentModel {
     @inlinable
     public func _$didSet<Target: PersistentModel>(_ index: Int, from oldValue: Target?, to newValue: Target) {
         _$markChanged(index)
-        guard let loader = _$state.loader ?? newValue._$state.loader, !loader.isUpdatingInverses else {
-            return
-        }
+        let loader = _$state.loader ?? newValue._$state.loader ?? UnmanagedRelationships.current
+        guard !loader.isUpdatingInverses else { return }
         loader.relationshipDidChange(
             self, index, from: oldValue.map { .some($0 as any PersistentModel) }, to: newValue as any PersistentModel)
     }
@@ -332,9 +331,11 @@ extension PersistentModel {
         // conversion is a checked cast of every element (`_arrayForceCast`).
         // Nothing to convert while the loader itself keeps inverses in step (an append to a list
         // of n would otherwise convert all n).
-        guard let loader = _$state.loader ?? newValue.lazy.compactMap({ $0._$state.loader }).first,
-            !loader.isUpdatingInverses
-        else { return }
+        // Outside any context, with no member in one, the calling thread's links keep the
+        // inverses in step.
+        let loader =
+            _$state.loader ?? newValue.lazy.compactMap({ $0._$state.loader }).first ?? UnmanagedRelationships.current
+        guard !loader.isUpdatingInverses else { return }
         // A model in a context hands over only the members that came and went: an append to a
         // list of n hands over one model, not both lists of n (the inverses come out the same).
         if let oldValue, let owner = _$state.loader {

@@ -15,8 +15,9 @@ import Testing
     init(name: String) { self.name = name }
 }
 
-/// The inverse maintainer on its own, on models in no context (a context would also keep
-/// inverses itself): the schema's relationships come from a store.
+/// The inverse links on their own (what sets the other side), on models in no context, and the
+/// maintainer that brings new targets into a context: the schema's relationships come from a
+/// store.
 @Suite struct InverseMaintainerTests {
     private let container: ModelContainer
 
@@ -36,7 +37,7 @@ import Testing
     }
 
     @Test func settingAToOneAppendsToTheToManyOnceAndMovesBetweenOwners() {
-        let maintainer = InverseMaintainer(loadProperty: { _, _ in Issue.record("everything is loaded") })
+        let maintainer = InverseLinks(loadProperty: { _, _ in Issue.record("everything is loaded") })
         let (author, inverse) = sides(LibraryBook.self, "author")
         let (austen, burney) = (
             LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org"),
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func changingAToManySetsEachTargetsToOne() {
-        let maintainer = InverseMaintainer(loadProperty: { _, _ in })
+        let maintainer = InverseLinks(loadProperty: { _, _ in })
         let (books, inverse) = sides(LibraryAuthor.self, "books")
         let austen = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "jane@example.org")
         let (emma, persuasion) = (
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func aOneToOnePartnerLeavesItsPreviousPartner() {
-        let maintainer = InverseMaintainer(loadProperty: { _, _ in })
+        let maintainer = InverseLinks(loadProperty: { _, _ in })
         let (clerkOfDesk, inverse) = sides(Desk.self, "clerk")
         let (front, back) = (Desk(name: "front"), Desk(name: "back"))
         let ada = Clerk(name: "Ada")
@@ -80,7 +81,7 @@ import Testing
     @Test func anUnloadedSideIsLoadedFirstThroughTheContext() {
         var loads: [Int] = []
         let (author, inverse) = sides(LibraryBook.self, "author")
-        let maintainer = InverseMaintainer(loadProperty: { model, index in
+        let maintainer = InverseLinks(loadProperty: { model, index in
             loads.append(index)
             inverse.access.load(model, [])
         })
@@ -94,7 +95,8 @@ import Testing
 
     @Test func aReportedChangeMakesNewTargetsJoinTheContextAndSetsTheInverse() {
         let context = ModelContext(container)
-        let maintainer = InverseMaintainer(loadProperty: { model, index in context.fulfill(model, index) })
+        let maintainer = InverseMaintainer()
+        maintainer.loadProperty = { model, index in context.fulfill(model, index) }
         let (clerkOfDesk, _) = sides(Desk.self, "clerk")
         let desk = Desk(name: "front")
         context.insert(desk)
