@@ -1,6 +1,14 @@
 import Dispatch
 import Foundation
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// An object that owns a ``ModelContext`` and runs the work that uses it, as in SwiftData.
 ///
 /// ```swift
@@ -42,8 +50,21 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
     /// ```
     public let modelContext: ModelContext
     private let queue: DispatchQueue
-    /// Set on `queue`, so code can tell that it runs there.
-    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// What the queue and the threads running the executor's jobs carry (see ``QueueMark``).
+    private let mark: QueueMark
+    /// Set on `queue`, so code can tell that it runs there, and on which executor's queue.
+    private static let queueKey = DispatchSpecificKey<QueueMark>()
+
+    /// What an executor's queue carries: the executor's identity and the queue itself, so that
+    /// work running there can schedule more work after itself (an autosave). Not retained: the
+    /// queue is alive while something runs on it. `@unchecked Sendable`: set before it is shared, then read only.
+    private final class QueueMark: @unchecked Sendable {
+        /// Set once, by the executor's `init`, before the mark is shared.
+        var executor: ObjectIdentifier?
+        unowned(unsafe) let queue: DispatchQueue
+
+        init(queue: DispatchQueue) { self.queue = queue }
+    }
 
     /// Creates an executor that owns `modelContext`. The context then checks, in debug builds,
     /// that it is used only from work this executor runs.
@@ -54,8 +75,10 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
         queue = DispatchQueue(label: "Cairn.DefaultSerialModelExecutor", qos: .default)
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
-        modelContext.owner = .executor(ObjectIdentifier(self))
+        mark = QueueMark(queue: queue)
+        mark.executor = ObjectIdentifier(self)
+        queue.setSpecific(key: Self.queueKey, value: mark)
+        modelContext.owner = .executor(ObjectIdentifier(self), queue)
     }
 
     /// Runs `job` on the executor's queue.
@@ -66,7 +89,16 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
-        queue.async { unowned.runSynchronously(on: executor) }
+        let mark = self.mark
+        queue.async {
+            // The thread remembers whose job it runs, so that code the job runs inside another
+            // queue's `sync` (where the queue's specific value is that queue's) is still known
+            // to run on this executor.
+            let outer = pthread_getspecific(Self.runningKey)
+            pthread_setspecific(Self.runningKey, Unmanaged.passUnretained(mark).toOpaque())
+            unowned.runSynchronously(on: executor)
+            pthread_setspecific(Self.runningKey, outer)
+        }
     }
 
     /// This executor, for the Swift runtime.
@@ -87,9 +119,31 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
         precondition(isCurrent, "Not running on the DefaultSerialModelExecutor that owns this model actor's context")
     }
 
-    /// Whether the calling code runs on this executor's queue.
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
+    /// Whether the calling code runs on this executor.
+    var isCurrent: Bool { Self.currentMark?.executor == ObjectIdentifier(self) }
 
-    /// The executor whose queue the calling code runs on, if any.
-    static var current: ObjectIdentifier? { DispatchQueue.getSpecific(key: queueKey) }
+    /// The executor whose work the calling code is, if any.
+    static var current: ObjectIdentifier? { currentMark?.executor ?? nil }
+
+    /// The queue of the executor whose work is running, if any.
+    static var currentQueue: DispatchQueue? { currentMark?.queue }
+
+    /// The mark of the executor whose work runs: the job the thread runs (also inside another
+    /// queue's `sync`), else the queue's specific value (work put on the queue directly, such as
+    /// an autosave).
+    private static var currentMark: QueueMark? {
+        if let running = pthread_getspecific(runningKey) {
+            return Unmanaged<QueueMark>.fromOpaque(running).takeUnretainedValue()
+        }
+        return DispatchQueue.getSpecific(key: queueKey)
+    }
+
+    /// The thread-specific slot that holds the mark of the executor whose job the thread runs
+    /// (not retained: the executor is alive while its job runs).
+    private static let runningKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed (\(status)): the process has no thread keys left")
+        return key
+    }()
 }

@@ -7,15 +7,15 @@ enum ContextOwner {
     case unchecked
     /// `container.mainContext`: the main actor, which runs on the main thread.
     case mainActor
-    /// A model actor's context: the ``DefaultSerialModelExecutor`` that owns it.
-    case executor(ObjectIdentifier)
+    /// A model actor's context: the ``DefaultSerialModelExecutor`` that owns it, and its queue.
+    case executor(ObjectIdentifier, DispatchQueue)
 
     /// Whether the calling code may use the context.
     var permitsCaller: Bool {
         switch self {
         case .unchecked: true
         case .mainActor: Self.isOnMainActor
-        case .executor(let executor): DefaultSerialModelExecutor.current == executor
+        case .executor(let executor, _): DefaultSerialModelExecutor.current == executor
         }
     }
 

@@ -50,7 +50,6 @@ public final class ModelContainer: Sendable {
     @MainActor public var mainContext: ModelContext {
         if let context = mainContextHolder.context { return context }
         let context = ModelContext(self)
-        context.isMainContext = true
         context.owner = .mainActor
         _ = ContextOwner.isOnMainActor  // marks the main queue before the first check
         context.autosaveEnabled = true

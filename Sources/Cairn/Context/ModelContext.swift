@@ -27,20 +27,32 @@ public final class ModelContext: _ModelLoader {
     /// ```
     public let container: ModelContainer
 
-    /// Whether the context saves by itself after changes: on for a container's `mainContext`,
-    /// which then saves on the main actor shortly after each burst of changes. Other contexts do
-    /// not autosave; save them, or use ``transaction(block:)``.
+    /// Whether the context saves by itself after changes, as in SwiftData: on for a container's
+    /// `mainContext`, off for contexts you create, which may turn it on.
+    ///
+    /// A context that autosaves saves once after each burst of changes: when the current turn of
+    /// the executor it belongs to is over (the main actor's for `mainContext` and contexts used on
+    /// the main thread, the model actor's for a model actor's context and contexts used inside
+    /// its work), coalescing every change made in that turn into one save. A context used where
+    /// no serial executor runs (a detached task, a thread of its own) has no turn to save after:
+    /// save it yourself, or use ``transaction(block:)``. A failed autosave keeps the changes, and
+    /// the next burst tries again.
     ///
     /// ```swift
     /// container.mainContext.autosaveEnabled = false   // save explicitly instead
+    ///
+    /// @ModelActor actor Importer {
+    ///     func add(_ title: String) {
+    ///         modelContext.autosaveEnabled = true
+    ///         modelContext.insert(Book(title: title))   // saved after this call returns
+    ///     }
+    /// }
     /// ```
     // Like the properties below, used on the context's executor only, and no access to it
     // outlives its statement: no runtime exclusivity checks (a setter's first change made three,
     // a fetch three, each a thread-local lookup and a set insert).
     @exclusivity(unchecked) public var autosaveEnabled = false
 
-    /// Whether this is a container's main context, the one that can autosave.
-    @exclusivity(unchecked) var isMainContext = false
     /// Whether an autosave is scheduled (see ``AutosaveTicket``).
     @exclusivity(unchecked) var autosaveScheduled = false
 
@@ -294,11 +306,26 @@ public final class ModelContext: _ModelLoader {
         registered(persistentModelID) ?? rows.faultOrPlaceholder(persistentModelID, failures: &loadFailures)
     }
 
-    /// Saves the main context on the main actor after the current burst of changes.
+    /// Saves the context after the current turn of the executor it belongs to, once per burst
+    /// of changes (see ``autosaveEnabled``).
     private func scheduleAutosave() {
-        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        guard autosaveEnabled, !autosaveScheduled, let place = autosavePlace else { return }
         autosaveScheduled = true
-        AutosaveTicket(context: self).schedule()
+        AutosaveTicket(context: self).schedule(on: place)
+    }
+
+    /// Where the context's autosave runs: on the executor that owns it, or, for a context no
+    /// executor owns, the one it is used on now (the main actor or a model actor's queue); `nil`
+    /// on a thread no serial executor runs (a detached task, a thread of its own), which has no
+    /// turn to save after.
+    private var autosavePlace: AutosaveTicket.Place? {
+        switch owner {
+        case .mainActor: return .mainActor
+        case .executor(_, let queue): return .queue(queue)
+        case .unchecked:
+            if let queue = DefaultSerialModelExecutor.currentQueue { return .queue(queue) }
+            return ContextOwner.isOnMainActor ? .mainActor : nil
+        }
     }
 
     // MARK: _ModelLoader

@@ -34,6 +34,16 @@ import Testing
         #expect(await !OwnerProbe(modelContainer: container).permits(owner), "another actor's executor")
     }
 
+    @Test func aModelActorsContextIsUsableInsideAnotherQueuesSyncInItsWork() async throws {
+        let container = try ModelContainer(
+            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let probe = OwnerProbe(modelContainer: container)
+        #expect(await probe.ownerPermitsItselfInsideAnotherQueuesSync(), "the job still runs on the actor's executor")
+        let owner = await probe.owner()
+        let other = OwnerProbe(modelContainer: container)
+        #expect(await !other.permitsInsideAnotherQueuesSync(owner), "another actor's job, inside a sync, is not it")
+    }
+
     @Test func theMessageNamesTheOperationAndTheOwner() {
         let message = ContextOwner.misuseMessage("save()", owner: "the main actor")
         #expect(message.contains("save() was called off the executor") && message.contains("the main actor"))
@@ -45,4 +55,10 @@ actor OwnerProbe {
     func ownerPermitsItself() -> Bool { modelContext.owner.permitsCaller }
     func owner() -> ContextOwner { modelContext.owner }
     func permits(_ owner: ContextOwner) -> Bool { owner.permitsCaller }
+    func ownerPermitsItselfInsideAnotherQueuesSync() -> Bool {
+        DispatchQueue(label: "elsewhere").sync { modelContext.owner.permitsCaller }
+    }
+    func permitsInsideAnotherQueuesSync(_ owner: ContextOwner) -> Bool {
+        DispatchQueue(label: "elsewhere").sync { owner.permitsCaller }
+    }
 }
