@@ -26,12 +26,20 @@ extension ModelContext {
         _ = try saveChanges()
     }
 
-    /// ``save()``, saying what became of the inserted models: the planner makes the plan, the
-    /// writer carries it out in one transaction, the applier makes it visible in the context.
-    func saveChanges() throws -> SaveApplier.SavedInserts {
+    /// What a save did, for the context's own callers: what became of the inserted models, and
+    /// the identifiers of every model it deleted (cascades included).
+    struct SavedChanges {
+        var inserts = SaveApplier.SavedInserts()
+        var deleted: [PersistentIdentifier] = []
+    }
+
+    /// ``save()``, saying what became of the inserted models and what was deleted: the planner
+    /// makes the plan, the writer carries it out in one transaction, the applier makes it
+    /// visible in the context.
+    func saveChanges() throws -> SavedChanges {
         checkOwner()
         try loadFailures.throwPending()
-        guard hasChanges else { return SaveApplier.SavedInserts() }
+        guard hasChanges else { return SavedChanges() }
         guard isChangingNoListInPlace else { throw SaveError.changeInProgress }
         let store = container.store
         guard !store.isReadOnly else {
@@ -50,6 +58,6 @@ extension ModelContext {
         SaveNotifier.post(
             Self.didSave, for: self, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted)
         checkInvariantsAfterSave()
-        return applied.saved
+        return SavedChanges(inserts: applied.saved, deleted: deleted)
     }
 }

@@ -56,6 +56,14 @@ struct PendingChanges {
     @discardableResult
     mutating func undelete(_ model: any PersistentModel) -> Bool { deleted.remove(model) }
 
+    /// Forgets the changes and the deletion of `model`, which is gone from the store (a batch
+    /// delete took it).
+    mutating func forget(_ model: any PersistentModel) {
+        changed.remove(model)
+        keyChanged.remove(model)
+        deleted.remove(model)
+    }
+
     /// Forgets everything: after a save, or a rollback.
     mutating func removeAll() {
         inserted = ModelList(slot: 0)

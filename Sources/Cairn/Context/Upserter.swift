@@ -90,7 +90,7 @@ struct Upserter {
         var saved = SaveApplier.SavedInserts()
         for attempt in 1... {
             do {
-                saved = try context.saveChanges()
+                saved = try context.saveChanges().inserts
                 break
             } catch let error as SaveError where error.isClaimedMeanwhile && attempt < 4 {
                 continue

@@ -40,21 +40,47 @@ extension ModelContext {
         return try fetchIdentifiers(descriptor)
     }
 
-    /// Marks every model of `model` that matches `predicate` (all of them when `nil`) for deletion,
-    /// as in SwiftData; the next ``save()`` deletes them, applying their delete rules.
+    /// Deletes every model of `model` that matches `predicate` (all of them when `nil`) from the
+    /// store at once, as SwiftData's batch delete does, applying their delete rules: another
+    /// context or container sees them gone as soon as this returns. Models of this context that
+    /// were deleted (matches, and models their cascades took) read `isDeleted`; unsaved inserted
+    /// models that match are deleted too, leaving at the next save.
+    ///
+    /// The matches are found by stored values (a change this context has not saved does not make
+    /// a stored model match), and deleted a part at a time without being loaded, so memory stays
+    /// flat however many match; see `Docs/Saving.md`, "Batch deletes".
     ///
     /// ```swift
     /// try context.delete(model: Book.self, where: #Predicate { $0.year < 1800 })
-    /// try context.save()
     /// ```
     /// - Parameters:
     ///   - model: The model type.
     ///   - predicate: Which models to delete; all when `nil`.
     ///   - includeSubclasses: Accepted for SwiftData compatibility; Cairn models have no subclasses.
-    /// - Throws: What ``fetch(_:)`` throws.
+    /// - Throws: What ``fetch(_:)`` throws while finding the matches, and what ``save()`` throws
+    ///   while deleting them (``SaveError`` `.deleteDenied` when a deny rule refuses: nothing is
+    ///   deleted then).
     public func delete<T: PersistentModel>(
         model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
     ) throws {
-        for match in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(match) }
+        checkOwner()
+        var stored = FetchDescriptor<T>(predicate: predicate)
+        stored.includePendingChanges = false
+        let ids = try fetchIdentifiers(stored)
+        for inserted in insertedModelsArray {
+            guard let inserted = inserted as? T else { continue }
+            if try predicate.map({ try $0.evaluate(inserted) }) ?? true { delete(inserted) }
+        }
+        // Models of this context that the delete took keep no unsaved change or deletion of
+        // their own (the store no longer has them to save); catching up with the deletes then
+        // marks every one of them deleted.
+        defer { refreshIfNeeded() }
+        try BatchDeleter(container: container).delete(ids, of: T.self) { deleted in
+            for id in deleted {
+                guard let model = registered(id) else { continue }
+                pending.forget(model)
+                model._$state.clearChanges()
+            }
+        }
     }
 }
