@@ -16,7 +16,11 @@ struct CascadedDeletes {
     /// Expands `context`'s pending deletes (loading the cascading relationships of each deleted
     /// model that are not loaded yet).
     init(of context: ModelContext) {
-        let deleted = context.deletedModelsArray
+        self.init(context.deletedModelsArray, in: context)
+    }
+
+    /// Expands the deletes of `deleted`, models of `context`.
+    init(_ deleted: [any PersistentModel], in context: ModelContext) {
         guard !deleted.isEmpty else { return }
         var queue: [any PersistentModel] = []
         for model in deleted where identities.insert(ObjectIdentifier(model)).inserted {

@@ -109,4 +109,47 @@ final class InverseMaintainer {
             state { $0.belongs(to: context.link) },
             "\(type(of: model)).\(relationship.name) was set to a \(relationship.destination) of another context")
     }
+
+    /// SwiftData's nullify rule, shown at once rather than at the save: each model that
+    /// deleting `model` (and what its cascades take) leaves behind drops the deleted models from
+    /// the inverse of every `.nullify` relationship, as its setter would. A required to-one
+    /// inverse has no empty value and is left for the save to report; `.noAction` and `.deny`
+    /// leave the other side as it is.
+    ///
+    /// ```swift
+    /// maintainer.nullifyInverses(deleting: author, in: context)   // book.author == nil
+    /// ```
+    func nullifyInverses(deleting model: any PersistentModel, in context: ModelContext) {
+        let doomed = CascadedDeletes([model], in: context)
+        for deleted in doomed.models {
+            guard let tables = context.store.entitiesByType[ObjectIdentifier(type(of: deleted))] else { continue }
+            for relationship in tables.entity.relationships where relationship.deleteRule == .nullify {
+                guard let inverse = tables.inverses[relationship.index]?.inverse,
+                    inverse.isOptional || !inverse.isToOneRelationship
+                else { continue }
+                let survivors = context.loadedTargets(relationship, of: deleted).filter {
+                    !doomed.identities.contains(ObjectIdentifier($0)) && !context.pending.deleted.contains($0)
+                }
+                guard !survivors.isEmpty else { continue }
+                links.update(deleted, relationship: relationship, inverse: inverse, from: survivors, to: [])
+            }
+        }
+    }
+
+    /// Takes back what ``nullifyInverses(deleting:in:)`` did when `model`'s delete is taken
+    /// back: each relationship of the model and of what its cascades reach points back again.
+    ///
+    /// ```swift
+    /// maintainer.relink(author, in: context)   // book.author === author again
+    /// ```
+    func relink(_ model: any PersistentModel, in context: ModelContext) {
+        for restored in CascadedDeletes([model], in: context).models {
+            guard let tables = context.store.entitiesByType[ObjectIdentifier(type(of: restored))] else { continue }
+            for relationship in tables.entity.relationships
+            where relationship.deleteRule == .nullify && relationship.access.hasTargets(restored) {
+                relationshipDidChange(
+                    restored, relationship.index, from: [], to: relationship.access.targets(restored), in: context)
+            }
+        }
+    }
 }

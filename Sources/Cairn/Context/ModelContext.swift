@@ -188,7 +188,7 @@ public final class ModelContext: _ModelLoader {
             precondition(
                 state { $0.belongs(to: link) }, "ModelContext.insert(_:): this \(Model.self) belongs to another context"
             )
-            pending.undelete(model)
+            if pending.undelete(model) { inverses.relink(model, in: self) }
             return
         }
         guard let tables = store.entitiesByType[ObjectIdentifier(Model.self)] else {
@@ -228,6 +228,7 @@ public final class ModelContext: _ModelLoader {
         guard state.persistentIdentifier != nil else { return }
         // Also for a model never saved: its delete rules apply at save like any other's.
         guard pending.delete(model) else { return }
+        inverses.nullifyInverses(deleting: model, in: self)
         scheduleAutosave()
     }
 

@@ -17,6 +17,18 @@ import Testing
     init(title: String) { self.title = title }
 }
 
+@Model final class Patron {
+    var name: String
+    @Relationship(deleteRule: .noAction, inverse: \Badge.patron) var badges: [Badge] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Badge {
+    var label: String
+    var patron: Patron?
+    init(label: String) { self.label = label }
+}
+
 @Model final class Binder {
     var label: String
     @Relationship(deleteRule: .cascade, inverse: \Page.binder) var pages: [Page] = []
@@ -77,5 +89,46 @@ import Testing
         #expect(owner.books.isEmpty && owner.favourite == nil)
         #expect(book.owner == nil, "nullified")
         #expect(try context.fetch(FetchDescriptor<ShelfBook>()).map(\.title) == ["Notes"])
+    }
+
+    @Test func aNullifyShowsBeforeTheSaveAndATakenBackDeleteRestoresIt() throws {
+        let context = ModelContext(
+            try ModelContainer(for: ShelfOwner.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let owner = ShelfOwner(name: "Ada")
+        let (notes, letters) = (ShelfBook(title: "Notes"), ShelfBook(title: "Letters"))
+        context.insert(owner)
+        owner.books = [notes, letters]
+        try context.save()
+
+        context.delete(owner)
+        #expect(notes.owner == nil && letters.owner == nil, "nullified at once")
+        let ownerless = #Predicate<ShelfBook> { $0.owner == nil }
+        #expect(try context.fetchCount(FetchDescriptor(predicate: ownerless)) == 2)
+        context.insert(owner)
+        #expect(notes.owner === owner && letters.owner === owner, "the delete taken back")
+        #expect(owner.books.map(\.title) == ["Notes", "Letters"])
+
+        context.delete(owner)
+        context.rollback()
+        #expect(notes.owner?.name == "Ada", "a rollback restores the stored relationship")
+        context.delete(owner)
+        try context.save()
+        #expect(notes.owner == nil)
+        #expect(try ModelContext(context.container).fetchCount(FetchDescriptor(predicate: ownerless)) == 2)
+    }
+
+    @Test func noActionLeavesTheOtherSideUntilTheSave() throws {
+        let context = ModelContext(
+            try ModelContainer(for: Patron.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let patron = Patron(name: "Ada")
+        let badge = Badge(label: "gold")
+        context.insert(patron)
+        patron.badges.append(badge)
+        try context.save()
+
+        context.delete(patron)
+        #expect(badge.patron === patron, "untouched")
+        try context.save()
+        #expect(badge.patron == nil, "after the save no relationship shows a deleted model")
     }
 }

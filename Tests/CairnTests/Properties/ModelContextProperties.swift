@@ -116,6 +116,9 @@ enum PropRelationship: Int, CaseIterable, Sendable, CustomStringConvertible {
 
     var isToOne: Bool { self == .itemOwner || self == .tagSponsor }
 
+    /// Whether deleting the source drops it from the targets' inverse at once (`.nullify`).
+    var nullifies: Bool { self == .itemOwner || self == .tagItems || self == .tagSponsor }
+
     static func of(_ kind: PropKind) -> [PropRelationship] { allCases.filter { $0.source == kind } }
 
     func targets(of model: any PersistentModel) -> [any PersistentModel] {
@@ -244,6 +247,29 @@ struct Reference {
 
     func stored(_ kind: PropKind) -> Set<Int> { Set(saved.filter { $0.value.kind == kind }.keys) }
 
+    /// Deletes `label`: the delete rules wait for the save, but nullify shows at once, as in
+    /// SwiftData: each model the delete (and its cascade) leaves behind drops the deleted models
+    /// from the inverse of every `.nullify` relationship. No action and deny leave the other
+    /// side as it is until the save.
+    mutating func delete(_ label: Int) {
+        guard !deletions.contains(label) else { return }
+        let before = Set(deletions)
+        deletions.append(label)
+        var doomed: Set<Int> = [label]
+        var queue = [label]
+        while let next = queue.popLast() {
+            for item in pending[next]![.ownerItems] where doomed.insert(item).inserted { queue.append(item) }
+        }
+        for deleted in doomed {
+            for relationship in PropRelationship.of(pending[deleted]!.kind) where relationship.nullifies {
+                for target in pending[deleted]![relationship]
+                where !doomed.contains(target) && !before.contains(target) && pending[target] != nil {
+                    pending[target]![relationship.inverse].removeAll { $0 == deleted }
+                }
+            }
+        }
+    }
+
     mutating func insert(_ kind: PropKind, seed: Int) -> Int {
         let (name, rank, score) = PropKind.attributes(seed)
         let label = nextLabel
@@ -277,9 +303,10 @@ struct Reference {
     }
 
     /// The delete rules of `ModelContext.save()`: cascade is transitive, a deny blocks while a
-    /// related model survives, nullify drops the deleted model from the inverse. No action leaves
-    /// the inverse's stored edges alone, but Cairn never shows a deleted model: reads skip it and
-    /// the save drops it from loaded relationships, so to an observer it is gone everywhere.
+    /// related model survives, nullify drops the deleted model from the inverse (shown since the
+    /// delete, `delete(_:)`; again here for models related to it since). No action leaves the
+    /// inverse's stored edges alone until the save, but after it Cairn never shows a deleted
+    /// model: reads skip it and the save drops it from loaded relationships.
     func plan() -> Outcome {
         let doomed = cascaded()
         var blockers: [Int: [Int]] = [:]
@@ -429,7 +456,7 @@ final class PropHarness {
             guard !candidates.isEmpty else { return }
             let label = candidates[pick % candidates.count]
             delete(instance(label))
-            reference.deletions.append(label)
+            reference.delete(label)
         case .relate(let relationship, let source, let target, let position):
             try relate(relationship, source: source, target: target, position: position)
         case .unrelate(let relationship, let source, let position):
