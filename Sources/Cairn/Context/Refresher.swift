@@ -91,7 +91,7 @@ struct Refresher {
         let state = model._$state
         for attribute in tables.entity.attributes where !attribute.isTransient {
             guard let index = attribute.index, !state.isChanged(index), let access = attribute.access else { continue }
-            access.unload(model)
+            model._$changeObserved(attribute.keyPath, index) { access.unload(model) }
         }
         state.recordChecksum = nil
     }
@@ -101,7 +101,7 @@ struct Refresher {
         let state = model._$state
         for relationship in tables.entity.relationships
         where relationship.access.isLoaded(model) && !state.isChanged(relationship.index) {
-            relationship.access.unload(model)
+            model._$changeObserved(relationship.keyPath, relationship.index) { relationship.access.unload(model) }
         }
     }
 
@@ -109,8 +109,12 @@ struct Refresher {
     /// it reads its stored values again when next read (a rollback).
     static func discardChanges(_ model: any PersistentModel, entity: Schema.Entity) {
         for property in entity.storedProperties {
-            (property as? Schema.Attribute)?.access?.unload(model)
-            (property as? Schema.Relationship)?.access.unload(model)
+            if let attribute = property as? Schema.Attribute, let index = attribute.index, let access = attribute.access
+            {
+                model._$changeObserved(attribute.keyPath, index) { access.unload(model) }
+            } else if let relationship = property as? Schema.Relationship {
+                model._$changeObserved(relationship.keyPath, relationship.index) { relationship.access.unload(model) }
+            }
         }
         model._$state.clearChanges()
     }

@@ -238,7 +238,8 @@ final class RowLoader {
         let checksum = reader.checksum
         let unchanged = !state.hasChanges
         if unchanged, let seen = state.recordChecksum, seen != checksum {
-            for (_, access) in tables.encodingOrder { access.unload(model) }
+            // Observers of the model hear of the stored values it takes, as of a refresh.
+            Refresher.makeAttributesStale(model, tables: tables)
         }
         // The codec @Model generated reads the fields straight into the storage; what it leaves
         // (absent fields, types it has no concrete reader for) goes through the attributes'

@@ -113,3 +113,25 @@ extension PersistentModel {
         try _$state { try $0.withMutation(of: self, keyPath: keyPath, index, mutation) }
     }
 }
+
+extension PersistentModel {
+    /// Runs `change` (the context unloading the property at `index`, whose key path is
+    /// `keyPath`, so it reads the stored value again) as a change of the property that observers
+    /// hear of, as its setter's would be: a refresh, a rollback or another context's save changes
+    /// what the property reads. Observers only ever registered through a getter, so a property
+    /// whose getter has not run with a registrar has none, and nothing is told.
+    ///
+    /// ```swift
+    /// book._$changeObserved(\Book.title, 2) { access.unload(book) }
+    /// ```
+    func _$changeObserved(_ keyPath: AnyKeyPath, _ index: Int, _ change: () -> Void) {
+        guard let observation = _$state.observation, observation.observed.contains(index) else { return change() }
+        // The registrar takes a key path typed by the member: opened from the key path's own
+        // value type (its observers are found by key path, whatever the member's type).
+        func notify<Member>(_: Member.Type) {
+            guard let keyPath = keyPath as? KeyPath<Self, Member> else { return change() }
+            observation.registrar.withMutation(of: self, keyPath: keyPath, change)
+        }
+        _openExistential(type(of: keyPath).valueType, do: notify)
+    }
+}
