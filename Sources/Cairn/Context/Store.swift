@@ -390,6 +390,8 @@ final class Store: @unchecked Sendable {
     ) throws -> [String: EntityTables] {
         var result: [String: EntityTables] = [:]
         var changed: [(key: [UInt8], value: [UInt8])] = []
+        // Edge tables of relationships renamed with `originalName:`: their edges move to the new name's table.
+        var renamedEdges: [(from: Table, to: Table)] = []
         for entity in schema.entities {
             let key = StoredEntity.metaKey(for: entity.name)
             let storedBytes = try environment.read { txn in try txn.get(key, in: meta) }
@@ -454,6 +456,25 @@ final class Store: @unchecked Sendable {
             var edges: [String: Table] = [:]
             for relationship in entity.relationships {
                 let name = "r/\(entity.name)/\(relationship.name)"
+                // A relationship renamed with `originalName:` takes its edges from the table of
+                // its old name, in the transaction that records the new description.
+                let oldName = relationship.originalName
+                if oldName != relationship.name, describedRelationships.contains(oldName),
+                    !describedRelationships.contains(relationship.name)
+                {
+                    guard !readOnly else {
+                        throw StorageError(
+                            code: .readOnly,
+                            message:
+                                "\(entity.name).\(relationship.name) was renamed from \(oldName), and the store is "
+                                + "read-only. Open it once with allowsSave: true to move its relationships.")
+                    }
+                    if let old = try described("r/\(entity.name)/\(oldName)", exists: true, flags: Store.edgeFlags),
+                        let new = try described(name, exists: false, flags: Store.edgeFlags)
+                    {
+                        renamedEdges.append((from: old, to: new))
+                    }
+                }
                 guard
                     let table = try described(
                         name, exists: describedRelationships.contains(relationship.name), flags: Store.edgeFlags)
@@ -515,9 +536,18 @@ final class Store: @unchecked Sendable {
                 of: (tables.uniques + tables.indexes).flatMap(\.names))
             result[entity.name] = tables
         }
-        if !changed.isEmpty {
+        if !changed.isEmpty || !renamedEdges.isEmpty {
             try environment.write { txn in
                 for (key, value) in changed { try txn.put(value, for: key, in: meta) }
+                for (old, new) in renamedEdges {
+                    var entries: [(key: [UInt8], value: [UInt8])] = []
+                    try txn.scan(old) { key, value in
+                        entries.append((Array(key), Array(value)))
+                        return true
+                    }
+                    for (key, value) in entries { try txn.put(value, for: key, in: new) }
+                    try txn.removeAll(from: old)
+                }
             }
         }
         return result
