@@ -89,7 +89,8 @@ struct Refresher {
     /// next read. Changed attributes keep their unsaved values.
     static func makeAttributesStale(_ model: any PersistentModel, tables: Store.EntityTables) {
         let state = model._$state
-        for attribute in tables.entity.attributes where !attribute.isTransient {
+        // An ephemeral value has nothing stored to take: the context's value stays.
+        for attribute in tables.entity.attributes where !attribute.isTransient && !attribute.isEphemeral {
             guard let index = attribute.index, !state.isChanged(index), let access = attribute.access else { continue }
             model._$changeObserved(attribute.keyPath, index) { access.unload(model) }
         }

@@ -256,6 +256,7 @@ final class RowLoader {
                 try access.decode(model, tag, decoder.reader)
             }
         }
+        for access in tables.ephemeralAttributes where !access.isLoaded(model) { _ = access.fillPlaceholder(model) }
         if unchanged { state.recordChecksum = checksum }
     }
 

@@ -124,6 +124,9 @@ final class Store: @unchecked Sendable {
         /// relationships and `.externalStorage` attributes): what the codec `@Model` generates
         /// reads and writes (``_FieldEncoder``, ``_FieldDecoder``). Allocated once, freed with the tables.
         let recordTags: UnsafeBufferPointer<UInt32>
+        /// The `.ephemeral` attributes' accesses: a model read from the store takes their default
+        /// values, having no field to read them from.
+        let ephemeralAttributes: [AttributeAccess]
         /// Each persisted attribute's general codec, by property index (`nil` for the others).
         let accessByIndex: UnsafeBufferPointer<AttributeAccess?>
         /// Whether the record's tags ascend in property order, as the generated encoder writes
@@ -170,6 +173,7 @@ final class Store: @unchecked Sendable {
                 return (tag, access)
             }.sorted { $0.0 < $1.0 }
             externalAttributes = external
+            ephemeralAttributes = entity.attributes.compactMap { $0.isEphemeral && !$0.isTransient ? $0.access : nil }
             let count =
                 entity.storedProperties.map { property in
                     (property as? Schema.Attribute)?.index ?? (property as? Schema.Relationship)?.index ?? -1

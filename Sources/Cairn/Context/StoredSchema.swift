@@ -72,7 +72,8 @@ struct StoredEntity: Codable, Equatable {
     mutating func reconcile(with entity: Schema.Entity, hasRows: Bool) throws(SchemaError) -> [String: UInt32] {
         var tags: [String: UInt32] = [:]
         var current: [StoredAttribute] = []
-        for case let attribute as Schema.Attribute in entity.storedProperties {
+        // An ephemeral attribute has no field: it is never written.
+        for case let attribute as Schema.Attribute in entity.storedProperties where !attribute.isEphemeral {
             let type = Self.typeName(attribute.valueType)
             let stored =
                 attributes.first { $0.name == attribute.name }

@@ -55,6 +55,8 @@ extension Schema {
         /// attribute.isTransient
         /// ```
         public let isTransient: Bool
+        /// Whether the attribute is `.ephemeral`: tracked, never written.
+        var isEphemeral: Bool { options.contains(.ephemeral) }
         /// The key path of the property.
         ///
         /// ```swift

@@ -27,10 +27,13 @@ extension Schema.Attribute {
         /// @Attribute(.externalStorage) var photo: Data
         /// ```
         public static let externalStorage = Option("externalStorage")
-        /// The value is kept in the store but not tracked for changes.
+        /// Changes to the value are tracked (they count as changes of the model) but the value is
+        /// never written to the store, as in SwiftData: a model read from the store has the
+        /// property's default value (or `nil`, or an empty value of its type), and a refresh
+        /// keeps what the context holds.
         ///
         /// ```swift
-        /// @Attribute(.ephemeral) var lastViewed: Date?
+        /// @Attribute(.ephemeral) var isExpanded = false
         /// ```
         public static let ephemeral = Option("ephemeral")
         /// The value stays readable in history after the model is deleted.
