@@ -9,8 +9,12 @@ extension ModelContext {
         // it negative as an Int, which must not trap here (any change makes the context look).
         let lastCommit = UInt64(truncatingIfNeeded: store.lastCommittedTransactionID)
         guard commits.hasUnseen(upTo: lastCommit) else { return }
-        if let floorDamage = Refresher(store: store, rows: rows).catchUp(&commits) {
+        var invalidated: [PersistentIdentifier]?
+        if let floorDamage = Refresher(store: store, rows: rows).catchUp(&commits, invalidated: &invalidated) {
             loadFailures.recordStoreDamage(floorDamage, what: "The store's history floor")
         }
+        // The history could not say what changed (the store was erased): observers learn that
+        // every model the context held was invalidated.
+        if let invalidated { SaveNotifier.postInvalidation(for: self, identifiers: invalidated) }
     }
 }

@@ -30,6 +30,16 @@ extension ModelContext {
         case updatedIdentifiers
         /// The deleted models, including those the delete rules cascaded to.
         case deletedIdentifiers
+        /// Every model the context held, when the store changed in a way its history cannot
+        /// describe (``ModelContainer/deleteAllData()`` or ``ModelContainer/erase()``, here or in
+        /// another process): the context refreshed them all, and those whose rows are gone are
+        /// deleted models. Posted with ``didSave`` when the context next looks at the store.
+        ///
+        /// ```swift
+        /// if let all = notification.userInfo?[ModelContext.NotificationKey.invalidatedAllIdentifiers.rawValue]
+        ///     as? [PersistentIdentifier] { reloadEverything() }
+        /// ```
+        case invalidatedAllIdentifiers
     }
 
     /// Runs `block`, then saves what it changed; if `block` throws, its changes are rolled back.

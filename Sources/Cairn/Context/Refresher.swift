@@ -24,11 +24,20 @@ struct Refresher {
     /// - Returns: The damage found in the store's history floor, for the context to report once;
     ///   every model was refreshed instead, which is correct, only slower.
     func catchUp(_ commits: inout CommitTracker) -> StorageError? {
+        var invalidated: [PersistentIdentifier]?
+        return catchUp(&commits, invalidated: &invalidated)
+    }
+
+    /// ``catchUp(_:)``, also saying, in `invalidated`, the identifiers of every saved model the
+    /// context held when the history could not say what changed (the store was erased, or its
+    /// history floor is damaged): all of them were refreshed, and those whose rows are gone are
+    /// deleted models now. Left `nil` when the history said what changed.
+    func catchUp(_ commits: inout CommitTracker, invalidated: inout [PersistentIdentifier]?) -> StorageError? {
         let seen = commits.lastSeen
         let tracker = commits
         guard let table = store.history else {
             if let current = try? store.read({ txn in txn.id }) { commits.advance(to: current) }
-            refreshEverything()
+            invalidated = refreshEverything()
             return nil
         }
         // The read's own snapshot bounds what is taken into account: a commit the lock file
@@ -49,7 +58,7 @@ struct Refresher {
         guard let found else { return floorDamage }  // the store cannot be read now: try again next time
         commits.advance(to: found.current)
         guard let entries = found.entries else {
-            refreshEverything()
+            invalidated = refreshEverything()
             return floorDamage
         }
         let deleted = Set(
@@ -75,14 +84,23 @@ struct Refresher {
     }
 
     /// Makes every saved model the context holds stale, when the history cannot say which
-    /// changed. Deleted rows are found when a stale model next loads. Inserted models are not
-    /// stored yet and keep everything.
-    func refreshEverything() {
+    /// changed, and returns their identifiers. A model whose row is gone (an erased store) is a
+    /// deleted model now; one whose row cannot be looked up is found when it next loads.
+    /// Inserted models are not stored yet and keep everything.
+    func refreshEverything() -> [PersistentIdentifier] {
+        var refreshed: [PersistentIdentifier] = []
         for model in rows.identity.models where !model.persistentModelID.isTemporary {
-            guard let tables = store.entitiesByName[model.persistentModelID.entity] else { continue }
+            let id = model.persistentModelID
+            guard let tables = store.entitiesByName[id.entity] else { continue }
+            refreshed.append(id)
             Self.makeAttributesStale(model, tables: tables)
             Self.makeRelationshipsStale(model, tables: tables)
+            let exists = id.rowID.flatMap { row in
+                try? store.read { txn in try txn.contains(EntryLayout.rowKey(row), in: tables.records) }
+            }
+            if exists == false { Self.markDeletedElsewhere(model, identity: &rows.identity) }
         }
+        return refreshed
     }
 
     /// Unloads the attributes the context has not changed, so they load the stored values when

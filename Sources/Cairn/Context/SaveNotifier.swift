@@ -23,4 +23,19 @@ enum SaveNotifier {
                 ModelContext.NotificationKey.deletedIdentifiers.rawValue: deleted,
             ])
     }
+
+    /// Posts ``ModelContext/didSave`` for `context` with ``ModelContext/NotificationKey/invalidatedAllIdentifiers``:
+    /// the store changed in a way its history cannot describe (it was erased, by this process or
+    /// another), so every model the context held, `identifiers`, was refreshed or, its row gone,
+    /// deleted. The other keys hold empty lists.
+    static func postInvalidation(for context: ModelContext, identifiers: [PersistentIdentifier]) {
+        NotificationCenter.default.post(
+            name: ModelContext.didSave, object: context,
+            userInfo: [
+                ModelContext.NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
+                ModelContext.NotificationKey.updatedIdentifiers.rawValue: [PersistentIdentifier](),
+                ModelContext.NotificationKey.deletedIdentifiers.rawValue: [PersistentIdentifier](),
+                ModelContext.NotificationKey.invalidatedAllIdentifiers.rawValue: identifiers,
+            ])
+    }
 }

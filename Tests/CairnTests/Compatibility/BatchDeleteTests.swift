@@ -116,3 +116,28 @@ import Testing
                 ])
     }
 }
+
+@Suite struct InvalidatedAllTests {
+    @Test func contextsLearnThatTheStoreWasErasedAndItsModelsAreDeleted() throws {
+        let directory = TemporaryDirectory()
+        let configuration = ModelConfiguration(url: URL(fileURLWithPath: directory.child("Erased.store")))
+        let container = try ModelContainer(for: Ledger.self, configurations: configuration)
+        let context = ModelContext(container)
+        let ledger = Ledger(name: "kept")
+        context.insert(ledger)
+        try context.save()
+        let id = ledger.persistentModelID
+
+        let log = NotificationLog()
+        let observer = NotificationCenter.default.addObserver(
+            forName: ModelContext.didSave, object: context, queue: nil
+        ) { log.record($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        let other = try ModelContainer(for: Ledger.self, configurations: configuration)
+        #expect(other.deleteAllData())
+        #expect(try context.fetchCount(FetchDescriptor<Ledger>()) == 0)
+        #expect(ledger.isDeleted, "its row is gone")
+        #expect(log.invalidated == [[id]])
+    }
+}

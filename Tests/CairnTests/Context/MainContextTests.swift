@@ -81,6 +81,8 @@ final class NotificationLog: @unchecked Sendable {
         let inserted: [PersistentIdentifier]
         let updated: [PersistentIdentifier]
         let deleted: [PersistentIdentifier]
+        /// `invalidatedAllIdentifiers`, when the notification has it.
+        var invalidated: [PersistentIdentifier]? = nil
     }
 
     private let lock = NSLock()
@@ -88,13 +90,18 @@ final class NotificationLog: @unchecked Sendable {
 
     var entries: [Entry] { lock.withLock { recorded } }
 
+    /// The `invalidatedAllIdentifiers` of each notification that had them.
+    var invalidated: [[PersistentIdentifier]] { entries.compactMap(\.invalidated) }
+
     func record(_ notification: Notification) {
         func ids(_ key: ModelContext.NotificationKey) -> [PersistentIdentifier] {
             notification.userInfo?[key.rawValue] as? [PersistentIdentifier] ?? []
         }
         let entry = Entry(
             name: notification.name, inserted: ids(.insertedIdentifiers), updated: ids(.updatedIdentifiers),
-            deleted: ids(.deletedIdentifiers))
+            deleted: ids(.deletedIdentifiers),
+            invalidated: notification.userInfo?[ModelContext.NotificationKey.invalidatedAllIdentifiers.rawValue]
+                as? [PersistentIdentifier])
         lock.withLock { recorded.append(entry) }
     }
 }
