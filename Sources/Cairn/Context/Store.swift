@@ -124,6 +124,11 @@ final class Store: @unchecked Sendable {
         /// relationships and `.externalStorage` attributes): what the codec `@Model` generates
         /// reads and writes (``_FieldEncoder``, ``_FieldDecoder``). Allocated once, freed with the tables.
         let recordTags: UnsafeBufferPointer<UInt32>
+        /// The tags of fields stored records may carry that the schema has no attribute for:
+        /// attributes a newer (or older) version of the app declared. A save that rewrites a
+        /// record keeps those fields (`RecordReader.merging(kept:from:)`), so that opening the
+        /// store with another version loses nothing.
+        let foreignTags: Set<UInt32>
         /// The `.ephemeral` attributes' accesses: a model read from the store takes their default
         /// values, having no field to read them from.
         let ephemeralAttributes: [AttributeAccess]
@@ -142,9 +147,10 @@ final class Store: @unchecked Sendable {
 
         init(
             entity: Schema.Entity, ordinal: Int, records: Table, tags: [String: UInt32], edges: [String: Table],
-            externals: Table?
+            externals: Table?, foreignTags: Set<UInt32> = []
         ) {
             self.entity = entity
+            self.foreignTags = foreignTags
             self.ordinal = ordinal
             entityName = InternedName(entity.name)
             identifierKeyPath = Self.identifierKeyPath(of: entity.modelType)
@@ -502,7 +508,8 @@ final class Store: @unchecked Sendable {
                 }
             }
             let tables = EntityTables(
-                entity: entity, ordinal: result.count, records: records, tags: tags, edges: edges, externals: externals)
+                entity: entity, ordinal: result.count, records: records, tags: tags, edges: edges, externals: externals,
+                foreignTags: Set(stored.attributes.map(\.tag)).subtracting(tags.values))
             func keyTable(
                 _ names: [String], prefix: String, flags: TableFlags, purpose: String
             ) throws -> EntityTables.UniqueConstraint {

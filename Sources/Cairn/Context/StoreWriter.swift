@@ -34,6 +34,15 @@ struct StoreWriter {
                     // values. A row gone meanwhile is written anew. The key on the stack.
                     let rewrite = try EntryLayout.withRowKey(takenOver) { key in
                         plan.newRecords.seal(position, forKey: key)
+                        if !tables.foreignTags.isEmpty,
+                            var merged = try keepingForeignFields(
+                                of: tables, record: position, in: plan.newRecords, key: key, txn)
+                        {
+                            merged.seal(forKey: key)
+                            return try merged.bytes.withUnsafeBytes {
+                                try txn.rewrite($0, for: key, in: tables.records)
+                            }
+                        }
                         return try plan.newRecords.withRecord(position) { bytes in
                             let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
                             if rewrite == .missing { _ = try txn.put(bytes, for: key, in: tables.records) }
@@ -77,7 +86,16 @@ struct StoreWriter {
                 // checksum covers the key): the row is left as it is. One search for both.
                 // The key on the stack: an array per update was an allocation per changed model.
                 let rewrite = try EntryLayout.withRowKey(update.row) { key in
-                    try plan.updateRecords.withRecord(update.record) { bytes in
+                    if !update.tables.foreignTags.isEmpty,
+                        var merged = try keepingForeignFields(
+                            of: update.tables, record: update.record, in: plan.updateRecords, key: key, txn)
+                    {
+                        merged.seal(forKey: key)
+                        return try merged.bytes.withUnsafeBytes {
+                            try txn.rewrite($0, for: key, in: update.tables.records)
+                        }
+                    }
+                    return try plan.updateRecords.withRecord(update.record) { bytes in
                         try txn.rewrite(bytes, for: key, in: update.tables.records)
                     }
                 }
@@ -228,5 +246,23 @@ struct StoreWriter {
             }
             return SaveOutcome(newRows: assignedRows, leftAlone: leftAlone, commit: txn.id, repaired: repaired)
         }
+    }
+}
+
+extension StoreWriter {
+    /// Record `record` of `records` (a row of `tables`, sealed for `key`) with the fields of the
+    /// stored one that the schema has no attribute for (``Store/EntityTables/foreignTags``:
+    /// written by another version of the app), or `nil` when the stored record carries none (or
+    /// is gone, or cannot be read: a damaged record has nothing to keep), so the record is
+    /// written as it is.
+    fileprivate func keepingForeignFields(
+        of tables: Store.EntityTables, record: Int, in records: RecordList, key: UnsafeRawBufferPointer,
+        _ txn: borrowing WriteTransaction
+    ) throws -> EncodedRecord? {
+        guard
+            let stored = try? txn.withValue(for: key, in: tables.records, { try RecordReader(copying: $0, key: key) })
+        else { return nil }
+        let new = try records.withRecord(record) { try RecordReader(copying: $0, key: key) }
+        return new.merging(kept: tables.foreignTags, from: stored)
     }
 }

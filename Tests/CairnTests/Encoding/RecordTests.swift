@@ -162,3 +162,28 @@ func varintBytes(_ value: UInt64) -> [UInt8] {
         #expect(try reader.read(UInt8.self, tag: 2) == 1)
     }
 }
+
+@Suite struct RecordMergeTests {
+    @Test func keptFieldsOfTheOlderRecordJoinInTagOrderAndTheNewerValuesWin() throws {
+        var older = RecordWriter()
+        older.write("old title", tag: 1)
+        older.write(5 as Int, tag: 2)
+        older.write("old note", tag: 4)
+        try older.write(["a", "b"], tag: 6)
+        let stored = try RecordReader(older.finished())
+        var newer = RecordWriter()
+        newer.write("new title", tag: 1)
+        newer.write("new subtitle", tag: 3)
+        let current = try RecordReader(newer.finished())
+
+        var merged = try #require(current.merging(kept: [2, 4, 6, 9], from: stored))
+        let reader = try RecordReader(merged.sealed(forKey: []))
+        #expect(reader.tags == [1, 2, 3, 4, 6])
+        #expect(try reader.read(String.self, tag: 1) == "new title")
+        #expect(try reader.read(Int.self, tag: 2) == 5)
+        #expect(try reader.read(String.self, tag: 3) == "new subtitle")
+        #expect(try reader.read(String.self, tag: 4) == "old note")
+        #expect(try reader.read([String].self, tag: 6) == ["a", "b"])
+        #expect(current.merging(kept: [1, 3, 9], from: stored) == nil, "nothing to keep")
+    }
+}
