@@ -19,7 +19,7 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// ```swift
     /// ModelConfiguration(schema: Schema([Book.self])).schema?.entities.count   // 1
     /// ```
-    public let schema: Schema?
+    public internal(set) var schema: Schema?
     /// The store's location: a directory holding its files.
     ///
     /// ```swift

@@ -37,6 +37,9 @@ final class Store: @unchecked Sendable {
         /// The indexes declared with `#Index`, each with its table `i/<Entity>/<attributes>`
         /// (`DUPSORT`, `DUPFIXED`): the order-preserving key of the attributes' values → row ids.
         var indexes: [UniqueConstraint] = []
+        /// Unique and index tables this schema added to an entity that has rows: empty until
+        /// ``KeyTableFiller`` fills them, which the container does as it opens.
+        var unfilledKeyTables: [UniqueConstraint] = []
         /// The property indexes of the attributes any unique or index table keys.
         var keyedAttributeIndexes: Set<Int> = [] {
             didSet { keyedAttributeMask = keyedAttributeIndexes.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 } }
@@ -545,6 +548,13 @@ final class Store: @unchecked Sendable {
             }
             tables.keyedAttributeIndexes = tables.propertyIndexes(
                 of: (tables.uniques + tables.indexes).flatMap(\.names))
+            // A unique or index table with no key while the entity has rows was added by this
+            // schema (every row has a key in each): the container fills it before it is used.
+            if hasRows && !readOnly {
+                tables.unfilledKeyTables = try environment.read { txn in
+                    try (tables.uniques + tables.indexes).filter { try txn.count(of: $0.table) == 0 }
+                }
+            }
             result[entity.name] = tables
         }
         if !changed.isEmpty || !renamedEdges.isEmpty {
