@@ -1,36 +1,72 @@
 import Foundation
 
-// What `#Predicate` and `SortDescriptor` need for SwiftData's localized string operations on
-// platforms whose Foundation lacks them (swift-corelibs Foundation has the `String` methods, not
-// the predicate expressions or the localized sort comparators). On Apple platforms Foundation's
-// own are used, and none of this is compiled.
+// What `#Predicate` needs for SwiftData's localized string operations on platforms whose
+// Foundation lacks them (swift-corelibs Foundation has the `String` methods, not the predicate
+// expressions). On Apple platforms Foundation's own are used, and none of this is compiled.
 //
 // Each is evaluated on every candidate with the `String` method of the same name, so it means
-// what it means on Apple platforms: `localizedStandardContains` ignores case and diacritics,
-// `localizedStandard` ordering compares numbers by value. No index serves them: an index holds a
-// string's exact bytes, in byte order.
+// what it means on Apple platforms: `localizedStandardContains` ignores case and diacritics. No
+// index serves them: an index holds a string's exact bytes, in byte order.
+//
+// The three expressions are one generic type with an operation (``StringOperation``), under
+// Apple's three names, so that code naming them compiles and their conformances exist once.
 
 #if !canImport(Darwin)
+/// What a ``PredicateExpressions/StringOperation`` does with its two strings. Not for direct
+/// use; the operations are Apple's (`localizedStandardContains`, `caseInsensitiveCompare`,
+/// `localizedCompare`).
+///
+/// ```swift
+/// PredicateExpressions.StringLocalizedStandardContains(root: name, other: query)
+/// ```
+public protocol _StringOperationKind: Sendable {
+    associatedtype Output
+    /// The method's name, for descriptions.
+    static var name: String { get }
+    /// `root.method(other)`.
+    static func apply(_ root: String, _ other: String) -> Output
+}
+
+/// `root.localizedStandardContains(other)`.
+public enum _LocalizedStandardContains: _StringOperationKind {
+    public static var name: String { "StringLocalizedStandardContains" }
+    public static func apply(_ root: String, _ other: String) -> Bool { root.localizedStandardContains(other) }
+}
+
+/// `root.caseInsensitiveCompare(other)`.
+public enum _CaseInsensitiveCompare: _StringOperationKind {
+    public static var name: String { "StringCaseInsensitiveCompare" }
+    public static func apply(_ root: String, _ other: String) -> ComparisonResult {
+        root.caseInsensitiveCompare(other)
+    }
+}
+
+/// `root.localizedCompare(other)`.
+public enum _LocalizedCompare: _StringOperationKind {
+    public static var name: String { "StringLocalizedCompare" }
+    public static func apply(_ root: String, _ other: String) -> ComparisonResult { root.localizedCompare(other) }
+}
+
 extension PredicateExpressions {
-    /// `root.localizedStandardContains(other)` in a predicate: whether `other` occurs in
-    /// `root`, ignoring case and diacritics, as Finder's search does. What `#Predicate` makes
-    /// of `$0.name.localizedStandardContains(text)`.
+    /// A string method applied to two strings in a predicate, as `#Predicate` makes of
+    /// `$0.name.localizedStandardContains(query)`, `$0.name.caseInsensitiveCompare(text)` and
+    /// `$0.name.localizedCompare(text)`; named by Apple's names below.
     ///
     /// ```swift
     /// let query = "creme"
     /// let matches = #Predicate<Recipe> { $0.name.localizedStandardContains(query) }   // "Crème brûlée"
     /// ```
-    public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>:
+    public struct StringOperation<Root: PredicateExpression, Other: PredicateExpression, Kind: _StringOperationKind>:
         PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
-        public typealias Output = Bool
+        public typealias Output = Kind.Output
 
-        /// The string searched.
+        /// The string the method is called on.
         public let root: Root
-        /// The string searched for.
+        /// The method's argument.
         public let other: Other
 
-        /// The expression for `root.localizedStandardContains(other)`.
+        /// The expression for `root.method(other)`.
         ///
         /// ```swift
         /// PredicateExpressions.StringLocalizedStandardContains(root: name, other: query)
@@ -40,15 +76,45 @@ extension PredicateExpressions {
             self.other = other
         }
 
-        /// Whether `other` occurs in `root`, ignoring case and diacritics.
+        /// The method's result for the two strings.
         ///
         /// ```swift
         /// try expression.evaluate(bindings)   // true for "Crème brûlée" and "creme"
         /// ```
-        public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
-            String(try root.evaluate(bindings)).localizedStandardContains(String(try other.evaluate(bindings)))
+        public func evaluate(_ bindings: PredicateBindings) throws -> Kind.Output {
+            Kind.apply(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
         }
     }
+
+    /// `root.localizedStandardContains(other)`: whether `other` occurs in `root`, ignoring
+    /// case and diacritics, as Finder's search does.
+    ///
+    /// ```swift
+    /// let matches = #Predicate<Recipe> { $0.name.localizedStandardContains(query) }
+    /// ```
+    public typealias StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression> =
+        StringOperation<Root, Other, _LocalizedStandardContains>
+    where Root.Output: StringProtocol, Other.Output: StringProtocol
+
+    /// `root.caseInsensitiveCompare(other)`: the order of the two strings with case ignored.
+    ///
+    /// ```swift
+    /// let same = ComparisonResult.orderedSame
+    /// let named = #Predicate<Recipe> { $0.name.caseInsensitiveCompare("soup") == same }
+    /// ```
+    public typealias StringCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression> =
+        StringOperation<Root, Other, _CaseInsensitiveCompare>
+    where Root.Output: StringProtocol, Other.Output: StringProtocol
+
+    /// `root.localizedCompare(other)`: the order of the two strings in the current locale.
+    ///
+    /// ```swift
+    /// let before = ComparisonResult.orderedAscending
+    /// let early = #Predicate<Recipe> { $0.name.localizedCompare("m") == before }
+    /// ```
+    public typealias StringLocalizedCompare<Root: PredicateExpression, Other: PredicateExpression> =
+        StringOperation<Root, Other, _LocalizedCompare>
+    where Root.Output: StringProtocol, Other.Output: StringProtocol
 
     /// Builds ``StringLocalizedStandardContains``; called by `#Predicate`'s expansion.
     ///
@@ -61,43 +127,6 @@ extension PredicateExpressions {
         StringLocalizedStandardContains(root: root, other: other)
     }
 
-    /// `root.caseInsensitiveCompare(other)` in a predicate: the order of the two strings
-    /// with case ignored. What `#Predicate` makes of `$0.name.caseInsensitiveCompare(text)`.
-    ///
-    /// ```swift
-    /// let same = ComparisonResult.orderedSame
-    /// let named = #Predicate<Recipe> { $0.name.caseInsensitiveCompare("soup") == same }   // "Soup"
-    /// ```
-    public struct StringCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression>:
-        PredicateExpression
-    where Root.Output: StringProtocol, Other.Output: StringProtocol {
-        public typealias Output = ComparisonResult
-
-        /// The string compared.
-        public let root: Root
-        /// The string it is compared with.
-        public let other: Other
-
-        /// The expression for `root.caseInsensitiveCompare(other)`.
-        ///
-        /// ```swift
-        /// PredicateExpressions.StringCaseInsensitiveCompare(root: name, other: text)
-        /// ```
-        public init(root: Root, other: Other) {
-            self.root = root
-            self.other = other
-        }
-
-        /// The order of `root` and `other`, case ignored.
-        ///
-        /// ```swift
-        /// try expression.evaluate(bindings)   // .orderedSame for "Soup" and "soup"
-        /// ```
-        public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-            String(try root.evaluate(bindings)).caseInsensitiveCompare(String(try other.evaluate(bindings)))
-        }
-    }
-
     /// Builds ``StringCaseInsensitiveCompare``; called by `#Predicate`'s expansion.
     ///
     /// ```swift
@@ -107,43 +136,6 @@ extension PredicateExpressions {
         _ root: Root, _ other: Other
     ) -> StringCaseInsensitiveCompare<Root, Other> {
         StringCaseInsensitiveCompare(root: root, other: other)
-    }
-
-    /// `root.localizedCompare(other)` in a predicate: the order of the two strings in the
-    /// current locale. What `#Predicate` makes of `$0.name.localizedCompare(text)`.
-    ///
-    /// ```swift
-    /// let before = ComparisonResult.orderedAscending
-    /// let early = #Predicate<Recipe> { $0.name.localizedCompare("m") == before }
-    /// ```
-    public struct StringLocalizedCompare<Root: PredicateExpression, Other: PredicateExpression>:
-        PredicateExpression
-    where Root.Output: StringProtocol, Other.Output: StringProtocol {
-        public typealias Output = ComparisonResult
-
-        /// The string compared.
-        public let root: Root
-        /// The string it is compared with.
-        public let other: Other
-
-        /// The expression for `root.localizedCompare(other)`.
-        ///
-        /// ```swift
-        /// PredicateExpressions.StringLocalizedCompare(root: name, other: text)
-        /// ```
-        public init(root: Root, other: Other) {
-            self.root = root
-            self.other = other
-        }
-
-        /// The order of `root` and `other` in the current locale.
-        ///
-        /// ```swift
-        /// try expression.evaluate(bindings)   // .orderedAscending for "apple" and "Banana"
-        /// ```
-        public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-            String(try root.evaluate(bindings)).localizedCompare(String(try other.evaluate(bindings)))
-        }
     }
 
     /// Builds ``StringLocalizedCompare``; called by `#Predicate`'s expansion.
@@ -158,42 +150,16 @@ extension PredicateExpressions {
     }
 }
 
-extension PredicateExpressions.StringLocalizedStandardContains: StandardPredicateExpression
+extension PredicateExpressions.StringOperation: StandardPredicateExpression
 where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
-extension PredicateExpressions.StringLocalizedStandardContains: Sendable where Root: Sendable, Other: Sendable {}
-extension PredicateExpressions.StringLocalizedStandardContains: Codable where Root: Codable, Other: Codable {}
-extension PredicateExpressions.StringLocalizedStandardContains: CustomStringConvertible {
-    /// The expression and its operands.
+extension PredicateExpressions.StringOperation: Sendable where Root: Sendable, Other: Sendable {}
+extension PredicateExpressions.StringOperation: Codable where Root: Codable, Other: Codable {}
+extension PredicateExpressions.StringOperation: CustomStringConvertible {
+    /// The expression and its operands, under Apple's name for it.
     ///
     /// ```swift
     /// print(expression)   // StringLocalizedStandardContains(root: …, other: …)
     /// ```
-    public var description: String { "StringLocalizedStandardContains(root: \(root), other: \(other))" }
-}
-
-extension PredicateExpressions.StringCaseInsensitiveCompare: StandardPredicateExpression
-where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
-extension PredicateExpressions.StringCaseInsensitiveCompare: Sendable where Root: Sendable, Other: Sendable {}
-extension PredicateExpressions.StringCaseInsensitiveCompare: Codable where Root: Codable, Other: Codable {}
-extension PredicateExpressions.StringCaseInsensitiveCompare: CustomStringConvertible {
-    /// The expression and its operands.
-    ///
-    /// ```swift
-    /// print(expression)   // StringCaseInsensitiveCompare(root: …, other: …)
-    /// ```
-    public var description: String { "StringCaseInsensitiveCompare(root: \(root), other: \(other))" }
-}
-
-extension PredicateExpressions.StringLocalizedCompare: StandardPredicateExpression
-where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
-extension PredicateExpressions.StringLocalizedCompare: Sendable where Root: Sendable, Other: Sendable {}
-extension PredicateExpressions.StringLocalizedCompare: Codable where Root: Codable, Other: Codable {}
-extension PredicateExpressions.StringLocalizedCompare: CustomStringConvertible {
-    /// The expression and its operands.
-    ///
-    /// ```swift
-    /// print(expression)   // StringLocalizedCompare(root: …, other: …)
-    /// ```
-    public var description: String { "StringLocalizedCompare(root: \(root), other: \(other))" }
+    public var description: String { "\(Kind.name)(root: \(root), other: \(other))" }
 }
 #endif
