@@ -61,7 +61,7 @@ struct MigrationRunner {
     /// The version the store is at: the one it recorded, else the newest of the plan's versions
     /// whose entities and attributes the store describes.
     private func storeVersion() throws -> Schema.Version? {
-        let store = try Store(schema: Schema([]), configuration: configuration)
+        let store = try Store(schema: Schema([]), configuration: configuration, recordsVersion: false)
         if let recorded = try store.recordedSchemaVersion() { return recorded }
         for version in plan.schemas.reversed() {
             let schema = Schema(versionedSchema: version)

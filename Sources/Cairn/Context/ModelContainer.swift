@@ -129,9 +129,6 @@ public final class ModelContainer: Sendable {
             try MigrationRunner(plan: migrationPlan, configuration: stages, target: schema.version).run()
         }
         store = try Store(schema: schema, configuration: configuration)
-        // What the next migration starts from. Not a reason to refuse the store: on a full disk
-        // (or a read-only one) it opens all the same, and a plan then matches the store's form.
-        try? store.recordSchemaVersion(schema.version)
         try KeyTableFiller(container: self).fill()
     }
 

@@ -11,7 +11,12 @@ extension Store {
     /// or written before versions were recorded).
     /// - Throws: ``StorageError`` `.damagedRecord` when the entry is damaged.
     func recordedSchemaVersion() throws -> Schema.Version? {
-        let key = Self.schemaVersionKey
+        try Self.recordedSchemaVersion(environment: environment, meta: meta)
+    }
+
+    /// ``recordedSchemaVersion()`` of a store being opened.
+    static func recordedSchemaVersion(environment: LMDBEnvironment, meta: Table) throws -> Schema.Version? {
+        let key = schemaVersionKey
         guard let stored = try environment.read({ txn in try txn.get(key, in: meta) }) else { return nil }
         let payload = try EntryLayout.metaPayload(stored, key: key)
         do {
@@ -21,13 +26,13 @@ extension Store {
         }
     }
 
-    /// Records `version` as the store's schema version, unless it already is or the store is
-    /// read-only.
-    func recordSchemaVersion(_ version: Schema.Version) throws {
-        guard !isReadOnly, try recordedSchemaVersion() != version else { return }
-        let key = Self.schemaVersionKey
-        let value = EntryLayout.metaValue(try BinaryEncoder().encode(version), key: key)
-        try environment.write { txn in try txn.put(value, for: key, in: meta) }
+    /// The `meta` entry that records `version`, or `nil` when the store records it already.
+    static func schemaVersionEntry(
+        _ version: Schema.Version, environment: LMDBEnvironment, meta: Table
+    ) throws -> (key: [UInt8], value: [UInt8])? {
+        guard (try? recordedSchemaVersion(environment: environment, meta: meta)) != version else { return nil }
+        let key = schemaVersionKey
+        return (key, EntryLayout.metaValue(try BinaryEncoder().encode(version), key: key))
     }
 
     /// Whether the store holds a description of `entity` whose attributes include every one of

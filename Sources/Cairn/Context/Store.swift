@@ -302,7 +302,9 @@ final class Store: @unchecked Sendable {
     /// The schema's entity of the model with this identifier.
     func entity(of id: PersistentIdentifier) -> Schema.Entity { entitiesByName[id.entity]!.entity }
 
-    init(schema: Schema, configuration: ModelConfiguration) throws {
+    /// - Parameter recordsVersion: Whether a writable open records `schema`'s version (a
+    ///   migration's look at the store, with no schema of its own, does not).
+    init(schema: Schema, configuration: ModelConfiguration, recordsVersion: Bool = true) throws {
         var storage: StorageConfiguration
         let environment: LMDBEnvironment
         if configuration.isStoredInMemoryOnly {
@@ -345,7 +347,8 @@ final class Store: @unchecked Sendable {
         }
         internedIdentifier = InternedName(identifier)
         history = try environment.openTable("h", create: !isReadOnly)
-        entities = try Self.openEntities(schema, environment: environment, meta: meta, readOnly: isReadOnly)
+        entities = try Self.openEntities(
+            schema, environment: environment, meta: meta, readOnly: isReadOnly, recordsVersion: recordsVersion)
         entitiesByType = SmallMap(entities.values.map { (ObjectIdentifier($0.entity.modelType), $0) })
         entitiesByName = SmallMap(entities.values.map { ($0.entityName, $0) })
         for tables in entities.values {
@@ -399,7 +402,7 @@ final class Store: @unchecked Sendable {
     /// Reconciles each entity with its stored description, saving what changed, and opens its
     /// tables.
     private static func openEntities(
-        _ schema: Schema, environment: LMDBEnvironment, meta: Table, readOnly: Bool
+        _ schema: Schema, environment: LMDBEnvironment, meta: Table, readOnly: Bool, recordsVersion: Bool
     ) throws -> [String: EntityTables] {
         var result: [String: EntityTables] = [:]
         var changed: [(key: [UInt8], value: [UInt8])] = []
@@ -556,6 +559,18 @@ final class Store: @unchecked Sendable {
                 }
             }
             result[entity.name] = tables
+        }
+        // The schema's version, for the next migration plan (`Store+SchemaVersion.swift`): written
+        // with the description when that changes; alone, it is not a reason to refuse the store
+        // (a full disk), so that write may fail.
+        if !readOnly, recordsVersion,
+            let version = try? schemaVersionEntry(schema.version, environment: environment, meta: meta)
+        {
+            if changed.isEmpty && renamedEdges.isEmpty {
+                _ = try? environment.write { txn in try txn.put(version.value, for: version.key, in: meta) }
+            } else {
+                changed.append(version)
+            }
         }
         if !changed.isEmpty || !renamedEdges.isEmpty {
             try environment.write { txn in
