@@ -35,13 +35,10 @@ struct StoreWriter {
                     let rewrite = try EntryLayout.withRowKey(takenOver) { key in
                         plan.newRecords.seal(position, forKey: key)
                         if !tables.foreignTags.isEmpty,
-                            var merged = try keepingForeignFields(
+                            let rewrite = try rewriteKeepingForeignFields(
                                 of: tables, record: position, in: plan.newRecords, key: key, txn)
                         {
-                            merged.seal(forKey: key)
-                            return try merged.bytes.withUnsafeBytes {
-                                try txn.rewrite($0, for: key, in: tables.records)
-                            }
+                            return rewrite
                         }
                         return try plan.newRecords.withRecord(position) { bytes in
                             let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
@@ -87,13 +84,10 @@ struct StoreWriter {
                 // The key on the stack: an array per update was an allocation per changed model.
                 let rewrite = try EntryLayout.withRowKey(update.row) { key in
                     if !update.tables.foreignTags.isEmpty,
-                        var merged = try keepingForeignFields(
+                        let rewrite = try rewriteKeepingForeignFields(
                             of: update.tables, record: update.record, in: plan.updateRecords, key: key, txn)
                     {
-                        merged.seal(forKey: key)
-                        return try merged.bytes.withUnsafeBytes {
-                            try txn.rewrite($0, for: key, in: update.tables.records)
-                        }
+                        return rewrite
                     }
                     return try plan.updateRecords.withRecord(update.record) { bytes in
                         try txn.rewrite(bytes, for: key, in: update.tables.records)
@@ -255,7 +249,23 @@ extension StoreWriter {
     /// written by another version of the app), or `nil` when the stored record carries none (or
     /// is gone, or cannot be read: a damaged record has nothing to keep), so the record is
     /// written as it is.
-    fileprivate func keepingForeignFields(
+    /// Rewrites the row under `key` with record `record` of `records` and the stored record's
+    /// fields the schema does not know (``keepingForeignFields(of:record:in:key:_:)``); `nil`, having
+    /// written nothing, when there are none to keep. Out of line: the writer's transaction closure
+    /// stays as small as it was, and the compiler inlines in it what it did before.
+    @inline(never)
+    fileprivate func rewriteKeepingForeignFields(
+        of tables: Store.EntityTables, record: Int, in records: RecordList, key: UnsafeRawBufferPointer,
+        _ txn: borrowing WriteTransaction
+    ) throws -> WriteTransaction.Rewrite? {
+        guard var merged = try keepingForeignFields(of: tables, record: record, in: records, key: key, txn) else {
+            return nil
+        }
+        merged.seal(forKey: key)
+        return try merged.bytes.withUnsafeBytes { try txn.rewrite($0, for: key, in: tables.records) }
+    }
+
+    private func keepingForeignFields(
         of tables: Store.EntityTables, record: Int, in records: RecordList, key: UnsafeRawBufferPointer,
         _ txn: borrowing WriteTransaction
     ) throws -> EncodedRecord? {
