@@ -28,12 +28,20 @@ public protocol _StringOperationKind: Sendable {
 }
 
 /// `root.localizedStandardContains(other)`.
+///
+/// ```swift
+/// _LocalizedStandardContains.apply("Crème brûlée", "creme")   // true
+/// ```
 public enum _LocalizedStandardContains: _StringOperationKind {
     public static var name: String { "StringLocalizedStandardContains" }
     public static func apply(_ root: String, _ other: String) -> Bool { root.localizedStandardContains(other) }
 }
 
 /// `root.caseInsensitiveCompare(other)`.
+///
+/// ```swift
+/// _CaseInsensitiveCompare.apply("Soup", "soup")   // .orderedSame
+/// ```
 public enum _CaseInsensitiveCompare: _StringOperationKind {
     public static var name: String { "StringCaseInsensitiveCompare" }
     public static func apply(_ root: String, _ other: String) -> ComparisonResult {
@@ -42,6 +50,10 @@ public enum _CaseInsensitiveCompare: _StringOperationKind {
 }
 
 /// `root.localizedCompare(other)`.
+///
+/// ```swift
+/// _LocalizedCompare.apply("apple", "Banana")   // .orderedAscending
+/// ```
 public enum _LocalizedCompare: _StringOperationKind {
     public static var name: String { "StringLocalizedCompare" }
     public static func apply(_ root: String, _ other: String) -> ComparisonResult { root.localizedCompare(other) }
