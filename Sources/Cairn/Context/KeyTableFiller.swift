@@ -21,36 +21,54 @@ struct KeyTableFiller {
         }
     }
 
+    /// How many models one context reads while the keys are computed: the models of a part are
+    /// freed before the next part is read, so memory holds keys, not models.
+    private static let partSize = 2_000
+
     /// Fills `tables`' unfilled key tables from every stored model of `type`.
     private func fill<Model: PersistentModel>(_ tables: Store.EntityTables, type: Model.Type) throws {
-        let context = ModelContext(container)
         var descriptor = FetchDescriptor<Model>()
         descriptor.includePendingChanges = false
-        let models = try context.fetch(descriptor)
-        let rows = models.map { $0.persistentModelID.rowID! }
+        let ids = try ModelContext(container).fetchIdentifiers(descriptor)
         var entries: [(table: Table, key: [UInt8], row: UInt64)] = []
-        for constraint in tables.unfilledKeyTables {
-            let isUnique = tables.uniques.contains { $0 === constraint }
-            var claimed: [[UInt8]: PersistentIdentifier] = [:]
-            for (model, row) in zip(models, rows) {
-                let key = constraint.key(of: model)
-                if isUnique, let earlier = claimed.updateValue(model.persistentModelID, forKey: key) {
-                    throw SchemaError(
-                        code: .incompatibleStore, entity: tables.entityName.text,
-                        property: constraint.names.joined(separator: ","),
-                        message:
-                            "The schema makes \(tables.entityName.text).\(constraint.names.joined(separator: ", ")) "
-                            + "unique, but the store holds two models with the same values (\(earlier) and "
-                            + "\(model.persistentModelID)). Remove or merge the duplicates before the constraint "
-                            + "applies: in a custom migration stage's willMigrate, with the previous version's models.")
-                }
-                entries.append((constraint.table, key, row))
+        var claimed = [[[UInt8]: PersistentIdentifier]](repeating: [:], count: tables.unfilledKeyTables.count)
+        for start in stride(from: 0, to: ids.count, by: Self.partSize) {
+            let context = ModelContext(container)
+            for id in ids[start..<min(start + Self.partSize, ids.count)] {
+                let (model, row) = (context.model(for: id), id.rowID!)
+                // A record that cannot be read has no values to key: it is left out (verify()
+                // reports it), rather than keep the store from opening.
+                guard (try? context.rows.load(model, rowID: row, tables: tables)) != nil else { continue }
+                try add(model, row: row, of: tables, to: &entries, claimed: &claimed)
             }
         }
         try container.store.write(expectedBytes: entries.reduce(0) { $0 + $1.key.count + 40 }) { txn in
             for entry in entries {
                 try txn.put(EntryLayout.keyedValue(row: entry.row, key: entry.key), for: entry.key, in: entry.table)
             }
+        }
+    }
+
+    /// Adds `model`'s key in each unfilled table of `tables` to `entries`; a unique key another
+    /// model has (`claimed`, per table) refuses the open.
+    private func add(
+        _ model: any PersistentModel, row: UInt64, of tables: Store.EntityTables,
+        to entries: inout [(table: Table, key: [UInt8], row: UInt64)], claimed: inout [[[UInt8]: PersistentIdentifier]]
+    ) throws {
+        for (position, constraint) in tables.unfilledKeyTables.enumerated() {
+            let isUnique = tables.uniques.contains { $0 === constraint }
+            let key = constraint.key(of: model)
+            if isUnique, let earlier = claimed[position].updateValue(model.persistentModelID, forKey: key) {
+                throw SchemaError(
+                    code: .incompatibleStore, entity: tables.entityName.text,
+                    property: constraint.names.joined(separator: ","),
+                    message:
+                        "The schema makes \(tables.entityName.text).\(constraint.names.joined(separator: ", ")) "
+                        + "unique, but the store holds two models with the same values (\(earlier) and "
+                        + "\(model.persistentModelID)). Remove or merge the duplicates before the constraint "
+                        + "applies: in a custom migration stage's willMigrate, with the previous version's models.")
+            }
+            entries.append((constraint.table, key, row))
         }
     }
 }
