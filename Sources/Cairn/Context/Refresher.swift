@@ -88,19 +88,24 @@ struct Refresher {
     /// deleted model now; one whose row cannot be looked up is found when it next loads.
     /// Inserted models are not stored yet and keep everything.
     func refreshEverything() -> [PersistentIdentifier] {
-        var refreshed: [PersistentIdentifier] = []
+        var refreshed: [(model: any PersistentModel, tables: Store.EntityTables)] = []
         for model in rows.identity.models where !model.persistentModelID.isTemporary {
-            let id = model.persistentModelID
-            guard let tables = store.entitiesByName[id.entity] else { continue }
-            refreshed.append(id)
+            guard let tables = store.entitiesByName[model.persistentModelID.entity] else { continue }
+            refreshed.append((model, tables))
             Self.makeAttributesStale(model, tables: tables)
             Self.makeRelationshipsStale(model, tables: tables)
-            let exists = id.rowID.flatMap { row in
-                try? store.read { txn in try txn.contains(EntryLayout.rowKey(row), in: tables.records) }
-            }
-            if exists == false { Self.markDeletedElsewhere(model, identity: &rows.identity) }
         }
-        return refreshed
+        // Which rows are gone, looked up in one read transaction (not one per model).
+        let gone =
+            (try? store.read { txn in
+                try refreshed.indices.filter { position in
+                    let (model, tables) = refreshed[position]
+                    guard let row = model.persistentModelID.rowID else { return false }
+                    return try !txn.contains(EntryLayout.rowKey(row), in: tables.records)
+                }
+            }) ?? []
+        for position in gone { Self.markDeletedElsewhere(refreshed[position].model, identity: &rows.identity) }
+        return refreshed.map { $0.model.persistentModelID }
     }
 
     /// Unloads the attributes the context has not changed, so they load the stored values when

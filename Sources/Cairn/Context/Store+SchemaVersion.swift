@@ -41,7 +41,12 @@ extension Store {
     func describes(_ entity: String, with attributes: [String]) throws -> Bool {
         let key = StoredEntity.metaKey(for: entity)
         guard let stored = try environment.read({ txn in try txn.get(key, in: meta) }) else { return false }
-        let description = try BinaryDecoder().decode(StoredEntity.self, from: EntryLayout.metaPayload(stored, key: key))
+        let description: StoredEntity
+        do {
+            description = try BinaryDecoder().decode(StoredEntity.self, from: EntryLayout.metaPayload(stored, key: key))
+        } catch {
+            throw EntryLayout.damagedDescription(key: key, "cannot be decoded")
+        }
         let names = Set(description.attributes.map(\.name))
         return attributes.allSatisfy(names.contains)
     }

@@ -20,6 +20,7 @@ import Foundation
 /// PredicateExpressions.StringLocalizedStandardContains(root: name, other: query)
 /// ```
 public protocol _StringOperationKind: Sendable {
+    /// What the method returns (`Bool`, `ComparisonResult`).
     associatedtype Output
     /// The method's name, for descriptions.
     static var name: String { get }
@@ -33,7 +34,17 @@ public protocol _StringOperationKind: Sendable {
 /// _LocalizedStandardContains.apply("Crème brûlée", "creme")   // true
 /// ```
 public enum _LocalizedStandardContains: _StringOperationKind {
+    /// Apple's name for the expression, as descriptions print it.
+    ///
+    /// ```swift
+    /// _CaseInsensitiveCompare.name   // "StringCaseInsensitiveCompare"
+    /// ```
     public static var name: String { "StringLocalizedStandardContains" }
+    /// The method applied to `root` with `other`.
+    ///
+    /// ```swift
+    /// _LocalizedCompare.apply("a", "b")   // .orderedAscending
+    /// ```
     public static func apply(_ root: String, _ other: String) -> Bool { root.localizedStandardContains(other) }
 }
 
@@ -43,7 +54,17 @@ public enum _LocalizedStandardContains: _StringOperationKind {
 /// _CaseInsensitiveCompare.apply("Soup", "soup")   // .orderedSame
 /// ```
 public enum _CaseInsensitiveCompare: _StringOperationKind {
+    /// Apple's name for the expression, as descriptions print it.
+    ///
+    /// ```swift
+    /// _CaseInsensitiveCompare.name   // "StringCaseInsensitiveCompare"
+    /// ```
     public static var name: String { "StringCaseInsensitiveCompare" }
+    /// The method applied to `root` with `other`.
+    ///
+    /// ```swift
+    /// _LocalizedCompare.apply("a", "b")   // .orderedAscending
+    /// ```
     public static func apply(_ root: String, _ other: String) -> ComparisonResult {
         root.caseInsensitiveCompare(other)
     }
@@ -55,7 +76,17 @@ public enum _CaseInsensitiveCompare: _StringOperationKind {
 /// _LocalizedCompare.apply("apple", "Banana")   // .orderedAscending
 /// ```
 public enum _LocalizedCompare: _StringOperationKind {
+    /// Apple's name for the expression, as descriptions print it.
+    ///
+    /// ```swift
+    /// _CaseInsensitiveCompare.name   // "StringCaseInsensitiveCompare"
+    /// ```
     public static var name: String { "StringLocalizedCompare" }
+    /// The method applied to `root` with `other`.
+    ///
+    /// ```swift
+    /// _LocalizedCompare.apply("a", "b")   // .orderedAscending
+    /// ```
     public static func apply(_ root: String, _ other: String) -> ComparisonResult { root.localizedCompare(other) }
 }
 
