@@ -32,7 +32,8 @@ extension ModelMacro: MemberAttributeMacro {
             // The compiler hands over `member` and `declaration` as separate trees, so the member is
             // found by name, which is unique among a class's properties.
             let persisted = ModelMember.classify(classDecl.memberBlock.members).compactMap(\.persistedProperty)
-            guard let index = persisted.firstIndex(where: { $0.name == property.name }),
+            // A `let` has no accessors: its value is the class's own, given by the initialisers.
+            guard !property.isConstant, let index = persisted.firstIndex(where: { $0.name == property.name }),
                 member.as(VariableDeclSyntax.self)?.attributes.attribute(named: "_PersistedProperty") == nil
             else { return [] }
             return ["@_PersistedProperty(\(raw: index))"]
@@ -68,7 +69,13 @@ extension ModelMacro: MemberMacro {
         let persisted = members.compactMap(\.persistedProperty)
         diagnoseKeyPaths(in: classDecl, members: members, in: context)
 
-        let faultInitialisation = persisted.map { "self._$\($0.name) = Cairn._PersistedValue()\n" }.joined()
+        // A fault's `var`s are unloaded; its `let`s take the stored values Cairn read for it.
+        var constantOrdinal = 0
+        let faultInitialisation = persisted.map { property -> String in
+            guard property.isConstant else { return "self._$\(property.name) = Cairn._PersistedValue()\n" }
+            defer { constantOrdinal += 1 }
+            return "self.\(property.identifier.text) = _$constants.value(\(constantOrdinal))\n"
+        }.joined()
         var metadata: [String] = []
         var index = 0
         for member in members {
@@ -87,8 +94,16 @@ extension ModelMacro: MemberMacro {
         let metadataList = metadata.isEmpty ? "[]" : "[\n\(metadata.map { "\($0),\n" }.joined())]"
         // The record codec: every persisted property's storage, in declaration order; the type of
         // each picks its function (a relationship's writes and reads nothing).
-        let encodeFields = persisted.enumerated().map { "try encoder.encode(&_$\($1.name), \($0))\n" }.joined()
-        let decodeFields = persisted.enumerated().map { "try decoder.decode(&_$\($1.name), \($0))\n" }.joined()
+        // A `let` is written from a copy of its value and never read back (it cannot change).
+        let encodeFields = persisted.enumerated().map { index, property in
+            property.isConstant
+                ? "do {\nvar value = Cairn._PersistedValue(self.\(property.identifier.text))\n"
+                    + "try encoder.encode(&value, \(index))\n}\n"
+                : "try encoder.encode(&_$\(property.name), \(index))\n"
+        }.joined()
+        let decodeFields = persisted.enumerated().filter { !$1.isConstant }.map {
+            "try decoder.decode(&_$\($1.name), \($0))\n"
+        }.joined()
 
         // The state is stored in the model (one object per model, not two), and Cairn reaches it in
         // place at the offset the class finds once.
@@ -96,7 +111,7 @@ extension ModelMacro: MemberMacro {
             "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
             "\(raw: access)static let _$modelStateOffset = Cairn._modelStateOffset(of: \(raw: className).self)",
             """
-            \(raw: access)required init(_$modelState: Cairn._ModelState) {
+            \(raw: access)required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
             \(raw: faultInitialisation)self._$modelState = _$modelState
             }
             """,
@@ -122,6 +137,11 @@ extension ModelMacro: MemberMacro {
         index: Int,
         className: String
     ) -> String {
+        if property.isConstant {
+            let attribute = property.attribute.map(attributeMetadata) ?? "nil"
+            return "Cairn.Schema.PropertyMetadata(name: \"\(property.name)\", "
+                + "constant: \\\(className).\(property.identifier.text), index: \(index), attribute: \(attribute))"
+        }
         var arguments = [
             "name: \"\(property.name)\"",
             "keyPath: \\\(className).\(property.identifier.text)",

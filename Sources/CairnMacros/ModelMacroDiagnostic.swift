@@ -10,8 +10,10 @@ enum ModelMacroDiagnostic: DiagnosticMessage {
     case missingType(property: String)
     /// A persisted property of a type no store can hold.
     case unsupportedType(property: String, type: String)
-    /// A `let` that would be persisted.
-    case letProperty(property: String)
+    /// A `let` with an initial value, which the fault initialiser cannot give the stored value.
+    case letWithValue(property: String)
+    /// A `let` marked `@Relationship`: relationships change as their inverses do.
+    case letRelationship(property: String)
     /// A `lazy var` that would be persisted.
     case lazyProperty(property: String)
     /// A stored property with `willSet` or `didSet` that would be persisted.
@@ -32,8 +34,12 @@ enum ModelMacroDiagnostic: DiagnosticMessage {
         case .unsupportedType(let property, let type):
             "'@Model' cannot store property '\(property)' of type '\(type)'; "
                 + "use a Codable type or mark it '@Transient'"
-        case .letProperty(let property):
-            "'@Model' stores only 'var' properties; '\(property)' is a 'let'"
+        case .letWithValue(let property):
+            "'@Model' cannot persist 'let' property '\(property)' with an initial value: a model read back could "
+                + "not take the stored value; declare it 'var', or drop the initial value and set it in 'init'"
+        case .letRelationship(let property):
+            "'@Model' cannot persist relationship '\(property)' as a 'let': a relationship changes as its inverse "
+                + "does; declare it 'var'"
         case .lazyProperty(let property):
             "'@Model' cannot persist lazy property '\(property)'; mark it '@Transient'"
         case .observedProperty(let property):
@@ -54,7 +60,8 @@ enum ModelMacroDiagnostic: DiagnosticMessage {
             case .onExtension: "onExtension"
             case .missingType: "missingType"
             case .unsupportedType: "unsupportedType"
-            case .letProperty: "letProperty"
+            case .letWithValue: "letWithValue"
+            case .letRelationship: "letRelationship"
             case .lazyProperty: "lazyProperty"
             case .observedProperty: "observedProperty"
             case .severalBindings: "severalBindings"

@@ -32,6 +32,9 @@ enum ModelMember {
         /// `@Relationship(…)`, if present and the type can be a model; `@Relationship` reports the
         /// other case itself and the property is then stored as an attribute.
         let relationship: AttributeSyntax?
+        /// Whether it is a `let` (without an initial value): no accessors, its value given by the
+        /// fault initialiser.
+        let isConstant: Bool
     }
 
     /// Classifies every member of a class body, in declaration order.
@@ -64,8 +67,15 @@ enum ModelMember {
             )
             return
         }
-        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
-            self = .rejected(name: name, diagnostic: Self.letDiagnostic(variable, name: name))
+        // A `let` is persisted when its value comes from the initialiser: the fault initialiser
+        // gives it the stored value. One with an initial value cannot be given another.
+        let isConstant = variable.bindingSpecifier.tokenKind == .keyword(.let)
+        if isConstant, binding.initializer != nil {
+            self = .rejected(name: name, diagnostic: Self.letDiagnostic(variable, name: name, message: .letWithValue(property: name)))
+            return
+        }
+        if isConstant, variable.attributes.attribute(named: "Relationship") != nil {
+            self = .rejected(name: name, diagnostic: Self.letDiagnostic(variable, name: name, message: .letRelationship(property: name)))
             return
         }
         if let lazy = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
@@ -105,7 +115,8 @@ enum ModelMember {
                 type: type.trimmed,
                 initialValue: binding.initializer?.value.trimmed,
                 attribute: variable.attributes.attribute(named: "Attribute"),
-                relationship: PropertyType(type).canBeModelReference ? relationship : nil
+                relationship: PropertyType(type).canBeModelReference ? relationship : nil,
+                isConstant: isConstant
             )
         )
     }
@@ -115,12 +126,14 @@ enum ModelMember {
         if case .persisted(let property) = self { property } else { nil }
     }
 
-    /// `'@Model' stores only 'var' properties`, with a fix-it that replaces `let` with `var`.
-    private static func letDiagnostic(_ variable: VariableDeclSyntax, name: String) -> Diagnostic {
+    /// A `let` `@Model` cannot persist, with a fix-it that replaces `let` with `var`.
+    private static func letDiagnostic(
+        _ variable: VariableDeclSyntax, name: String, message: ModelMacroDiagnostic
+    ) -> Diagnostic {
         let specifier = variable.bindingSpecifier
         return Diagnostic(
             node: specifier,
-            message: ModelMacroDiagnostic.letProperty(property: name),
+            message: message,
             fixIt: .replace(
                 message: MacroExpansionFixItMessage("Replace 'let' with 'var'"),
                 oldNode: specifier,

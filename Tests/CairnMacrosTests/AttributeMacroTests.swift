@@ -33,7 +33,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Document"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$slug = Cairn._PersistedValue()
                         self._$body = Cairn._PersistedValue()
                         self._$draftCursor = Cairn._PersistedValue()

@@ -73,7 +73,7 @@ enum ExpectedExpansion {
     /// expandedSource: """
     ///     final class Book {
     ///     \(ExpectedExpansion.modelState(of: "Book"))
-    ///         required init(_$modelState: Cairn._ModelState) { … }
+    ///         required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) { … }
     ///     }
     ///     """
     /// ```

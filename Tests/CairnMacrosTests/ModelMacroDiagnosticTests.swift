@@ -89,7 +89,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -146,7 +146,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -185,21 +185,21 @@ import Testing
         )
     }
 
-    @Test func letIsReplacedWithVar() {
+    @Test func letWithInitialValueIsReplacedWithVar() {
         assertExpansion(
             """
             @Model
             final class Book {
-                let isbn: String
+                let isbn: String = ""
             }
             """,
             expandedSource: """
                 final class Book {
-                    let isbn: String
+                    let isbn: String = ""
 
                 \(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -222,7 +222,7 @@ import Testing
                 """,
             diagnostics: [
                 DiagnosticSpec(
-                    message: "'@Model' stores only 'var' properties; 'isbn' is a 'let'",
+                    message: "'@Model' cannot persist 'let' property 'isbn' with an initial value: a model read back could not take the stored value; declare it 'var', or drop the initial value and set it in 'init'",
                     line: 3, column: 5, fixIts: [FixItSpec(message: "Replace 'let' with 'var'")]
                 )
             ],
@@ -231,7 +231,59 @@ import Testing
             fixedSource: """
                 @Model
                 final class Book {
-                    var isbn: String
+                    var isbn: String = ""
+                }
+                """
+        )
+    }
+
+    @Test func letRelationshipIsReplacedWithVar() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                @Relationship let author: Author?
+            }
+            """,
+            expandedSource: """
+                final class Book {
+                    let author: Author?
+
+                \(ExpectedExpansion.modelState(of: "Book"))
+
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        []
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' cannot persist relationship 'author' as a 'let': a relationship changes as its inverse does; declare it 'var'",
+                    line: 3, column: 19, fixIts: [FixItSpec(message: "Replace 'let' with 'var'")]
+                )
+            ],
+            macros: CairnMacroSpecs.withoutPersistedProperty,
+            applyFixIts: ["Replace 'let' with 'var'"],
+            fixedSource: """
+                @Model
+                final class Book {
+                    @Relationship var author: Author?
                 }
                 """
         )
@@ -251,7 +303,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -307,7 +359,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -364,7 +416,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -417,7 +469,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$isbn = Cairn._PersistedValue()
                         self._$modelState = _$modelState
                     }
@@ -475,7 +527,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$title = Cairn._PersistedValue()
                         self._$author = Cairn._PersistedValue()
                         self._$modelState = _$modelState

@@ -44,7 +44,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$isbn = Cairn._PersistedValue()
                         self._$title = Cairn._PersistedValue()
                         self._$chapters = Cairn._PersistedValue()
@@ -77,6 +77,73 @@ import Testing
                 }
 
                 extension Book: Observation.Observable {
+                }
+                """#
+        )
+    }
+
+    /// A `let` keeps no accessors and no storage: the fault initialiser gives it the stored
+    /// value, and the encoder writes a copy of it.
+    @Test func letIsPersistedThroughTheFaultInitialiser() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Ledger {
+                @Attribute(.unique) let number: String
+                var title: String
+                let opened: Date
+            }
+            """#,
+            expandedSource: #"""
+                final class Ledger {
+                    let number: String
+                    var title: String {
+                \#(ExpectedExpansion.persistedAccessors("title", 1, owner: "Ledger"))
+                    }
+
+                    @exclusivity(unchecked) private var _$title: Cairn._PersistedValue<String>
+
+                    private static let _$keyPath_title = \Ledger.title
+                    let opened: Date
+
+                \#(ExpectedExpansion.modelState(of: "Ledger"))
+
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
+                        self.number = _$constants.value(0)
+                        self._$title = Cairn._PersistedValue()
+                        self.opened = _$constants.value(1)
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "number", constant: \Ledger.number, index: 0, attribute: Cairn.Schema.AttributeMetadata(options: [.unique], originalName: nil, hashModifier: nil)),
+                            Cairn.Schema.PropertyMetadata(name: "title", keyPath: \Ledger.title, storage: \Ledger._$title, index: 1, attribute: nil),
+                            Cairn.Schema.PropertyMetadata(name: "opened", constant: \Ledger.opened, index: 2, attribute: nil),
+                        ]
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        do {
+                            var value = Cairn._PersistedValue(self.number)
+                            try encoder.encode(&value, 0)
+                        }
+                        try encoder.encode(&_$title, 1)
+                        do {
+                            var value = Cairn._PersistedValue(self.opened)
+                            try encoder.encode(&value, 2)
+                        }
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(&_$title, 1)
+                    }
+                }
+
+                extension Ledger: Cairn.PersistentModel {
+                }
+
+                extension Ledger: Observation.Observable {
                 }
                 """#
         )
@@ -181,7 +248,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Specimen"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$flag = Cairn._PersistedValue()
                         self._$int = Cairn._PersistedValue()
                         self._$int8 = Cairn._PersistedValue()
@@ -333,7 +400,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Reader"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$name = Cairn._PersistedValue()
                         self._$joined = Cairn._PersistedValue()
                         self._$modelState = _$modelState
@@ -390,7 +457,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState("public ", of: "Shelf"))
 
-                    public required init(_$modelState: Cairn._ModelState) {
+                    public required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$label = Cairn._PersistedValue()
                         self._$modelState = _$modelState
                     }
@@ -435,7 +502,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState("package ", of: "Shelf"))
 
-                    package required init(_$modelState: Cairn._ModelState) {
+                    package required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$label = Cairn._PersistedValue()
                         self._$modelState = _$modelState
                     }
@@ -506,7 +573,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Note"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$text = Cairn._PersistedValue()
                         self._$modelState = _$modelState
                     }
@@ -547,7 +614,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Marker"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -584,7 +651,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Marker"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 
@@ -624,7 +691,7 @@ import Testing
 
                 \(ExpectedExpansion.modelState(of: "Marker"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 

@@ -53,7 +53,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Author"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$name = Cairn._PersistedValue()
                         self._$books = Cairn._PersistedValue()
                         self._$agent = Cairn._PersistedValue()
@@ -133,7 +133,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$title = Cairn._PersistedValue()
                         self._$tags = Cairn._PersistedValue()
                         self._$modelState = _$modelState

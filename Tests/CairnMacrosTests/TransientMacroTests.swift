@@ -26,7 +26,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$title = Cairn._PersistedValue()
                         self._$pages = Cairn._PersistedValue()
                         self._$modelState = _$modelState
@@ -76,7 +76,7 @@ import Testing
 
                 \#(ExpectedExpansion.modelState(of: "Book"))
 
-                    required init(_$modelState: Cairn._ModelState) {
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self._$modelState = _$modelState
                     }
 

@@ -90,7 +90,7 @@ struct LoadFailures {
     ) -> any PersistentModel {
         var state = _ModelState()
         state.persistentIdentifier = id
-        let model = tables.modelType.init(_$modelState: state)
+        let model = tables.modelType.init(_$modelState: state, _$constants: RowLoader.placeholderConstants(tables))
         model._$state.attach(to: link, reporting: tables.keyedAttributeMask)
         return model
     }

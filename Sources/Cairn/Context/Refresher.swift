@@ -112,8 +112,9 @@ struct Refresher {
     /// next read. Changed attributes keep their unsaved values.
     static func makeAttributesStale(_ model: any PersistentModel, tables: Store.EntityTables) {
         let state = model._$state
-        // An ephemeral value has nothing stored to take: the context's value stays.
-        for attribute in tables.entity.attributes where !attribute.isTransient && !attribute.isEphemeral {
+        // An ephemeral value has nothing stored to take: the context's value stays; a `let` never changes.
+        for attribute in tables.entity.attributes
+        where !attribute.isTransient && !attribute.isEphemeral && attribute.constant == nil {
             guard let index = attribute.index, !state.isChanged(index), let access = attribute.access else { continue }
             model._$changeObserved(attribute.keyPath, index) { access.unload(model) }
         }
@@ -133,7 +134,8 @@ struct Refresher {
     /// it reads its stored values again when next read (a rollback).
     static func discardChanges(_ model: any PersistentModel, entity: Schema.Entity) {
         for property in entity.storedProperties {
-            if let attribute = property as? Schema.Attribute, let index = attribute.index, let access = attribute.access
+            if let attribute = property as? Schema.Attribute, let index = attribute.index, let access = attribute.access,
+                attribute.constant == nil
             {
                 model._$changeObserved(attribute.keyPath, index) { access.unload(model) }
             } else if let relationship = property as? Schema.Relationship {

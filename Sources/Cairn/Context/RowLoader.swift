@@ -56,26 +56,56 @@ final class RowLoader {
     /// Lets the map's models go in the order that frees them fastest (``IdentityMap/releaseAll()``).
     deinit { identity.releaseAll() }
 
-    /// The registered model of a stored row of `tables`' entity (one the caller just read), or a
-    /// new registered fault for it; no checks of the identifier (see
-    /// `ModelContext.registeredOrFault(_:)` for identifiers from outside).
-    func registeredOrFault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel
-    {
-        if let row = persistentModelID.rowID, let registered = identity.model(entity: tables.ordinal, row: row) {
-            return registered
+    /// A new, registered fault for a stored row, belonging to the loader's owner.
+    ///
+    /// A model with `let` properties takes their values as it is made, so its record is read
+    /// first (`record`, when the caller read it, else now) and the model comes back loaded from
+    /// it; a row that is gone or cannot be read gives the constants their placeholders (reading
+    /// a `var` of the model then reports why).
+    func fault(
+        _ persistentModelID: PersistentIdentifier, tables: Store.EntityTables, record: RecordReader? = nil
+    ) -> any PersistentModel {
+        guard !tables.constants.isEmpty else { return fault(persistentModelID, tables: tables, constants: .none) }
+        let reader = record ?? persistentModelID.rowID.flatMap { try? self.record(row: $0, tables: tables) }
+        let constants = reader.flatMap { try? self.constants(in: $0, tables: tables) }
+        let model = fault(persistentModelID, tables: tables, constants: constants ?? Self.placeholderConstants(tables))
+        if let reader, constants != nil, record == nil {
+            statistics.recordLoads += 1
+            try? apply(reader, to: model, tables: tables)
         }
-        return fault(persistentModelID, tables: tables)
+        return model
     }
 
-    /// A new, registered fault for a stored row, belonging to the loader's owner.
-    func fault(_ persistentModelID: PersistentIdentifier, tables: Store.EntityTables) -> any PersistentModel {
+    /// The values of the `let` properties of `tables`' entity in a record.
+    ///
+    /// - Throws: ``StorageError`` `.damagedRecord` when a field is absent or cannot be decoded.
+    func constants(in reader: RecordReader, tables: Store.EntityTables) throws(StorageError) -> _ConstantFields {
+        guard !tables.constants.isEmpty else { return .none }
+        var values: [Any] = []
+        values.reserveCapacity(tables.constants.count)
+        for (tag, access) in tables.constants {
+            values.append(try access.decode(reader, tag: tag, entity: tables.entity.name))
+        }
+        return _ConstantFields(values: values)
+    }
+
+    /// The values the `let` properties of a model whose row cannot be read take: each type's
+    /// empty value (``Schema`` refuses a `let` whose type has none).
+    static func placeholderConstants(_ tables: Store.EntityTables) -> _ConstantFields {
+        _ConstantFields(values: tables.constants.map { $0.access.placeholder as Any })
+    }
+
+    /// A new, registered fault whose `let` properties take `constants`.
+    private func fault(
+        _ persistentModelID: PersistentIdentifier, tables: Store.EntityTables, constants: _ConstantFields
+    ) -> any PersistentModel {
         precondition(
             link.isConnected,
             "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
         var state = _ModelState()
         state.persistentIdentifier = persistentModelID
         state.attach(to: link, reporting: tables.keyedAttributeMask)
-        let model = tables.modelType.init(_$modelState: state)
+        let model = tables.modelType.init(_$modelState: state, _$constants: constants)
         if let row = persistentModelID.rowID {
             identity.register(model, entity: tables.ordinal, row: row)
         } else {
@@ -177,17 +207,22 @@ final class RowLoader {
             try reader.read(
                 owners: owners,
                 wantsRecord: { row in
-                    guard loadingRecords else { return false }
-                    guard let registered = identity.model(entity: destination.ordinal, row: row) else { return true }
-                    return !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
+                    // A new model with `let` properties is made from its record.
+                    guard let registered = identity.model(entity: destination.ordinal, row: row) else {
+                        return loadingRecords || !destination.constants.isEmpty
+                    }
+                    return loadingRecords && !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
                 }, txn: txn, into: &batch)
         }
         let models = read.owners.map { targets in
             targets.map { target in
                 let id = PersistentIdentifier(
                     entity: destination.entityName, store: store.internedIdentifier, rowID: target.row)
-                let model = registeredOrFault(id, tables: destination)
-                if let record = read.record(of: target) {
+                let record = read.record(of: target)
+                let model =
+                    identity.model(entity: destination.ordinal, row: target.row)
+                    ?? fault(id, tables: destination, record: record)
+                if let record {
                     statistics.recordLoads += 1
                     // A record that fails to decode leaves the target a fault: reading it reports the error.
                     try? apply(record, to: model, tables: destination)
@@ -208,20 +243,24 @@ final class RowLoader {
 
     /// Loads every unloaded attribute of `model` from its stored record.
     func load(_ model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables) throws {
-        statistics.readTransactions += 1
         statistics.recordLoads += 1
-        let reader = try store.read { txn in
-            let key = EntryLayout.rowKey(rowID)
-            return try txn.withValue(for: key, in: tables.records) { bytes in
-                try RecordReader(copying: bytes, key: key)
-            }
-        }
-        guard let reader else {
+        guard let reader = try record(row: rowID, tables: tables) else {
             throw StorageError(
                 code: .notFound,
                 message: "\(tables.entity.name)/\(rowID) is no longer in the store: it was deleted. Fetch it again.")
         }
         try apply(reader, to: model, tables: tables)
+    }
+
+    /// The stored record of a row, read in a read transaction of its own; `nil` when the row is gone.
+    func record(row rowID: UInt64, tables: Store.EntityTables) throws -> RecordReader? {
+        statistics.readTransactions += 1
+        return try store.read { txn in
+            let key = EntryLayout.rowKey(rowID)
+            return try txn.withValue(for: key, in: tables.records) { bytes in
+                try RecordReader(copying: bytes, key: key)
+            }
+        }
     }
 
     /// Loads every unloaded attribute of `model` from a record already read, or only those
@@ -272,7 +311,9 @@ final class RowLoader {
         let (entity, storeName) = (tables.entityName, store.internedIdentifier)
         for (rowID, reader) in rows {
             let id = PersistentIdentifier(entity: entity, store: storeName, rowID: rowID)
-            let model = identity.model(entity: tables.ordinal, row: rowID) ?? fault(id, tables: tables)
+            let model =
+                try identity.model(entity: tables.ordinal, row: rowID)
+                ?? fault(id, tables: tables, constants: constants(in: reader, tables: tables))
             if !deleted.isEmpty && deleted.contains(ObjectIdentifier(model)) { continue }
             try apply(reader, to: model, tables: tables, only: only)
             models.append(model)
@@ -291,7 +332,8 @@ final class RowLoader {
 
     /// A scratch instance, in no context, holding a record's attributes.
     func scratchModel(from reader: RecordReader, tables: Store.EntityTables) throws -> any PersistentModel {
-        let scratch = tables.modelType.init(_$modelState: _ModelState())
+        let scratch = tables.modelType.init(
+            _$modelState: _ModelState(), _$constants: try constants(in: reader, tables: tables))
         try apply(reader, to: scratch, tables: tables)
         return scratch
     }

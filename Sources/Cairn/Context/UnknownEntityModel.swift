@@ -5,6 +5,6 @@
 final class UnknownEntityModel: PersistentModel {
     var _$modelState: _ModelState
     static let _$modelStateOffset = _modelStateOffset(of: UnknownEntityModel.self)
-    init(_$modelState: _ModelState) { self._$modelState = _$modelState }
+    init(_$modelState: _ModelState, _$constants: _ConstantFields = .none) { self._$modelState = _$modelState }
     static var schemaMetadata: [Schema.PropertyMetadata] { [] }
 }

@@ -30,7 +30,7 @@
 /// What the macro generates is described in `Docs/Macros.md`.
 @attached(
     member,
-    names: named(_$modelState), named(_$modelStateOffset), named(init(_$modelState:)), named(schemaMetadata),
+    names: named(_$modelState), named(_$modelStateOffset), named(init(_$modelState:_$constants:)), named(schemaMetadata),
     named(_$encodeFields(into:)),
     named(_$decodeFields(from:))
 )

@@ -26,14 +26,17 @@ final class AttributeAccess: @unchecked Sendable {
     /// (deleted elsewhere): the declared default, `nil`, an empty collection or string, zero, `false`,
     /// or the first case. Returns `false` when the type has none.
     let fillPlaceholderBody: (AnyObject) -> Bool
+    /// For a `let` property, how its value is read for the fault initialiser; `nil` otherwise.
+    let constant: ConstantAccess?
 
     init(
         isLoaded: @escaping (AnyObject) -> Bool,
         encode: @escaping (AnyObject, UInt32, inout RecordWriter) throws(StorageError) -> Void,
         decode: @escaping (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void,
         unload: @escaping (AnyObject) -> Void, appendKey: ((AnyObject, inout KeyBuilder) -> Void)?,
-        fillPlaceholder: @escaping (AnyObject) -> Bool
+        fillPlaceholder: @escaping (AnyObject) -> Bool, constant: ConstantAccess? = nil
     ) {
+        self.constant = constant
         self.isLoadedBody = isLoaded
         self.encodeBody = encode
         self.decodeBody = decode
@@ -138,7 +141,8 @@ private func appendKeyAccess<Model: PersistentModel, Value, Key: KeyComponent>(
 
 /// The value a never-loaded attribute of a deleted model reads as, when its type has an obvious
 /// empty value: `nil`, an empty collection or string, zero, `false`, the first case of an
-/// enumeration, the reference date, or the all-zero UUID.
+/// enumeration, the reference date, the all-zero UUID, or, for another `Decodable` type, what it
+/// decodes from empty values (``EmptyValueDecoder``).
 func placeholder<Value>(_ type: Value.Type) -> Value? {
     func empty<T: ExpressibleByNilLiteral>(_: T.Type) -> T { nil }
     func empty<T: ExpressibleByArrayLiteral>(_: T.Type) -> T { [] }
@@ -154,5 +158,10 @@ func placeholder<Value>(_ type: Value.Type) -> Value? {
     let others: [Any] = [
         false, Date(timeIntervalSinceReferenceDate: 0), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
     ]
-    return others.lazy.compactMap { $0 as? Value }.first
+    if let value = others.lazy.compactMap({ $0 as? Value }).first { return value }
+    // A struct of plain fields: what it decodes from empty values.
+    if let decodable = type as? any Decodable.Type {
+        return (try? EmptyValueDecoder.empty(decodable, at: [])) as? Value
+    }
+    return nil
 }

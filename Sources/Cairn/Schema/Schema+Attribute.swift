@@ -57,6 +57,8 @@ extension Schema {
         public let isTransient: Bool
         /// Whether the attribute is `.ephemeral`: tracked, never written.
         var isEphemeral: Bool { options.contains(.ephemeral) }
+        /// How a `let` attribute is read for the fault initialiser; `nil` for a `var`.
+        var constant: ConstantAccess? { access?.constant }
         /// The key path of the property.
         ///
         /// ```swift

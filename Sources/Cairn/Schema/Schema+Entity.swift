@@ -93,6 +93,10 @@ extension Schema {
                                     + "the type Codable (or RawRepresentable with a Codable raw value), or mark the "
                                     + "property @Transient."))
                     }
+                    if let constant = metadata.attributeAccess?.constant {
+                        problems += Self.constantProblems(
+                            constant, entity: name, valueType: valueType, options: attribute?.options ?? [])
+                    }
                 case .transient(let valueType, let isOptional):
                     properties.append(
                         Attribute(
@@ -157,6 +161,33 @@ extension Schema {
             uniquenessConstraints = fromOptions + declared.filter { !fromOptions.contains($0) }
             indices = names(of: type._$indices, macro: "#Index")
             self.problems = problems
+        }
+
+        /// What keeps a `let` attribute from being stored: an option that leaves its value out of
+        /// the record (a fault's constants come from the record), or a type with no value for a
+        /// model whose row cannot be read.
+        private static func constantProblems(
+            _ constant: ConstantAccess, entity: String, valueType: any Any.Type, options: [Attribute.Option]
+        ) -> [SchemaError] {
+            var problems: [SchemaError] = []
+            let property = constant.name
+            for option in [Attribute.Option.externalStorage, .ephemeral] where options.contains(option) {
+                problems.append(
+                    SchemaError(
+                        code: .invalidProperty, entity: entity, property: property,
+                        message: "\(entity).\(property) is a `let` with the .\(option) option, which keeps its value "
+                            + "out of the model's record, where a `let` is read from. Declare it `var`, or remove "
+                            + "the option."))
+            }
+            if constant.placeholder == nil {
+                problems.append(
+                    SchemaError(
+                        code: .invalidProperty, entity: entity, property: property,
+                        message: "\(entity).\(property) is a `let` of type \(valueType), which has no empty value "
+                            + "for a model whose row is gone or cannot be read (a `let` cannot wait to be loaded). "
+                            + "Make \(valueType) CaseIterable, make the property optional, or declare it `var`."))
+            }
+            return problems
         }
 
         /// Entities are equal when they describe the same model class.

@@ -30,7 +30,7 @@ extension Schema {
         /// Book.schemaMetadata[2].defaultValue as? Int   // 2000
         /// ```
         public let defaultValue: Any?
-        /// The generated storage's key path (`\Book._$title`); `nil` for transient properties.
+        /// The generated storage's key path (`\Book._$title`); `nil` for transient and `let` properties.
         let storage: AnyKeyPath?
         /// The property's position among the persisted properties; `nil` for transient ones.
         let index: Int?
@@ -119,6 +119,88 @@ extension Schema {
                 .attribute(attribute, valueType: Value.self, isOptional: false))
             attributeAccess = .make(storage, name: name, defaultValue: defaultValue)
         }
+
+        // MARK: Constants
+
+        /// Describes a `let` attribute of a `Codable` type. Called by generated code.
+        ///
+        /// ```swift
+        /// Schema.PropertyMetadata(name: "isbn", constant: \Book.isbn, index: 0, attribute: nil)
+        /// ```
+        public init<Model: PersistentModel, Value: Codable>(
+            name: String, constant keyPath: KeyPath<Model, Value>, index: Int, attribute: AttributeMetadata?
+        ) {
+            self.init(
+                name, keyPath, nil, index, nil,
+                .attribute(attribute, valueType: Value.self, isOptional: Value.self is any _OptionalType.Type))
+            attributeAccess = .constant(keyPath, name: name)
+        }
+
+        /// Describes a `let` attribute stored by its raw value. Called by generated code.
+        ///
+        /// ```swift
+        /// Schema.PropertyMetadata(name: "kind", constant: \Book.kind, index: 2, attribute: nil)
+        /// ```
+        public init<Model: PersistentModel, Value: RawRepresentable>(
+            name: String, constant keyPath: KeyPath<Model, Value>, index: Int, attribute: AttributeMetadata?
+        ) where Value.RawValue: Codable {
+            self.init(name, keyPath, nil, index, nil, .attribute(attribute, valueType: Value.self, isOptional: false))
+            attributeAccess = .constant(keyPath, name: name)
+        }
+
+        /// Describes a `let` attribute that is both `RawRepresentable` and `Codable` (most enums);
+        /// stored by its raw value. Called by generated code.
+        ///
+        /// ```swift
+        /// Schema.PropertyMetadata(name: "kind", constant: \Book.kind, index: 2, attribute: nil)
+        /// ```
+        public init<Model: PersistentModel, Value: RawRepresentable & Codable>(
+            name: String, constant keyPath: KeyPath<Model, Value>, index: Int, attribute: AttributeMetadata?
+        ) where Value.RawValue: Codable {
+            self.init(name, keyPath, nil, index, nil, .attribute(attribute, valueType: Value.self, isOptional: false))
+            attributeAccess = .constant(keyPath, name: name)
+        }
+
+        /// A `let` to-one relationship, which Cairn cannot store: a relationship changes as its
+        /// inverse does. Declare it `var`.
+        ///
+        /// ```swift
+        /// var owner: Person   // not `let owner: Person`
+        /// ```
+        @available(*, unavailable, message: "a relationship cannot be a 'let': declare it 'var'")
+        public init<Model: PersistentModel, Target: PersistentModel>(
+            name: String, constant keyPath: KeyPath<Model, Target?>, index: Int, attribute: AttributeMetadata?
+        ) { fatalError("unavailable") }
+
+        /// A `let` to-one relationship, which Cairn cannot store. Declare it `var`.
+        ///
+        /// ```swift
+        /// var owner: Person   // not `let owner: Person`
+        /// ```
+        @available(*, unavailable, message: "a relationship cannot be a 'let': declare it 'var'")
+        public init<Model: PersistentModel, Target: PersistentModel>(
+            name: String, constant keyPath: KeyPath<Model, Target>, index: Int, attribute: AttributeMetadata?
+        ) { fatalError("unavailable") }
+
+        /// A `let` to-many relationship, which Cairn cannot store. Declare it `var`.
+        ///
+        /// ```swift
+        /// var pets: [Pet]   // not `let pets: [Pet]`
+        /// ```
+        @available(*, unavailable, message: "a relationship cannot be a 'let': declare it 'var'")
+        public init<Model: PersistentModel, Target: PersistentModel>(
+            name: String, constant keyPath: KeyPath<Model, [Target]>, index: Int, attribute: AttributeMetadata?
+        ) { fatalError("unavailable") }
+
+        /// A `let` optional to-many relationship, which Cairn cannot store. Declare it `var`.
+        ///
+        /// ```swift
+        /// var pets: [Pet]?   // not `let pets: [Pet]?`
+        /// ```
+        @available(*, unavailable, message: "a relationship cannot be a 'let': declare it 'var'")
+        public init<Model: PersistentModel, Target: PersistentModel>(
+            name: String, constant keyPath: KeyPath<Model, [Target]?>, index: Int, attribute: AttributeMetadata?
+        ) { fatalError("unavailable") }
 
         // MARK: Relationships without @Relationship
 
@@ -313,7 +395,7 @@ extension Schema {
         }
 
         private init(
-            _ name: String, _ keyPath: AnyKeyPath, _ storage: AnyKeyPath, _ index: Int, _ defaultValue: Any?,
+            _ name: String, _ keyPath: AnyKeyPath, _ storage: AnyKeyPath?, _ index: Int, _ defaultValue: Any?,
             _ kind: Kind
         ) {
             self.name = name

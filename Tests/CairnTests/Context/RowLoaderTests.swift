@@ -53,7 +53,7 @@ final class LoaderVolume {
         let (container, row) = try store()
         let tables = shelfTables(container)
         let context = ModelContext(container)
-        let fault = context.rows.registeredOrFault(identifier(row, container), tables: tables)
+        let fault = context.registeredOrFault(identifier(row, container))
         return ShelfFault(container: container, row: row, tables: tables, context: context, fault: fault)
     }
 
@@ -79,8 +79,8 @@ final class LoaderVolume {
         let loader = context.rows
         defer { withExtendedLifetime(context) {} }
         let tables = shelfTables(container)
-        let fault = loader.registeredOrFault(identifier(row, container), tables: tables)
-        #expect(loader.registeredOrFault(identifier(row, container), tables: tables) === fault, "one instance per row")
+        let fault = context.registeredOrFault(identifier(row, container))
+        #expect(context.registeredOrFault(identifier(row, container)) === fault, "one instance per row")
         #expect(tables.encodingOrder.allSatisfy { !$0.access.isLoaded(fault) }, "nothing is read for a fault")
         #expect(loader.statistics == .init(readTransactions: 0, recordLoads: 0))
         try loader.load(fault, rowID: row, tables: tables)
@@ -110,7 +110,7 @@ final class LoaderVolume {
         let tables = shelfTables(container)
         let clean = ModelContext(container)
         let cleanShelf = try #require(
-            clean.rows.registeredOrFault(identifier(row, container), tables: tables) as? LoaderShelf)
+            clean.registeredOrFault(identifier(row, container)) as? LoaderShelf)
         try clean.rows.load(cleanShelf, rowID: row, tables: tables)
         let changing = ModelContext(container)
         let changedShelf = try #require(changing.model(for: identifier(row, container)) as? LoaderShelf)

@@ -94,7 +94,7 @@ import Testing
             let general = writer.encoded()
             let generated = try SavePlanner.record(of: specimen, tables: tables)
             #expect(generated.bytes == general.bytes)
-            let fault = Specimen(_$modelState: _ModelState())
+            let fault = Specimen(_$modelState: _ModelState(), _$constants: .none)
             let key = EntryLayout.rowKey(1)
             var sealed = general
             try context.rows.apply(RecordReader(sealed.sealed(forKey: key), key: key), to: fault, tables: tables)
@@ -114,7 +114,7 @@ import Testing
         for (tag, access) in tables.encodingOrder where tag != labelTag { try access.encode(specimen, tag, &writer) }
         var record = writer.encoded()
         let key = EntryLayout.rowKey(1)
-        let fault = Specimen(_$modelState: _ModelState())
+        let fault = Specimen(_$modelState: _ModelState(), _$constants: .none)
         try context.rows.apply(RecordReader(record.sealed(forKey: key), key: key), to: fault, tables: tables)
         #expect(fault.label == "untitled" && fault.name == "old" && fault.tags == ["a", "b4"])
     }
@@ -138,7 +138,7 @@ import Testing
         #expect(reader.tags == reader.tags.sorted())
         #expect(try reader.read(String.self, tag: reversed["name"]!) == "backwards")
         #expect(try reader.read(Int.self, tag: reversed["count"]!) == 7)
-        let fault = Specimen(_$modelState: _ModelState())
+        let fault = Specimen(_$modelState: _ModelState(), _$constants: .none)
         try context.rows.apply(reader, to: fault, tables: tables)
         fault.keeper = nil  // relationships are not in the record
         #expect(values(fault) == values(specimen))
