@@ -99,10 +99,10 @@ extension ModelMacro: MemberMacro {
             property.isConstant
                 ? "do {\nvar value = Cairn._PersistedValue(self.\(property.identifier.text))\n"
                     + "try encoder.encode(&value, \(index))\n}\n"
-                : "try encoder.encode(&_$\(property.name), \(index))\n"
+                : "try encoder.encode(\(property.isTransformable ? "transformed: " : "")&_$\(property.name), \(index))\n"
         }.joined()
         let decodeFields = persisted.enumerated().filter { !$1.isConstant }.map {
-            "try decoder.decode(&_$\($1.name), \($0))\n"
+            "try decoder.decode(\($1.isTransformable ? "transformed: " : "")&_$\($1.name), \($0))\n"
         }.joined()
 
         // The state is stored in the model (one object per model, not two), and Cairn reaches it in
@@ -154,7 +154,9 @@ extension ModelMacro: MemberMacro {
         if let relationship = property.relationship {
             arguments.append("relationship: \(relationshipMetadata(relationship))")
         } else if let attribute = property.attribute {
-            arguments.append("attribute: \(attributeMetadata(attribute))")
+            // A transformable value needs not be Codable: its own metadata initialiser.
+            arguments.append(
+                "\(property.isTransformable ? "transformable" : "attribute"): \(attributeMetadata(attribute))")
         } else {
             arguments.append("attribute: nil")
         }

@@ -35,6 +35,17 @@ enum ModelMember {
         /// Whether it is a `let` (without an initial value): no accessors, its value given by the
         /// fault initialiser.
         let isConstant: Bool
+
+        /// Whether `@Attribute` gives it `.transformable(by:)`: stored through a `ValueTransformer`,
+        /// whatever its type, so its metadata and codec calls say so.
+        var isTransformable: Bool {
+            guard let attribute, case .argumentList(let arguments) = attribute.arguments else { return false }
+            return arguments.contains { argument in
+                argument.label == nil
+                    && argument.expression.as(FunctionCallExprSyntax.self)?.calledExpression
+                        .as(MemberAccessExprSyntax.self)?.declName.baseName.text == "transformable"
+            }
+        }
     }
 
     /// Classifies every member of a class body, in declaration order.
@@ -71,11 +82,15 @@ enum ModelMember {
         // gives it the stored value. One with an initial value cannot be given another.
         let isConstant = variable.bindingSpecifier.tokenKind == .keyword(.let)
         if isConstant, binding.initializer != nil {
-            self = .rejected(name: name, diagnostic: Self.letDiagnostic(variable, name: name, message: .letWithValue(property: name)))
+            self = .rejected(
+                name: name, diagnostic: Self.letDiagnostic(variable, name: name, message: .letWithValue(property: name))
+            )
             return
         }
         if isConstant, variable.attributes.attribute(named: "Relationship") != nil {
-            self = .rejected(name: name, diagnostic: Self.letDiagnostic(variable, name: name, message: .letRelationship(property: name)))
+            self = .rejected(
+                name: name,
+                diagnostic: Self.letDiagnostic(variable, name: name, message: .letRelationship(property: name)))
             return
         }
         if let lazy = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {

@@ -149,6 +149,57 @@ import Testing
         )
     }
 
+    /// A transformable attribute has its own metadata initialiser (its type needs not be Codable)
+    /// and codec calls that always go through its transformer.
+    @Test func transformableAttributeIsStoredThroughItsTransformer() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Book {
+                @Attribute(.transformable(by: ColorTransformer.self)) var tint: Color
+            }
+            """#,
+            expandedSource: #"""
+                final class Book {
+                    var tint: Color {
+                \#(ExpectedExpansion.persistedAccessors("tint", 0))
+                    }
+
+                    @exclusivity(unchecked) private var _$tint: Cairn._PersistedValue<Color>
+
+                    private static let _$keyPath_tint = \Book.tint
+
+                \#(ExpectedExpansion.modelState(of: "Book"))
+
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
+                        self._$tint = Cairn._PersistedValue()
+                        self._$modelState = _$modelState
+                    }
+
+                    static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        [
+                            Cairn.Schema.PropertyMetadata(name: "tint", keyPath: \Book.tint, storage: \Book._$tint, index: 0, transformable: Cairn.Schema.AttributeMetadata(options: [.transformable(by: ColorTransformer.self)], originalName: nil, hashModifier: nil)),
+                        ]
+                    }
+
+                    func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try encoder.encode(transformed: &_$tint, 0)
+                    }
+
+                    func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try decoder.decode(transformed: &_$tint, 0)
+                    }
+                }
+
+                extension Book: Cairn.PersistentModel {
+                }
+
+                extension Book: Observation.Observable {
+                }
+                """#
+        )
+    }
+
     @Test func everyAttributeTypeIsPersisted() {
         assertExpansion(
             #"""

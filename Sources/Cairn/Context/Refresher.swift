@@ -134,7 +134,8 @@ struct Refresher {
     /// it reads its stored values again when next read (a rollback).
     static func discardChanges(_ model: any PersistentModel, entity: Schema.Entity) {
         for property in entity.storedProperties {
-            if let attribute = property as? Schema.Attribute, let index = attribute.index, let access = attribute.access,
+            if let attribute = property as? Schema.Attribute, let index = attribute.index,
+                let access = attribute.access,
                 attribute.constant == nil
             {
                 model._$changeObserved(attribute.keyPath, index) { access.unload(model) }

@@ -74,7 +74,10 @@ struct StoredEntity: Codable, Equatable {
         var current: [StoredAttribute] = []
         // An ephemeral attribute has no field: it is never written.
         for case let attribute as Schema.Attribute in entity.storedProperties where !attribute.isEphemeral {
-            let type = Self.typeName(attribute.valueType)
+            // A transformable value is stored as its transformer's bytes, which only a transformer reads.
+            let type =
+                attribute.options.contains { $0.transformer != nil }
+                ? "transformable \(Self.typeName(attribute.valueType))" : Self.typeName(attribute.valueType)
             let stored =
                 attributes.first { $0.name == attribute.name }
                 ?? attributes.first { $0.name == attribute.originalName && attribute.originalName != attribute.name }

@@ -107,7 +107,8 @@ public struct _ConstantFields {
     /// ```
     public func value<Value>(_ ordinal: Int) -> Value {
         precondition(
-            ordinal < values.count, "a model with `let` properties was made without their values; only Cairn makes faults")
+            ordinal < values.count,
+            "a model with `let` properties was made without their values; only Cairn makes faults")
         return values[ordinal] as! Value
     }
 }

@@ -105,6 +105,20 @@ public struct _FieldDecoder {
         throws(StorageError)
     {}
 
+    /// A `.transformable(by:)` attribute: left to its access, which reads it through its
+    /// transformer, whatever its type (a `String` too).
+    ///
+    /// ```swift
+    /// try decoder.decode(transformed: &_$tint, 1)   // generated
+    /// ```
+    public mutating func decode<Value>(
+        transformed slot: inout _PersistedValue<Value>, _ index: Int
+    )
+        throws(StorageError)
+    {
+        try decode(&slot, index)
+    }
+
     /// Any other attribute type: left to the attribute's general codec (``deferred``).
     ///
     /// ```swift

@@ -103,6 +103,20 @@ public struct _FieldEncoder {
         throws(StorageError)
     {}
 
+    /// A `.transformable(by:)` attribute: written by its access, through its transformer,
+    /// whatever its type (a `String` too).
+    ///
+    /// ```swift
+    /// try encoder.encode(transformed: &_$tint, 1)   // generated
+    /// ```
+    public mutating func encode<Value>(
+        transformed value: inout _PersistedValue<Value>, _ index: Int
+    )
+        throws(StorageError)
+    {
+        try encode(&value, index)
+    }
+
     /// Any other attribute type: written by the attribute's general codec.
     ///
     /// ```swift

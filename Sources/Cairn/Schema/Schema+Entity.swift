@@ -85,7 +85,17 @@ extension Schema {
                             isOptional: isOptional, isTransient: false, keyPath: metadata.keyPath,
                             index: metadata.index,
                             storage: metadata.storage, access: metadata.attributeAccess))
-                    if metadata.attributeAccess == nil {
+                    if metadata.attributeAccess == nil,
+                        let transformer = attribute?.options.lazy.compactMap(\.transformer).first
+                    {
+                        problems.append(
+                            SchemaError(
+                                code: .invalidProperty, entity: name, property: metadata.name,
+                                message: "\(name).\(metadata.name) is transformable by \(transformer.name), but no "
+                                    + "ValueTransformer is registered under that name. Call "
+                                    + "ValueTransformer.setValueTransformer(_:forName:) before the container opens, or "
+                                    + "write .transformable(by: TheTransformer.self)."))
+                    } else if metadata.attributeAccess == nil {
                         problems.append(
                             SchemaError(
                                 code: .invalidProperty, entity: name, property: metadata.name,
@@ -171,7 +181,8 @@ extension Schema {
         ) -> [SchemaError] {
             var problems: [SchemaError] = []
             let property = constant.name
-            for option in [Attribute.Option.externalStorage, .ephemeral] where options.contains(option) {
+            for option in [Attribute.Option.externalStorage, .ephemeral] + options.filter({ $0.transformer != nil })
+            where options.contains(option) {
                 problems.append(
                     SchemaError(
                         code: .invalidProperty, entity: entity, property: property,

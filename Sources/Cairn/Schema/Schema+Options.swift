@@ -11,8 +11,38 @@ extension Schema.Attribute {
         /// Schema.Attribute.Option.unique.description   // "unique"
         /// ```
         public let description: String
+        /// For ``transformable(by:)-(ValueTransformer.Type)``, the transformer it names.
+        let transformer: TransformerReference?
 
-        private init(_ name: String) { description = name }
+        private init(_ name: String, transformer: TransformerReference? = nil) {
+            description = name
+            self.transformer = transformer
+        }
+
+        /// The value is stored as the `Data` a `ValueTransformer` of this class makes of it, and
+        /// read back through the transformer's reverse transformation. The property's type needs
+        /// not be `Codable` (a class such as a color or an attributed string).
+        ///
+        /// ```swift
+        /// @Attribute(.transformable(by: ColorTransformer.self)) var tint: Color
+        /// ```
+        public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
+            let name = String(describing: transformerType)
+            return Option(
+                "transformable(by: \(name))", transformer: TransformerReference(name: name, type: transformerType))
+        }
+
+        /// The value is stored through the `ValueTransformer` registered under `transformerName`
+        /// (`ValueTransformer.setValueTransformer(_:forName:)`, before the container opens).
+        ///
+        /// ```swift
+        /// @Attribute(.transformable(by: "ColorTransformer")) var tint: Color
+        /// ```
+        public static func transformable(by transformerName: String) -> Option {
+            Option(
+                "transformable(by: \"\(transformerName)\")",
+                transformer: TransformerReference(name: transformerName, type: nil))
+        }
 
         /// The attribute's value is unique among the entity's instances; inserting a duplicate
         /// updates the stored instance instead (an upsert).
@@ -55,6 +85,24 @@ extension Schema.Attribute {
         /// ```
         public static let allowsCloudEncryption = Option("allowsCloudEncryption")
     }
+}
+
+/// The transformer a ``Schema/Attribute/Option/transformable(by:)-(ValueTransformer.Type)``
+/// option names: its class, or the name it is registered under. Compared by name.
+///
+/// `@unchecked Sendable`: an immutable name and class.
+struct TransformerReference: Hashable, @unchecked Sendable {
+    let name: String
+    let type: ValueTransformer.Type?
+
+    /// A transformer to use: a new instance of the class, or the one registered under the name.
+    func resolve() -> ValueTransformer? {
+        if let type { return ValueTransformer.cairnMake(type) }
+        return ValueTransformer.cairnRegistered(name)
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
+    func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
 
 extension Schema.Relationship {

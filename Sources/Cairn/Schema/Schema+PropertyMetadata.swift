@@ -120,6 +120,28 @@ extension Schema {
             attributeAccess = .make(storage, name: name, defaultValue: defaultValue)
         }
 
+        /// Describes a `.transformable(by:)` attribute, whose type needs not be `Codable`: the
+        /// value is stored through the transformer the options name. Called by generated code.
+        ///
+        /// ```swift
+        /// Schema.PropertyMetadata(name: "tint", keyPath: \Note.tint, storage: \Note._$tint, index: 1,
+        ///                         transformable: .init(options: [.transformable(by: ColorTransformer.self)]))
+        /// ```
+        public init<Model: PersistentModel, Value>(
+            name: String, keyPath: ReferenceWritableKeyPath<Model, Value>,
+            storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, index: Int,
+            defaultValue: Value? = nil, transformable attribute: AttributeMetadata
+        ) {
+            self.init(
+                name, keyPath, storage, index, defaultValue.map { $0 as Any },
+                .attribute(attribute, valueType: Value.self, isOptional: Value.self is any _OptionalType.Type))
+            // No transformer to be had (a name nothing is registered under) leaves no access,
+            // which the schema reports.
+            attributeAccess = attribute.options.lazy.compactMap(\.transformer).first?.resolve().map {
+                .transformed(storage, name: name, defaultValue: defaultValue, transformer: $0)
+            }
+        }
+
         // MARK: Constants
 
         /// Describes a `let` attribute of a `Codable` type. Called by generated code.

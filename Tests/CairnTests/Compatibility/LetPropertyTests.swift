@@ -111,7 +111,8 @@ enum AccountRegion: String, Codable { case north, south }
         try context.save()
         let bank = try context.fetch(FetchDescriptor<Account>(predicate: #Predicate { $0.number == "L-1" }))
         #expect(bank.map(\.kind) == [.bank])
-        let newestFirst = try context.fetch(FetchDescriptor<Account>(sortBy: [SortDescriptor(\.opened, order: .reverse)]))
+        let newestFirst = try context.fetch(
+            FetchDescriptor<Account>(sortBy: [SortDescriptor(\.opened, order: .reverse)]))
         #expect(newestFirst.map(\.number) == ["L-2", "L-1"])
 
         // `.unique` on a `let`: inserting the same number again updates the stored ledger.
@@ -158,18 +159,21 @@ enum AccountRegion: String, Codable { case north, south }
 
     @Test func aStructConstantIsStoredAndHasAnEmptyValue() throws {
         let url = URL(fileURLWithPath: directory.child("Coded.store"))
-        let first = ModelContext(try ModelContainer(for: CodedAccount.self, configurations: ModelConfiguration(url: url)))
+        let first = ModelContext(
+            try ModelContainer(for: CodedAccount.self, configurations: ModelConfiguration(url: url)))
         let account = CodedAccount(code: AccountCode(text: "X-9"))
         first.insert(account)
         try first.save()
         let id = account.persistentModelID
 
-        let second = ModelContext(try ModelContainer(for: CodedAccount.self, configurations: ModelConfiguration(url: url)))
+        let second = ModelContext(
+            try ModelContainer(for: CodedAccount.self, configurations: ModelConfiguration(url: url)))
         #expect(try second.fetch(FetchDescriptor<CodedAccount>()).map(\.code) == [AccountCode(text: "X-9")])
         second.delete(try #require(second.model(for: id) as? CodedAccount))
         try second.save()
 
-        let third = ModelContext(try ModelContainer(for: CodedAccount.self, configurations: ModelConfiguration(url: url)))
+        let third = ModelContext(
+            try ModelContainer(for: CodedAccount.self, configurations: ModelConfiguration(url: url)))
         let gone = try #require(third.model(for: id) as? CodedAccount)
         #expect(gone.code == AccountCode(text: ""), "the struct decoded from empty values")
     }

@@ -1,0 +1,85 @@
+import Foundation
+
+extension AttributeAccess {
+    /// Access to a `.transformable(by:)` attribute: its value stored as the `Data` `transformer`
+    /// makes of it, read back through the reverse transformation. `nil` stands for itself (an
+    /// absent field) in an optional attribute. As Core Data does, an
+    /// `NSSecureUnarchiveFromDataTransformer` is used the other way round (it archives to store,
+    /// unarchives to read).
+    ///
+    /// A value the transformer cannot turn into `Data` fails the save (`.unsupportedValue`,
+    /// nothing written); stored bytes it cannot turn back are a damaged record.
+    static func transformed<Model: PersistentModel, Value>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String, defaultValue: Value?,
+        transformer: ValueTransformer
+    ) -> AttributeAccess {
+        let entity = Schema.entityName(of: Model.self)
+        let reversed = transformer is NSSecureUnarchiveFromDataTransformer
+        let transformerName = String(describing: type(of: transformer))
+        let isOptional = Value.self is any _OptionalType.Type
+        /// The stored form of `value`; `nil` for an optional's `nil`.
+        func data(of value: Value) throws(StorageError) -> Data? {
+            // An optional's `nil` is stored as an absent field; a value is handed over unwrapped.
+            guard let unwrapped = unwrap(value) else { return nil }
+            let transformed =
+                reversed ? transformer.reverseTransformedValue(unwrapped) : transformer.transformedValue(unwrapped)
+            guard let data = transformed as? Data else {
+                throw StorageError(
+                    code: .unsupportedValue,
+                    message:
+                        "\(transformerName) turned \(entity).\(name) into \(transformed.map { "\(type(of: $0))" } ?? "nil"), "
+                        + "not Data, so it cannot be stored. Make its transformedValue(_:) return Data for every value "
+                        + "the property holds.")
+            }
+            return data
+        }
+        /// The value stored as `data`.
+        func value(of data: Data) throws(StorageError) -> Value {
+            let restored = reversed ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+            if let value = restored as? Value { return value }
+            throw StorageError(
+                code: .damagedRecord,
+                message:
+                    "\(transformerName) could not turn the stored \(entity).\(name) (\(data.count) bytes) back into "
+                    + "\(Value.self). Check that its reverseTransformedValue(_:) reads what transformedValue(_:) writes, "
+                    + "and that the transformer is the one the store was written with.")
+        }
+        return AttributeAccess(
+            isLoaded: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage].isLoaded },
+            encode: { (model, tag, writer) throws(StorageError) in
+                guard let data = try data(of: unsafeDowncast(model, to: Model.self)[keyPath: storage].value) else {
+                    return
+                }
+                writer.write(data, tag: tag)
+            },
+            decode: { (model, tag, reader) throws(StorageError) in
+                let model = unsafeDowncast(model, to: Model.self)
+                guard !model[keyPath: storage].isLoaded else { return }
+                if let stored = try reader.read(Data.self, tag: tag) {
+                    model[keyPath: storage] = _PersistedValue(try value(of: stored))
+                } else if let defaultValue {
+                    model[keyPath: storage] = _PersistedValue(defaultValue)
+                } else if isOptional, let none = placeholder(Value.self) {
+                    model[keyPath: storage] = _PersistedValue(none)
+                } else {
+                    throw AttributeAccess.missingValue(entity: entity, attribute: name)
+                }
+            },
+            unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() },
+            appendKey: nil,
+            fillPlaceholder: { model in
+                let model = unsafeDowncast(model, to: Model.self)
+                guard !model[keyPath: storage].isLoaded else { return true }
+                guard let value = defaultValue ?? placeholder(Value.self) else { return false }
+                model[keyPath: storage] = _PersistedValue(value)
+                return true
+            })
+    }
+}
+
+/// `value` with every level of optional removed; `nil` when one of them is `nil`.
+private func unwrap(_ value: Any) -> Any? {
+    let mirror = Mirror(reflecting: value)
+    guard mirror.displayStyle == .optional else { return value }
+    return mirror.children.first.flatMap { unwrap($0.value) }
+}
