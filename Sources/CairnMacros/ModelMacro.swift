@@ -36,7 +36,7 @@ extension ModelMacro: MemberAttributeMacro {
             guard !property.isConstant, let index = persisted.firstIndex(where: { $0.name == property.name }),
                 member.as(VariableDeclSyntax.self)?.attributes.attribute(named: "_PersistedProperty") == nil
             else { return [] }
-            return ["@_PersistedProperty(\(raw: index))"]
+            return ["@_PersistedProperty(\(raw: PropertyIndexes(classDecl).expression(index)))"]
         case .rejected(_, let diagnostic):
             context.diagnose(diagnostic)
             return []
@@ -68,24 +68,31 @@ extension ModelMacro: MemberMacro {
         let members = ModelMember.classify(classDecl.memberBlock.members)
         let persisted = members.compactMap(\.persistedProperty)
         diagnoseKeyPaths(in: classDecl, members: members, in: context)
+        let hierarchy = ModelSuperclass(classDecl)
+        let indexes = PropertyIndexes(classDecl)
+        // A class whose subclasses may override its members, from another module too when it is `open`.
+        let overridable =
+            classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.open) } ? "open " : access
+        let override = hierarchy.isSubclass ? "override " : ""
 
         // A fault's `var`s are unloaded; its `let`s take the stored values Cairn read for it.
-        var constantOrdinal = 0
-        let faultInitialisation = persisted.map { property -> String in
+        let faultInitialisation = persisted.enumerated().map { index, property -> String in
             guard property.isConstant else { return "self._$\(property.name) = Cairn._PersistedValue()\n" }
-            defer { constantOrdinal += 1 }
-            return "self.\(property.identifier.text) = _$constants.value(\(constantOrdinal))\n"
+            return "self.\(property.identifier.text) = _$constants.value(\(indexes.expression(index)))\n"
         }.joined()
+        // In a hierarchy, the metadata is built for whichever class of it is described, so that
+        // a subclass's entity has its inherited properties with key paths rooted at itself.
+        let root = hierarchy.isInHierarchy ? "Root" : className
         var metadata: [String] = []
         var index = 0
         for member in members {
             switch member {
             case .persisted(let property):
-                metadata.append(persistedMetadata(property, index: index, className: className))
+                metadata.append(persistedMetadata(property, index: indexes.expression(index), root: root))
                 index += 1
             case .transient(let names):
                 metadata += names.map {
-                    "Cairn.Schema.PropertyMetadata(transient: \"\($0)\", keyPath: \\\(className).\($0))"
+                    "Cairn.Schema.PropertyMetadata(transient: \"\($0)\", keyPath: \\\(root).\($0))"
                 }
             case .rejected, .untouched:
                 continue
@@ -98,54 +105,98 @@ extension ModelMacro: MemberMacro {
         let encodeFields = persisted.enumerated().map { index, property in
             property.isConstant
                 ? "do {\nvar value = Cairn._PersistedValue(self.\(property.identifier.text))\n"
-                    + "try encoder.encode(&value, \(index))\n}\n"
-                : "try encoder.encode(\(property.isTransformable ? "transformed: " : "")&_$\(property.name), \(index))\n"
+                    + "try encoder.encode(&value, \(indexes.expression(index)))\n}\n"
+                : "try encoder.encode(\(property.isTransformable ? "transformed: " : "")&_$\(property.name), "
+                    + "\(indexes.expression(index)))\n"
         }.joined()
         let decodeFields = persisted.enumerated().filter { !$1.isConstant }.map {
-            "try decoder.decode(\($1.isTransformable ? "transformed: " : "")&_$\($1.name), \($0))\n"
+            "try decoder.decode(\($1.isTransformable ? "transformed: " : "")&_$\($1.name), \(indexes.expression($0)))\n"
         }.joined()
 
-        // The state is stored in the model (one object per model, not two), and Cairn reaches it in
-        // place at the offset the class finds once.
-        return [
-            "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
-            "\(raw: access)static let _$modelStateOffset = Cairn._modelStateOffset(of: \(raw: className).self)",
+        var generated: [DeclSyntax] = []
+        if let superclass = hierarchy.name {
+            // The state, its offset and the registrar are the root model's; the subclass's
+            // properties are numbered after its superclass's.
+            generated.append(
+                "\(raw: access)static let \(raw: indexes.firstIndexName) = Cairn._persistedPropertyCount(of: \(raw: superclass).self)"
+            )
+            generated.append(
+                """
+                \(raw: access)required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
+                \(raw: faultInitialisation)super.init(_$modelState: _$modelState, _$constants: _$constants)
+                }
+                """)
+        } else {
+            // The state is stored in the model (one object per model, not two), and Cairn reaches
+            // it in place at the offset the class finds once.
+            generated += [
+                "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
+                "\(raw: access)static let _$modelStateOffset = Cairn._modelStateOffset(of: \(raw: className).self)",
+                """
+                \(raw: access)required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
+                \(raw: faultInitialisation)self._$modelState = _$modelState
+                }
+                """,
+            ]
+        }
+        if hierarchy.isInHierarchy {
+            let inherited = hierarchy.name.map { "\(metadataFunction(of: $0))(rootedAt: root) + " } ?? ""
+            generated += [
+                """
+                \(raw: overridable)\(raw: override)class var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                \(raw: metadataFunction(of: className))(rootedAt: self)
+                }
+                """,
+                """
+                \(raw: overridable)class func \(raw: metadataFunction(of: className))<Root: \(raw: className)>(rootedAt root: Root.Type) -> [Cairn.Schema.PropertyMetadata] {
+                \(raw: inherited)\(raw: metadataList)
+                }
+                """,
+            ]
+        } else {
+            generated.append(
+                """
+                \(raw: access)static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                \(raw: metadataList)
+                }
+                """)
+        }
+        let callSuper = hierarchy.isSubclass
+        generated += [
             """
-            \(raw: access)required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
-            \(raw: faultInitialisation)self._$modelState = _$modelState
-            }
+            \(raw: hierarchy.isInHierarchy ? overridable : access)\(raw: override)func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+            \(raw: callSuper ? "try super._$encodeFields(into: &encoder)\n" : "")\(raw: encodeFields)}
             """,
             """
-            \(raw: access)static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
-            \(raw: metadataList)
-            }
-            """,
-            """
-            \(raw: access)func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-            \(raw: encodeFields)}
-            """,
-            """
-            \(raw: access)func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
-            \(raw: decodeFields)}
+            \(raw: hierarchy.isInHierarchy ? overridable : access)\(raw: override)func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+            \(raw: callSuper ? "try super._$decodeFields(from: &decoder)\n" : "")\(raw: decodeFields)}
             """,
         ]
+        return generated
+    }
+
+    /// The name of the function that builds a hierarchy class's metadata for any class of the
+    /// hierarchy: one per class, as a subclass's must add to, not replace, its superclass's.
+    /// Named after the class's own name (the last part of `Zoo.Animal`).
+    private static func metadataFunction(of className: String) -> String {
+        "_$schemaMetadata_\(className.split(separator: ".").last.map(String.init) ?? className)"
     }
 
     /// One `PropertyMetadata` entry for a persisted property.
     private static func persistedMetadata(
         _ property: ModelMember.PersistedProperty,
-        index: Int,
-        className: String
+        index: String,
+        root: String
     ) -> String {
         if property.isConstant {
             let attribute = property.attribute.map(attributeMetadata) ?? "nil"
             return "Cairn.Schema.PropertyMetadata(name: \"\(property.name)\", "
-                + "constant: \\\(className).\(property.identifier.text), index: \(index), attribute: \(attribute))"
+                + "constant: \\\(root).\(property.identifier.text), index: \(index), attribute: \(attribute))"
         }
         var arguments = [
             "name: \"\(property.name)\"",
-            "keyPath: \\\(className).\(property.identifier.text)",
-            "storage: \\\(className)._$\(property.name)",
+            "keyPath: \\\(root).\(property.identifier.text)",
+            "storage: \\\(root)._$\(property.name)",
             "index: \(index)",
         ]
         if let initialValue = property.initialValue {

@@ -104,6 +104,13 @@ enum ExpectedExpansion {
     static func persistedAccessors(
         _ name: String, _ index: Int, identifier: String? = nil, owner: String? = "Book"
     ) -> String {
+        persistedAccessors(name, index: "\(index)", identifier: identifier, owner: owner)
+    }
+
+    /// The accessors of a property whose index is an expression (a subclass's, `Dog._$firstIndex_Dog + 0`).
+    static func persistedAccessors(
+        _ name: String, index: String, identifier: String? = nil, owner: String? = "Book"
+    ) -> String {
         let identifier = identifier ?? name
         let keyPath = owner.map { "\($0)._$keyPath_\(name)" } ?? "\\.\(identifier)"
         return #"""

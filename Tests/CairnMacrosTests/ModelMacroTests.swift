@@ -111,7 +111,7 @@ import Testing
                     required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
                         self.number = _$constants.value(0)
                         self._$title = Cairn._PersistedValue()
-                        self.opened = _$constants.value(1)
+                        self.opened = _$constants.value(2)
                         self._$modelState = _$modelState
                     }
 
@@ -195,6 +195,73 @@ import Testing
                 }
 
                 extension Book: Observation.Observable {
+                }
+                """#
+        )
+    }
+
+    /// A model that inherits from a model keeps its superclass's state and numbers its own
+    /// properties after its superclass's; its metadata adds to its superclass's, rooted at
+    /// whichever class is described. (The test harness lists every conformance; the compiler
+    /// lists none for a subclass, which has its superclass's.)
+    @Test func subclassAddsToItsSuperclass() {
+        assertExpansion(
+            #"""
+            @Model
+            class Dog: Animal {
+                var breed: String
+                init(name: String, breed: String) {
+                    self.breed = breed
+                    super.init(name: name)
+                }
+            }
+            """#,
+            expandedSource: #"""
+                class Dog: Animal {
+                    var breed: String {
+                \#(ExpectedExpansion.persistedAccessors("breed", index: "Dog._$firstIndex_Dog + 0", owner: "Dog"))
+                    }
+
+                    @exclusivity(unchecked) private var _$breed: Cairn._PersistedValue<String>
+
+                    private static let _$keyPath_breed = \Dog.breed
+                    init(name: String, breed: String) {
+                        self.breed = breed
+                        super.init(name: name)
+                    }
+
+                    static let _$firstIndex_Dog = Cairn._persistedPropertyCount(of: Animal.self)
+
+                    required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
+                        self._$breed = Cairn._PersistedValue()
+                        super.init(_$modelState: _$modelState, _$constants: _$constants)
+                    }
+
+                    override class var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
+                        _$schemaMetadata_Dog(rootedAt: self)
+                    }
+
+                    class func _$schemaMetadata_Dog<Root: Dog>(rootedAt root: Root.Type) -> [Cairn.Schema.PropertyMetadata] {
+                        _$schemaMetadata_Animal(rootedAt: root) + [
+                            Cairn.Schema.PropertyMetadata(name: "breed", keyPath: \Root.breed, storage: \Root._$breed, index: Dog._$firstIndex_Dog + 0, attribute: nil),
+                        ]
+                    }
+
+                    override func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
+                        try super._$encodeFields(into: &encoder)
+                        try encoder.encode(&_$breed, Dog._$firstIndex_Dog + 0)
+                    }
+
+                    override func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
+                        try super._$decodeFields(from: &decoder)
+                        try decoder.decode(&_$breed, Dog._$firstIndex_Dog + 0)
+                    }
+                }
+
+                extension Dog: Cairn.PersistentModel {
+                }
+
+                extension Dog: Observation.Observable {
                 }
                 """#
         )

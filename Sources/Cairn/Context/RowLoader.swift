@@ -80,11 +80,10 @@ final class RowLoader {
     ///
     /// - Throws: ``StorageError`` `.damagedRecord` when a field is absent or cannot be decoded.
     func constants(in reader: RecordReader, tables: Store.EntityTables) throws(StorageError) -> _ConstantFields {
-        guard !tables.constants.isEmpty else { return .none }
-        var values: [Any] = []
-        values.reserveCapacity(tables.constants.count)
-        for (tag, access) in tables.constants {
-            values.append(try access.decode(reader, tag: tag, entity: tables.entity.name))
+        guard let last = tables.constants.map(\.index).max() else { return .none }
+        var values = [Any](repeating: (), count: last + 1)
+        for (index, tag, access) in tables.constants {
+            values[index] = try access.decode(reader, tag: tag, entity: tables.entity.name)
         }
         return _ConstantFields(values: values)
     }
@@ -92,7 +91,10 @@ final class RowLoader {
     /// The values the `let` properties of a model whose row cannot be read take: each type's
     /// empty value (``Schema`` refuses a `let` whose type has none).
     static func placeholderConstants(_ tables: Store.EntityTables) -> _ConstantFields {
-        _ConstantFields(values: tables.constants.map { $0.access.placeholder as Any })
+        guard let last = tables.constants.map(\.index).max() else { return .none }
+        var values = [Any](repeating: (), count: last + 1)
+        for (index, _, access) in tables.constants { values[index] = access.placeholder as Any }
+        return _ConstantFields(values: values)
     }
 
     /// A new, registered fault whose `let` properties take `constants`.

@@ -135,9 +135,9 @@ final class Store: @unchecked Sendable {
         /// The `.ephemeral` attributes' accesses: a model read from the store takes their default
         /// values, having no field to read them from.
         let ephemeralAttributes: [AttributeAccess]
-        /// The `let` attributes, in declaration order (the order of the values the fault
-        /// initialiser takes, ``_ConstantFields``), with their field tags.
-        let constants: [(tag: UInt32, access: ConstantAccess)]
+        /// The `let` attributes, with their property indexes (where the fault initialiser finds
+        /// their values, ``_ConstantFields``) and field tags.
+        let constants: [(index: Int, tag: UInt32, access: ConstantAccess)]
         /// Each persisted attribute's general codec, by property index (`nil` for the others).
         let accessByIndex: UnsafeBufferPointer<AttributeAccess?>
         /// Whether the record's tags ascend in property order, as the generated encoder writes
@@ -186,8 +186,9 @@ final class Store: @unchecked Sendable {
             }.sorted { $0.0 < $1.0 }
             externalAttributes = external
             ephemeralAttributes = entity.attributes.compactMap { $0.isEphemeral && !$0.isTransient ? $0.access : nil }
-            constants = entity.attributes.sorted { ($0.index ?? -1) < ($1.index ?? -1) }.compactMap { attribute in
-                attribute.constant.map { (tags[attribute.name] ?? 0, $0) }
+            constants = entity.attributes.compactMap { attribute in
+                guard let index = attribute.index, let constant = attribute.constant else { return nil }
+                return (index, tags[attribute.name] ?? 0, constant)
             }
             let count =
                 entity.storedProperties.map { property in

@@ -32,7 +32,7 @@
     member,
     names: named(_$modelState), named(_$modelStateOffset), named(init(_$modelState:_$constants:)), named(schemaMetadata),
     named(_$encodeFields(into:)),
-    named(_$decodeFields(from:))
+    named(_$decodeFields(from:)), prefixed(_$firstIndex_), prefixed(_$schemaMetadata_)
 )
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)

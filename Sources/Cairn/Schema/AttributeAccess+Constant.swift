@@ -82,12 +82,12 @@ private func constantKeyAccess<Model: PersistentModel, Value, Key: KeyComponent>
 ///
 /// ```swift
 /// required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
-///     self.isbn = _$constants.value(0)   // generated for `let isbn: String`
+///     self.isbn = _$constants.value(0)   // generated for `let isbn: String`, property 0
 ///     self._$modelState = _$modelState
 /// }
 /// ```
 public struct _ConstantFields {
-    /// The values, in the order of the class's `let` properties.
+    /// The values by persisted property index (`()` at the indexes of other properties).
     let values: [Any]
 
     init(values: [Any]) { self.values = values }
@@ -99,16 +99,25 @@ public struct _ConstantFields {
     /// ```
     public static var none: _ConstantFields { _ConstantFields(values: []) }
 
-    /// The value of the class's `let` property number `ordinal` (counted among its `let`
-    /// properties, in declaration order).
+    /// The value of the `let` property whose persisted property index is `index`.
     ///
     /// ```swift
     /// self.isbn = _$constants.value(0)   // generated
     /// ```
-    public func value<Value>(_ ordinal: Int) -> Value {
+    public func value<Value>(_ index: Int) -> Value {
         precondition(
-            ordinal < values.count,
-            "a model with `let` properties was made without their values; only Cairn makes faults")
-        return values[ordinal] as! Value
+            index < values.count, "a model with `let` properties was made without their values; only Cairn makes faults"
+        )
+        return values[index] as! Value
     }
+}
+
+/// The number of persisted properties of a model class, its superclasses' included: where a
+/// subclass's own properties start. Called by generated code, once per subclass.
+///
+/// ```swift
+/// static let _$firstIndex_Dog = Cairn._persistedPropertyCount(of: Animal.self)   // generated
+/// ```
+public func _persistedPropertyCount(of model: any PersistentModel.Type) -> Int {
+    (model.schemaMetadata.compactMap(\.index).max() ?? -1) + 1
 }

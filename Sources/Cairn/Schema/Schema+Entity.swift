@@ -63,6 +63,26 @@ extension Schema {
         /// entity.indices   // [["year"], ["title", "year"]]
         /// ```
         public let indices: [[String]]
+        /// The name of the entity of the model class this one inherits from (`@Model class Dog:
+        /// Animal`), or `nil`.
+        ///
+        /// ```swift
+        /// schema.entity(for: Dog.self)?.superentityName   // "Animal"
+        /// ```
+        public let superentityName: String?
+        /// The entity of the model class this one inherits from, when the schema holds it (it
+        /// always does: a schema takes in the superclasses of its models).
+        ///
+        /// ```swift
+        /// schema.entity(for: Dog.self)?.superentity?.name   // "Animal"
+        /// ```
+        public internal(set) weak var superentity: Entity?
+        /// The entities of the schema's model classes that inherit from this one directly.
+        ///
+        /// ```swift
+        /// schema.entity(for: Animal.self)?.subentities.map(\.name)   // ["Dog", "Cat"]
+        /// ```
+        public internal(set) var subentities: Set<Entity> = []
         /// The model class.
         let modelType: any PersistentModel.Type
         /// Problems found while reading the model's metadata, reported by ``Schema/validate()``.
@@ -71,6 +91,7 @@ extension Schema {
         init(_ type: any PersistentModel.Type) {
             modelType = type
             name = Schema.entityName(of: type)
+            superentityName = Schema.superclass(of: type).map(Schema.entityName(of:))
             var properties: [any SchemaProperty] = []
             var problems: [SchemaError] = []
             for metadata in type.schemaMetadata {

@@ -63,6 +63,8 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         while let type = pending.popFirst() {
             guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
             let entity = Entity(type)
+            // A model's superclass is a model of the schema too (its rows are read through it).
+            if let superclass = Self.superclass(of: type) { pending.append(superclass) }
             pending.append(contentsOf: entity.relationships.sorted { $0.index < $1.index }.map(\.destinationType))
             if entities.contains(where: { $0.name == entity.name }) {
                 problems.append(
@@ -77,9 +79,20 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
         self.entities = entities
         entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let byName = entitiesByName
+        for entity in entities {
+            guard let superentity = entity.superentityName.flatMap({ byName[$0] }) else { continue }
+            entity.superentity = superentity
+            superentity.subentities.insert(entity)
+        }
         problems += entities.flatMap(\.problems)
         problems += Self.pairInverses(entities, byName: entitiesByName)
         self.problems = problems
+    }
+
+    /// The model class `type` inherits from (`@Model class Dog: Animal`), if any.
+    static func superclass(of type: any PersistentModel.Type) -> (any PersistentModel.Type)? {
+        _getSuperclass(type) as? any PersistentModel.Type
     }
 
     /// Creates a schema from model types.
