@@ -97,3 +97,32 @@ private final class InheritanceChangeFlag: @unchecked Sendable {
     var value: Bool { lock.withLock { self.isSet } }
     func set() { lock.withLock { isSet = true } }
 }
+
+/// A model that is not `final` and has no subclass, as most SwiftData models are declared.
+@Model class Bicycle {
+    #Index<Bicycle>([\.gears])
+    @Attribute(.unique) var frame: String
+    var gears: Int
+    init(frame: String, gears: Int) {
+        self.frame = frame
+        self.gears = gears
+    }
+}
+
+@Suite struct OpenModelClassTests {
+    @Test func aClassThatIsNotFinalIsStoredIndexedAndUnique() throws {
+        let context = ModelContext(
+            try ModelContainer(for: Bicycle.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.insert(Bicycle(frame: "F-1", gears: 21))
+        context.insert(Bicycle(frame: "F-2", gears: 3))
+        try context.save()
+        context.insert(Bicycle(frame: "F-1", gears: 24))
+        try context.save()
+        let descriptor = FetchDescriptor<Bicycle>(
+            predicate: #Predicate { $0.gears > 10 }, sortBy: [SortDescriptor(\.frame)])
+        #expect(try context.fetch(descriptor).map(\.gears) == [24], "the unique frame updated the stored bicycle")
+        #expect(
+            try context.explain(descriptor).description.hasPrefix("index range on i/Bicycle/gears"),
+            "the metadata's key paths, made for any class of the hierarchy, are the predicate's")
+    }
+}
