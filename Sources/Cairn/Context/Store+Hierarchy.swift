@@ -101,22 +101,3 @@ extension Store {
         }
     }
 }
-
-extension Schema.Entity {
-    /// The root of the entity's hierarchy, or `nil` for an entity that neither inherits nor is
-    /// inherited from.
-    var hierarchyRoot: Schema.Entity? {
-        guard superentity != nil || !subentities.isEmpty else { return nil }
-        var root = self
-        while let up = root.superentity { root = up }
-        return root
-    }
-
-    /// The topmost entity of the hierarchy, from this one up, for which `has` holds: the entity
-    /// that declares an inherited relationship, constraint or index.
-    func declaring(_ has: (Schema.Entity) -> Bool) -> Schema.Entity {
-        var declaring = self
-        while let up = declaring.superentity, has(up) { declaring = up }
-        return declaring
-    }
-}
