@@ -68,7 +68,9 @@ struct Refresher {
         }
         let deleted = Set(
             resolved.filter { $0.0.kind == .deleted }.compactMap { entry, tables in
-                tables.map { PersistentIdentifier(entity: $0.entityName, store: store.internedIdentifier, rowID: entry.row) }
+                tables.map {
+                    PersistentIdentifier(entity: $0.entityName, store: store.internedIdentifier, rowID: entry.row)
+                }
             })
         for (entry, tables) in resolved {
             guard let tables else { continue }

@@ -73,7 +73,8 @@ final class RowLoader {
             concrete !== given
         {
             tables = concrete
-            persistentModelID = PersistentIdentifier(entity: concrete.entityName, store: store.internedIdentifier, rowID: row)
+            persistentModelID = PersistentIdentifier(
+                entity: concrete.entityName, store: store.internedIdentifier, rowID: row)
             if let registered = identity.model(entity: concrete.ordinal, row: row) { return registered }
         }
         guard !tables.constants.isEmpty else { return fault(persistentModelID, tables: tables, constants: .none) }

@@ -67,7 +67,9 @@ extension Store.EntityTables {
     /// The tables of this entity and of every entity that inherits from it, by class number.
     var descendants: [Store.EntityTables] {
         guard let hierarchy else { return [self] }
-        return descendantClasses.sorted().compactMap { $0 < hierarchy.members.count ? hierarchy.members[$0]?.tables : nil }
+        return descendantClasses.sorted().compactMap {
+            $0 < hierarchy.members.count ? hierarchy.members[$0]?.tables : nil
+        }
     }
 
     /// The name of the root of the entity's hierarchy, or `nil` outside one.

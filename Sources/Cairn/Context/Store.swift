@@ -463,8 +463,10 @@ final class Store: @unchecked Sendable {
             while let next = up { (depth, up) = (depth + 1, next.superentity) }
             return depth
         }
-        let ordered = schema.entities.enumerated().sorted { (depth($0.element), $0.offset) < (depth($1.element), $1.offset) }
-            .map(\.element)
+        let ordered = schema.entities.enumerated().sorted {
+            (depth($0.element), $0.offset) < (depth($1.element), $1.offset)
+        }
+        .map(\.element)
         for entity in ordered {
             let key = StoredEntity.metaKey(for: entity.name)
             var stored = descriptions[entity.name]!.stored

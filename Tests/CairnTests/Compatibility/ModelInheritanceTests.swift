@@ -85,7 +85,8 @@ protocol VehicleRecord: AnyObject {}
 
     @Test func theSchemaKnowsTheHierarchy() throws {
         let schema = Schema([SportsCar.self])
-        #expect(Set(schema.entities.map(\.name)) == ["SportsCar", "Car", "Vehicle", "Depot"], "superclasses are taken in")
+        #expect(
+            Set(schema.entities.map(\.name)) == ["SportsCar", "Car", "Vehicle", "Depot"], "superclasses are taken in")
         let vehicle = try #require(schema.entity(for: Vehicle.self))
         let car = try #require(schema.entity(for: Car.self))
         #expect(car.superentityName == "Vehicle" && car.superentity === vehicle)
@@ -96,10 +97,7 @@ protocol VehicleRecord: AnyObject {}
     @Test func fetchingASuperclassReturnsItsSubclassesModels() throws {
         let url = directory.child("Vehicles.store")
         let context = ModelContext(try container(url))
-        context.insert(Vehicle(name: "Cart", serial: "V-1"))
-        context.insert(Car(name: "Sedan", serial: "C-1", make: "Acme", seats: 5))
-        context.insert(SportsCar(name: "Arrow", serial: "S-1"))
-        try context.save()
+        try saveOneOfEach(in: context)
 
         let reopened = ModelContext(try container(url))
         let all = try reopened.fetch(FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.serial)]))
@@ -109,7 +107,10 @@ protocol VehicleRecord: AnyObject {}
         #expect(sedan.name == "Sedan" && sedan.make == "Acme" && sedan.seats == 5 && sedan.wheels == 4)
         #expect((all[1] as? SportsCar)?.topSpeed == 250)
 
-        #expect(try reopened.fetch(FetchDescriptor<Car>(sortBy: [SortDescriptor(\.serial)])).map(\.serial) == ["C-1", "S-1"])
+        #expect(
+            try reopened.fetch(FetchDescriptor<Car>(sortBy: [SortDescriptor(\.serial)])).map(\.serial) == [
+                "C-1", "S-1",
+            ])
         #expect(try reopened.fetch(FetchDescriptor<SportsCar>()).map(\.serial) == ["S-1"])
         #expect(try reopened.fetchCount(FetchDescriptor<Vehicle>()) == 3)
         #expect(try reopened.fetchCount(FetchDescriptor<Car>()) == 2)
@@ -119,7 +120,8 @@ protocol VehicleRecord: AnyObject {}
         #expect(try reopened.fetch(byName).map(\.serial) == ["S-1"], "through the inherited index")
         let vehiclesByName = FetchDescriptor<Vehicle>(predicate: #Predicate { $0.name == "Cart" })
         #expect(try reopened.fetch(vehiclesByName).map(\.serial) == ["V-1"])
-        #expect(try reopened.fetchIdentifiers(FetchDescriptor<Car>()).map(\.entityName).sorted() == ["Car", "SportsCar"])
+        #expect(
+            try reopened.fetchIdentifiers(FetchDescriptor<Car>()).map(\.entityName).sorted() == ["Car", "SportsCar"])
         #expect(try container(url).verify().problems.isEmpty)
     }
 
@@ -136,7 +138,8 @@ protocol VehicleRecord: AnyObject {}
 
         let reopened = ModelContext(try container(url))
         let stored = try #require(try reopened.fetch(FetchDescriptor<Depot>()).first)
-        #expect(stored.vehicles.map { "\(type(of: $0))" } == ["SportsCar", "Vehicle", "Car"], "in order, each its class")
+        #expect(
+            stored.vehicles.map { "\(type(of: $0))" } == ["SportsCar", "Vehicle", "Car"], "in order, each its class")
         #expect(stored.vehicles.map(\.serial) == ["S-1", "V-1", "C-1"])
         let arrow = try #require(try reopened.fetch(FetchDescriptor<SportsCar>()).first)
         #expect(arrow.depot === stored, "the inherited to-one reads back")
@@ -151,12 +154,12 @@ protocol VehicleRecord: AnyObject {}
     @Test func deletingByClassHonoursIncludeSubclasses() throws {
         let url = directory.child("Delete.store")
         let context = ModelContext(try container(url))
-        context.insert(Vehicle(name: "Cart", serial: "V-1"))
-        context.insert(Car(name: "Sedan", serial: "C-1", make: "Acme", seats: 5))
-        context.insert(SportsCar(name: "Arrow", serial: "S-1"))
-        try context.save()
+        try saveOneOfEach(in: context)
         try context.delete(model: Car.self, includeSubclasses: false)
-        #expect(try context.fetch(FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.serial)])).map(\.serial) == ["S-1", "V-1"])
+        #expect(
+            try context.fetch(FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.serial)])).map(\.serial) == [
+                "S-1", "V-1",
+            ])
         try context.delete(model: Vehicle.self, where: #Predicate { $0.name != "Cart" })
         #expect(try context.fetch(FetchDescriptor<Vehicle>()).map(\.serial) == ["V-1"])
         #expect(try container(url).verify().problems.isEmpty)
@@ -181,10 +184,94 @@ protocol VehicleRecord: AnyObject {}
         #expect(try ModelContext(try container(url)).fetchCount(FetchDescriptor<Vehicle>()) == 2)
     }
 
+    @Test func anotherContextsChangesToASubclassModelAreSeen() throws {
+        let url = directory.child("Contexts.store")
+        let shared = try container(url)
+        let reader = ModelContext(shared)
+        let writer = ModelContext(shared)
+        let depot = Depot(city: "Oslo")
+        writer.insert(depot)
+        writer.insert(SportsCar(name: "Arrow", serial: "S-1"))
+        try writer.save()
+        let arrow = try #require(try reader.fetch(FetchDescriptor<Vehicle>()).first as? SportsCar)
+        #expect(arrow.depot == nil)
+
+        let written = try #require(try writer.fetch(FetchDescriptor<SportsCar>()).first)
+        written.name = "Bolt"
+        written.topSpeed = 320
+        depot.vehicles.append(written)
+        try writer.save()
+        _ = try reader.fetch(FetchDescriptor<Depot>())
+        #expect(arrow.name == "Bolt" && arrow.topSpeed == 320, "inherited and own attributes refreshed")
+        #expect(arrow.depot?.city == "Oslo", "the inherited relationship refreshed")
+    }
+
+    @Test func aPredicateCanAskForAClass() throws {
+        let context = ModelContext(try container(directory.child("Is.store")))
+        context.insert(Vehicle(name: "Cart", serial: "V-1"))
+        context.insert(Car(name: "Sedan", serial: "C-1", make: "Acme", seats: 5))
+        try context.save()
+        let cars = FetchDescriptor<Vehicle>(predicate: #Predicate { $0 is Car })
+        #expect(try context.fetch(cars).map(\.serial) == ["C-1"])
+    }
+
+    @Test func aSubclassAddedToAStoreJoinsItsSuperclassesRows() throws {
+        let url = URL(fileURLWithPath: directory.child("Evolve.store"))
+        let first = ModelContext(
+            try ModelContainer(for: AnimalsV1.Animal.self, configurations: ModelConfiguration(url: url)))
+        first.insert(AnimalsV1.Animal(name: "Generic"))
+        try first.save()
+
+        let second = ModelContext(
+            try ModelContainer(
+                for: AnimalsV2.Animal.self, AnimalsV2.Dog.self, configurations: ModelConfiguration(url: url)))
+        second.insert(AnimalsV2.Dog(name: "Rex", breed: "Collie"))
+        try second.save()
+        let third = ModelContext(
+            try ModelContainer(
+                for: AnimalsV2.Animal.self, AnimalsV2.Dog.self, configurations: ModelConfiguration(url: url)))
+        let animals = try third.fetch(FetchDescriptor<AnimalsV2.Animal>(sortBy: [SortDescriptor(\.name)]))
+        #expect(animals.map(\.name) == ["Generic", "Rex"])
+        #expect((animals[1] as? AnimalsV2.Dog)?.breed == "Collie")
+        #expect(try third.fetch(FetchDescriptor<AnimalsV2.Dog>()).map(\.name) == ["Rex"])
+    }
+
+    /// Saves a vehicle (V-1), a car (C-1) and a sports car (S-1).
+    private func saveOneOfEach(in context: ModelContext) throws {
+        context.insert(Vehicle(name: "Cart", serial: "V-1"))
+        context.insert(Car(name: "Sedan", serial: "C-1", make: "Acme", seats: 5))
+        context.insert(SportsCar(name: "Arrow", serial: "S-1"))
+        try context.save()
+    }
+
     private func container(_ path: String) throws -> ModelContainer {
         try ModelContainer(
             for: Vehicle.self, Car.self, SportsCar.self, Depot.self,
             configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    }
+}
+
+/// A store's first version: animals with no subclass.
+enum AnimalsV1 {
+    @Model class Animal {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+}
+
+/// Its second: dogs are animals.
+enum AnimalsV2 {
+    @Model class Animal {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Dog: Animal {
+        var breed: String
+        init(name: String, breed: String) {
+            self.breed = breed
+            super.init(name: name)
+        }
     }
 }
 
