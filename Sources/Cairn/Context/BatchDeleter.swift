@@ -43,6 +43,8 @@ struct BatchDeleter {
         var pending = [start]
         var seen: Set<String> = [start.name]
         while let entity = pending.popLast() {
+            // A model of a subclass is deleted by its own rules.
+            for subentity in entity.subentities where seen.insert(subentity.name).inserted { pending.append(subentity) }
             for relationship in entity.relationships {
                 if relationship.deleteRule == .deny { return true }
                 if relationship.deleteRule == .cascade, seen.insert(relationship.destination).inserted {

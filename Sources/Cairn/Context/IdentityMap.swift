@@ -245,9 +245,12 @@ private struct RowSlots {
     private(set) var count = 0
 
     /// The page and the slot in it of `row`, or `nil` for a row past the paged range.
+    ///
+    /// The class number in the top bits of a subclass's row ids (`Store+Hierarchy.swift`) is the
+    /// same for every row of one entity, so it is left out: a subclass's rows are paged too.
     @inline(__always)
     private static func place(of row: UInt64) -> (page: Int, slot: Int)? {
-        let page = row >> pageShift
+        let page = (row & (1 << Store.classShift - 1)) >> pageShift
         guard page < pageLimit else { return nil }
         return (Int(truncatingIfNeeded: page), Int(truncatingIfNeeded: row) & (pageSize - 1))
     }

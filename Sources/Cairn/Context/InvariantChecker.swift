@@ -48,25 +48,38 @@ struct InvariantChecker {
             for (name, tables) in store.entities {
                 total += try txn.count(of: tables.records)
                 guard total <= Self.rowLimit else { return [] }
+                // In a hierarchy the table is shared: an entity's rows are its own and its
+                // subclasses' (`Store+Hierarchy.swift`); its counter numbers its own.
                 var ids = Set<UInt64>()
+                var highestOwn: UInt64?
                 try txn.scan(tables.records) { key, _ in
-                    ids.insert(try EntryLayout.row(key: key, table: tables.records))
+                    let row = try EntryLayout.row(key: key, table: tables.records)
+                    guard tables.includes(row: row) else { return true }
+                    ids.insert(row)
+                    if tables.tables(forRow: row) === tables {
+                        highestOwn = max(highestOwn ?? 0, row & (1 << Store.classShift - 1))
+                    }
                     return true
                 }
                 stored[name] = ids
                 let counter = try RowAppender.nextRow(of: name, meta: store.meta, txn: txn)
-                if let highest = ids.max(), highest >= counter {
+                if let highest = highestOwn, highest >= counter {
                     violations.append("\(name): row \(highest) is not below the row counter \(counter)")
                 }
             }
             for (id, live) in rows.identity.storedModels {
-                if !(stored[id.entityName]?.contains(id.rowID!) ?? false) {
+                if !(stored[id.entityName]?.contains(id.rowID!) ?? false)
+                    || store.entities[id.entityName]?.tables(forRow: id.rowID!)?.entity.name != id.entityName
+                {
                     violations.append("\(id) is registered but has no row")
                 }
                 if live.persistentModelID != id { violations.append("\(id) is registered under another identifier") }
             }
             for (name, tables) in store.entities {
-                for relationship in tables.entity.relationships {
+                // A table an entity inherits is checked once, with the entity that declares it.
+                let entity = tables.entity
+                for relationship in entity.relationships
+                where entity.declaring({ $0.relationshipsByName[relationship.name] != nil }) === entity {
                     let inverse = relationship.inverseName.flatMap {
                         store.entities[relationship.destination]?.entity.relationshipsByName[$0]
                     }
@@ -104,7 +117,7 @@ struct InvariantChecker {
                         return true
                     }
                 }
-                for index in tables.indexes {
+                for index in tables.indexes where entity.declaring({ $0.indices.contains(index.names) }) === entity {
                     var entries = 0
                     try txn.scan(index.table) { key, value in
                         entries += 1
@@ -131,7 +144,8 @@ struct InvariantChecker {
                             "\(index.table.name): \(entries) entries for \(stored[name]?.count ?? 0) rows")
                     }
                 }
-                for (index, unique) in tables.uniques.enumerated() {
+                for (index, unique) in tables.uniques.enumerated()
+                where entity.declaring({ $0.uniquenessConstraints.contains(unique.names) }) === entity {
                     var keyed = Set<UInt64>()
                     try txn.scan(unique.table) { key, value in
                         let row = try EntryLayout.row(keyedValue: value, key: key, table: unique.table)

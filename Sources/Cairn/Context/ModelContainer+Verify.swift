@@ -43,15 +43,21 @@ extension ModelContainer {
             for (name, tables) in store.entities.sorted(by: { $0.key < $1.key }) {
                 var ids = Set<UInt64>()
                 var count = 0
+                // A hierarchy's classes share a table (`Store+Hierarchy.swift`): each reads its own rows.
+                let isMember = tables.hierarchy != nil
                 try txn.scan(tables.records) { key, value in
-                    count += 1
                     let row: UInt64
                     do {
                         row = try EntryLayout.row(key: key, table: tables.records)
                     } catch {
-                        report.add(.damagedRecord, table: tables.records.name, [], "\(error)")
+                        if !isMember || tables.classNumber == 0 {
+                            count += 1
+                            report.add(.damagedRecord, table: tables.records.name, [], "\(error)")
+                        }
                         return true
                     }
+                    guard !isMember || tables.tables(forRow: row) === tables else { return true }
+                    count += 1
                     ids.insert(row)
                     do {
                         let model = try decoder.rows.scratchModel(
@@ -68,21 +74,34 @@ extension ModelContainer {
                 }
                 rows[name] = ids
                 report.rowsByEntity[name] = ids.count
-                report.entriesByTable[tables.records.name] = count
-                for keyed in tables.uniques {
-                    try verifyKeyed(keyed, entity: name, unique: true, rows: ids, expected: expected, txn, &report)
+                report.entriesByTable[tables.records.name, default: 0] += count
+            }
+            // An entity's rows with its subclasses': what its relationships, constraints and indexes cover.
+            let covered = store.entities.mapValues { tables in
+                tables.descendants.reduce(into: Set<UInt64>()) { $0.formUnion(rows[$1.entity.name] ?? []) }
+            }
+            for (name, tables) in store.entities.sorted(by: { $0.key < $1.key }) {
+                // A table an entity inherits is checked once, with the entity that declares it.
+                let entity = tables.entity
+                for keyed in tables.uniques
+                where entity.declaring({ $0.uniquenessConstraints.contains(keyed.names) }) === entity {
+                    try verifyKeyed(
+                        keyed, entity: name, unique: true, rows: covered[name]!, expected: expected, txn, &report)
                 }
-                for keyed in tables.indexes {
-                    try verifyKeyed(keyed, entity: name, unique: false, rows: ids, expected: expected, txn, &report)
+                for keyed in tables.indexes where entity.declaring({ $0.indices.contains(keyed.names) }) === entity {
+                    try verifyKeyed(
+                        keyed, entity: name, unique: false, rows: covered[name]!, expected: expected, txn, &report)
                 }
             }
-            try verifyEdges(rows: rows, decoder: decoder, txn, &report)
+            try verifyEdges(rows: covered, decoder: decoder, txn, &report)
         }
         return report
     }
 
+    /// The identifier of row `row` of `entity`, or of the subclass the row id names.
     private func identifier(_ entity: String, _ row: UInt64) -> PersistentIdentifier {
-        PersistentIdentifier(entityName: entity, storeIdentifier: store.identifier, rowID: row)
+        let concrete = store.entities[entity]?.tables(forRow: row)?.entity.name ?? entity
+        return PersistentIdentifier(entityName: concrete, storeIdentifier: store.identifier, rowID: row)
     }
 
     /// Checks one unique or index table against the keys its entity's rows give.
@@ -146,8 +165,12 @@ extension ModelContainer {
             let target: UInt64
         }
         var pairs: [String: Set<Pair>] = [:]
+        // An inherited relationship's table is checked once, with the entity that declares it.
         let relationships = store.entities.sorted(by: { $0.key < $1.key }).flatMap { name, tables in
-            tables.entity.relationships.map { (name, tables, $0) }
+            let entity = tables.entity
+            return entity.relationships.filter { relationship in
+                entity.declaring { $0.relationshipsByName[relationship.name] != nil } === entity
+            }.map { (name, tables, $0) }
         }
         for (name, tables, relationship) in relationships {
             let table = tables.edges[relationship.name]!

@@ -120,15 +120,6 @@ public final class ModelContainer: Sendable {
         if let configured = configuration.schema, configured != givenSchema {
             try configured.validate()
         }
-        // Stored apart, a subclass's rows would be missed by fetches of its superclass and its
-        // relationships resolved against the wrong table: refused until they are stored together.
-        if let subentity = (configuration.schema ?? givenSchema).entities.first(where: { $0.superentityName != nil }) {
-            throw StorageError(
-                code: .unsupported,
-                message: "\(subentity.name) inherits from \(subentity.superentityName ?? "another model"), and this "
-                    + "version of Cairn cannot store models that inherit from models yet. Use one model with an "
-                    + "enum attribute for the kind until it can.")
-        }
         schema = configuration.schema ?? givenSchema
         self.configurations = [configuration]
         self.migrationPlan = migrationPlan

@@ -61,15 +61,21 @@ struct Refresher {
             invalidated = refreshEverything()
             return floorDamage
         }
+        // An entry names a row by an entity of its hierarchy (an edge by the relationship's
+        // destination); the row id names the class (`Store+Hierarchy.swift`).
+        let resolved = entries.map { entry in
+            (entry, store.entitiesByName[entry.entity]?.tables(forRow: entry.row))
+        }
         let deleted = Set(
-            entries.filter { $0.kind == .deleted }.map {
-                PersistentIdentifier(entity: $0.entity, store: store.internedIdentifier, rowID: $0.row)
+            resolved.filter { $0.0.kind == .deleted }.compactMap { entry, tables in
+                tables.map {
+                    PersistentIdentifier(entity: $0.entityName, store: store.internedIdentifier, rowID: entry.row)
+                }
             })
-        for entry in entries {
-            let id = PersistentIdentifier(entity: entry.entity, store: store.internedIdentifier, rowID: entry.row)
-            guard let model = rows.identity.model(for: id), let tables = store.entitiesByName[entry.entity] else {
-                continue
-            }
+        for (entry, tables) in resolved {
+            guard let tables else { continue }
+            let id = PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: entry.row)
+            guard let model = rows.identity.model(for: id) else { continue }
             if deleted.contains(id) {
                 if entry.kind == .deleted { Self.markDeletedElsewhere(model, identity: &rows.identity) }
                 continue

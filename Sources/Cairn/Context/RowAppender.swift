@@ -20,12 +20,21 @@ struct RowAppender {
             next.append((tables, try Self.nextRow(of: tables.entity.name, meta: meta, txn: txn)))
             position = next.count - 1
         }
-        let row = next[position].row
+        let counter = next[position].row
+        guard counter < 1 << Store.classShift else {
+            throw StorageError(
+                code: .unsupported,
+                message: "\(tables.entity.name) has had 2^48 rows, as many as a store keeps for one model class.")
+        }
+        // A subclass's row ids start at its class number (`Store+Hierarchy.swift`); its rows share
+        // a table with other classes', whose ids may come after its own, so they are put, not appended.
+        let row = tables.firstRow | counter
+        let options: PutOptions = tables.hierarchy == nil ? .append : .noOverwrite
         // The key on the stack: an array per new row was an allocation per row.
         let appended = try EntryLayout.withRowKey(row) { key in
             records.seal(record, forKey: key)
             return try records.withRecord(record) { bytes in
-                try txn.put(bytes, for: key, in: tables.records, options: .append)
+                try txn.put(bytes, for: key, in: tables.records, options: options)
             }
         }
         guard appended else {
@@ -34,7 +43,7 @@ struct RowAppender {
                 message: "The row counter of \(tables.entity.name) is behind its rows, so a new row would overwrite "
                     + "one. Restore the store from a backup.")
         }
-        next[position].row = row + 1
+        next[position].row = counter + 1
         return row
     }
 

@@ -62,9 +62,21 @@ final class RowLoader {
     /// first (`record`, when the caller read it, else now) and the model comes back loaded from
     /// it; a row that is gone or cannot be read gives the constants their placeholders (reading
     /// a `var` of the model then reports why).
+    ///
+    /// In a hierarchy of models, the fault is of the class the row id names (`Store+Hierarchy.swift`):
+    /// a row reached through a superclass's tables may be a subclass's.
     func fault(
-        _ persistentModelID: PersistentIdentifier, tables: Store.EntityTables, record: RecordReader? = nil
+        _ persistentModelID: PersistentIdentifier, tables given: Store.EntityTables, record: RecordReader? = nil
     ) -> any PersistentModel {
+        var (persistentModelID, tables) = (persistentModelID, given)
+        if given.hierarchy != nil, let row = persistentModelID.rowID, let concrete = given.tables(forRow: row),
+            concrete !== given
+        {
+            tables = concrete
+            persistentModelID = PersistentIdentifier(
+                entity: concrete.entityName, store: store.internedIdentifier, rowID: row)
+            if let registered = identity.model(entity: concrete.ordinal, row: row) { return registered }
+        }
         guard !tables.constants.isEmpty else { return fault(persistentModelID, tables: tables, constants: .none) }
         let reader = record ?? persistentModelID.rowID.flatMap { try? self.record(row: $0, tables: tables) }
         let constants = reader.flatMap { try? self.constants(in: $0, tables: tables) }
@@ -210,24 +222,27 @@ final class RowLoader {
                 owners: owners,
                 wantsRecord: { row in
                     // A new model with `let` properties is made from its record.
-                    guard let registered = identity.model(entity: destination.ordinal, row: row) else {
-                        return loadingRecords || !destination.constants.isEmpty
+                    let concrete = destination.tables(forRow: row) ?? destination
+                    guard let registered = identity.model(entity: concrete.ordinal, row: row) else {
+                        return loadingRecords || !concrete.constants.isEmpty
                     }
-                    return loadingRecords && !registered.hasChanges && !isFullyLoaded(registered, tables: destination)
+                    return loadingRecords && !registered.hasChanges && !isFullyLoaded(registered, tables: concrete)
                 }, txn: txn, into: &batch)
         }
         let models = read.owners.map { targets in
             targets.map { target in
+                // A superclass's relationship may hold a subclass's row: the row id names its class.
+                let concrete = destination.tables(forRow: target.row) ?? destination
                 let id = PersistentIdentifier(
-                    entity: destination.entityName, store: store.internedIdentifier, rowID: target.row)
+                    entity: concrete.entityName, store: store.internedIdentifier, rowID: target.row)
                 let record = read.record(of: target)
                 let model =
-                    identity.model(entity: destination.ordinal, row: target.row)
-                    ?? fault(id, tables: destination, record: record)
+                    identity.model(entity: concrete.ordinal, row: target.row)
+                    ?? fault(id, tables: concrete, record: record)
                 if let record {
                     statistics.recordLoads += 1
                     // A record that fails to decode leaves the target a fault: reading it reports the error.
-                    try? apply(record, to: model, tables: destination)
+                    try? apply(record, to: model, tables: concrete)
                 }
                 return model
             }
@@ -310,9 +325,13 @@ final class RowLoader {
         decoding only: Set<UInt32>?, leavingOut deleted: Set<ObjectIdentifier>, to models: inout [any PersistentModel]
     ) throws {
         statistics.recordLoads += rows.count
-        let (entity, storeName) = (tables.entityName, store.internedIdentifier)
+        let storeName = store.internedIdentifier
+        let isHierarchy = tables.hierarchy != nil
         for (rowID, reader) in rows {
-            let id = PersistentIdentifier(entity: entity, store: storeName, rowID: rowID)
+            // In a hierarchy, each row is of the class its id names (a superclass's fetch reads
+            // its subclasses' rows).
+            let tables = isHierarchy ? tables.tables(forRow: rowID) ?? tables : tables
+            let id = PersistentIdentifier(entity: tables.entityName, store: storeName, rowID: rowID)
             let model =
                 try identity.model(entity: tables.ordinal, row: rowID)
                 ?? fault(id, tables: tables, constants: constants(in: reader, tables: tables))
@@ -325,8 +344,9 @@ final class RowLoader {
     /// A scratch instance holding a stored row's attributes as its record has them (not the
     /// context's instance, which may have unsaved values), or `nil` if the row is gone.
     func storedModel(
-        row: UInt64, tables: Store.EntityTables, in txn: borrowing ReadTransaction
+        row: UInt64, tables given: Store.EntityTables, in txn: borrowing ReadTransaction
     ) throws -> (any PersistentModel)? {
+        let tables = given.tables(forRow: row) ?? given
         let key = EntryLayout.rowKey(row)
         let reader = try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
         return try reader.map { try scratchModel(from: $0, tables: tables) }

@@ -150,6 +150,13 @@ final class Store: @unchecked Sendable {
         /// The entity's class, which faults are made of (read through ``entity`` it retained and
         /// released the entity at every fault).
         let modelType: any PersistentModel.Type
+        /// For an entity of a hierarchy of models, the hierarchy whose rows share its table
+        /// (`Store+Hierarchy.swift`); `nil` otherwise.
+        var hierarchy: Hierarchy?
+        /// The entity's class number in its hierarchy (the top bits of its row ids); 0 outside one.
+        var classNumber = 0
+        /// The class numbers of this entity and the entities that inherit from it.
+        var descendantClasses: Set<Int> = []
 
         init(
             entity: Schema.Entity, ordinal: Int, records: Table, tags: [String: UInt32], edges: [String: Table],
@@ -408,6 +415,10 @@ final class Store: @unchecked Sendable {
 
     /// Reconciles each entity with its stored description, saving what changed, and opens its
     /// tables.
+    ///
+    /// The entities of a hierarchy of models (`Store+Hierarchy.swift`) share the root's record
+    /// table and one tag counter, and a subentity's inherited attributes keep its superentity's
+    /// tags; so descriptions are read first, and superentities reconciled before subentities.
     private static func openEntities(
         _ schema: Schema, environment: LMDBEnvironment, meta: Table, readOnly: Bool, recordsVersion: Bool
     ) throws -> [String: EntityTables] {
@@ -415,28 +426,53 @@ final class Store: @unchecked Sendable {
         var changed: [(key: [UInt8], value: [UInt8])] = []
         // Edge tables of relationships renamed with `originalName:`: their edges move to the new name's table.
         var renamedEdges: [(from: Table, to: Table)] = []
+        var descriptions: [String: (stored: StoredEntity, existed: Bool)] = [:]
         for entity in schema.entities {
             let key = StoredEntity.metaKey(for: entity.name)
             let storedBytes = try environment.read { txn in try txn.get(key, in: meta) }
-            var stored =
-                try storedBytes.map { bytes in
-                    // A checksum mismatch is damage, never a schema change to report.
-                    let payload = try EntryLayout.metaPayload(bytes, key: key)
-                    let decoded: StoredEntity
-                    do {
-                        decoded = try BinaryDecoder().decode(StoredEntity.self, from: payload)
-                    } catch {
-                        throw StorageError(
-                            code: .damagedRecord,
-                            message:
-                                "The store's description is damaged: its description of entity \(entity.name) "
-                                + "cannot be decoded. This is damage to the file, not a change of your models; "
-                                + "restore the store from a backup.",
-                            cause: error)
-                    }
-                    try decoded.validate()
-                    return decoded
-                } ?? StoredEntity(name: entity.name)
+            descriptions[entity.name] = (
+                try storedBytes.map { try decodeDescription($0, key: key, entity: entity.name) }
+                    ?? StoredEntity(name: entity.name), storedBytes != nil
+            )
+        }
+        let originals = descriptions.mapValues(\.stored)
+        // Each hierarchy's next tag (the highest of its members'), and its subentities' class numbers.
+        var hierarchyNextTag: [String: UInt32] = [:]
+        var classNumbers: [String: Int] = [:]
+        for entity in schema.entities {
+            guard let root = entity.hierarchyRoot?.name else { continue }
+            hierarchyNextTag[root] = max(hierarchyNextTag[root] ?? 1, descriptions[entity.name]!.stored.nextTag)
+            guard root != entity.name else { continue }
+            var names = descriptions[root]!.stored.subentityNames ?? []
+            if !names.contains(entity.name) {
+                names.append(entity.name)
+                guard names.count < 1 << 16 else {
+                    throw StorageError(
+                        code: .unsupported,
+                        message: "\(root) has more than 65,535 subclasses over the store's life; a hierarchy holds "
+                            + "that many at most.")
+                }
+                descriptions[root]!.stored.subentityNames = names
+            }
+            classNumbers[entity.name] = names.firstIndex(of: entity.name)! + 1
+        }
+        // Superentities before the entities that inherit from them.
+        func depth(_ entity: Schema.Entity) -> Int {
+            var depth = 0
+            var up = entity.superentity
+            while let next = up { (depth, up) = (depth + 1, next.superentity) }
+            return depth
+        }
+        let ordered = schema.entities.enumerated().sorted {
+            (depth($0.element), $0.offset) < (depth($1.element), $1.offset)
+        }
+        .map(\.element)
+        for entity in ordered {
+            let key = StoredEntity.metaKey(for: entity.name)
+            var stored = descriptions[entity.name]!.stored
+            let existed = descriptions[entity.name]!.existed
+            let root = entity.hierarchyRoot
+            let tableOwner = root?.name ?? entity.name
             // A table the store's description says exists must be there: a missing one had its
             // name in the main table damaged, and creating it anew would hide every row or edge
             // it held behind an empty table.
@@ -450,39 +486,51 @@ final class Store: @unchecked Sendable {
                 }
                 return try environment.openTable(name, flags: flags, create: !readOnly)
             }
-            let records = try described("e/\(entity.name)", exists: storedBytes != nil)
+            let records = try described(
+                "e/\(tableOwner)", exists: root == nil ? existed : descriptions[tableOwner]!.existed)
             guard let records else {
                 throw StorageError(
                     code: .readOnly,
                     message: "The store has no table for \(entity.name) and is read-only. Open it once with "
                         + "allowsSave: true.")
             }
-            let hasRows = try environment.read { txn in try txn.count(of: records) } > 0
+            let hasRows: Bool
+            if let root, root !== entity {
+                // A subentity has had rows if its class's counter moved.
+                hasRows = try environment.read { txn in
+                    try RowAppender.nextRow(of: entity.name, meta: meta, txn: txn) > 1
+                }
+            } else {
+                hasRows = try environment.read { txn in try txn.count(of: records) } > 0
+            }
             // The description is committed before any row can be (here, before the first save),
             // so rows without one mean its entry is damaged (a flipped bit in its key hides it),
             // not a new entity whose attributes the rows lack.
-            if storedBytes == nil && hasRows {
+            if !existed && hasRows && root == nil {
                 throw EntryLayout.damagedDescription(key: key, "is missing, although \(entity.name) has stored rows")
             }
-            let before = stored
-            let describedRelationships = storedBytes == nil ? [] : Set(stored.relationships.map(\.name))
-            let tags = try stored.reconcile(with: entity, hasRows: hasRows)
-            if stored != before || storedBytes == nil {
-                guard !readOnly else {
-                    throw StorageError(
-                        code: .readOnly,
-                        message: "The store's description of \(entity.name) differs from the schema, and the store "
-                            + "is read-only. Open it once with allowsSave: true to record the schema.")
-                }
-                changed.append((key, EntryLayout.metaValue(try BinaryEncoder().encode(stored), key: key)))
-            }
+            let describedRelationships = existed ? Set(stored.relationships.map(\.name)) : []
+            if let root { stored.nextTag = max(stored.nextTag, hierarchyNextTag[root.name]!) }
+            let inherited = entity.superentity.flatMap { result[$0.name]?.tags } ?? [:]
+            let tags = try stored.reconcile(
+                with: entity, hasRows: hasRows,
+                inherited: inherited.filter { name, _ in entity.superentity?.attributesByName[name] != nil })
+            if let root { hierarchyNextTag[root.name] = stored.nextTag }
+            descriptions[entity.name]!.stored = stored
             var edges: [String: Table] = [:]
             for relationship in entity.relationships {
-                let name = "r/\(entity.name)/\(relationship.name)"
+                // An inherited relationship's edges are in the table of the entity that declares it.
+                let declaring = entity.declaring { $0.relationshipsByName[relationship.name] != nil }
+                let name = "r/\(declaring.name)/\(relationship.name)"
+                let declaredHere = declaring === entity
+                let declaringDescribed =
+                    declaredHere
+                    ? describedRelationships
+                    : Set(originals[declaring.name].map { $0.relationships.map(\.name) } ?? [])
                 // A relationship renamed with `originalName:` takes its edges from the table of
                 // its old name, in the transaction that records the new description.
                 let oldName = relationship.originalName
-                if oldName != relationship.name, describedRelationships.contains(oldName),
+                if declaredHere, oldName != relationship.name, describedRelationships.contains(oldName),
                     !describedRelationships.contains(relationship.name)
                 {
                     guard !readOnly else {
@@ -500,7 +548,7 @@ final class Store: @unchecked Sendable {
                 }
                 guard
                     let table = try described(
-                        name, exists: describedRelationships.contains(relationship.name), flags: Store.edgeFlags)
+                        name, exists: declaringDescribed.contains(relationship.name), flags: Store.edgeFlags)
                 else {
                     throw StorageError(
                         code: .readOnly,
@@ -512,7 +560,7 @@ final class Store: @unchecked Sendable {
             }
             var externals: Table?
             if entity.attributes.contains(where: { $0.options.contains(.externalStorage) && !$0.isTransient }) {
-                externals = try environment.openTable("x/\(entity.name)", create: !readOnly)
+                externals = try environment.openTable("x/\(tableOwner)", create: !readOnly)
                 if externals == nil {
                     throw StorageError(
                         code: .readOnly,
@@ -524,7 +572,8 @@ final class Store: @unchecked Sendable {
                 entity: entity, ordinal: result.count, records: records, tags: tags, edges: edges, externals: externals,
                 foreignTags: Set(stored.attributes.map(\.tag)).subtracting(tags.values))
             func keyTable(
-                _ names: [String], prefix: String, flags: TableFlags, purpose: String
+                _ names: [String], prefix: String, flags: TableFlags, purpose: String,
+                declaredIn has: (Schema.Entity) -> Bool
             ) throws -> EntityTables.UniqueConstraint {
                 let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Void in
                     guard let appendKey = entity.attributesByName[name]?.access?.appendKey else {
@@ -537,9 +586,11 @@ final class Store: @unchecked Sendable {
                     }
                     return appendKey
                 }
+                // An inherited constraint or index covers the whole hierarchy: its declaring entity's table.
+                let declaring = entity.declaring(has)
                 guard
                     let table = try environment.openTable(
-                        "\(prefix)/\(entity.name)/\(names.joined(separator: ","))", flags: flags, create: !readOnly)
+                        "\(prefix)/\(declaring.name)/\(names.joined(separator: ","))", flags: flags, create: !readOnly)
                 else {
                     throw StorageError(
                         code: .readOnly,
@@ -550,11 +601,15 @@ final class Store: @unchecked Sendable {
                     names: names, table: table, parts: parts,
                     attributeIndexes: names.map { entity.attributesByName[$0]!.index! })
             }
-            tables.uniques = try entity.uniquenessConstraints.map {
-                try keyTable($0, prefix: "u", flags: [], purpose: "a uniqueness constraint")
+            tables.uniques = try entity.uniquenessConstraints.map { names in
+                try keyTable(
+                    names, prefix: "u", flags: [], purpose: "a uniqueness constraint",
+                    declaredIn: { $0.uniquenessConstraints.contains(names) })
             }
-            tables.indexes = try entity.indices.map {
-                try keyTable($0, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index")
+            tables.indexes = try entity.indices.map { names in
+                try keyTable(
+                    names, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index",
+                    declaredIn: { $0.indices.contains(names) })
             }
             tables.keyedAttributeIndexes = tables.propertyIndexes(
                 of: (tables.uniques + tables.indexes).flatMap(\.names))
@@ -566,6 +621,24 @@ final class Store: @unchecked Sendable {
                 }
             }
             result[entity.name] = tables
+        }
+        linkHierarchies(result, classNumbers: classNumbers)
+        // Every member of a hierarchy keeps the hierarchy's next tag.
+        for entity in schema.entities {
+            guard let root = entity.hierarchyRoot?.name else { continue }
+            descriptions[entity.name]!.stored.nextTag = hierarchyNextTag[root]!
+        }
+        for entity in schema.entities {
+            let (stored, existed) = descriptions[entity.name]!
+            guard stored != originals[entity.name] || !existed else { continue }
+            guard !readOnly else {
+                throw StorageError(
+                    code: .readOnly,
+                    message: "The store's description of \(entity.name) differs from the schema, and the store "
+                        + "is read-only. Open it once with allowsSave: true to record the schema.")
+            }
+            let key = StoredEntity.metaKey(for: entity.name)
+            changed.append((key, EntryLayout.metaValue(try BinaryEncoder().encode(stored), key: key)))
         }
         // The schema's version, for the next migration plan (`Store+SchemaVersion.swift`): written
         // with the description when that changes; alone, it is not a reason to refuse the store
@@ -594,6 +667,28 @@ final class Store: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// An entity's stored description, decoded and checked.
+    ///
+    /// - Throws: ``StorageError`` `.damagedRecord`: a checksum mismatch or an undecodable
+    ///   description is damage, never a schema change to report.
+    private static func decodeDescription(_ bytes: [UInt8], key: [UInt8], entity: String) throws -> StoredEntity {
+        let payload = try EntryLayout.metaPayload(bytes, key: key)
+        let decoded: StoredEntity
+        do {
+            decoded = try BinaryDecoder().decode(StoredEntity.self, from: payload)
+        } catch {
+            throw StorageError(
+                code: .damagedRecord,
+                message:
+                    "The store's description is damaged: its description of entity \(entity) "
+                    + "cannot be decoded. This is damage to the file, not a change of your models; "
+                    + "restore the store from a backup.",
+                cause: error)
+        }
+        try decoded.validate()
+        return decoded
     }
 
     /// Deletes every record of every entity.

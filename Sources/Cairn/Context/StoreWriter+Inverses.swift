@@ -72,8 +72,10 @@ extension StoreWriter {
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
                 _ = try txn.delete(EntryLayout.rowKey(owner), value: edge.value, in: table)
                 history.record(.edges, entity, owner)
+                // The row id names the class of a row of a hierarchy (`Store+Hierarchy.swift`).
+                let concrete = store.entitiesByName[entity]?.tables(forRow: owner)?.entityName ?? entity
                 repaired.append(
-                    PersistentIdentifier(entity: entity, store: store.internedIdentifier, rowID: owner))
+                    PersistentIdentifier(entity: concrete, store: store.internedIdentifier, rowID: owner))
             }
         }
         for list in rewritten {
@@ -87,16 +89,13 @@ extension StoreWriter {
                 }
             }
             for target in new {
-                let isDeleted =
-                    !deleted.isEmpty
-                    && deleted.contains(
-                        PersistentIdentifier(
-                            entity: destination.entityName, store: store.internedIdentifier, rowID: target))
+                let targetID = PersistentIdentifier(
+                    entity: (destination.tables(forRow: target) ?? destination).entityName,
+                    store: store.internedIdentifier, rowID: target)
+                let isDeleted = !deleted.isEmpty && deleted.contains(targetID)
                 if !isDeleted, written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true {
                     continue
                 }
-                let targetID = PersistentIdentifier(
-                    entity: destination.entityName, store: store.internedIdentifier, rowID: target)
                 guard !isDeleted, try txn.contains(EntryLayout.rowKey(target), in: destination.records)
                 else {
                     try removeEdge(table, owner: owner, target: target, entity: inverse.internedDestination)

@@ -30,8 +30,12 @@ struct StoredEntity: Codable, Equatable {
     var name: String
     var attributes: [StoredAttribute]
     var relationships: [StoredRelationship]
-    /// The next tag to give out; tags start at 1 and are never reused.
+    /// The next tag to give out; tags start at 1 and are never reused. In a hierarchy of models,
+    /// every member's is the hierarchy's next tag, so that no two of its attributes share a field.
     var nextTag: UInt32
+    /// For the root of a hierarchy of models, its subentities in the order they got their class
+    /// numbers (1, 2, …: the top bits of their row ids); `nil` for any other entity.
+    var subentityNames: [String]?
 
     init(name: String) {
         self.name = name
@@ -69,7 +73,12 @@ struct StoredEntity: Codable, Equatable {
     ///
     /// - Throws: ``SchemaError`` `.incompatibleStore` when an attribute's stored type differs, or
     ///   when a required attribute without a default value may be missing from stored rows.
-    mutating func reconcile(with entity: Schema.Entity, hasRows: Bool) throws(SchemaError) -> [String: UInt32] {
+    ///
+    /// An attribute named in `inherited` (one a subentity inherits) takes its superentity's tag:
+    /// the hierarchy's rows share one table, where a field means one attribute.
+    mutating func reconcile(
+        with entity: Schema.Entity, hasRows: Bool, inherited: [String: UInt32] = [:]
+    ) throws(SchemaError) -> [String: UInt32] {
         var tags: [String: UInt32] = [:]
         var current: [StoredAttribute] = []
         // An ephemeral attribute has no field: it is never written.
@@ -81,7 +90,20 @@ struct StoredEntity: Codable, Equatable {
             let stored =
                 attributes.first { $0.name == attribute.name }
                 ?? attributes.first { $0.name == attribute.originalName && attribute.originalName != attribute.name }
-            if let stored {
+            if let tag = inherited[attribute.name], stored.map({ $0.tag != tag }) ?? true {
+                // Inherited: the superentity's field, whatever this entity's description held.
+                guard stored == nil else {
+                    throw SchemaError(
+                        code: .incompatibleStore, entity: entity.name, property: attribute.name,
+                        message: "\(entity.name).\(attribute.name) is now inherited from "
+                            + (entity.superentityName ?? "its superclass")
+                            + ", but the store holds \(entity.name)'s own values for it. Give one of the two "
+                            + "properties another name.")
+                }
+                tags[attribute.name] = tag
+                current.append(StoredAttribute(name: attribute.name, tag: tag, type: type, mayBeAbsent: hasRows))
+                nextTag = max(nextTag, tag + 1)
+            } else if let stored {
                 guard stored.type == type else {
                     throw SchemaError(
                         code: .incompatibleStore, entity: entity.name, property: attribute.name,

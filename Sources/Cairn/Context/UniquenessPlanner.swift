@@ -176,6 +176,20 @@ struct UniquenessPlanner {
                                         entity: tables.entityName, store: store.internedIdentifier, rowID: row),
                                 ])
                         }
+                        // A constraint a hierarchy inherits is unique across its classes; a row of
+                        // another class cannot become this one.
+                        let tables = insertTables[position]
+                        if tables.hierarchy != nil, let stored = tables.tables(forRow: row), stored !== tables {
+                            throw SaveError(
+                                code: .uniquenessViolated,
+                                message: "A new \(tables.entity.name) has the unique values of a stored "
+                                    + "\(stored.entity.name), which it cannot replace: a model does not change its "
+                                    + "class. Change its unique values, or delete the \(stored.entity.name) first.",
+                                models: [
+                                    PersistentIdentifier(
+                                        entity: stored.entityName, store: store.internedIdentifier, rowID: row)
+                                ])
+                        }
                         takeover = row
                     }
                     if keysRepeat, let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys) {

@@ -39,7 +39,16 @@ struct FetchCounter {
     private func countWithoutPredicate<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
     ) throws -> Int {
-        let rows = try context.store.read { txn in try txn.count(of: tables.records) }
+        let rows = try context.store.read { txn in
+            // A subclass's rows share their table with the hierarchy's other classes': counted by id.
+            guard tables.sharesRecordsWithOtherClasses else { return try txn.count(of: tables.records) }
+            var count = 0
+            try txn.scan(tables.records, .all) { key, _ in
+                if tables.includes(row: try EntryLayout.row(key: key, table: tables.records)) { count += 1 }
+                return true
+            }
+            return count
+        }
         guard descriptor.includePendingChanges else { return rows }
         let inserted = context.insertedModelsArray.count { $0 is T }
         // Deleted models and those their cascades take (stored or inserted: each is counted once

@@ -182,7 +182,8 @@ struct FetchExecutor {
                 var taken = 0
                 var exhausted = true
                 try txn.scanIndexedRows(order.index.table, range, direction: order.direction) { key, row in
-                    if visited.contains(row) { return true }
+                    // An inherited index lists the whole hierarchy's rows.
+                    if visited.contains(row) || !tables.includes(row: row) { return true }
                     let key = Array(key)
                     if taken >= want, let last = entries.last, group(last.key) != group(key) {
                         exhausted = false
@@ -366,10 +367,14 @@ struct CandidateReader {
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
             var last = after
+            // A subclass's rows share the table with its hierarchy's other classes': only its own
+            // (and its subclasses') are candidates.
+            let filters = tables.sharesRecordsWithOtherClasses
             try txn.scan(tables.records, range) { key, value in
                 let row = try EntryLayout.row(key: key, table: tables.records)
-                try batch.append(copying: value, key: key, row: row)
                 last = row
+                guard !filters || tables.includes(row: row) else { return true }
+                try batch.append(copying: value, key: key, row: row)
                 read += 1
                 return read < count
             }
@@ -380,13 +385,16 @@ struct CandidateReader {
         if case .unique(let unique, let key) = access {
             // At most one row: looked up and read without a list of row ids.
             isExhausted = true
-            guard let row = try txn.uniqueRow(for: key, in: unique.table) else {
+            guard let row = try txn.uniqueRow(for: key, in: unique.table), tables.includes(row: row) else {
                 Self.prepare(&batch, for: 0)
                 return batch.rowsAndReaders()
             }
             return try Self.records(of: CollectionOfOne(row), tables: tables, txn: txn, into: &batch)
         }
-        if rowIDs == nil { rowIDs = try Self.rowIDs(access, txn: txn) }
+        if rowIDs == nil {
+            let all = try Self.rowIDs(access, txn: txn)
+            rowIDs = tables.sharesRecordsWithOtherClasses ? all.filter { tables.includes(row: $0) } : all
+        }
         let all = rowIDs!
         let end = count >= all.count - position ? all.count : position + count
         let rows = try Self.records(of: all[position..<end], tables: tables, txn: txn, into: &batch)

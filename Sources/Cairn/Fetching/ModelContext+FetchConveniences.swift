@@ -56,7 +56,8 @@ extension ModelContext {
     /// - Parameters:
     ///   - model: The model type.
     ///   - predicate: Which models to delete; all when `nil`.
-    ///   - includeSubclasses: Accepted for SwiftData compatibility; Cairn models have no subclasses.
+    ///   - includeSubclasses: Whether models of classes that inherit from `model` are deleted
+    ///   too (`@Model class Dog: Animal`); when `false`, only models whose class is `model`.
     /// - Throws: What ``fetch(_:)`` throws while finding the matches, and what ``save()`` throws
     ///   while deleting them (``SaveError`` `.deleteDenied` when a deny rule refuses: nothing is
     ///   deleted then).
@@ -66,9 +67,11 @@ extension ModelContext {
         checkOwner()
         var stored = FetchDescriptor<T>(predicate: predicate)
         stored.includePendingChanges = false
-        let ids = try fetchIdentifiers(stored)
+        var ids = try fetchIdentifiers(stored)
+        let entityName = Schema.entityName(of: T.self)
+        if !includeSubclasses { ids.removeAll { $0.entityName != entityName } }
         for inserted in insertedModelsArray {
-            guard let inserted = inserted as? T else { continue }
+            guard let inserted = inserted as? T, includeSubclasses || type(of: inserted) == T.self else { continue }
             if try predicate.map({ try $0.evaluate(inserted) }) ?? true { delete(inserted) }
         }
         // Models of this context that the delete took keep no unsaved change or deletion of

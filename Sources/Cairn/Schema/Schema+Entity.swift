@@ -168,10 +168,22 @@ extension Schema {
             storedProperties = properties.filter { !$0.isTransient }
 
             let entityName = name
+            // A subclass inherits its superclasses' `#Unique` and `#Index`, whose key paths are
+            // rooted at the class that declares them: found by the name they have there.
+            var inheritedNames: [AnyKeyPath: String] = [:]
+            var ancestor = Schema.superclass(of: type)
+            while let up = ancestor {
+                for property in up.schemaMetadata { inheritedNames[property.keyPath] = property.name }
+                ancestor = Schema.superclass(of: up)
+            }
+            let byName = attributesByName
             func names(of keyPaths: [[AnyKeyPath]], macro: String) -> [[String]] {
                 keyPaths.compactMap { group in
                     let resolved = group.map { keyPath -> String? in
-                        guard let attribute = attributes.first(where: { $0.keyPath == keyPath }), !attribute.isTransient
+                        guard
+                            let attribute = attributes.first(where: { $0.keyPath == keyPath })
+                                ?? inheritedNames[keyPath].flatMap({ byName[$0] }),
+                            !attribute.isTransient
                         else {
                             problems.append(
                                 SchemaError(
@@ -244,5 +256,24 @@ extension Schema {
         public var description: String {
             "\(name) { " + properties.map(\.description).joined(separator: "; ") + " }"
         }
+    }
+}
+
+extension Schema.Entity {
+    /// The root of the entity's hierarchy, or `nil` for an entity that neither inherits nor is
+    /// inherited from.
+    var hierarchyRoot: Schema.Entity? {
+        guard superentity != nil || !subentities.isEmpty else { return nil }
+        var root = self
+        while let up = root.superentity { root = up }
+        return root
+    }
+
+    /// The topmost entity of the hierarchy, from this one up, for which `has` holds: the entity
+    /// that declares an inherited relationship, constraint or index.
+    func declaring(_ has: (Schema.Entity) -> Bool) -> Schema.Entity {
+        var declaring = self
+        while let up = declaring.superentity, has(up) { declaring = up }
+        return declaring
     }
 }

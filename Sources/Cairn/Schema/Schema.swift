@@ -183,8 +183,14 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// Pairs each relationship with its inverse and reports inconsistencies.
     private static func pairInverses(_ entities: [Entity], byName: [String: Entity]) -> [SchemaError] {
         var problems: [SchemaError] = []
+        // A relationship a subentity inherits is paired where it is declared, and takes that
+        // pairing (below): its inverse points at the superentity, whose rows include the subentity's.
+        func isInherited(_ relationship: Relationship, of entity: Entity) -> Bool {
+            entity.superentity?.relationshipsByName[relationship.name] != nil
+        }
         for entity in entities {
-            for relationship in entity.relationships.sorted(by: { $0.index < $1.index }) {
+            for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
+            where !isInherited(relationship, of: entity) {
                 let label = "\(entity.name).\(relationship.name)"
                 guard let destination = entities.first(where: { $0.modelType == relationship.destinationType }) else {
                     problems.append(
@@ -256,7 +262,9 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         // of its destination that points back and is not paired yet.
         for entity in entities {
             for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
-            where relationship.inverseName == nil && relationship.inverseKeyPath == nil {
+            where relationship.inverseName == nil && relationship.inverseKeyPath == nil
+                && !isInherited(relationship, of: entity)
+            {
                 guard let destination = byName[relationship.destination],
                     destination.modelType == relationship.destinationType
                 else { continue }
@@ -273,6 +281,12 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
                 guard reverse.count == 1, reverse.first === relationship else { continue }
                 relationship.inverseName = candidate.name
                 candidate.inverseName = relationship.name
+            }
+        }
+        for entity in entities {
+            for relationship in entity.relationships where isInherited(relationship, of: entity) {
+                let declaring = entity.declaring { $0.relationshipsByName[relationship.name] != nil }
+                relationship.inverseName = declaring.relationshipsByName[relationship.name]?.inverseName
             }
         }
         return problems
