@@ -65,8 +65,21 @@ final class RowLoader {
     ///
     /// In a hierarchy of models, the fault is of the class the row id names (`Store+Hierarchy.swift`):
     /// a row reached through a superclass's tables may be a subclass's.
+    @inline(__always)
     func fault(
-        _ persistentModelID: PersistentIdentifier, tables given: Store.EntityTables, record: RecordReader? = nil
+        _ persistentModelID: PersistentIdentifier, tables: Store.EntityTables, record: RecordReader? = nil
+    ) -> any PersistentModel {
+        // Most entities neither inherit nor have `let`s: nothing to read or resolve first.
+        guard tables.hierarchy == nil && tables.constants.isEmpty else {
+            return resolvedFault(persistentModelID, tables: tables, record: record)
+        }
+        return fault(persistentModelID, tables: tables, constants: .none)
+    }
+
+    /// ``fault(_:tables:record:)`` for an entity of a hierarchy or with `let` properties.
+    @inline(never)
+    private func resolvedFault(
+        _ persistentModelID: PersistentIdentifier, tables given: Store.EntityTables, record: RecordReader?
     ) -> any PersistentModel {
         var (persistentModelID, tables) = (persistentModelID, given)
         if given.hierarchy != nil, let row = persistentModelID.rowID, let concrete = given.tables(forRow: row),
@@ -215,36 +228,41 @@ final class RowLoader {
     ) throws -> [[any PersistentModel]] {
         let reader = RelationshipReader(store: store, relationship: relationship, tables: tables)
         let destination = reader.destination
+        // A superclass's relationship may hold a subclass's row: the row id names its class. Only
+        // a destination in a hierarchy looks it up (a reference more per target otherwise).
+        let inHierarchy = destination.hierarchy != nil
         statistics.readTransactions += 1
         var batch = takeRecordBatch()
+        func wantsRecord(_ row: UInt64, _ tables: Store.EntityTables) -> Bool {
+            // A new model with `let` properties is made from its record.
+            guard let registered = identity.model(entity: tables.ordinal, row: row) else {
+                return loadingRecords || !tables.constants.isEmpty
+            }
+            return loadingRecords && !registered.hasChanges && !isFullyLoaded(registered, tables: tables)
+        }
         let read = try store.read { txn in
             try reader.read(
                 owners: owners,
                 wantsRecord: { row in
-                    // A new model with `let` properties is made from its record.
-                    let concrete = destination.tables(forRow: row) ?? destination
-                    guard let registered = identity.model(entity: concrete.ordinal, row: row) else {
-                        return loadingRecords || !concrete.constants.isEmpty
-                    }
-                    return loadingRecords && !registered.hasChanges && !isFullyLoaded(registered, tables: concrete)
+                    guard inHierarchy else { return wantsRecord(row, destination) }
+                    return wantsRecord(row, destination.tables(forRow: row) ?? destination)
                 }, txn: txn, into: &batch)
+        }
+        func model(_ target: (row: UInt64, record: Int?), _ tables: Store.EntityTables) -> any PersistentModel {
+            let id = PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: target.row)
+            let record = read.record(of: target)
+            let model = identity.model(entity: tables.ordinal, row: target.row) ?? fault(id, tables: tables, record: record)
+            if let record {
+                statistics.recordLoads += 1
+                // A record that fails to decode leaves the target a fault: reading it reports the error.
+                try? apply(record, to: model, tables: tables)
+            }
+            return model
         }
         let models = read.owners.map { targets in
             targets.map { target in
-                // A superclass's relationship may hold a subclass's row: the row id names its class.
-                let concrete = destination.tables(forRow: target.row) ?? destination
-                let id = PersistentIdentifier(
-                    entity: concrete.entityName, store: store.internedIdentifier, rowID: target.row)
-                let record = read.record(of: target)
-                let model =
-                    identity.model(entity: concrete.ordinal, row: target.row)
-                    ?? fault(id, tables: concrete, record: record)
-                if let record {
-                    statistics.recordLoads += 1
-                    // A record that fails to decode leaves the target a fault: reading it reports the error.
-                    try? apply(record, to: model, tables: concrete)
-                }
-                return model
+                guard inHierarchy else { return model(target, destination) }
+                return model(target, destination.tables(forRow: target.row) ?? destination)
             }
         }
         // The records' readers end here, so the batch is kept with its room and not copied.
