@@ -46,7 +46,9 @@ struct IdentityMap {
         var ordinalsByName = [Int32](repeating: -1, count: highest + 1)
         for tables in store.entities.values { ordinalsByName[Int(tables.entityName.number)] = Int32(tables.ordinal) }
         self.ordinalsByName = ordinalsByName
-        rows = Array(repeating: RowSlots(), count: store.entities.count)
+        var rows = Array(repeating: RowSlots(), count: store.entities.count)
+        for tables in store.entities.values { rows[tables.ordinal].classNumber = UInt64(tables.classNumber) }
+        self.rows = rows
         storeIdentifier = store.internedIdentifier
     }
 
@@ -244,19 +246,25 @@ private struct RowSlots {
     private var overflow: [UInt64: IdentityMap.Slot] = [:]
     private(set) var count = 0
 
-    /// The page and the slot in it of `row`, or `nil` for a row past the paged range.
+    /// The class number in the top bits of the entity's row ids (`Store+Hierarchy.swift`): 0
+    /// outside a hierarchy and for its root.
+    var classNumber: UInt64 = 0
+
+    /// The page and the slot in it of `row`, or `nil` for a row past the paged range or of
+    /// another class (a row of a superclass's table looked up here: never one of these models).
     ///
-    /// The class number in the top bits of a subclass's row ids (`Store+Hierarchy.swift`) is the
-    /// same for every row of one entity, so it is left out: a subclass's rows are paged too.
+    /// The entity's class number, the same in every row id of its own, is left out of the page:
+    /// a subclass's rows are paged too.
     @inline(__always)
-    private static func place(of row: UInt64) -> (page: Int, slot: Int)? {
-        let page = (row & (1 << Store.classShift - 1)) >> pageShift
-        guard page < pageLimit else { return nil }
-        return (Int(truncatingIfNeeded: page), Int(truncatingIfNeeded: row) & (pageSize - 1))
+    private func place(of row: UInt64) -> (page: Int, slot: Int)? {
+        guard row >> Store.classShift == classNumber else { return nil }
+        let page = (row & (1 << Store.classShift - 1)) >> Self.pageShift
+        guard page < Self.pageLimit else { return nil }
+        return (Int(truncatingIfNeeded: page), Int(truncatingIfNeeded: row) & (Self.pageSize - 1))
     }
 
     func model(_ row: UInt64) -> (any PersistentModel)? {
-        guard let (page, slot) = Self.place(of: row) else { return overflow[row]?.model }
+        guard let (page, slot) = place(of: row) else { return overflow[row]?.model }
         guard page < pages.count, !pages[page].isEmpty else { return nil }
         return pages[page][slot].model
     }
@@ -264,7 +272,7 @@ private struct RowSlots {
     /// Registers `model` for `row`, replacing any other, which is then no longer its row's
     /// registered instance (``_ModelState/isRegisteredRow``).
     mutating func register(_ model: any PersistentModel, row: UInt64) {
-        guard let (page, slot) = Self.place(of: row) else {
+        guard let (page, slot) = place(of: row) else {
             if let replaced = overflow.updateValue(IdentityMap.Slot(model), forKey: row) {
                 Self.unregistered(replaced.model)
             } else {
@@ -294,7 +302,7 @@ private struct RowSlots {
     }
 
     mutating func remove(_ row: UInt64) {
-        guard let (page, slot) = Self.place(of: row) else {
+        guard let (page, slot) = place(of: row) else {
             if let removed = overflow.removeValue(forKey: row) {
                 Self.unregistered(removed.model)
                 count -= 1
@@ -354,7 +362,7 @@ private struct RowSlots {
 
     /// Removes the entry of `row` if only the map holds its model; whether it did.
     mutating func releaseIfUnused(_ row: UInt64) -> Bool {
-        guard let (page, slot) = Self.place(of: row) else {
+        guard let (page, slot) = place(of: row) else {
             guard let index = overflow.index(forKey: row), isKnownUniquelyReferenced(&overflow.values[index].object)
             else { return false }
             overflow.remove(at: index)

@@ -41,6 +41,33 @@ extension ModelContext {
         checkOwner()
         precondition(chunkSize > 0, "ModelContext.upsert(_:chunkSize:): chunkSize must be at least 1, not \(chunkSize)")
         let tables = store.entityTables(of: S.Element.self, for: "upsert(_:chunkSize:)")
+        guard tables.entity.subentities.isEmpty else { return try upsertHierarchy(models, tables, chunkSize) }
         return try Upserter(context: self, tables: tables).upsert(models, chunkSize: chunkSize)
+    }
+
+    /// ``upsert(_:chunkSize:)`` of models of a class that others inherit from: each class's
+    /// models go through an upserter of their own entity (a record is written with its class's
+    /// fields), and the report lists them all, each identifier with its class's entity.
+    private func upsertHierarchy<S: Sequence>(
+        _ models: S, _ tables: Store.EntityTables, _ chunkSize: Int
+    ) throws -> UpsertReport where S.Element: PersistentModel {
+        var groups: [(tables: Store.EntityTables, models: [S.Element])] = []
+        for model in models {
+            let concrete = store.tables(of: model)
+            if let index = groups.firstIndex(where: { $0.tables === concrete }) {
+                groups[index].models.append(model)
+            } else {
+                groups.append((concrete, [model]))
+            }
+        }
+        var report = UpsertReport(entityName: tables.entity.name, storeIdentifier: store.identifier)
+        for (concrete, members) in groups {
+            let part = try Upserter(context: self, tables: concrete).upsert(members, chunkSize: chunkSize)
+            report.insertedRows.append(contentsOf: part.insertedRows)
+            report.updatedRows.append(contentsOf: part.updatedRows)
+            report.unchangedRows.append(contentsOf: part.unchangedRows)
+            report.entityNamesByClass[concrete.classNumber] = concrete.entity.name
+        }
+        return report
     }
 }

@@ -191,8 +191,9 @@ public final class ModelContext: _ModelLoader {
             if pending.undelete(model) { inverses.relink(model, in: self) }
             return
         }
-        guard let tables = store.entitiesByType[ObjectIdentifier(Model.self)] else {
-            let entityName = Schema.entityName(of: Model.self)
+        // The model's own class: a subclass model inserted as its superclass is of the subclass's entity.
+        guard let tables = store.entitiesByType[ObjectIdentifier(type(of: model))] else {
+            let entityName = Schema.entityName(of: type(of: model))
             preconditionFailure(
                 "ModelContext.insert(_:): \(entityName) is not in the container's schema; add \(entityName).self to it")
         }

@@ -251,7 +251,8 @@ final class RowLoader {
         func model(_ target: (row: UInt64, record: Int?), _ tables: Store.EntityTables) -> any PersistentModel {
             let id = PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: target.row)
             let record = read.record(of: target)
-            let model = identity.model(entity: tables.ordinal, row: target.row) ?? fault(id, tables: tables, record: record)
+            let model =
+                identity.model(entity: tables.ordinal, row: target.row) ?? fault(id, tables: tables, record: record)
             if let record {
                 statistics.recordLoads += 1
                 // A record that fails to decode leaves the target a fault: reading it reports the error.

@@ -23,6 +23,9 @@ public struct UpsertReport: Sendable {
     var insertedRows = RowRuns()
     var updatedRows = RowRuns()
     var unchangedRows = RowRuns()
+    /// For an upsert of models of several classes of a hierarchy: each class's entity name by
+    /// its class number (the top bits of its rows' ids); empty otherwise.
+    var entityNamesByClass: [Int: String] = [:]
 
     /// How many models were new and inserted.
     ///
@@ -63,6 +66,11 @@ public struct UpsertReport: Sendable {
     public var unchanged: [PersistentIdentifier] { identifiers(unchangedRows) }
 
     private func identifiers(_ rows: RowRuns) -> [PersistentIdentifier] {
-        rows.map { PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, rowID: $0) }
+        rows.map { row in
+            let entity =
+                entityNamesByClass.isEmpty
+                ? entityName : entityNamesByClass[Store.EntityTables.classNumber(ofRow: row)] ?? entityName
+            return PersistentIdentifier(entityName: entity, storeIdentifier: storeIdentifier, rowID: row)
+        }
     }
 }

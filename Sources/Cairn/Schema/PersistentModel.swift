@@ -249,7 +249,8 @@ extension PersistentModel {
     /// ```
     public var persistentModelID: PersistentIdentifier {
         if let id = _$state.persistentIdentifier { return id }
-        let id = PersistentIdentifier.temporary(entity: Schema.internedEntityName(of: Self.self))
+        // The model's own class (a subclass model read as its superclass has the subclass's entity).
+        let id = PersistentIdentifier.temporary(entity: Schema.internedEntityName(of: type(of: self)))
         _$state.persistentIdentifier = id
         return id
     }

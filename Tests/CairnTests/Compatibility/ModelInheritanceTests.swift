@@ -236,6 +236,45 @@ protocol VehicleRecord: AnyObject {}
         #expect(try third.fetch(FetchDescriptor<AnimalsV2.Dog>()).map(\.name) == ["Rex"])
     }
 
+    @Test func limitsOffsetsAndPartialFetchesSpanTheHierarchy() throws {
+        let context = ModelContext(try container(directory.child("Paging.store")))
+        for number in 0..<6 {
+            context.insert(
+                number.isMultiple(of: 2)
+                    ? Car(name: "Car \(number)", serial: "N-\(number)", make: "Acme", seats: number)
+                    : Vehicle(name: "Vehicle \(number)", serial: "N-\(number)"))
+        }
+        try context.save()
+        var page = FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.serial, order: .reverse)])
+        page.fetchOffset = 1
+        page.fetchLimit = 3
+        #expect(try context.fetch(page).map(\.serial) == ["N-4", "N-3", "N-2"])
+        let fresh = ModelContext(try container(directory.child("Paging.store")))
+        var partial = FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.serial)])
+        partial.propertiesToFetch = [\.name]
+        let names = try fresh.fetch(partial)
+        #expect(names.map(\.name) == (0..<6).map { $0.isMultiple(of: 2) ? "Car \($0)" : "Vehicle \($0)" })
+        #expect((names[2] as? Car)?.seats == 2, "the rest loads when read")
+        #expect(try fresh.fetch(FetchDescriptor<Car>(), batchSize: 2).map(\.serial).sorted() == ["N-0", "N-2", "N-4"])
+    }
+
+    @Test func subclassModelsAreUpserted() throws {
+        let url = directory.child("Upsert.store")
+        let context = ModelContext(try container(url))
+        _ = try context.upsert([
+            Car(name: "Sedan", serial: "C-1", make: "Acme", seats: 5), SportsCar(name: "Arrow", serial: "S-1"),
+        ])
+        let report = try context.upsert([Car(name: "Sedan II", serial: "C-1", make: "Acme", seats: 4)])
+        #expect(report.updatedCount == 1 && report.insertedCount == 0)
+        let stored = try ModelContext(try container(url)).fetch(
+            FetchDescriptor<Car>(sortBy: [SortDescriptor(\.serial)]))
+        #expect(stored.map(\.name) == ["Sedan II", "Arrow"] && stored.map(\.seats) == [4, 2])
+        // A sports car with a plain car's serial cannot take the car over.
+        #expect(throws: SaveError.self) { _ = try context.upsert([SportsCar(name: "Impostor", serial: "C-1")]) }
+        context.rollback()
+        #expect(try container(url).verify().problems.isEmpty)
+    }
+
     /// Saves a vehicle (V-1), a car (C-1) and a sports car (S-1).
     private func saveOneOfEach(in context: ModelContext) throws {
         context.insert(Vehicle(name: "Cart", serial: "V-1"))
