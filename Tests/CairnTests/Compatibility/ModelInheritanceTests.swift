@@ -275,6 +275,38 @@ protocol VehicleRecord: AnyObject {}
         #expect(try container(url).verify().problems.isEmpty)
     }
 
+    @Test func aSubclassHasRelationshipsOfItsOwn() throws {
+        let url = URL(fileURLWithPath: directory.child("Kennel.store"))
+        func open() throws -> ModelContext {
+            ModelContext(
+                try ModelContainer(
+                    for: Kennels.Pet.self, Kennels.Hound.self, Kennels.Kennel.self,
+                    configurations: ModelConfiguration(url: url)))
+        }
+        let context = try open()
+        let kennel = Kennels.Kennel(town: "York")
+        let rex = Kennels.Hound(name: "Rex", kennel: kennel)
+        context.insert(rex)
+        context.insert(Kennels.Pet(name: "Tom"))
+        kennel.favourite = rex
+        try context.save()
+        #expect(kennel.hounds.map(\.name) == ["Rex"], "the inverse is kept before and after saving")
+
+        let reopened = try open()
+        let stored = try #require(try reopened.fetch(FetchDescriptor<Kennels.Kennel>()).first)
+        #expect(stored.hounds.map(\.name) == ["Rex"])
+        #expect(stored.favourite is Kennels.Hound, "a to-one to the superclass holds the subclass model")
+        #expect(try reopened.fetch(FetchDescriptor<Kennels.Pet>()).count == 2)
+        reopened.delete(stored)
+        try reopened.save()
+        #expect(try reopened.fetch(FetchDescriptor<Kennels.Pet>()).map(\.name) == ["Tom"], "the cascade took the hound")
+        #expect(
+            try ModelContainer(
+                for: Kennels.Pet.self, Kennels.Hound.self, Kennels.Kennel.self,
+                configurations: ModelConfiguration(url: url)
+            ).verify().problems.isEmpty)
+    }
+
     /// Saves a vehicle (V-1), a car (C-1) and a sports car (S-1).
     private func saveOneOfEach(in context: ModelContext) throws {
         context.insert(Vehicle(name: "Cart", serial: "V-1"))
@@ -311,6 +343,29 @@ enum AnimalsV2 {
             self.breed = breed
             super.init(name: name)
         }
+    }
+}
+
+/// A subclass with a relationship of its own, and a model that points at the subclass.
+enum Kennels {
+    @Model class Pet {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Hound: Pet {
+        var kennel: Kennel?
+        init(name: String, kennel: Kennel?) {
+            self.kennel = kennel
+            super.init(name: name)
+        }
+    }
+
+    @Model final class Kennel {
+        var town: String
+        @Relationship(deleteRule: .cascade, inverse: \Hound.kennel) var hounds: [Hound] = []
+        var favourite: Pet?
+        init(town: String) { self.town = town }
     }
 }
 
