@@ -286,6 +286,7 @@ protocol VehicleRecord: AnyObject {}
         let context = try open()
         let kennel = Kennels.Kennel(town: "York")
         let rex = Kennels.Hound(name: "Rex", kennel: kennel)
+        rex.photo = Data(repeating: 7, count: 10_000)
         context.insert(rex)
         context.insert(Kennels.Pet(name: "Tom"))
         kennel.favourite = rex
@@ -296,6 +297,7 @@ protocol VehicleRecord: AnyObject {}
         let stored = try #require(try reopened.fetch(FetchDescriptor<Kennels.Kennel>()).first)
         #expect(stored.hounds.map(\.name) == ["Rex"])
         #expect(stored.favourite is Kennels.Hound, "a to-one to the superclass holds the subclass model")
+        #expect(stored.hounds.first?.photo == Data(repeating: 7, count: 10_000), "a subclass's external value")
         #expect(try reopened.fetch(FetchDescriptor<Kennels.Pet>()).count == 2)
         reopened.delete(stored)
         try reopened.save()
@@ -355,6 +357,7 @@ enum Kennels {
 
     @Model final class Hound: Pet {
         var kennel: Kennel?
+        @Attribute(.externalStorage) var photo: Data?
         init(name: String, kennel: Kennel?) {
             self.kennel = kennel
             super.init(name: name)
