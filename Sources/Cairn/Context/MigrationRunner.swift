@@ -22,6 +22,18 @@ struct MigrationRunner {
     let configuration: ModelConfiguration
     /// The version the container opens with.
     let target: Schema.Version
+    /// Told of each stage as it ends, failed or not (a rehearsal's report is made of these).
+    var observe: ((MigrationRehearsal.Stage) -> Void)?
+
+    init(
+        plan: any SchemaMigrationPlan.Type, configuration: ModelConfiguration, target: Schema.Version,
+        observe: ((MigrationRehearsal.Stage) -> Void)? = nil
+    ) {
+        self.plan = plan
+        self.configuration = configuration
+        self.target = target
+        self.observe = observe
+    }
 
     func run() throws {
         guard !configuration.isStoredInMemoryOnly,
@@ -33,9 +45,14 @@ struct MigrationRunner {
         defer { try? FileManager.default.removeItem(atPath: backup) }
         while !stages.isEmpty {
             let stage = stages.removeFirst()
+            let clock = ContinuousClock()
+            let start = clock.now
+            var counts = (read: 0, written: 0)
             do {
-                try apply(stage)
+                try apply(stage, counting: &counts)
+                observe?(MigrationRehearsal.Stage(stage, duration: clock.now - start, counts: counts, error: nil))
             } catch {
+                observe?(MigrationRehearsal.Stage(stage, duration: clock.now - start, counts: counts, error: error))
                 try restore(from: backup)
                 throw error
             }
@@ -73,24 +90,29 @@ struct MigrationRunner {
         return nil
     }
 
-    /// Runs one stage (see the type's description).
-    private func apply(_ stage: MigrationStage) throws {
+    /// Runs one stage (see the type's description), counting the models its contexts read and
+    /// the changes they save.
+    private func apply(_ stage: MigrationStage, counting counts: inout (read: Int, written: Int)) throws {
+        func run(_ context: ModelContext, _ body: (ModelContext) throws -> Void) throws {
+            defer { counts.read += context.statistics.recordLoads }
+            try body(context)
+            counts.written +=
+                context.pending.inserted.count + context.pending.changed.count
+                + context.pending.deleted.count
+            if context.hasChanges { try context.save() }
+        }
         switch stage {
         case .lightweight(_, let to):
             _ = try ModelContainer(for: Schema(versionedSchema: to), configurations: configuration)
         case .custom(let from, let to, let willMigrate, let didMigrate):
             if let willMigrate {
-                let context = ModelContext(
-                    try ModelContainer(for: Schema(versionedSchema: from), configurations: configuration))
-                try willMigrate(context)
-                if context.hasChanges { try context.save() }
+                try run(
+                    ModelContext(try ModelContainer(for: Schema(versionedSchema: from), configurations: configuration)),
+                    willMigrate)
             }
             let context = ModelContext(
                 try ModelContainer(for: Schema(versionedSchema: to), configurations: configuration))
-            if let didMigrate {
-                try didMigrate(context)
-                if context.hasChanges { try context.save() }
-            }
+            if let didMigrate { try run(context, didMigrate) }
         }
     }
 
