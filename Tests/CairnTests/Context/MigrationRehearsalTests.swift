@@ -34,37 +34,23 @@ enum PlanetSchemaV2: VersionedSchema {
     }
 }
 
+/// The version 1 → 2 stage, whose `didMigrate` applies `change` to every planet.
+func planetStage(_ change: @escaping (PlanetSchemaV2.Planet) -> Void) -> MigrationStage {
+    .custom(
+        fromVersion: PlanetSchemaV1.self, toVersion: PlanetSchemaV2.self, willMigrate: nil,
+        didMigrate: { context in try context.fetch(FetchDescriptor<PlanetSchemaV2.Planet>()).forEach(change) })
+}
+
+/// Saturn gains rings.
 enum PlanetPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [PlanetSchemaV1.self, PlanetSchemaV2.self] }
-    static var stages: [MigrationStage] {
-        [
-            .custom(
-                fromVersion: PlanetSchemaV1.self, toVersion: PlanetSchemaV2.self, willMigrate: nil,
-                didMigrate: { context in
-                    for planet in try context.fetch(FetchDescriptor<PlanetSchemaV2.Planet>())
-                    where planet.name == "Saturn" {
-                        planet.hasRings = true
-                    }
-                })
-        ]
-    }
+    static var stages: [MigrationStage] { [planetStage { if $0.name == "Saturn" { $0.hasRings = true } }] }
 }
 
 /// A plan whose stage fails on one model: it renames Pluto to a name another planet has.
 enum BrokenPlanetPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [PlanetSchemaV1.self, PlanetSchemaV2.self] }
-    static var stages: [MigrationStage] {
-        [
-            .custom(
-                fromVersion: PlanetSchemaV1.self, toVersion: PlanetSchemaV2.self, willMigrate: nil,
-                didMigrate: { context in
-                    for planet in try context.fetch(FetchDescriptor<PlanetSchemaV2.Planet>())
-                    where planet.name == "Pluto" {
-                        planet.name = "Mars"
-                    }
-                })
-        ]
-    }
+    static var stages: [MigrationStage] { [planetStage { if $0.name == "Pluto" { $0.name = "Mars" } }] }
 }
 
 @Suite(.serialized) struct MigrationRehearsalTests {
