@@ -98,6 +98,34 @@ enum BrokenPlanetPlan: SchemaMigrationPlan {
         #expect(try context.fetchCount(FetchDescriptor<PlanetSchemaV1.Planet>()) == 3)
     }
 
+    @Test func aRehearsalCopiesTheStoreWhileItIsWritten() async throws {
+        let (configuration, _) = try makeStore()
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: PlanetSchemaV1.self), configurations: configuration)
+        // Another part of the app keeps saving planets while the rehearsal copies the store.
+        let writer = Task.detached {
+            let context = ModelContext(container)
+            var saved = 0
+            while !Task.isCancelled {
+                context.insert(PlanetSchemaV1.Planet(name: "Minor \(saved)", moons: 0))
+                try context.save()
+                saved += 1
+            }
+            return saved
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        let rehearsal = try ModelContainer.rehearseMigration(
+            for: Schema(versionedSchema: PlanetSchemaV2.self), migrationPlan: PlanetPlan.self,
+            configuration: configuration)
+        writer.cancel()
+        let saved = try await writer.value
+        #expect(rehearsal.succeeded, "\(rehearsal)")
+        let copied = try #require(rehearsal.rowsBefore["Planet"])
+        #expect(copied >= 3 && copied <= 3 + saved, "a snapshot between two saves")
+        #expect(rehearsal.rowsAfter["Planet"] == copied)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<PlanetSchemaV1.Planet>()) == 3 + saved)
+    }
+
     @Test func aFailedRehearsalSaysWhichStageAndModelFailed() throws {
         let (configuration, before) = try makeStore()
         let rehearsal = try ModelContainer.rehearseMigration(
