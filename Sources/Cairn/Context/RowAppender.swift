@@ -24,7 +24,8 @@ struct RowAppender {
         guard counter < 1 << Store.classShift else {
             throw StorageError(
                 code: .unsupported,
-                message: "\(tables.entity.name) has had 2^48 rows, as many as a store keeps for one model class.")
+                message: "\(tables.entity.name) has had 2^48 rows, as many as a store numbers for one model class, so "
+                    + "no new one can be added. Move its models to a new store (a backup does not renumber them).")
         }
         // A subclass's row ids start at its class number (`Store+Hierarchy.swift`); its rows share
         // a table with other classes', whose ids may come after its own, so they are put, not appended.

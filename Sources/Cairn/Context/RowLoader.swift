@@ -105,20 +105,24 @@ final class RowLoader {
     ///
     /// - Throws: ``StorageError`` `.damagedRecord` when a field is absent or cannot be decoded.
     func constants(in reader: RecordReader, tables: Store.EntityTables) throws(StorageError) -> _ConstantFields {
-        guard let last = tables.constants.map(\.index).max() else { return .none }
-        var values = [Any](repeating: (), count: last + 1)
-        for (index, tag, access) in tables.constants {
-            values[index] = try access.decode(reader, tag: tag, entity: tables.entity.name)
+        try Self.constantFields(tables) { (tag, access) throws(StorageError) in
+            try access.decode(reader, tag: tag, entity: tables.entity.name)
         }
-        return _ConstantFields(values: values)
     }
 
     /// The values the `let` properties of a model whose row cannot be read take: each type's
     /// empty value (``Schema`` refuses a `let` whose type has none).
     static func placeholderConstants(_ tables: Store.EntityTables) -> _ConstantFields {
+        (try? constantFields(tables) { _, access in access.placeholder as Any }) ?? .none
+    }
+
+    /// The values `value` gives the `let` properties of `tables`' entity, by property index.
+    private static func constantFields(
+        _ tables: Store.EntityTables, _ value: (UInt32, ConstantAccess) throws(StorageError) -> Any
+    ) throws(StorageError) -> _ConstantFields {
         guard let last = tables.constants.map(\.index).max() else { return .none }
         var values = [Any](repeating: (), count: last + 1)
-        for (index, _, access) in tables.constants { values[index] = access.placeholder as Any }
+        for (index, tag, access) in tables.constants { values[index] = try value(tag, access) }
         return _ConstantFields(values: values)
     }
 
@@ -245,7 +249,7 @@ final class RowLoader {
                 owners: owners,
                 wantsRecord: { row in
                     guard inHierarchy else { return wantsRecord(row, destination) }
-                    return wantsRecord(row, destination.tables(forRow: row) ?? destination)
+                    return wantsRecord(row, destination.concrete(forRow: row))
                 }, txn: txn, into: &batch)
         }
         func model(_ target: (row: UInt64, record: Int?), _ tables: Store.EntityTables) -> any PersistentModel {
@@ -263,7 +267,7 @@ final class RowLoader {
         let models = read.owners.map { targets in
             targets.map { target in
                 guard inHierarchy else { return model(target, destination) }
-                return model(target, destination.tables(forRow: target.row) ?? destination)
+                return model(target, destination.concrete(forRow: target.row))
             }
         }
         // The records' readers end here, so the batch is kept with its room and not copied.
@@ -349,7 +353,7 @@ final class RowLoader {
         for (rowID, reader) in rows {
             // In a hierarchy, each row is of the class its id names (a superclass's fetch reads
             // its subclasses' rows).
-            let tables = isHierarchy ? tables.tables(forRow: rowID) ?? tables : tables
+            let tables = isHierarchy ? tables.concrete(forRow: rowID) : tables
             let id = PersistentIdentifier(entity: tables.entityName, store: storeName, rowID: rowID)
             let model =
                 try identity.model(entity: tables.ordinal, row: rowID)
@@ -365,7 +369,7 @@ final class RowLoader {
     func storedModel(
         row: UInt64, tables given: Store.EntityTables, in txn: borrowing ReadTransaction
     ) throws -> (any PersistentModel)? {
-        let tables = given.tables(forRow: row) ?? given
+        let tables = given.concrete(forRow: row)
         let key = EntryLayout.rowKey(row)
         let reader = try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
         return try reader.map { try scratchModel(from: $0, tables: tables) }

@@ -49,6 +49,11 @@ extension Store.EntityTables {
         return self
     }
 
+    /// ``tables(forRow:)``, or these tables for a row id that names no class of the schema (read
+    /// as a model of this entity).
+    @inline(__always)
+    func concrete(forRow row: UInt64) -> Store.EntityTables { tables(forRow: row) ?? self }
+
     /// Whether a fetch of this entity includes row `row` of its table: a row of this class or
     /// of a class that inherits from it.
     @inline(__always)

@@ -90,7 +90,7 @@ extension StoreWriter {
             }
             for target in new {
                 let targetID = PersistentIdentifier(
-                    entity: (destination.tables(forRow: target) ?? destination).entityName,
+                    entity: destination.concrete(forRow: target).entityName,
                     store: store.internedIdentifier, rowID: target)
                 let isDeleted = !deleted.isEmpty && deleted.contains(targetID)
                 if !isDeleted, written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true {

@@ -45,7 +45,7 @@ extension AttributeAccess {
                     + "and that the transformer is the one the store was written with.")
         }
         return AttributeAccess(
-            isLoaded: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage].isLoaded },
+            isLoaded: isLoaded(storage),
             encode: { (model, tag, writer) throws(StorageError) in
                 guard let data = try data(of: unsafeDowncast(model, to: Model.self)[keyPath: storage].value) else {
                     return
@@ -65,15 +65,9 @@ extension AttributeAccess {
                     throw AttributeAccess.missingValue(entity: entity, attribute: name)
                 }
             },
-            unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() },
+            unload: unload(storage),
             appendKey: nil,
-            fillPlaceholder: { model in
-                let model = unsafeDowncast(model, to: Model.self)
-                guard !model[keyPath: storage].isLoaded else { return true }
-                guard let value = defaultValue ?? placeholder(Value.self) else { return false }
-                model[keyPath: storage] = _PersistedValue(value)
-                return true
-            })
+            fillPlaceholder: fillPlaceholder(storage, defaultValue: defaultValue))
     }
 }
 

@@ -85,7 +85,7 @@ final class AttributeAccess: @unchecked Sendable {
         guard let codec = AttributeCodec<Value>.resolve(Value.self) else { return nil }
         let entity = Schema.entityName(of: Model.self)
         return AttributeAccess(
-            isLoaded: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage].isLoaded },
+            isLoaded: isLoaded(storage),
             encode: { (model, tag, writer) throws(StorageError) in
                 try codec.encode(unsafeDowncast(model, to: Model.self)[keyPath: storage].value, tag: tag, into: &writer)
             },
@@ -100,17 +100,43 @@ final class AttributeAccess: @unchecked Sendable {
                     throw AttributeAccess.missingValue(entity: entity, attribute: name)
                 }
             },
-            unload: { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() },
+            unload: unload(storage),
             appendKey: (Value.self as? any KeyComponent.Type).map { keyType in
                 appendKeyAccess(storage, as: keyType)
             },
-            fillPlaceholder: { model in
-                let model = unsafeDowncast(model, to: Model.self)
-                guard !model[keyPath: storage].isLoaded else { return true }
-                guard let value = defaultValue ?? placeholder(Value.self) else { return false }
-                model[keyPath: storage] = _PersistedValue(value)
-                return true
-            })
+            fillPlaceholder: fillPlaceholder(storage, defaultValue: defaultValue))
+    }
+}
+
+extension AttributeAccess {
+    // What every access over a property's generated storage does alike, whatever its codec.
+
+    /// Whether `storage` of a model is loaded.
+    static func isLoaded<Model: PersistentModel, Value>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>
+    ) -> (AnyObject) -> Bool {
+        { model in unsafeDowncast(model, to: Model.self)[keyPath: storage].isLoaded }
+    }
+
+    /// Forgets the value in `storage` of a model.
+    static func unload<Model: PersistentModel, Value>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>
+    ) -> (AnyObject) -> Void {
+        { model in unsafeDowncast(model, to: Model.self)[keyPath: storage] = _PersistedValue() }
+    }
+
+    /// Loads the placeholder (`defaultValue`, else the type's empty value) into an unloaded
+    /// `storage` of a model; `false` when there is none.
+    static func fillPlaceholder<Model: PersistentModel, Value>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, defaultValue: Value?
+    ) -> (AnyObject) -> Bool {
+        { model in
+            let model = unsafeDowncast(model, to: Model.self)
+            guard !model[keyPath: storage].isLoaded else { return true }
+            guard let value = defaultValue ?? placeholder(Value.self) else { return false }
+            model[keyPath: storage] = _PersistedValue(value)
+            return true
+        }
     }
 }
 
