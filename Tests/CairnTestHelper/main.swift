@@ -10,7 +10,7 @@
 //   import <dir> <count> <chunk>               insert <count> small models, saving every <chunk>; print peak RSS
 //   ledger <store> <seconds>                   save balanced batches of Tally rows, "ack N" after each save
 //   ledger-reader <store>                      fetch every Tally forever, "read N sum S" after each fetch
-//   tally-update <store> <label> <amount>      set the amount of the Tally with that label, or delete it ("delete")
+//   tally-update <store> <label> <amount> [<author>]   set the amount of the Tally with that label, or delete it ("delete")
 //   fault-save <store> <first> <count> <volumes> <body-length>   numbered model saves (FaultWorkloads.swift)
 //   damage-template <store> <commits>          build the damage tests' template store
 //   damage-read <store>                        open a damaged store, read, check, save once more
@@ -259,6 +259,7 @@ do {
         let container = try ModelContainer(
             for: Tally.self, TallyHolder.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory)))
         let context = ModelContext(container)
+        if arguments.count > 5 { context.author = arguments[5] }
         guard let tally = try context.fetch(FetchDescriptor<Tally>(predicate: #Predicate { $0.label == label })).first
         else { fail("no tally \(label)") }
         if amount == "delete" { context.delete(tally) } else { tally.amount = Int(amount)! }

@@ -53,6 +53,21 @@ public final class ModelContext: _ModelLoader {
     // a fetch three, each a thread-local lookup and a set insert).
     @exclusivity(unchecked) public var autosaveEnabled = false
 
+    /// Who makes the context's saves, as the history records it: each save's transaction carries
+    /// the context's author at the time (``DefaultHistoryTransaction/author``), so a reader of the
+    /// history can tell its own changes from those of a widget, an importer or a sync.
+    ///
+    /// ```swift
+    /// let importer = ModelContext(container)
+    /// importer.author = "importer"
+    /// importer.insert(Book(title: "Walden"))
+    /// try importer.save()
+    /// // later, anywhere:
+    /// let imported = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
+    ///     predicate: #Predicate { $0.author == "importer" }))
+    /// ```
+    public var author: String?
+
     /// Whether an autosave is scheduled (see ``AutosaveTicket``).
     @exclusivity(unchecked) var autosaveScheduled = false
 

@@ -37,6 +37,8 @@ struct SavePlan {
         let row: UInt64
         /// Its record's position in ``SavePlan/updateRecords``, already sealed for the row's key.
         let record: Int
+        /// The properties the model changed (property indexes), as the history names them.
+        let changed: PropertyBits
     }
 
     /// A unique or index entry to add.
@@ -110,6 +112,8 @@ struct SavePlan {
         let identifier: PersistentIdentifier
     }
 
+    /// The saving context's ``ModelContext/author``, recorded in the history.
+    var author: String?
     var newRows: [NewRow] = []
     /// The temporary identifiers of ``newRows``' models, by position (a failed claim names one).
     var newRowIdentifiers: [PersistentIdentifier] = []

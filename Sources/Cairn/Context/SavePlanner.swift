@@ -98,7 +98,7 @@ struct SavePlanner {
             }
             EntryLayout.withRowKey(rowID) { updateRecords.seal(record, forKey: $0) }
             state.planPosition = updates.count
-            updates.append(SavePlan.Update(tables: tables, row: rowID, record: record))
+            updates.append(SavePlan.Update(tables: tables, row: rowID, record: record, changed: state.changed))
             changedIdentifiers.append(id)
         }
         if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
@@ -157,6 +157,7 @@ struct SavePlanner {
             return .missing(Schema.internedEntityName(of: type(of: model)))
         }
         var savePlan = SavePlan()
+        savePlan.author = context.author
         // Room for about one list and one target per model written, reserved once: grown by
         // doubling, the lists of a large save were copied into fresh memory at each step (about a
         // tenth of a graph insert's planning under `perf`, page faults and copies).

@@ -150,6 +150,15 @@ final class Store: @unchecked Sendable {
         /// The entity's class, which faults are made of (read through ``entity`` it retained and
         /// released the entity at every fault).
         let modelType: any PersistentModel.Type
+        /// Each persisted property's name by property index ("" where there is none): what the
+        /// history names changed fields by (names outlive a schema's property indexes).
+        let propertyNames: [String]
+        /// Every persisted attribute's property index: the fields of a row an insert took over
+        /// (its whole record was written).
+        let attributeBits: PropertyBits
+        /// The tags of the `.preserveValueOnDeletion` attributes kept in records, ascending: the
+        /// fields a deleted row's history tombstone keeps.
+        let preservedTags: [UInt32]
         /// For an entity of a hierarchy of models, the hierarchy whose rows share its table
         /// (`Store+Hierarchy.swift`); `nil` otherwise.
         var hierarchy: Hierarchy?
@@ -212,6 +221,24 @@ final class Store: @unchecked Sendable {
                     recordTags[index] = tag
                 }
             }
+            var names = [String](repeating: "", count: count)
+            var attributeBits = PropertyBits()
+            for property in entity.storedProperties {
+                if let attribute = property as? Schema.Attribute, let index = attribute.index {
+                    names[index] = attribute.name
+                    attributeBits.insert(index)
+                } else if let relationship = property as? Schema.Relationship {
+                    names[relationship.index] = relationship.name
+                }
+            }
+            propertyNames = names
+            self.attributeBits = attributeBits
+            preservedTags = entity.attributes.compactMap { attribute in
+                guard attribute.options.contains(.preserveValueOnDeletion),
+                    !attribute.options.contains(.externalStorage), !attribute.isTransient, !attribute.isEphemeral
+                else { return nil }
+                return tags[attribute.name]
+            }.sorted()
             let inOrder = recordTags.filter { $0 != 0 }
             fieldsAscendInPropertyOrder = zip(inOrder, inOrder.dropFirst()).allSatisfy { $0 < $1 }
             self.recordTags = UnsafeBufferPointer(recordTags)

@@ -67,11 +67,11 @@ extension StoreWriter {
         var written: [ListKey: Written] = [:]
         written.reserveCapacity(rewritten.count)
         for entry in rewritten { written[ListKey(table: entry.table.handle, owner: entry.owner)] = Written(entry.new) }
-        func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: InternedName) throws {
+        func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: InternedName, field: Int) throws {
             written[ListKey(table: table.handle, owner: owner)] = nil
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
                 _ = try txn.delete(EntryLayout.rowKey(owner), value: edge.value, in: table)
-                history.record(.edges, entity, owner)
+                history.record(.edges, entity, owner, fields: Self.bits(field))
                 // The row id names the class of a row of a hierarchy (`Store+Hierarchy.swift`).
                 let concrete = store.entitiesByName[entity]?.tables(forRow: owner)?.entityName ?? entity
                 repaired.append(
@@ -85,7 +85,9 @@ extension StoreWriter {
             if !old.isEmpty {
                 let kept = Set(new)
                 for target in old where !kept.contains(target) {
-                    try removeEdge(inverseTable, owner: target, target: owner, entity: relationship.internedDestination)
+                    try removeEdge(
+                        inverseTable, owner: target, target: owner, entity: relationship.internedDestination,
+                        field: inverse.index)
                 }
             }
             for target in new {
@@ -98,7 +100,9 @@ extension StoreWriter {
                 }
                 guard !isDeleted, try txn.contains(EntryLayout.rowKey(target), in: destination.records)
                 else {
-                    try removeEdge(table, owner: owner, target: target, entity: inverse.internedDestination)
+                    try removeEdge(
+                        table, owner: owner, target: target, entity: inverse.internedDestination,
+                        field: relationship.index)
                     continue
                 }
                 let edges = try Self.storedEdges(of: target, in: inverseTable, txn: txn)
@@ -108,7 +112,9 @@ extension StoreWriter {
                     // The target's to-one pointed at another row: that row no longer has the target.
                     for edge in edges {
                         _ = try txn.delete(EntryLayout.rowKey(target), value: edge.value, in: inverseTable)
-                        try removeEdge(table, owner: edge.target, target: target, entity: inverse.internedDestination)
+                        try removeEdge(
+                            table, owner: edge.target, target: target, entity: inverse.internedDestination,
+                            field: relationship.index)
                     }
                     try txn.put(
                         EntryLayout.edgeValue(owner: target, rank: 0, target: owner), for: EntryLayout.rowKey(target),

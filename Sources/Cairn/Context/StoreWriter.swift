@@ -55,7 +55,7 @@ struct StoreWriter {
                         try rows.append(position, of: &plan.newRecords, to: tables, meta: store.meta, txn: txn))
                 }
             }
-            var history = History()
+            var history = History(author: plan.author)
             try rows.writeCounters(meta: store.meta, txn: txn)
             // The rows and the edge targets as constants from here: a variable read inside the
             // functions and closures below went through the runtime's exclusivity checks (about
@@ -105,6 +105,9 @@ struct StoreWriter {
             var rewritten: [RewrittenList] = []
             for (tables, deleted) in plan.deletes {
                 let key = EntryLayout.rowKey(deleted)
+                if !tables.preservedTags.isEmpty, let tombstone = try Self.tombstone(of: tables, key: key, txn) {
+                    history.recordTombstone(tables.entityName, deleted, record: tombstone)
+                }
                 try txn.delete(key, in: tables.records)
                 for (name, table) in tables.edges {
                     if let relationship = tables.entity.relationshipsByName[name] {
@@ -168,17 +171,29 @@ struct StoreWriter {
                     nextLeftAlone += 1
                     continue
                 }
-                history.record(
-                    new.takesOver == nil ? .inserted : .updated, new.tables.entityName, assignedRows[position])
+                if new.takesOver == nil {
+                    history.record(.inserted, new.tables.entityName, assignedRows[position])
+                } else {
+                    // The whole record was written over: every attribute may have changed.
+                    history.record(
+                        .updated, new.tables.entityName, assignedRows[position], fields: new.tables.attributeBits)
+                }
             }
-            for update in plan.updates { history.record(.updated, update.tables.entityName, update.row) }
+            for update in plan.updates {
+                history.record(.updated, update.tables.entityName, update.row, fields: update.changed)
+            }
             for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
             // Made once: an option-set literal is built by generic code each time it is spelt.
             let appendingKey = PutOptions.append.union(.appendDuplicate)
             // Each kind's plain values, read once: read from the kind per list, its references were
             // retained and released per list.
+            // The fields the history names: the relationship on its owner, its inverse on the targets.
             let kinds = plan.edgeKinds.map {
-                (table: $0.table, destination: $0.relationship.internedDestination, owner: $0.ownerTables.entityName)
+                (
+                    table: $0.table, destination: $0.relationship.internedDestination, owner: $0.ownerTables.entityName,
+                    field: Self.bits($0.relationship.index),
+                    inverseField: Self.bits($0.ownerTables.inverses[$0.relationship.index]?.inverse.index)
+                )
             }
             for list in plan.edgeLists {
                 let kind = kinds[list.kind]
@@ -218,7 +233,7 @@ struct StoreWriter {
                         }
                         let targetIsAppended = isAppended(reference)
                         if !ownerIsAppended || !targetIsAppended { new.append(target) }
-                        if !targetIsAppended { history.record(.edges, destination, target) }
+                        if !targetIsAppended { history.record(.edges, destination, target, fields: kind.inverseField) }
                     }
                 }
                 if !ownerIsAppended || !new.isEmpty {
@@ -226,8 +241,8 @@ struct StoreWriter {
                     rewritten.append(
                         RewrittenList(full.relationship, of: full.ownerTables, kind.table, owner, old, new))
                 }
-                if !ownerIsAppended { history.record(.edges, kind.owner, owner) }
-                for target in old { history.record(.edges, destination, target) }
+                if !ownerIsAppended { history.record(.edges, kind.owner, owner, fields: kind.field) }
+                for target in old { history.record(.edges, destination, target, fields: kind.inverseField) }
             }
             let deleted = Set(
                 plan.deletes.map {
@@ -236,7 +251,12 @@ struct StoreWriter {
             var repaired: [PersistentIdentifier] = []
             try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)
             if let table = store.history, !history.isEmpty {
-                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn)
+                let store = store
+                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn) { entity, index in
+                    store.entitiesByName[entity].flatMap {
+                        index < $0.propertyNames.count ? $0.propertyNames[index] : nil
+                    }
+                }
             }
             return SaveOutcome(newRows: assignedRows, leftAlone: leftAlone, commit: txn.id, repaired: repaired)
         }
@@ -244,6 +264,30 @@ struct StoreWriter {
 }
 
 extension StoreWriter {
+    /// The property index as a set of one (empty for `nil`).
+    static func bits(_ index: Int?) -> PropertyBits {
+        var bits = PropertyBits()
+        if let index { bits.insert(index) }
+        return bits
+    }
+
+    /// The history tombstone of the row under `key` about to be deleted: a record of its
+    /// `.preserveValueOnDeletion` fields, or `nil` when the row is gone or cannot be read (a
+    /// damaged record has no values to keep; the deletion goes ahead).
+    @inline(never)
+    static func tombstone(
+        of tables: Store.EntityTables, key: [UInt8], _ txn: borrowing WriteTransaction
+    ) throws -> [UInt8]? {
+        guard let stored = try txn.get(key, in: tables.records),
+            let reader = try? RecordReader(stored, key: key)
+        else { return nil }
+        var writer = RecordWriter()
+        for tag in tables.preservedTags {
+            if let payload = reader.payload(tag: tag) { writer.write(payload: payload, tag: tag) }
+        }
+        return writer.finished()
+    }
+
     /// Record `record` of `records` (a row of `tables`, sealed for `key`) with the fields of the
     /// stored one that the schema has no attribute for (``Store/EntityTables/foreignTags``:
     /// written by another version of the app), or `nil` when the stored record carries none (or

@@ -2,7 +2,7 @@ import Foundation
 
 extension EntryLayout {
     /// One group of a history value: the rows of one entity that one commit changed one way, as
-    /// runs of consecutive row ids.
+    /// runs of consecutive row ids, with the fields changed (for updates and rewritten edges).
     package struct HistoryGroup: Equatable {
         /// Rows `first ..< first + count`.
         package struct Run: Equatable {
@@ -20,12 +20,17 @@ extension EntryLayout {
         package let entity: String
         /// Ascending, apart (each starts after the previous one's end), none empty.
         package let runs: [Run]
+        /// The fields changed in every row of the group, as a bit set over the entity's
+        /// ``HistoryEntry/fieldNames``: bit `i` (of byte `i / 8`, least significant first) names
+        /// the `i`th. Empty for inserts and deletes, and in entries of the earlier formats.
+        package let fields: [UInt8]
 
         /// A group of `runs`, which must ascend apart.
-        package init(kind: UInt8, entity: String, runs: [Run]) {
+        package init(kind: UInt8, entity: String, runs: [Run], fields: [UInt8] = []) {
             self.kind = kind
             self.entity = entity
             self.runs = runs
+            self.fields = fields
         }
 
         /// A group of `rows`, ascending, each once.
@@ -33,7 +38,7 @@ extension EntryLayout {
         /// ```swift
         /// let group = EntryLayout.HistoryGroup(kind: 0, entity: "Book", rows: [1, 2, 3, 7])   // two runs
         /// ```
-        package init(kind: UInt8, entity: String, rows: [UInt64]) {
+        package init(kind: UInt8, entity: String, rows: [UInt64], fields: [UInt8] = []) {
             var runs: [Run] = []
             for row in rows {
                 if let last = runs.last, last.first &+ last.count == row {
@@ -42,33 +47,129 @@ extension EntryLayout {
                     runs.append(Run(first: row, count: 1))
                 }
             }
-            self.init(kind: kind, entity: entity, runs: runs)
+            self.init(kind: kind, entity: entity, runs: runs, fields: fields)
         }
 
         /// Every row, ascending.
         package var rows: [UInt64] { runs.flatMap { $0.first..<($0.first &+ $0.count) } }
+
+        /// The positions of the bits set in ``fields``, ascending.
+        package var fieldPositions: [Int] {
+            fields.indices.flatMap { byte in (0..<8).filter { fields[byte] & (1 << $0) != 0 }.map { byte * 8 + $0 } }
+        }
+    }
+
+    /// The values of a deleted row's `.preserveValueOnDeletion` attributes: a record (sealed for
+    /// no key) holding only those fields, under their tags.
+    package struct HistoryTombstone: Equatable {
+        package let entity: String
+        package let row: UInt64
+        package let record: [UInt8]
+
+        package init(entity: String, row: UInt64, record: [UInt8]) {
+            self.entity = entity
+            self.row = row
+            self.record = record
+        }
+    }
+
+    /// One commit's history value, whole.
+    package struct HistoryEntry: Equatable {
+        package static func == (lhs: HistoryEntry, rhs: HistoryEntry) -> Bool {
+            lhs.author == rhs.author && lhs.process?.identifier == rhs.process?.identifier
+                && lhs.process?.bundle == rhs.process?.bundle && lhs.timestamp == rhs.timestamp
+                && lhs.groups == rhs.groups && lhs.fieldNames == rhs.fieldNames && lhs.tombstones == rhs.tombstones
+        }
+
+        /// The saving context's ``ModelContext/author``.
+        package var author: String?
+        /// The saving process's identifier and bundle identifier (its name where it has none).
+        package var process: (identifier: UInt64, bundle: String)?
+        /// When the commit was written, in microseconds since 1970 (0 in the earlier formats).
+        package var timestamp: UInt64
+        package var groups: [HistoryGroup]
+        /// The names the groups' field bit sets stand for, per entity.
+        package var fieldNames: [String: [String]]
+        package var tombstones: [HistoryTombstone]
+
+        package init(
+            author: String? = nil, process: (identifier: UInt64, bundle: String)? = nil, timestamp: UInt64 = 0,
+            groups: [HistoryGroup], fieldNames: [String: [String]] = [:], tombstones: [HistoryTombstone] = []
+        ) {
+            self.author = author
+            self.process = process
+            self.timestamp = timestamp
+            self.groups = groups
+            self.fieldNames = fieldNames
+            self.tombstones = tombstones
+        }
     }
 
     /// The first byte of a history value in the run format; a value in the first format starts
     /// with a kind (0…3) instead.
     static let historyRunsMarker: UInt8 = 0xC1
+    /// The first byte of a history value in the current format (author, process, time, fields,
+    /// tombstones).
+    static let historyEntryMarker: UInt8 = 0xC2
 
-    /// A commit's history value (`h` table): the marker `0xC1`, then per group its kind (1 byte),
-    /// the entity name's length (1 byte, at most 255) and UTF-8 bytes, the number of runs
-    /// (varint), and each run of consecutive rows as the gap from the previous run's end (varint;
-    /// the first run's from 0) and its length minus 1 (varint). A million new rows of one entity
-    /// take a few bytes.
+    private static let fieldNamesKind: UInt8 = 4
+    private static let tombstonesKind: UInt8 = 5
+
+    /// A commit's history value (`h` table), byte by byte (`Docs/Design.md`, "History"):
+    ///
+    /// - the marker `0xC2`; a flags byte (bit 0: an author follows, bit 1: a process); the time
+    ///   in microseconds since 1970 (varint); the author's UTF-8 length (varint) and bytes, when
+    ///   flagged; the process identifier (varint) and the bundle identifier's UTF-8 length
+    ///   (varint) and bytes, when flagged;
+    /// - then groups to the end, each starting with its kind and the entity name's length (1
+    ///   byte, at most 255) and UTF-8 bytes:
+    ///   - kinds 0…3 (inserted, updated, deleted, edges): the field bit set's length (varint) and
+    ///     bytes, the number of runs (varint), and each run of consecutive rows as the gap from the
+    ///     previous run's end (varint; the first run's from 0) and its length minus 1 (varint);
+    ///   - kind 4, the names the entity's bit sets stand for: their count (varint), then each
+    ///     name's UTF-8 length (varint) and bytes;
+    ///   - kind 5, tombstones: their count (varint), then each row (varint), its record's length
+    ///     (varint) and the record;
+    /// - last, 4 bytes little-endian: `CRC-32C(everything before) XOR CRC-32C(key)`, the key being
+    ///   the commit's history key, so a flipped bit, or an entry under another commit's key, does
+    ///   not read as another commit's changes.
+    ///
+    /// A million new rows of one entity take a few bytes; a hundred thousand rows updated alike, a
+    /// few bytes more than their runs.
     ///
     /// ```swift
-    /// let value = EntryLayout.historyValue([HistoryGroup(kind: 0, entity: "Book", rows: [1, 2, 3])])
+    /// let value = EntryLayout.historyValue(HistoryEntry(groups: [HistoryGroup(kind: 0, entity: "Book", rows: [1, 2, 3])]), commit: txn.id)
     /// ```
-    package static func historyValue(_ groups: [HistoryGroup]) -> [UInt8] {
-        var bytes: [UInt8] = [historyRunsMarker]
-        for group in groups {
-            let name = Array(group.entity.utf8.prefix(255))
-            bytes.append(group.kind)
+    package static func historyValue(_ entry: HistoryEntry, commit: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = [historyEntryMarker, (entry.author == nil ? 0 : 1) | (entry.process == nil ? 0 : 2)]
+        Varint.append(entry.timestamp, to: &bytes)
+        if let author = entry.author {
+            Varint.append(UInt64(author.utf8.count), to: &bytes)
+            bytes += author.utf8
+        }
+        if let process = entry.process {
+            Varint.append(process.identifier, to: &bytes)
+            Varint.append(UInt64(process.bundle.utf8.count), to: &bytes)
+            bytes += process.bundle.utf8
+        }
+        func appendEntity(_ kind: UInt8, _ entity: String) {
+            let name = Array(entity.utf8.prefix(255))
+            bytes.append(kind)
             bytes.append(UInt8(name.count))
             bytes += name
+        }
+        for (entity, names) in entry.fieldNames.sorted(by: { $0.key < $1.key }) {
+            appendEntity(fieldNamesKind, entity)
+            Varint.append(UInt64(names.count), to: &bytes)
+            for name in names {
+                Varint.append(UInt64(name.utf8.count), to: &bytes)
+                bytes += name.utf8
+            }
+        }
+        for group in entry.groups {
+            appendEntity(group.kind, group.entity)
+            Varint.append(UInt64(group.fields.count), to: &bytes)
+            bytes += group.fields
             Varint.append(UInt64(group.runs.count), to: &bytes)
             var end: UInt64 = 0
             for run in group.runs {
@@ -77,52 +178,165 @@ extension EntryLayout {
                 end = run.first &+ run.count
             }
         }
+        var byEntity: [String: [HistoryTombstone]] = [:]
+        for tombstone in entry.tombstones { byEntity[tombstone.entity, default: []].append(tombstone) }
+        for (entity, tombstones) in byEntity.sorted(by: { $0.key < $1.key }) {
+            appendEntity(tombstonesKind, entity)
+            Varint.append(UInt64(tombstones.count), to: &bytes)
+            for tombstone in tombstones {
+                Varint.append(tombstone.row, to: &bytes)
+                Varint.append(UInt64(tombstone.record.count), to: &bytes)
+                bytes += tombstone.record
+            }
+        }
+        let checksum = CRC32C.checksum(bytes) ^ CRC32C.checksum(historyKey(commit: commit))
+        bytes += withUnsafeBytes(of: checksum.littleEndian, Array.init)
         return bytes
     }
 
-    /// The groups of a stored history value, in either format; `nil` when it does not parse
-    /// (the reader then treats every model as stale, which is correct, only slower).
+    /// The entry of a stored history value, in any of its formats; `nil` when it does not parse
+    /// (a reader of other commits' changes then treats every model as stale, which is correct,
+    /// only slower; a reader of the public history reports the damage).
     ///
     /// ```swift
-    /// let groups = EntryLayout.historyGroups(value)
+    /// let entry = EntryLayout.historyEntry(value, commit: commit)
     /// ```
-    package static func historyGroups(_ value: UnsafeRawBufferPointer) -> [HistoryGroup]? {
+    package static func historyEntry(_ value: UnsafeRawBufferPointer, commit: UInt64) -> HistoryEntry? {
         let bytes = Array(value)
-        guard let first = bytes.first else { return [] }
-        guard first == historyRunsMarker else { return firstFormatHistoryGroups(bytes) }
-        var groups: [HistoryGroup] = []
-        var position = 1
-        while position < bytes.count {
-            guard position + 2 <= bytes.count, bytes[position] <= 3 else { return nil }
-            let kind = bytes[position]
-            let length = Int(bytes[position + 1])
-            position += 2
-            guard position + length <= bytes.count,
-                let entity = String(validating: bytes[position..<(position + length)], as: UTF8.self)
-            else { return nil }
-            position += length
-            guard let runCount = Varint.read(bytes, at: &position, end: bytes.count),
-                runCount <= UInt64(bytes.count - position) / 2
-            else { return nil }
-            var runs: [HistoryGroup.Run] = []
-            var rowCount = 0
-            var end: UInt64 = 0
-            for _ in 0..<runCount {
-                guard let gap = Varint.read(bytes, at: &position, end: bytes.count),
-                    let extra = Varint.read(bytes, at: &position, end: bytes.count),
-                    case (let start, false) = end.addingReportingOverflow(gap),
-                    case (let last, false) = start.addingReportingOverflow(extra), last < UInt64.max,
-                    // A damaged length must not make a reader of the rows allocate more than the
-                    // value could name.
-                    rowCount + Int(clamping: extra) < 64 * bytes.count + 1_000_000
-                else { return nil }
-                runs.append(HistoryGroup.Run(first: start, count: extra + 1))
-                rowCount += Int(extra) + 1
-                end = last + 1
+        guard let first = bytes.first else { return HistoryEntry(groups: []) }
+        switch first {
+        case historyRunsMarker:
+            var position = 1
+            var groups: [HistoryGroup] = []
+            while position < bytes.count {
+                guard let group = readGroup(bytes, at: &position, withFields: false) else { return nil }
+                groups.append(group)
             }
-            groups.append(HistoryGroup(kind: kind, entity: entity, runs: runs))
+            return HistoryEntry(groups: groups)
+        case historyEntryMarker:
+            // The checksum first: nothing of a damaged entry is read.
+            guard bytes.count >= 5 else { return nil }
+            let content = Array(bytes[..<(bytes.count - 4)])
+            let stored = bytes[(bytes.count - 4)...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard stored == CRC32C.checksum(content) ^ CRC32C.checksum(historyKey(commit: commit)) else { return nil }
+            return currentFormatEntry(content)
+        default: return firstFormatHistoryGroups(bytes).map { HistoryEntry(groups: $0) }
         }
-        return groups
+    }
+
+    /// Reads a length (varint) that must not exceed what is left of `bytes`.
+    private static func readLength(_ bytes: [UInt8], at position: inout Int) -> Int? {
+        guard let length = Varint.read(bytes, at: &position, end: bytes.count),
+            length <= UInt64(bytes.count - position)
+        else { return nil }
+        return Int(length)
+    }
+
+    /// Reads `length` bytes as UTF-8 text.
+    private static func readText(_ bytes: [UInt8], at position: inout Int, length: Int) -> String? {
+        guard length <= bytes.count - position,
+            let text = String(validating: bytes[position..<(position + length)], as: UTF8.self)
+        else { return nil }
+        position += length
+        return text
+    }
+
+    /// Reads a group's entity name (the kind byte already read).
+    private static func readEntity(_ bytes: [UInt8], at position: inout Int) -> String? {
+        guard position < bytes.count else { return nil }
+        let length = Int(bytes[position])
+        position += 1
+        return readText(bytes, at: &position, length: length)
+    }
+
+    private static func currentFormatEntry(_ bytes: [UInt8]) -> HistoryEntry? {
+        var position = 1
+        guard position < bytes.count else { return nil }
+        let flags = bytes[position]
+        position += 1
+        guard flags & ~3 == 0, let timestamp = Varint.read(bytes, at: &position, end: bytes.count) else { return nil }
+        var entry = HistoryEntry(timestamp: timestamp, groups: [])
+        if flags & 1 != 0 {
+            guard let length = readLength(bytes, at: &position),
+                let author = readText(bytes, at: &position, length: length)
+            else { return nil }
+            entry.author = author
+        }
+        if flags & 2 != 0 {
+            guard let identifier = Varint.read(bytes, at: &position, end: bytes.count),
+                let length = readLength(bytes, at: &position),
+                let bundle = readText(bytes, at: &position, length: length)
+            else { return nil }
+            entry.process = (identifier, bundle)
+        }
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0...3:
+                guard let group = readGroup(bytes, at: &position, withFields: true) else { return nil }
+                entry.groups.append(group)
+            case fieldNamesKind:
+                position += 1
+                guard let entity = readEntity(bytes, at: &position), let count = readLength(bytes, at: &position)
+                else { return nil }
+                var names: [String] = []
+                for _ in 0..<count {
+                    guard let length = readLength(bytes, at: &position),
+                        let name = readText(bytes, at: &position, length: length)
+                    else { return nil }
+                    names.append(name)
+                }
+                entry.fieldNames[entity] = names
+            case tombstonesKind:
+                position += 1
+                guard let entity = readEntity(bytes, at: &position), let count = readLength(bytes, at: &position)
+                else { return nil }
+                for _ in 0..<count {
+                    guard let row = Varint.read(bytes, at: &position, end: bytes.count),
+                        let length = readLength(bytes, at: &position)
+                    else { return nil }
+                    entry.tombstones.append(
+                        HistoryTombstone(entity: entity, row: row, record: Array(bytes[position..<(position + length)]))
+                    )
+                    position += length
+                }
+            default: return nil
+            }
+        }
+        return entry
+    }
+
+    /// Reads a group of kind 0…3 in the run format, with its field bit set in the current one.
+    private static func readGroup(_ bytes: [UInt8], at position: inout Int, withFields: Bool) -> HistoryGroup? {
+        guard position < bytes.count, bytes[position] <= 3 else { return nil }
+        let kind = bytes[position]
+        position += 1
+        guard let entity = readEntity(bytes, at: &position) else { return nil }
+        var fields: [UInt8] = []
+        if withFields {
+            guard let length = readLength(bytes, at: &position) else { return nil }
+            fields = Array(bytes[position..<(position + length)])
+            position += length
+        }
+        guard let runCount = Varint.read(bytes, at: &position, end: bytes.count),
+            runCount <= UInt64(bytes.count - position) / 2
+        else { return nil }
+        var runs: [HistoryGroup.Run] = []
+        var rowCount = 0
+        var end: UInt64 = 0
+        for _ in 0..<runCount {
+            guard let gap = Varint.read(bytes, at: &position, end: bytes.count),
+                let extra = Varint.read(bytes, at: &position, end: bytes.count),
+                case (let start, false) = end.addingReportingOverflow(gap),
+                case (let last, false) = start.addingReportingOverflow(extra), last < UInt64.max,
+                // A damaged length must not make a reader of the rows allocate more than the
+                // value could name.
+                rowCount + Int(clamping: extra) < 64 * bytes.count + 1_000_000
+            else { return nil }
+            runs.append(HistoryGroup.Run(first: start, count: extra + 1))
+            rowCount += Int(extra) + 1
+            end = last + 1
+        }
+        return HistoryGroup(kind: kind, entity: entity, runs: runs, fields: fields)
     }
 
     /// The first format: entries of kind (1 byte), name length (1 byte), name, row (u64

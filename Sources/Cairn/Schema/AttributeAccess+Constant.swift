@@ -57,6 +57,7 @@ extension AttributeAccess {
                 constantKeyAccess(keyPath, as: keyType)
             },
             fillPlaceholder: { _ in true },
+            value: { (tag, reader) throws(StorageError) in try codec.decode(tag: tag, from: reader) },
             constant: ConstantAccess(
                 name: name,
                 decode: { (reader, tag) throws(StorageError) in try codec.decode(tag: tag, from: reader) },

@@ -94,7 +94,7 @@ private struct DirectContext {
             },
             unload: general.unloadBody,
             appendKey: { model, key in slot(model, offset, V.self).pointee.value.appendKey(to: &key) },
-            fillPlaceholder: general.fillPlaceholderBody)
+            fillPlaceholder: general.fillPlaceholderBody, value: general.valueBody)
     }
 
     private func optional<V: FieldCodable & KeyComponent>(_: V.Type) -> AttributeAccess {
@@ -109,7 +109,7 @@ private struct DirectContext {
             },
             unload: general.unloadBody,
             appendKey: { model, key in slot(model, offset, V?.self).pointee.value.appendKey(to: &key) },
-            fillPlaceholder: general.fillPlaceholderBody)
+            fillPlaceholder: general.fillPlaceholderBody, value: general.valueBody)
     }
 }
 

@@ -67,7 +67,10 @@ extension AttributeAccess {
             },
             unload: unload(storage),
             appendKey: nil,
-            fillPlaceholder: fillPlaceholder(storage, defaultValue: defaultValue))
+            fillPlaceholder: fillPlaceholder(storage, defaultValue: defaultValue),
+            value: { (tag, reader) throws(StorageError) in
+                try reader.read(Data.self, tag: tag).map { (stored) throws(StorageError) in try value(of: stored) }
+            })
     }
 }
 

@@ -28,15 +28,20 @@ final class AttributeAccess: @unchecked Sendable {
     let fillPlaceholderBody: (AnyObject) -> Bool
     /// For a `let` property, how its value is read for the fault initialiser; `nil` otherwise.
     let constant: ConstantAccess?
+    /// The value of the record field, with no model to load it into (a history tombstone's
+    /// preserved values); `nil` when the record has no such field.
+    let valueBody: (UInt32, RecordReader) throws(StorageError) -> Any?
 
     init(
         isLoaded: @escaping (AnyObject) -> Bool,
         encode: @escaping (AnyObject, UInt32, inout RecordWriter) throws(StorageError) -> Void,
         decode: @escaping (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void,
         unload: @escaping (AnyObject) -> Void, appendKey: ((AnyObject, inout KeyBuilder) -> Void)?,
-        fillPlaceholder: @escaping (AnyObject) -> Bool, constant: ConstantAccess? = nil
+        fillPlaceholder: @escaping (AnyObject) -> Bool,
+        value: @escaping (UInt32, RecordReader) throws(StorageError) -> Any?, constant: ConstantAccess? = nil
     ) {
         self.constant = constant
+        self.valueBody = value
         self.isLoadedBody = isLoaded
         self.encodeBody = encode
         self.decodeBody = decode
@@ -64,6 +69,8 @@ final class AttributeAccess: @unchecked Sendable {
     /// Loads the attribute's placeholder into `model` (see `fillPlaceholderBody`); `false` when the
     /// type has none.
     func fillPlaceholder(_ model: AnyObject) -> Bool { fillPlaceholderBody(model) }
+    /// The value of the record field `tag` in `reader`, or `nil` when there is none.
+    func value(tag: UInt32, in reader: RecordReader) throws(StorageError) -> Any? { try valueBody(tag, reader) }
 
     /// Access to `storage` of `Model`, or `nil` when `Value` cannot be stored.
     /// Uses direct access (AttributeAccess+Direct.swift) for built-in value types, else
@@ -104,7 +111,8 @@ final class AttributeAccess: @unchecked Sendable {
             appendKey: (Value.self as? any KeyComponent.Type).map { keyType in
                 appendKeyAccess(storage, as: keyType)
             },
-            fillPlaceholder: fillPlaceholder(storage, defaultValue: defaultValue))
+            fillPlaceholder: fillPlaceholder(storage, defaultValue: defaultValue),
+            value: { (tag, reader) throws(StorageError) in try codec.decode(tag: tag, from: reader) })
     }
 }
 

@@ -1,0 +1,240 @@
+import Foundation
+
+/// What one save changed, as the `h` table keeps it: for other contexts (in this process or
+/// another) to tell which of their models are stale (pull-based freshness, ARCHITECTURE §5), and
+/// for the public history (``ModelContext/fetchHistory(_:)``, ``HistoryStore``).
+///
+/// The rows are kept per kind, entity and set of changed fields, and stored as runs of
+/// consecutive row ids (``EntryLayout/historyValue(_:)`` owns the bytes), with the saving
+/// context's author, the time, and the deleted rows' preserved values. The key is the commit's
+/// transaction id (u64 big-endian). Entries are kept until ``ModelContext/deleteHistory(_:)``
+/// removes them; `meta`'s `history.floor` holds the commit after the newest one removed.
+struct History {
+    enum Kind: UInt8 {
+        case inserted = 0, updated = 1, deleted = 2, edges = 3
+    }
+
+    struct Entry: Hashable {
+        let kind: Kind
+        let entity: InternedName
+        let row: UInt64
+    }
+
+    /// How many commits a context reads the entries of to refresh what it holds: one further
+    /// behind refreshes every model it holds instead, which costs less than reading them all.
+    static let readCommitsLimit: UInt64 = 1_000
+    /// `meta` key of the commit after the newest one whose entry was removed (u64 big-endian).
+    static let floorKey = Array("history.floor".utf8)
+
+    private struct Bucket {
+        let kind: Kind
+        let entity: InternedName
+        /// The changed fields, by property index of `entity`: an update's changed attributes and
+        /// relationships, a row's rewritten relationships.
+        let fields: PropertyBits
+
+        func matches(_ kind: Kind, _ entity: InternedName, _ fields: PropertyBits) -> Bool {
+            self.kind == kind && self.entity == entity && self.fields.low == fields.low
+                && self.fields.high == fields.high
+        }
+    }
+
+    /// The saving context's ``ModelContext/author``.
+    var author: String?
+
+    /// This process's identifier and bundle identifier (its name where it has none), read once.
+    private static let process: (identifier: UInt64, bundle: String) = (
+        UInt64(clamping: ProcessInfo.processInfo.processIdentifier),
+        Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    )
+
+    /// The rows recorded, per kind, entity and fields, as runs of consecutive rows in the order
+    /// they came (repeats included): a save's rows mostly come ascending, so a hundred thousand
+    /// rows are a run or a few, where a list of every row was freshly mapped memory to fill,
+    /// sort and deduplicate. A save touches a few entities, so the groups are searched in order,
+    /// the last one used first.
+    private var groups: [(bucket: Bucket, runs: [EntryLayout.HistoryGroup.Run])] = []
+    /// The position in `groups` of the last row recorded.
+    private var last = 0
+    /// Deleted rows' preserved values.
+    private var tombstones: [EntryLayout.HistoryTombstone] = []
+
+    init(author: String? = nil) {
+        self.author = author
+    }
+
+    /// Whether nothing was recorded.
+    var isEmpty: Bool { groups.isEmpty }
+
+    /// Records that `row` of `entity` was changed as `kind` says, in `fields` (property indexes
+    /// of `entity`).
+    mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64, fields: PropertyBits = PropertyBits()) {
+        if last >= groups.count || !groups[last].bucket.matches(kind, entity, fields) {
+            if let position = groups.firstIndex(where: { $0.bucket.matches(kind, entity, fields) }) {
+                last = position
+            } else {
+                groups.append((Bucket(kind: kind, entity: entity, fields: fields), []))
+                last = groups.count - 1
+            }
+        }
+        let runs = groups[last].runs.count
+        if runs > 0, groups[last].runs[runs - 1].first &+ groups[last].runs[runs - 1].count == row {
+            groups[last].runs[runs - 1].count += 1
+        } else {
+            groups[last].runs.append(EntryLayout.HistoryGroup.Run(first: row, count: 1))
+        }
+    }
+
+    /// Records a deleted row's preserved values: `record` holds the fields of its
+    /// `.preserveValueOnDeletion` attributes.
+    mutating func recordTombstone(_ entity: InternedName, _ row: UInt64, record: [UInt8]) {
+        tombstones.append(EntryLayout.HistoryTombstone(entity: entity.text, row: row, record: record))
+    }
+
+    /// The stored value: groups by entity, then kind; rows ascending, each once; the fields as
+    /// bit sets over each entity's names, which `name` gives for a property index of an entity.
+    func encoded(
+        commit: UInt64 = 0, timestamp: Date = Date(), name: (InternedName, Int) -> String? = { _, _ in nil }
+    ) -> [UInt8] {
+        // Each entity's changed fields, named once: the groups' bit sets count among them.
+        var indexesByEntity: [InternedName: [Int]] = [:]
+        for (bucket, _) in groups where !bucket.fields.isEmpty {
+            var indexes = indexesByEntity[bucket.entity] ?? []
+            for index in Self.indexes(of: bucket.fields) where !indexes.contains(index) { indexes.append(index) }
+            indexesByEntity[bucket.entity] = indexes
+        }
+        var fieldNames: [String: [String]] = [:]
+        var positions: [InternedName: [Int: Int]] = [:]
+        for (entity, indexes) in indexesByEntity {
+            var names: [String] = []
+            var byIndex: [Int: Int] = [:]
+            for index in indexes.sorted() {
+                guard let name = name(entity, index) else { continue }
+                byIndex[index] = names.count
+                names.append(name)
+            }
+            if !names.isEmpty { fieldNames[entity.text] = names }
+            positions[entity] = byIndex
+        }
+        let ordered = groups.map { (entity: $0.bucket.entity.text, group: $0) }.sorted {
+            ($0.entity, $0.group.bucket.kind.rawValue) < ($1.entity, $1.group.bucket.kind.rawValue)
+        }
+        let encodedGroups = ordered.map { entity, group in
+            let kind = group.bucket.kind.rawValue
+            var fields: [UInt8] = []
+            for index in Self.indexes(of: group.bucket.fields) {
+                guard let position = positions[group.bucket.entity]?[index] else { continue }
+                if fields.count <= position / 8 { fields += repeatElement(0, count: position / 8 + 1 - fields.count) }
+                fields[position / 8] |= 1 << UInt8(position % 8)
+            }
+            let runs = group.runs
+            // Runs that came ascending and apart are the stored runs as they are.
+            if runs.indices.dropFirst().allSatisfy({ runs[$0].first > runs[$0 - 1].first &+ runs[$0 - 1].count }) {
+                return EntryLayout.HistoryGroup(kind: kind, entity: entity, runs: runs, fields: fields)
+            }
+            var rows = runs.flatMap { $0.first..<($0.first &+ $0.count) }
+            rows.sort()
+            var unique: [UInt64] = []
+            unique.reserveCapacity(rows.count)
+            for row in rows where unique.last != row { unique.append(row) }
+            return EntryLayout.HistoryGroup(kind: kind, entity: entity, rows: unique, fields: fields)
+        }
+        let microseconds = UInt64(max(0, (timestamp.timeIntervalSince1970 * 1_000_000).rounded()))
+        return EntryLayout.historyValue(
+            EntryLayout.HistoryEntry(
+                author: author, process: Self.process, timestamp: microseconds, groups: encodedGroups,
+                fieldNames: fieldNames,
+                tombstones: tombstones), commit: commit)
+    }
+
+    /// The property indexes in `bits`, ascending.
+    private static func indexes(of bits: PropertyBits) -> [Int] {
+        var indexes = (0..<64).filter { bits.low & (1 << UInt64($0)) != 0 }
+        for (word, value) in bits.high.enumerated() where value != 0 {
+            indexes += (0..<64).filter { value & (1 << UInt64($0)) != 0 }.map { (word + 1) * 64 + $0 }
+        }
+        return indexes
+    }
+
+    /// The entries of a stored value, or `nil` when it does not parse.
+    static func decode(_ bytes: UnsafeRawBufferPointer, commit: UInt64 = 0) -> [Entry]? {
+        guard let groups = EntryLayout.historyEntry(bytes, commit: commit)?.groups else { return nil }
+        var entries: [Entry] = []
+        for group in groups {
+            guard let kind = Kind(rawValue: group.kind) else { return nil }
+            let entity = InternedName(group.entity)
+            entries += group.rows.map { Entry(kind: kind, entity: entity, row: $0) }
+        }
+        return entries
+    }
+
+    /// Writes this commit's entry. A damaged floor is set to this commit: readers that had seen
+    /// less then refresh everything, and older tokens expire, which is correct. Left damaged, it
+    /// would make every context refresh everything at every commit from now on.
+    func write(
+        commit: UInt64, history: Table, meta: Table, txn: borrowing WriteTransaction,
+        name: (InternedName, Int) -> String? = { _, _ in nil }
+    ) throws {
+        try txn.put(encoded(commit: commit, name: name), for: EntryLayout.historyKey(commit: commit), in: history)
+        do {
+            _ = try Self.floor(meta: meta, txn: txn)
+        } catch let error as StorageError where error.code == .damagedRecord {
+            try txn.put(EntryLayout.counter(commit, key: Self.floorKey), for: Self.floorKey, in: meta)
+        }
+    }
+
+    /// What other writers' commits changed, as one read finds it (see ``changes(after:skipping:history:meta:txn:)``).
+    enum Changes {
+        /// The rows the commits after the one asked about touched, up to the read's snapshot.
+        case entries([Entry])
+        /// The history cannot say: entries were dropped by pruning, or one is damaged. Every model
+        /// must be refreshed.
+        case unknown
+        /// The history floor in `meta` is damaged: every model must be refreshed, and the damage
+        /// reported.
+        case damagedFloor(StorageError)
+    }
+
+    /// The entries of the commits after `seen` up to `txn`'s snapshot, leaving out those
+    /// `isSkipped` names (a context's own).
+    static func changes(
+        after seen: UInt64, skipping isSkipped: (UInt64) -> Bool, history: Table, meta: Table,
+        txn: borrowing ReadTransaction
+    ) throws -> Changes {
+        let floor: UInt64
+        do {
+            floor = try Self.floor(meta: meta, txn: txn)
+        } catch let error as StorageError where error.code == .damagedRecord {
+            // Damage, not a passing failure: trying again next time would fail forever and never
+            // take another commit into account.
+            return .damagedFloor(error)
+        }
+        // Entries were removed, or reading them all would cost more than refreshing everything.
+        guard seen + 1 >= floor, txn.id &- seen <= readCommitsLimit else { return .unknown }
+        var entries: [Entry] = []
+        var damaged = false
+        let range = KeyRange(
+            from: .exclusive(EntryLayout.historyKey(commit: seen)),
+            to: .inclusive(EntryLayout.historyKey(commit: txn.id)))
+        try txn.scan(history, range) { key, value in
+            // A damaged entry cannot say which rows changed.
+            guard let commit = try? EntryLayout.commit(historyKey: key, table: history) else {
+                damaged = true
+                return false
+            }
+            guard !isSkipped(commit) else { return true }
+            guard let decoded = Self.decode(value, commit: commit) else {
+                damaged = true
+                return false
+            }
+            entries += decoded
+            return true
+        }
+        return damaged ? .unknown : .entries(entries)
+    }
+
+    /// The commit after the newest one whose entry was removed (0 before any was).
+    static func floor(meta: Table, txn: borrowing some StorageTransaction & ~Copyable) throws -> UInt64 {
+        try txn.get(floorKey, in: meta).map { try EntryLayout.counter($0, key: floorKey, table: meta) } ?? 0
+    }
+}
