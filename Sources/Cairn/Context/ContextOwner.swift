@@ -55,3 +55,24 @@ enum ContextOwner {
         Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 }
+
+/// Where work for a context runs after the current turn of its executor: the main actor, or a
+/// model actor's serial queue (``ModelContext/executorPlace``).
+///
+/// ```swift
+/// context.executorPlace?.schedule { ticket.run() }
+/// ```
+enum ExecutorPlace {
+    /// The main actor (`container.mainContext`, or a context used on the main thread).
+    case mainActor
+    /// A model actor's serial queue: after the job that is running.
+    case queue(DispatchQueue)
+
+    /// Runs `work` there, after the current turn.
+    func schedule(_ work: @escaping @Sendable () -> Void) {
+        switch self {
+        case .mainActor: Task { @MainActor in work() }
+        case .queue(let queue): queue.async(execute: work)
+        }
+    }
+}

@@ -54,7 +54,7 @@ extension ModelContext {
             deleted: deleted)
         let outcome = try StoreWriter(store: store).write(&planned.plan)
         let applied = SaveApplier(store: store, rows: rows).apply(planned, outcome, pending: &pending)
-        commits.noteOwn(outcome.commit)
+        if let commit = outcome.commit { commits.noteOwn(commit) }
         SaveNotifier.post(
             Self.didSave, for: self, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted)
         checkInvariantsAfterSave()

@@ -100,6 +100,8 @@ public final class ModelContext: _ModelLoader {
     @exclusivity(unchecked) var commits: CommitTracker
     /// Loads that failed in a getter, not yet reported (see ``LoadFailures``).
     @exclusivity(unchecked) var loadFailures = LoadFailures()
+    /// What the store's recent commits changed, read once for all of the context's live queries.
+    @exclusivity(unchecked) var liveChangeReader = LiveChangeReader()
 
     /// Counts of the context's reads.
     typealias ReadStatistics = RowLoader.Statistics
@@ -326,16 +328,16 @@ public final class ModelContext: _ModelLoader {
     /// Saves the context after the current turn of the executor it belongs to, once per burst
     /// of changes (see ``autosaveEnabled``).
     private func scheduleAutosave() {
-        guard autosaveEnabled, !autosaveScheduled, let place = autosavePlace else { return }
+        guard autosaveEnabled, !autosaveScheduled, let place = executorPlace else { return }
         autosaveScheduled = true
         AutosaveTicket(context: self).schedule(on: place)
     }
 
-    /// Where the context's autosave runs: on the executor that owns it, or, for a context no
-    /// executor owns, the one it is used on now (the main actor or a model actor's queue); `nil`
-    /// on a thread no serial executor runs (a detached task, a thread of its own), which has no
-    /// turn to save after.
-    private var autosavePlace: AutosaveTicket.Place? {
+    /// Where work for the context runs after the current turn (its autosave, its live queries'
+    /// updates): on the executor that owns it, or, for a context no executor owns, the one it is
+    /// used on now (the main actor or a model actor's queue); `nil` on a thread no serial executor
+    /// runs (a detached task, a thread of its own), which has no turn to run after.
+    var executorPlace: ExecutorPlace? {
         switch owner {
         case .mainActor: return .mainActor
         case .executor(_, let queue): return .queue(queue)

@@ -196,6 +196,8 @@ struct SaveOutcome {
     let newRows: [UInt64]
     /// Positions in ``SavePlan/newRows`` of rows taken over that were left alone.
     let leftAlone: [Int]
-    let commit: UInt64
+    /// The commit, or `nil` when the transaction changed nothing (LMDB then commits nothing, and
+    /// the id it had goes to the next writer's commit, which the context must not take for its own).
+    let commit: UInt64?
     let repaired: [PersistentIdentifier]
 }

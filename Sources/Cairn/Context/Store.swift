@@ -292,6 +292,8 @@ final class Store: @unchecked Sendable {
     /// environments, so its reference count lives in a side table, and a retain and release per
     /// read took the runtime's slow path. Valid while the store is: it holds the environment.
     private let lentEnvironment: Unmanaged<LMDBEnvironment>
+    /// Tells live queries of new commits, this container's at once and others' by polling.
+    let commitFeed: CommitFeed
 
     /// Runs `body` in a read transaction of the environment (``LMDBEnvironment/read(_:)``),
     /// reached unretained: what every fetch and fault reads through.
@@ -312,7 +314,9 @@ final class Store: @unchecked Sendable {
     /// ```
     @inline(__always)
     func write<R>(expectedBytes: Int, _ body: (borrowing WriteTransaction) throws -> R) throws -> R {
-        try lentEnvironment._withUnsafeGuaranteedRef { try $0.write(expectedBytes: expectedBytes, body) }
+        let result = try lentEnvironment._withUnsafeGuaranteedRef { try $0.write(expectedBytes: expectedBytes, body) }
+        commitFeed.committed()
+        return result
     }
 
     /// The id of the environment's last commit (``LMDBEnvironment/lastCommittedTransactionID``),
@@ -365,6 +369,7 @@ final class Store: @unchecked Sendable {
         }
         openEnvironment = environment
         lentEnvironment = .passUnretained(environment)
+        commitFeed = CommitFeed { UInt64(truncatingIfNeeded: environment.lastCommittedTransactionID) }
         isReadOnly = storage.isReadOnly
 
         if isReadOnly {

@@ -258,7 +258,11 @@ struct StoreWriter {
                     }
                 }
             }
-            return SaveOutcome(newRows: assignedRows, leftAlone: leftAlone, commit: txn.id, repaired: repaired)
+            // Every row written is in the history: with none, the transaction wrote nothing (rows
+            // left alone, an insert deleted before it was saved), and LMDB commits nothing.
+            return SaveOutcome(
+                newRows: assignedRows, leftAlone: leftAlone, commit: history.isEmpty ? nil : txn.id,
+                repaired: repaired)
         }
     }
 }

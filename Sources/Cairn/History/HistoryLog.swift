@@ -104,7 +104,11 @@ struct HistoryLog {
             try checkNotExpired(bounds, txn: txn)
             try txn.scan(table, bounds.range) { key, value in
                 let transaction = try decode(key: key, value: value, table: table)
-                if try matches(transaction, descriptor.predicate) { found.append(transaction) }
+                // A save that changed nothing visible (an insert deleted before it was saved) is
+                // not a transaction to report.
+                if !transaction.changes.isEmpty, try matches(transaction, descriptor.predicate) {
+                    found.append(transaction)
+                }
                 return found.count < limit
             }
         }
@@ -146,6 +150,37 @@ struct HistoryLog {
                     EntryLayout.counter(newest &+ 1, key: History.floorKey), for: History.floorKey, in: store.meta)
             }
             return txn.id
+        }
+    }
+
+    /// The rows the commits after `commit` changed, each once, up to the newest commit, and
+    /// that commit; `nil` when the history cannot say (entries deleted, damaged, or more than
+    /// ``History/readCommitsLimit`` commits to read): the reader must start again from the
+    /// models themselves.
+    ///
+    /// - Throws: ``StorageError`` when the store cannot be read.
+    func rows(after commit: UInt64) throws -> (through: UInt64, rows: [HistoryChanges.Row])? {
+        guard let table = store.history else { return nil }
+        return try store.read { txn -> (through: UInt64, rows: [HistoryChanges.Row])? in
+            guard let floor = try? History.floor(meta: store.meta, txn: txn), commit &+ 1 >= floor,
+                txn.id >= commit, txn.id - commit <= History.readCommitsLimit
+            else { return nil }
+            var entries: [EntryLayout.HistoryEntry] = []
+            var damaged = false
+            let range = KeyRange(
+                from: .exclusive(EntryLayout.historyKey(commit: commit)),
+                to: .inclusive(EntryLayout.historyKey(commit: txn.id)))
+            try txn.scan(table, range) { key, value in
+                guard let stored = try? EntryLayout.commit(historyKey: key, table: table),
+                    let entry = EntryLayout.historyEntry(value, commit: stored)
+                else {
+                    damaged = true
+                    return false
+                }
+                entries.append(entry)
+                return true
+            }
+            return damaged ? nil : (txn.id, HistoryChanges.rows(in: entries, store: store))
         }
     }
 

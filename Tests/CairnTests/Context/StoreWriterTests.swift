@@ -138,9 +138,10 @@ import Testing
         let outcome = try StoreWriter(store: context.store).write(&plan)
         #expect(outcome.newRows == [1, 2] && outcome.leftAlone == [0])
         let store = context.store
+        let commit = try #require(outcome.commit)
         let changes = try store.environment.read { txn in
             try History.changes(
-                after: outcome.commit - 1, skipping: { _ in false }, history: store.history!, meta: store.meta, txn: txn
+                after: commit - 1, skipping: { _ in false }, history: store.history!, meta: store.meta, txn: txn
             )
         }
         guard case .entries(let entries) = changes else {

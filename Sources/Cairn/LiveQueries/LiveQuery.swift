@@ -1,0 +1,123 @@
+import Foundation
+
+/// The results of a fetch, kept current as the store changes: after saves of any context of the
+/// container, and of other processes. An `Observable` object, so SwiftUI views and
+/// `withObservationTracking` see each change.
+///
+/// ```swift
+/// @MainActor final class ShelfModel {
+///     let books: LiveQuery<Book>
+///     init(container: ModelContainer) {
+///         books = LiveQuery(
+///             FetchDescriptor(predicate: #Predicate { $0.isOnShelf }, sortBy: [SortDescriptor(\.title)]),
+///             in: container.mainContext)
+///     }
+/// }
+/// // …
+/// for book in shelf.books.results { print(book.title) }
+/// ```
+///
+/// The query updates on the executor its context belongs to, after each commit: the main actor
+/// for `container.mainContext` (and contexts made on the main thread), a model actor's executor
+/// for its `modelContext`. A query on a context used where no serial executor runs (a detached
+/// task, a thread of its own) has nowhere to update: call ``refresh()`` there.
+///
+/// Updates are incremental (see <doc:LiveQueries>): a save that changes no row of the fetched
+/// entity in a property the predicate or the sort reads leaves the query alone, and one that does
+/// has only its changed rows checked, unless the descriptor has a limit or an offset or reads
+/// through a relationship, when the query fetches again. Results follow saves, not a context's
+/// unsaved changes. Without sort descriptors they are in the order their rows were first saved.
+@Observable
+public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
+    /// The models the descriptor selects, in its order.
+    ///
+    /// ```swift
+    /// let titles = query.results.map(\.title)
+    /// ```
+    public private(set) var results: [Model]
+    /// The error of the last fetch or check, if it failed (the results are the last good ones);
+    /// `nil` once one succeeds.
+    ///
+    /// ```swift
+    /// if let error = query.error { showAlert(error) }
+    /// ```
+    public private(set) var error: (any Error)?
+
+    @ObservationIgnored let tracker: LiveResultsTracker<Model>
+    @ObservationIgnored private let feed: CommitFeed
+    @ObservationIgnored private var subscription: Int?
+
+    /// Fetches `descriptor` in `context` and keeps the results current.
+    ///
+    /// ```swift
+    /// let recent = LiveQuery(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.date, order: .reverse)]), in: context)
+    /// ```
+    /// - Parameters:
+    ///   - descriptor: What to fetch.
+    ///   - context: The context whose models the results are; the query updates on its executor.
+    public init(_ descriptor: FetchDescriptor<Model>, in context: ModelContext) {
+        context.checkOwner()
+        let tracker = LiveResultsTracker(descriptor, in: context)
+        self.tracker = tracker
+        feed = context.store.commitFeed
+        results = tracker.results
+        error = tracker.error
+        if let place = context.executorPlace {
+            let ticket = LiveQueryTicket(self)
+            subscription = feed.subscribe { ticket.schedule(on: place) }
+        }
+    }
+
+    deinit {
+        if let subscription { feed.unsubscribe(subscription) }
+    }
+
+    /// Brings the results up to date with the store now. Queries update by themselves on their
+    /// context's executor; call this where the context has none, or to have the newest results
+    /// before the update runs.
+    ///
+    /// ```swift
+    /// try worker.save()
+    /// query.refresh()   // the save is in query.results now
+    /// ```
+    public func refresh() {
+        let changed = tracker.update()
+        if changed { results = tracker.results }
+        if (tracker.error == nil) != (error == nil) || tracker.error != nil { error = tracker.error }
+    }
+}
+
+/// A query that brings itself up to date (what a ``LiveQueryTicket`` holds, whatever its model type).
+protocol LiveRefreshing: AnyObject {
+    func refresh()
+}
+
+/// Takes a commit's notice to the executor of a ``LiveQuery``'s context, once per burst of
+/// commits, and refreshes the query there if it still exists.
+///
+/// `@unchecked Sendable`: `query` is read only on the context's executor (in ``run()``), and
+/// `isScheduled` only under `lock`.
+private final class LiveQueryTicket: @unchecked Sendable {
+    private weak var query: (any LiveRefreshing)?
+    private let lock = NSLock()
+    private var isScheduled = false
+
+    init(_ query: any LiveRefreshing) {
+        self.query = query
+    }
+
+    func schedule(on place: ExecutorPlace) {
+        let schedules = lock.withLock { () -> Bool in
+            guard !isScheduled else { return false }
+            isScheduled = true
+            return true
+        }
+        guard schedules else { return }
+        place.schedule { self.run() }
+    }
+
+    private func run() {
+        lock.withLock { isScheduled = false }
+        query?.refresh()
+    }
+}

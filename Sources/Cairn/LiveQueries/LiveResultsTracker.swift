@@ -1,0 +1,193 @@
+import Foundation
+
+/// Keeps the results of one fetch current as the store changes: the engine behind ``LiveQuery``
+/// and ``ModelContext/liveResults(for:)``.
+///
+/// Each ``update()`` reads what the commits since the last one changed from the history
+/// (``HistoryLog/rows(after:)``), once for every query of the context that is at the same
+/// commit, and:
+///
+/// - leaves the results alone when no row of the fetched entity (or its subclasses) changed in a
+///   field the predicate or the sort reads, and no row of the results changed at all;
+/// - otherwise checks only the changed rows: a deleted row leaves the results; an inserted or
+///   changed one is loaded and evaluated against the predicate, and goes in or out, in its sorted
+///   place (found by binary search: the rest are not compared again);
+/// - fetches again when the descriptor cannot be kept incrementally (a limit or an offset, a
+///   predicate or sort that reads through a relationship) and a change reaches it, or when the
+///   history cannot say what changed.
+///
+/// Without sort descriptors the results are in row order (the order rows were first saved).
+///
+/// ```swift
+/// let tracker = LiveResultsTracker(FetchDescriptor<Author>(predicate: #Predicate { $0.group == 3 }), in: context)
+/// if tracker.update() { render(tracker.results) }
+/// ```
+final class LiveResultsTracker<Model: PersistentModel> {
+    let descriptor: FetchDescriptor<Model>
+    let context: ModelContext
+    /// The current results.
+    private(set) var results: [Model] = []
+    /// The last fetch or check that failed; `nil` once one succeeds.
+    private(set) var error: (any Error)?
+    /// The commit the results are current with.
+    private(set) var commit: UInt64 = 0
+
+    /// How many times the results were fetched whole, and rows evaluated one by one: what the
+    /// tests and the benchmark look at to tell an incremental update from a fetch.
+    private(set) var fetches = 0
+    private(set) var evaluations = 0
+
+    /// The identifiers of ``results``.
+    private var members: Set<PersistentIdentifier> = []
+    /// The entities whose rows the fetch returns: the fetched one and its subentities.
+    private let entities: Set<InternedName>
+    /// The names of the attributes the predicate and the sort read.
+    private let readFields: Set<String>
+    /// Whether changed rows can be checked one by one (no limit or offset, and a predicate and
+    /// sort on the entity's own attributes only).
+    private let isIncremental: Bool
+    /// Whether the predicate or the sort reads other entities' properties (through a
+    /// relationship): a change to any entity can change the results.
+    private let readsOtherEntities: Bool
+
+    init(_ descriptor: FetchDescriptor<Model>, in context: ModelContext) {
+        self.descriptor = descriptor
+        self.context = context
+        let tables = context.store.entityTables(of: Model.self, for: "liveResults(for:)")
+        entities = Set(tables.descendants.map(\.entityName))
+        var keyPaths = Set<AnyKeyPath>()
+        if let expression = descriptor.predicate?.expression {
+            PredicatePlanner.collectKeyPaths(expression, into: &keyPaths)
+        }
+        let sortKeyPaths = descriptor.sortBy.map(\.keyPath)
+        keyPaths.formUnion(sortKeyPaths.compactMap { $0 })
+        keyPaths.remove(tables.identifierKeyPath)
+        let attributes = tables.entity.attributes.filter { keyPaths.contains($0.keyPath) }
+        readFields = Set(attributes.map(\.name))
+        readsOtherEntities = attributes.count < keyPaths.count || sortKeyPaths.contains { $0 == nil }
+        isIncremental =
+            !readsOtherEntities && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) == 0
+        refetch()
+    }
+
+    /// Brings the results up to the store's newest commit.
+    ///
+    /// - Returns: Whether they changed: a model came in, went out or moved, or a model in them
+    ///   changed.
+    @discardableResult
+    func update() -> Bool {
+        let newest = UInt64(truncatingIfNeeded: context.store.lastCommittedTransactionID)
+        guard newest > commit else { return false }
+        // The context's models take the commits into account first (their changed values are
+        // observed), so what is evaluated below is what the store holds.
+        context.refreshIfNeeded()
+        let changes: (through: UInt64, rows: [HistoryChanges.Row])?
+        do {
+            changes = try context.liveChanges(after: commit)
+        } catch {
+            self.error = error
+            return false
+        }
+        guard let changes else { return refetch() }
+        let reaching = changes.rows.filter { row in
+            guard entities.contains(row.tables.entityName) else { return readsOtherEntities }
+            return row.inserted || row.deleted || row.unnamed || !row.fields.isDisjoint(with: readFields)
+                || members.contains(row.identifier(in: context.store.internedIdentifier))
+        }
+        guard !reaching.isEmpty else {
+            commit = changes.through
+            return false
+        }
+        guard isIncremental else { return refetch() }
+        commit = changes.through
+        var changed = false
+        do {
+            // Every changed row leaves first, so the rows left are in their sorted places when
+            // the ones that still match go back in, each by binary search.
+            var rechecked: [(Model, PersistentIdentifier, wasMember: Bool)] = []
+            for row in reaching {
+                let id = row.identifier(in: context.store.internedIdentifier)
+                let isMember = members.contains(id)
+                if row.deleted {
+                    if isMember { remove(id) }
+                    changed = changed || isMember
+                    continue
+                }
+                guard row.inserted || row.unnamed || !row.fields.isDisjoint(with: readFields) else {
+                    changed = changed || isMember  // a member whose other values changed
+                    continue
+                }
+                if isMember { remove(id) }
+                if let model = context.model(for: id) as? Model, !model.isDeleted {
+                    rechecked.append((model, id, isMember))
+                } else {
+                    changed = changed || isMember
+                }
+            }
+            for (model, id, wasMember) in rechecked {
+                evaluations += 1
+                let matches = try descriptor.predicate.map { try $0.evaluate(model) } ?? true
+                if matches { insert(model, id) }
+                changed = changed || wasMember || matches
+            }
+            error = nil
+        } catch {
+            self.error = error
+            return refetch() || changed
+        }
+        return changed
+    }
+
+    private func remove(_ id: PersistentIdentifier) {
+        members.remove(id)
+        if let position = results.firstIndex(where: { $0.persistentModelID == id }) { results.remove(at: position) }
+    }
+
+    /// Inserts `model` where the sort puts it (ties, and no sort at all, by row).
+    private func insert(_ model: Model, _ id: PersistentIdentifier) {
+        var low = 0
+        var high = results.count
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(results[middle], model) { low = middle + 1 } else { high = middle }
+        }
+        results.insert(model, at: low)
+        members.insert(id)
+    }
+
+    private func precedes(_ lhs: Model, _ rhs: Model) -> Bool {
+        for sort in descriptor.sortBy {
+            switch sort.compare(lhs, rhs) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
+            }
+        }
+        return (lhs.persistentModelID.rowID ?? 0) < (rhs.persistentModelID.rowID ?? 0)
+    }
+
+    /// Fetches the results again; whether they differ from the last ones.
+    @discardableResult
+    private func refetch() -> Bool {
+        let newest = UInt64(truncatingIfNeeded: context.store.lastCommittedTransactionID)
+        fetches += 1
+        do {
+            var fetched = try context.fetch(descriptor)
+            if descriptor.sortBy.isEmpty {
+                // Row order, which the incremental steps keep (an index may have given another).
+                fetched.sort { ($0.persistentModelID.rowID ?? 0) < ($1.persistentModelID.rowID ?? 0) }
+            }
+            let old = results
+            results = fetched
+            members = Set(fetched.map(\.persistentModelID))
+            // The fetch read a snapshot at least as new as `newest`: a commit after it is read
+            // again next time, which changes nothing it already shows.
+            commit = newest
+            error = nil
+            return old.count != fetched.count || !zip(old, fetched).allSatisfy { $0 === $1 }
+        } catch {
+            self.error = error
+            return false
+        }
+    }
+}

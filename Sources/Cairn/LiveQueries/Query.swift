@@ -1,0 +1,149 @@
+#if canImport(SwiftUI)
+import SwiftUI
+
+// SwiftUI's side of live queries, where SwiftUI exists: `@Query`, `\.modelContext` and
+// `.modelContainer(_:)`, as SwiftData names them, built on ``LiveQuery``.
+
+extension EnvironmentValues {
+    /// The context a view's `@Query` properties fetch in and its code inserts into, as
+    /// SwiftData's `\.modelContext`; set by ``SwiftUI/View/modelContainer(_:)``.
+    ///
+    /// ```swift
+    /// @Environment(\.modelContext) private var context
+    /// ```
+    public var modelContext: ModelContext {
+        get { self[ModelContextKey.self] }
+        set { self[ModelContextKey.self] = newValue }
+    }
+}
+
+/// Holds the environment's context; reading it where no container was set is a programming error.
+private struct ModelContextKey: EnvironmentKey {
+    static var defaultValue: ModelContext {
+        preconditionFailure(
+            "No ModelContext in this view's environment: give a view above it a container with "
+                + ".modelContainer(container) (or set \\.modelContext) before a @Query or \\.modelContext is read.")
+    }
+}
+
+extension View {
+    /// Makes `container`'s main context the environment's ``SwiftUI/EnvironmentValues/modelContext``
+    /// for this view and the views in it, as SwiftData's modifier does.
+    ///
+    /// ```swift
+    /// WindowGroup { ContentView() }.modelContainer(container)
+    /// ```
+    /// - Parameter container: The container whose main context the views use.
+    /// - Returns: The view with the context in its environment.
+    @MainActor public func modelContainer(_ container: ModelContainer) -> some View {
+        environment(\.modelContext, container.mainContext)
+    }
+}
+
+/// The results of a fetch in a SwiftUI view, kept current as the store changes, as SwiftData's
+/// `@Query`: the view is drawn again when they change.
+///
+/// ```swift
+/// struct ShelfView: View {
+///     @Query(filter: #Predicate<Book> { $0.isOnShelf }, sort: \.title) private var books: [Book]
+///     var body: some View { List(books) { Text($0.title) } }
+/// }
+/// ```
+///
+/// It fetches in the environment's ``SwiftUI/EnvironmentValues/modelContext`` and keeps the
+/// results current with a ``LiveQuery``: saves of any context of the container and of other
+/// processes, taken in incrementally.
+@MainActor @propertyWrapper
+public struct Query<Element: PersistentModel, Result>: DynamicProperty {
+    @Environment(\.modelContext) private var environmentContext
+    @State private var holder = QueryHolder<Element>()
+    private let descriptor: FetchDescriptor<Element>
+
+    /// The models the query selects, in its order; empty before the view is first drawn.
+    ///
+    /// ```swift
+    /// Text("\(books.count) books")
+    /// ```
+    public var wrappedValue: Result {
+        (holder.query?.results ?? []) as! Result
+    }
+
+    /// The context the query fetches in (the environment's).
+    ///
+    /// ```swift
+    /// _books.modelContext.insert(Book(title: "New"))
+    /// ```
+    public var modelContext: ModelContext { environmentContext }
+
+    /// The error of the last fetch, if it failed (the results are the last good ones).
+    ///
+    /// ```swift
+    /// if let error = _books.fetchError { Text(error.localizedDescription) }
+    /// ```
+    public var fetchError: (any Error)? { holder.query?.error }
+
+    /// Starts the live query in the environment's context, or again when the context changed.
+    ///
+    /// ```swift
+    /// // SwiftUI calls it before each drawing of the view.
+    /// ```
+    public mutating func update() {
+        let context = environmentContext
+        if holder.query == nil || holder.context !== context {
+            holder.context = context
+            holder.query = LiveQuery(descriptor, in: context)
+        }
+    }
+}
+
+extension Query where Result == [Element] {
+    /// A query of `descriptor`'s models.
+    ///
+    /// ```swift
+    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)])) private var books: [Book]
+    /// ```
+    /// - Parameters:
+    ///   - descriptor: What to fetch.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    public init(_ descriptor: FetchDescriptor<Element>, animation: Animation? = nil) {
+        self.descriptor = descriptor
+    }
+
+    /// A query of the models `filter` accepts, in the order `sort` gives.
+    ///
+    /// ```swift
+    /// @Query(filter: #Predicate<Book> { $0.year > 2000 }, sort: [SortDescriptor(\.title)]) private var books: [Book]
+    /// ```
+    /// - Parameters:
+    ///   - filter: The models to include; `nil` for all.
+    ///   - sort: The order.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    public init(filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation? = nil) {
+        self.init(FetchDescriptor(predicate: filter, sortBy: sort))
+    }
+
+    /// A query of the models `filter` accepts, ordered by one property.
+    ///
+    /// ```swift
+    /// @Query(sort: \.title, order: .reverse) private var books: [Book]
+    /// ```
+    /// - Parameters:
+    ///   - filter: The models to include; `nil` for all.
+    ///   - keyPath: The property to order by.
+    ///   - order: The direction.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    public init<Value: Comparable>(
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        animation: Animation? = nil
+    ) {
+        self.init(FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(keyPath, order: order)]))
+    }
+}
+
+/// The live query of one `@Query`, kept by SwiftUI across drawings of its view.
+@MainActor @Observable
+final class QueryHolder<Element: PersistentModel> {
+    var query: LiveQuery<Element>?
+    @ObservationIgnored weak var context: ModelContext?
+}
+#endif
