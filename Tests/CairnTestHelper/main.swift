@@ -10,6 +10,7 @@
 //   import <dir> <count> <chunk>               insert <count> small models, saving every <chunk>; print peak RSS
 //   ledger <store> <seconds>                   save balanced batches of Tally rows, "ack N" after each save
 //   ledger-reader <store>                      fetch every Tally forever, "read N sum S" after each fetch
+//   planet-writer <store> <seconds>            insert a version 1 Planet per save, "ack N" after each
 //   tally-update <store> <label> <amount> [<author>]   set the amount of the Tally with that label, or delete it ("delete")
 //   fault-save <store> <first> <count> <volumes> <body-length>   numbered model saves (FaultWorkloads.swift)
 //   damage-template <store> <commits>          build the damage tests' template store
@@ -91,6 +92,21 @@ func commitLoop(_ directory: String, keys: UInt32, padding: Int, limit: UInt64 =
 }
 
 /// The same models as the tests' `Tally` and `TallyHolder`, so both processes share one schema.
+/// The first version of the migration rehearsal tests' planets (`MigrationRehearsalTests`).
+enum HelperPlanetSchemaV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Planet.self] }
+
+    @Model final class Planet {
+        var name: String
+        var moons: Int
+        init(name: String, moons: Int) {
+            self.name = name
+            self.moons = moons
+        }
+    }
+}
+
 @Model final class Tally {
     var label: String
     var amount: Int
@@ -238,6 +254,22 @@ do {
         }
         let stored = try context.fetchCount(FetchDescriptor<ImportedReading>())
         say("imported \(stored) peak \(peakResidentBytes()) seconds \(Date().timeIntervalSince(start))")
+
+    case "planet-writer":
+        let seconds = Double(arguments[3])!
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: HelperPlanetSchemaV1.self),
+            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory)))
+        let context = ModelContext(container)
+        let end = Date().addingTimeInterval(seconds)
+        var n = 0
+        while Date() < end {
+            n += 1
+            context.insert(HelperPlanetSchemaV1.Planet(name: "Far \(n)", moons: n % 3))
+            try context.save()
+            say("ack \(n)")
+        }
+        say("done \(n)")
 
     case "ledger":
         let seconds = Double(arguments[3])!

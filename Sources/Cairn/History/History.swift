@@ -56,6 +56,8 @@ struct History {
     private var groups: [(bucket: Bucket, runs: [EntryLayout.HistoryGroup.Run])] = []
     /// The position in `groups` of the last row recorded.
     private var last = 0
+    /// The key of `groups[last]`: its kind, entity, fields below 64, and whether it has none above.
+    private var lastKey: (kind: Kind, entity: InternedName, low: UInt64, isSmall: Bool) = (.inserted, "", 0, false)
     /// Deleted rows' preserved values.
     private var tombstones: [EntryLayout.HistoryTombstone] = []
 
@@ -69,13 +71,19 @@ struct History {
     /// Records that `row` of `entity` was changed as `kind` says, in `fields` (property indexes
     /// of `entity`).
     mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64, fields: PropertyBits = PropertyBits()) {
-        if last >= groups.count || !groups[last].bucket.matches(kind, entity, fields) {
+        // The last group's key in plain words, compared first: a save's rows mostly come in long
+        // stretches of one group, and reading the group's bucket (with its array) for each row
+        // retained and released it.
+        if !(lastKey.kind == kind && lastKey.entity == entity && lastKey.low == fields.low && lastKey.isSmall
+            && fields.high.isEmpty && last < groups.count)
+        {
             if let position = groups.firstIndex(where: { $0.bucket.matches(kind, entity, fields) }) {
                 last = position
             } else {
                 groups.append((Bucket(kind: kind, entity: entity, fields: fields), []))
                 last = groups.count - 1
             }
+            lastKey = (kind, entity, fields.low, fields.high.isEmpty)
         }
         let runs = groups[last].runs.count
         if runs > 0, groups[last].runs[runs - 1].first &+ groups[last].runs[runs - 1].count == row {

@@ -126,6 +126,29 @@ enum BrokenPlanetPlan: SchemaMigrationPlan {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<PlanetSchemaV1.Planet>()) == 3 + saved)
     }
 
+    @Test func aRehearsalCopiesTheStoreWhileAnotherProcessWritesIt() throws {
+        let (configuration, _) = try makeStore()
+        let writer = try HelperProcess(["planet-writer", configuration.url.path, "3"])
+        // Copied once the other process is saving.
+        #expect(writer.readLine()?.hasPrefix("ack") == true)
+        let rehearsal = try ModelContainer.rehearseMigration(
+            for: Schema(versionedSchema: PlanetSchemaV2.self), migrationPlan: PlanetPlan.self,
+            configuration: configuration)
+        let finished = writer.waitForExit()
+        #expect(finished.status == 0, "\(finished.errors)")
+        let saved = try #require(finished.output.split(separator: "\n").last.flatMap { Int($0.dropFirst(5)) })
+        #expect(rehearsal.succeeded, "\(rehearsal)")
+        let copied = try #require(rehearsal.rowsBefore["Planet"])
+        #expect(copied >= 4 && copied <= 3 + saved, "a snapshot between two of the other process's saves")
+        #expect(rehearsal.rowsAfter["Planet"] == copied)
+        #expect(try rehearsalsLeft().isEmpty)
+        let context = ModelContext(
+            try ModelContainer(for: Schema(versionedSchema: PlanetSchemaV1.self), configurations: configuration))
+        #expect(
+            try context.fetchCount(FetchDescriptor<PlanetSchemaV1.Planet>()) == 3 + saved,
+            "still version 1, every save kept")
+    }
+
     @Test func aFailedRehearsalSaysWhichStageAndModelFailed() throws {
         let (configuration, before) = try makeStore()
         let rehearsal = try ModelContainer.rehearseMigration(
