@@ -126,7 +126,7 @@ enum LiveQueryWorkload {
         }
         func line(_ name: String, _ values: [Double]) {
             print(
-                name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                name.padding(toLength: 56, withPad: " ", startingAt: 0)
                     + String(
                         format: "median %8.1f µs   p99 %8.1f µs", percentile(values, 0.5), percentile(values, 0.99)))
         }

@@ -71,7 +71,7 @@ extension StoreWriter {
             written[ListKey(table: table.handle, owner: owner)] = nil
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
                 _ = try txn.delete(EntryLayout.rowKey(owner), value: edge.value, in: table)
-                history.record(.edges, entity, owner, fields: Self.bits(field))
+                history.record(.edges, entity, owner, field: field)
                 // The row id names the class of a row of a hierarchy (`Store+Hierarchy.swift`).
                 let concrete = store.entitiesByName[entity]?.tables(forRow: owner)?.entityName ?? entity
                 repaired.append(

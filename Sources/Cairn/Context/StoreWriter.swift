@@ -191,8 +191,8 @@ struct StoreWriter {
             let kinds = plan.edgeKinds.map {
                 (
                     table: $0.table, destination: $0.relationship.internedDestination, owner: $0.ownerTables.entityName,
-                    field: Self.bits($0.relationship.index),
-                    inverseField: Self.bits($0.ownerTables.inverses[$0.relationship.index]?.inverse.index)
+                    field: $0.relationship.index,
+                    inverseField: $0.ownerTables.inverses[$0.relationship.index]?.inverse.index ?? -1
                 )
             }
             for list in plan.edgeLists {
@@ -233,7 +233,7 @@ struct StoreWriter {
                         }
                         let targetIsAppended = isAppended(reference)
                         if !ownerIsAppended || !targetIsAppended { new.append(target) }
-                        if !targetIsAppended { history.record(.edges, destination, target, fields: kind.inverseField) }
+                        if !targetIsAppended { history.record(.edges, destination, target, field: kind.inverseField) }
                     }
                 }
                 if !ownerIsAppended || !new.isEmpty {
@@ -241,8 +241,8 @@ struct StoreWriter {
                     rewritten.append(
                         RewrittenList(full.relationship, of: full.ownerTables, kind.table, owner, old, new))
                 }
-                if !ownerIsAppended { history.record(.edges, kind.owner, owner, fields: kind.field) }
-                for target in old { history.record(.edges, destination, target, fields: kind.inverseField) }
+                if !ownerIsAppended { history.record(.edges, kind.owner, owner, field: kind.field) }
+                for target in old { history.record(.edges, destination, target, field: kind.inverseField) }
             }
             let deleted = Set(
                 plan.deletes.map {
@@ -268,13 +268,6 @@ struct StoreWriter {
 }
 
 extension StoreWriter {
-    /// The property index as a set of one (empty for `nil`).
-    static func bits(_ index: Int?) -> PropertyBits {
-        var bits = PropertyBits()
-        if let index { bits.insert(index) }
-        return bits
-    }
-
     /// The history tombstone of the row under `key` about to be deleted: a record of its
     /// `.preserveValueOnDeletion` fields, or `nil` when the row is gone or cannot be read (a
     /// damaged record has no values to keep; the deletion goes ahead).

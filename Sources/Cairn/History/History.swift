@@ -70,21 +70,59 @@ struct History {
 
     /// Records that `row` of `entity` was changed as `kind` says, in `fields` (property indexes
     /// of `entity`).
-    mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64, fields: PropertyBits = PropertyBits()) {
-        // The last group's key in plain words, compared first: a save's rows mostly come in long
-        // stretches of one group, and reading the group's bucket (with its array) for each row
-        // retained and released it.
-        if !(lastKey.kind == kind && lastKey.entity == entity && lastKey.low == fields.low && lastKey.isSmall
-            && fields.high.isEmpty && last < groups.count)
-        {
-            if let position = groups.firstIndex(where: { $0.bucket.matches(kind, entity, fields) }) {
-                last = position
-            } else {
-                groups.append((Bucket(kind: kind, entity: entity, fields: fields), []))
-                last = groups.count - 1
-            }
-            lastKey = (kind, entity, fields.low, fields.high.isEmpty)
+    @inline(__always)
+    mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64, fields: PropertyBits) {
+        if fields.high.isEmpty {
+            record(kind, entity, row, low: fields.low)
+        } else {
+            record(kind, entity, row, wide: fields)
         }
+    }
+
+    /// Records that `row` of `entity` was changed as `kind` says, in the property at index
+    /// `field` of `entity` (none when it is negative): an insert, a delete, an edge rewrite.
+    @inline(__always)
+    mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64, field: Int = -1) {
+        if field < 0 {
+            record(kind, entity, row, low: 0)
+        } else if field < 64 {
+            record(kind, entity, row, low: 1 << UInt64(field))
+        } else {
+            var fields = PropertyBits()
+            fields.insert(field)
+            record(kind, entity, row, wide: fields)
+        }
+    }
+
+    /// ``record(_:_:_:fields:)`` for fields below 64, given as a word: the common case, which
+    /// compares the last group's key in plain words (a save's rows mostly come in long stretches
+    /// of one group, and reading the group's bucket, with its array, for each row retained and
+    /// released it).
+    private mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64, low: UInt64) {
+        guard lastKey.kind == kind, lastKey.entity == entity, lastKey.low == low, lastKey.isSmall, last < groups.count
+        else {
+            var fields = PropertyBits()
+            fields.low = low
+            return record(kind, entity, row, wide: fields)
+        }
+        append(row)
+    }
+
+    /// Finds or makes the group of `kind`, `entity` and `fields`, and records `row` in it.
+    private mutating func record(_ kind: Kind, _ entity: InternedName, _ row: UInt64, wide fields: PropertyBits) {
+        if let position = groups.firstIndex(where: { $0.bucket.matches(kind, entity, fields) }) {
+            last = position
+        } else {
+            groups.append((Bucket(kind: kind, entity: entity, fields: fields), []))
+            last = groups.count - 1
+        }
+        lastKey = (kind, entity, fields.low, fields.high.isEmpty)
+        append(row)
+    }
+
+    /// Adds `row` to the runs of `groups[last]`.
+    @inline(__always)
+    private mutating func append(_ row: UInt64) {
         let runs = groups[last].runs.count
         if runs > 0, groups[last].runs[runs - 1].first &+ groups[last].runs[runs - 1].count == row {
             groups[last].runs[runs - 1].count += 1
