@@ -51,6 +51,10 @@ final class LiveResultsTracker<Model: PersistentModel> {
     private let readsOtherEntities: Bool
 
     init(_ descriptor: FetchDescriptor<Model>, in context: ModelContext) {
+        // Results follow saves: the context's unsaved inserts (with temporary identifiers) would
+        // come back as new rows once saved.
+        var descriptor = descriptor
+        descriptor.includePendingChanges = false
         self.descriptor = descriptor
         self.context = context
         let tables = context.store.entityTables(of: Model.self, for: "liveResults(for:)")

@@ -38,6 +38,18 @@ import Testing
         #expect(query.tracker.fetches == 1, "every change was taken in without fetching again")
     }
 
+    @Test func unsavedChangesOfItsOwnContextAreNotInTheResultsUntilSaved() throws {
+        let container = try liveContainer(TemporaryDirectory())
+        let context = ModelContext(container)
+        let ada = LiveAuthor(label: 1, name: "Ada", group: 1, score: 0)
+        context.insert(ada)
+        let query = LiveQuery(FetchDescriptor<LiveAuthor>(sortBy: [SortDescriptor(\.name)]), in: context)
+        #expect(query.results.isEmpty)
+        try context.save()
+        query.refresh()
+        #expect(query.results.count == 1 && query.results.first === ada, "once, the context's own instance")
+    }
+
     @Test func aSaveThatTouchesNothingTheQueryReadsDoesNotReRunIt() throws {
         let container = try liveContainer(TemporaryDirectory())
         let writer = ModelContext(container)
