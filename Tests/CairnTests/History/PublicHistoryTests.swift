@@ -271,6 +271,37 @@ import Testing
         #expect(update.updatedAttributes.map { $0 as AnyKeyPath } == [\Tally.amount])
     }
 
+    /// A damaged entry is an error that names its transaction and the way out, never other
+    /// changes; deleting it (with the history up to it) lets the history be read again.
+    @Test func aDamagedEntryIsReportedAndCanBeDeleted() throws {
+        let container = try tripContainer(TemporaryDirectory())
+        let context = ModelContext(container)
+        for index in 0..<3 {
+            context.insert(Trip(name: "t\(index)", destination: "d"))
+            try context.save()
+        }
+        let transactions = try all(context)
+        let damaged = transactions[1]
+        let table = try #require(container.store.history)
+        let key = EntryLayout.historyKey(commit: UInt64(damaged.transactionIdentifier))
+        try container.store.environment.write { txn in
+            var value = try #require(try txn.get(key, in: table))
+            value[value.count / 2] ^= 0x10
+            try txn.put(value, for: key, in: table)
+        }
+        #expect { try all(context) } throws: { error in
+            guard let error = error as? StorageError, error.code == .damagedRecord else { return false }
+            return error.message.contains("\(damaged.transactionIdentifier)") && error.message.contains("deleteHistory")
+        }
+        // The models are untouched; a fetch of the transactions after it still works.
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 3)
+        let token = damaged.token
+        #expect(try after(token, context).map(\.transactionIdentifier) == [transactions[2].transactionIdentifier])
+        try context.deleteHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= token }))
+        #expect(try all(context).map(\.transactionIdentifier) == [transactions[2].transactionIdentifier])
+    }
+
     @Test func aSaveThatChangesNothingIsNotATransaction() throws {
         let container = try tripContainer(TemporaryDirectory())
         let context = ModelContext(container)
