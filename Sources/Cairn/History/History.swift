@@ -233,8 +233,8 @@ struct History {
     enum Changes {
         /// The rows the commits after the one asked about touched, up to the read's snapshot.
         case entries([Entry])
-        /// The history cannot say: entries were dropped by pruning, or one is damaged. Every model
-        /// must be refreshed.
+        /// The history cannot say: entries were deleted, one is damaged, or there are more than
+        /// ``readCommitsLimit`` to read. Every model must be refreshed.
         case unknown
         /// The history floor in `meta` is damaged: every model must be refreshed, and the damage
         /// reported.
