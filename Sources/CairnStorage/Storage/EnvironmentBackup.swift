@@ -7,15 +7,15 @@ import Darwin
 #endif
 
 extension LMDBEnvironment {
-    /// Writes a compacted, verified copy of the store to a new store directory at `destination`
-    /// (see ``EnvironmentBackup``).
+    /// Writes a verified copy of the store, compacted unless `compact` is `false`, to a new store
+    /// directory at `destination` (see ``EnvironmentBackup``).
     ///
     /// ```swift
     /// try environment.backup(to: "/var/backups/Library-2026-11-22.cairn")
     /// ```
     /// - Throws: What ``EnvironmentBackup/write(to:)`` throws.
-    package func backup(to destination: String) throws {
-        try EnvironmentBackup(self).write(to: destination)
+    package func backup(to destination: String, compact: Bool = true) throws {
+        try EnvironmentBackup(self, compact: compact).write(to: destination)
     }
 }
 
@@ -28,11 +28,17 @@ extension LMDBEnvironment {
 /// ```
 package struct EnvironmentBackup {
     let environment: LMDBEnvironment
+    /// Whether the copy leaves out free pages and rewrites the tables packed (`MDB_CP_COMPACT`),
+    /// or copies the data file page by page, faster and as large.
+    let compact: Bool
 
-    /// A backup of `environment`.
-    package init(_ environment: LMDBEnvironment) { self.environment = environment }
+    /// A backup of `environment`, compacted unless `compact` is `false`.
+    package init(_ environment: LMDBEnvironment, compact: Bool = true) {
+        self.environment = environment
+        self.compact = compact
+    }
 
-    /// Writes a compacted copy of the store to a new store directory at `destination`, and
+    /// Writes a copy of the store (compacted unless asked otherwise) to a new store directory at `destination`, and
     /// checks that the copy opens and reads.
     ///
     /// The copy is written to a `0600` temporary file inside a new `0700` directory, flushed to
@@ -70,7 +76,7 @@ package struct EnvironmentBackup {
                     state.enterShared(nested: ThreadTransactionDepth.current > 0)
                     defer { state.leaveShared() }
                     guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw LMDBError(errno) }
-                    let rc = mdb_env_copyfd2(try state.environment(), fd, UInt32(MDB_CP_COMPACT))
+                    let rc = mdb_env_copyfd2(try state.environment(), fd, compact ? UInt32(MDB_CP_COMPACT) : 0)
                     guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
                 }
             } catch {
