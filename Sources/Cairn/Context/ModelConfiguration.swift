@@ -55,6 +55,13 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// configuration.maximumSize = 64 << 30
     /// ```
     public var maximumSize: Int = 1 << 40
+    /// How long a fetch may take before Cairn logs it (at `notice`, through the `cairn` logger)
+    /// with its plan, so that a missing index shows in the logs; `nil` logs none.
+    ///
+    /// ```swift
+    /// configuration.slowFetchThreshold = .milliseconds(50)
+    /// ```
+    public var slowFetchThreshold: Duration? = .milliseconds(250)
     /// The app group whose shared directory holds the default store, as in SwiftData.
     /// ``GroupContainer/automatic`` and ``GroupContainer/none`` use the app's own directory.
     ///

@@ -294,6 +294,9 @@ final class Store: @unchecked Sendable {
     private let lentEnvironment: Unmanaged<LMDBEnvironment>
     /// Tells live queries of new commits, this container's at once and others' by polling.
     let commitFeed: CommitFeed
+    /// How long a fetch may take before it is logged with its plan
+    /// (``ModelConfiguration/slowFetchThreshold``), as clock ticks; `nil` for never.
+    let slowFetchThreshold: Duration?
 
     /// Runs `body` in a read transaction of the environment (``LMDBEnvironment/read(_:)``),
     /// reached unretained: what every fetch and fault reads through.
@@ -370,6 +373,7 @@ final class Store: @unchecked Sendable {
         openEnvironment = environment
         lentEnvironment = .passUnretained(environment)
         commitFeed = CommitFeed { UInt64(truncatingIfNeeded: environment.lastCommittedTransactionID) }
+        slowFetchThreshold = configuration.slowFetchThreshold
         isReadOnly = storage.isReadOnly
 
         if isReadOnly {

@@ -39,13 +39,35 @@ extension ModelContext {
             page = try StoredOnlyFetcher(context: self).fetch(FetchRequest(consume query, tables: tables))
         } else {
             let executor = FetchExecutor(FetchRequest(consume query, tables: tables), in: self)
+            let start = store.slowFetchThreshold.map { _ in ContinuousClock.now }
             page = FetchResults.ordered(try executor.matches(), by: executor)
+            if let start { logIfSlow(since: start, executor, count: page.count, tables: tables) }
         }
         // The relationships to prefetch are loaded for whichever instances the page holds.
         if !prefetching.isEmpty {
             try Prefetcher(store: store, rows: rows).prefetch(prefetching, of: page, tables: tables)
         }
         return page
+    }
+
+    /// Logs a fetch that took longer than the configuration's ``ModelConfiguration/slowFetchThreshold``,
+    /// with its plan: what the app should see when a fetch lacks an index. Out of line: the
+    /// common case is one comparison.
+    @inline(never)
+    func logIfSlow(
+        since start: ContinuousClock.Instant, _ executor: FetchExecutor, count: Int, tables: Store.EntityTables
+    ) {
+        let elapsed = ContinuousClock.now - start
+        guard let threshold = store.slowFetchThreshold, elapsed > threshold else { return }
+        let plan = (try? FetchExplainer(executor: executor, store: store).plan()).map { "\($0)" } ?? "(no plan)"
+        func milliseconds(_ duration: Duration) -> Int {
+            Int(duration.components.seconds) * 1_000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+        }
+        let message =
+            "Slow fetch of \(tables.entityName): \(milliseconds(elapsed)) ms for \(count) models (threshold "
+            + "\(milliseconds(threshold)) ms). Plan: \(plan). An index (#Index) on the attributes the predicate "
+            + "compares, or a fetchLimit, lets the fetch read fewer rows."
+        cairnLog.notice("\(message)")
     }
 
     /// The number of models that match a descriptor (its limit and offset apply).

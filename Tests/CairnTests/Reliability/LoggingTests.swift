@@ -57,6 +57,21 @@ import Testing
     }
 }
 
+extension LoggingTests {
+    @Test func aSlowFetchIsLoggedWithItsPlan() throws {
+        LogCapture.install()
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Slow.store")))
+        configuration.slowFetchThreshold = .zero  // every fetch is slow
+        let container = try ModelContainer(for: LibraryBook.self, configurations: configuration)
+        let context = ModelContext(container)
+        context.insert(LibraryBook(isbn: "slow-1", title: "Slow"))
+        try context.save()
+        _ = try context.fetch(FetchDescriptor<LibraryBook>(predicate: #Predicate { $0.title == "Slow" }))
+        let logged = LogCapture.messages.filter { $0.level == .notice && $0.text.contains("Slow fetch of LibraryBook") }
+        #expect(logged.contains { $0.text.contains("Plan:") && $0.text.contains("for 1 models") }, "\(logged)")
+    }
+}
+
 /// Captures every message logged in the test process (swift-log allows one bootstrap per process).
 enum LogCapture {
     struct Message: Sendable {
