@@ -20,7 +20,8 @@ import Foundation
 /// The query updates on the executor its context belongs to, after each commit: the main actor
 /// for `container.mainContext` (and contexts made on the main thread), a model actor's executor
 /// for its `modelContext`. A query on a context used where no serial executor runs (a detached
-/// task, a thread of its own) has nowhere to update: call ``refresh()`` there.
+/// task, a thread of its own) has no turn to update in: it brings itself up to date when its
+/// ``results`` or ``error`` are read (one look at the store's commit counter when nothing changed).
 ///
 /// Updates are incremental (see <doc:LiveQueries>): a save that changes no row of the fetched
 /// entity in a property the predicate or the sort reads leaves the query alone, and one that does
@@ -34,18 +35,30 @@ public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
     /// ```swift
     /// let titles = query.results.map(\.title)
     /// ```
-    public private(set) var results: [Model]
+    public var results: [Model] {
+        if updatesWhenRead { refresh() }
+        access(keyPath: \.results)
+        return current
+    }
     /// The error of the last fetch or check, if it failed (the results are the last good ones);
     /// `nil` once one succeeds.
     ///
     /// ```swift
     /// if let error = query.error { showAlert(error) }
     /// ```
-    public private(set) var error: (any Error)?
+    public var error: (any Error)? {
+        if updatesWhenRead { refresh() }
+        access(keyPath: \.error)
+        return currentError
+    }
 
+    @ObservationIgnored private var current: [Model]
+    @ObservationIgnored private var currentError: (any Error)?
     @ObservationIgnored let tracker: LiveResultsTracker<Model>
     @ObservationIgnored private let feed: CommitFeed
     @ObservationIgnored private var subscription: Int?
+    /// Whether the context has no executor to update on, so reading updates.
+    @ObservationIgnored private let updatesWhenRead: Bool
 
     /// Fetches `descriptor` in `context` and keeps the results current.
     ///
@@ -60,9 +73,11 @@ public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
         let tracker = LiveResultsTracker(descriptor, in: context)
         self.tracker = tracker
         feed = context.store.commitFeed
-        results = tracker.results
-        error = tracker.error
-        if let place = context.executorPlace {
+        current = tracker.results
+        currentError = tracker.error
+        let place = context.executorPlace
+        updatesWhenRead = place == nil
+        if let place {
             let ticket = LiveQueryTicket(self)
             subscription = feed.subscribe { ticket.schedule(on: place) }
         }
@@ -72,18 +87,21 @@ public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
         if let subscription { feed.unsubscribe(subscription) }
     }
 
-    /// Brings the results up to date with the store now. Queries update by themselves on their
-    /// context's executor; call this where the context has none, or to have the newest results
-    /// before the update runs.
+    /// Brings the results up to date with the store now. Queries update by themselves (on their
+    /// context's executor, or when read); call this to have the newest results before the
+    /// update runs.
     ///
     /// ```swift
     /// try worker.save()
     /// query.refresh()   // the save is in query.results now
     /// ```
     public func refresh() {
-        let changed = tracker.update()
-        if changed { results = tracker.results }
-        if (tracker.error == nil) != (error == nil) || tracker.error != nil { error = tracker.error }
+        if tracker.update() {
+            withMutation(keyPath: \.results) { current = tracker.results }
+        }
+        if tracker.error != nil || currentError != nil {
+            withMutation(keyPath: \.error) { currentError = tracker.error }
+        }
     }
 }
 

@@ -38,6 +38,20 @@ import Testing
         #expect(query.tracker.fetches == 1, "every change was taken in without fetching again")
     }
 
+    /// A context used from a task of the global executor has no turn to update in: its query
+    /// is current whenever it is read.
+    @Test func aQueryOnAContextWithoutAnExecutorIsCurrentWhenRead() async throws {
+        let container = try liveContainer(TemporaryDirectory())
+        let query = LiveQuery(
+            FetchDescriptor<LiveAuthor>(sortBy: [SortDescriptor(\.name)]), in: ModelContext(container))
+        #expect(query.results.isEmpty)
+        let writer = LiveWriter(modelContainer: container)
+        try await writer.add(name: "Ada", group: 1)
+        try await writer.add(name: "Bo", group: 2)
+        #expect(names(query.results) == ["Ada", "Bo"])
+        #expect(query.error == nil)
+    }
+
     @Test func unsavedChangesOfItsOwnContextAreNotInTheResultsUntilSaved() throws {
         let container = try liveContainer(TemporaryDirectory())
         let context = ModelContext(container)
