@@ -95,8 +95,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
         guard let changes else { return refetch() }
         let reaching = changes.rows.filter { row in
             guard entities.contains(row.tables.entityName) else { return readsOtherEntities }
-            return row.inserted || row.deleted || row.unnamed || !row.fields.isDisjoint(with: readFields)
-                || members.contains(row.identifier(in: context.store.internedIdentifier))
+            return row.deleted || rereads(row) || members.contains(row.identifier(in: context.store.internedIdentifier))
         }
         guard !reaching.isEmpty else {
             commit = changes.through
@@ -117,7 +116,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
                     changed = changed || isMember
                     continue
                 }
-                guard row.inserted || row.unnamed || !row.fields.isDisjoint(with: readFields) else {
+                guard rereads(row) else {
                     changed = changed || isMember  // a member whose other values changed
                     continue
                 }
@@ -140,6 +139,12 @@ final class LiveResultsTracker<Model: PersistentModel> {
             return refetch() || changed
         }
         return changed
+    }
+
+    /// Whether `row` must be evaluated again: it is new, or changed in a field the predicate or
+    /// the sort reads (or in fields the history does not name).
+    private func rereads(_ row: HistoryChanges.Row) -> Bool {
+        row.inserted || row.unnamed || !row.fields.isDisjoint(with: readFields)
     }
 
     private func remove(_ id: PersistentIdentifier) {
