@@ -67,6 +67,14 @@ struct DataFileValidator {
         self.mayRepair = mayRepair
     }
 
+    /// A validator of the data file at `path` alone, which no process has open (a copy being made).
+    init(dataFile path: String) {
+        self.path = path
+        lockPath = path + ".lock"
+        fullCheckLimit = Int.max
+        mayRepair = true
+    }
+
     /// Validates the file and repairs a damaged meta page when an intact snapshot remains.
     ///
     /// - Throws: ``StorageError`` `.notFound` when there is no file, `.damaged` for a zero-length,
@@ -236,7 +244,7 @@ struct DataFileValidator {
 
     /// Reads both meta pages. The page size comes from page 0, or, when page 0's is damaged,
     /// from page 1 at the system page size.
-    private func readMetaPages(_ file: MappedDataFile) throws(StorageError) -> (pageSize: Int, metas: [MetaPage]) {
+    func readMetaPages(_ file: MappedDataFile) throws(StorageError) -> (pageSize: Int, metas: [MetaPage]) {
         guard file.fileSize >= 2 * 512 else {
             throw damaged(
                 "the data file is \(file.fileSize) bytes, too short to hold LMDB's two meta pages. "
@@ -432,7 +440,7 @@ struct DataFileValidator {
         _ = ftruncate(fd, 0)
     }
 
-    private func write(_ bytes: [UInt8], at offset: Int) throws(StorageError) {
+    func write(_ bytes: [UInt8], at offset: Int) throws(StorageError) {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
             throw LMDBError(errno).storageError(operation: "Opening the data file to repair a meta page", path: path)

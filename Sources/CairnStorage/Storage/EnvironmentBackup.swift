@@ -82,6 +82,8 @@ package struct EnvironmentBackup {
             } catch {
                 throw error.storageError(operation: "Copying the store", path: partial)
             }
+            // LMDB numbers a compacted copy's commits from 1 again; Cairn's history needs them to go on.
+            if compact { try DataFileValidator(dataFile: partial).continueCommitIDs() }
             guard fsync(fd) == 0 else {
                 throw LMDBError(errno).storageError(operation: "Flushing the backup to disk", path: partial)
             }

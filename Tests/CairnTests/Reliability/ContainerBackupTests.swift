@@ -37,6 +37,39 @@ import Glibc
         #expect(after.count >= tallies.count && after.reduce(0) { $0 + $1.amount } == 0)
     }
 
+    /// A compacted copy goes on from the commit it copied. LMDB's compacting copy numbers its
+    /// snapshot 1, so a store restored from one wrote its next saves under the ids of old commits:
+    /// their history entries were overwritten and the new changes sorted before the old ones.
+    @Test(arguments: [true, false])
+    func aStoreOpenedFromABackupKeepsItsHistoryInOrder(compact: Bool) throws {
+        let directory = TemporaryDirectory()
+        let container = try tallyContainer(directory)
+        let context = ModelContext(container)
+        for index in 0..<5 {
+            context.insert(Tally(label: "before \(index)", amount: index))
+            try context.save()
+        }
+        let copyURL = URL(fileURLWithPath: directory.child("Backup.store"))
+        try container.backup(to: copyURL, compact: compact)
+
+        let copy = try ModelContainer(for: Tally.self, TallyHolder.self, configurations: ModelConfiguration(url: copyURL))
+        let copyContext = ModelContext(copy)
+        let before = try copyContext.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(before.count == 5)
+        copyContext.insert(Tally(label: "after", amount: 9))
+        try copyContext.save()
+        let after = try copyContext.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(after.count == 6, "no earlier transaction overwritten")
+        #expect(Array(after.prefix(5)).map(\.token) == before.map(\.token))
+        #expect(after.last!.token > before.last!.token, "the new save is the newest transaction")
+        let inserted = after.last!.changes.compactMap { change -> PersistentIdentifier? in
+            if case .insert(let insert) = change { return insert.changedPersistentIdentifier }
+            return nil
+        }
+        #expect(inserted.count == 1 && (copyContext.model(for: inserted[0]) as? Tally)?.label == "after")
+        #expect(try copy.verify().isClean)
+    }
+
     @Test func aBackupRefusesAnOccupiedPathAndLeavesIt() throws {
         let directory = TemporaryDirectory()
         let container = try tallyContainer(directory)
