@@ -62,6 +62,30 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// configuration.slowFetchThreshold = .milliseconds(50)
     /// ```
     public var slowFetchThreshold: Duration? = .milliseconds(250)
+    /// How many times in a row one relationship may be loaded model by model before Cairn logs a
+    /// warning (through the `cairn` logger) about the N+1 pattern, naming the relationship and the
+    /// `relationshipKeyPathsForPrefetching` key path that loads it with the fetch instead; `nil`
+    /// for never. 100 in debug builds, `nil` in release builds.
+    ///
+    /// A *fault storm* is what a loop over fetched models does when each reads a relationship the
+    /// fetch did not load: one read of the store per model (`for book in books { book.author }`).
+    /// Loads of the same relationship with no pause longer than a quarter of a second between
+    /// them count as one storm; each relationship is reported once per container.
+    ///
+    /// ```swift
+    /// var configuration = ModelConfiguration()
+    /// configuration.faultStormThreshold = 20     // warn sooner
+    /// // Logged once a loop reads `book.author` for the 21st book in a row:
+    /// // "Fault storm (N+1): Book.author was loaded for one Book at a time, 21 times in 3 ms, …
+    /// //  descriptor.relationshipKeyPathsForPrefetching = [\Book.author]. …"
+    /// ```
+    public var faultStormThreshold: Int? = Self.defaultFaultStormThreshold
+
+    #if DEBUG
+    static let defaultFaultStormThreshold: Int? = 100
+    #else
+    static let defaultFaultStormThreshold: Int? = nil
+    #endif
     /// The app group whose shared directory holds the default store, as in SwiftData.
     /// ``GroupContainer/automatic`` and ``GroupContainer/none`` use the app's own directory.
     ///

@@ -30,10 +30,17 @@ final class RowLoader {
         var recordLoads = 0
     }
 
+    /// Notices a relationship loaded model by model again and again (an N+1 pattern); `nil`
+    /// when the configuration turns that off.
+    private var faultStorms: FaultStormDetector?
+
     init(store: Store, link: _ContextLink) {
         self.store = store
         self.link = link
         identity = IdentityMap(store: store)
+        faultStorms = store.faultStormThreshold.map {
+            FaultStormDetector(threshold: $0, reports: store.faultStormReports)
+        }
     }
 
     /// A record batch kept between reads (``takeRecordBatch()``): a fetch of a few rows then
@@ -210,6 +217,11 @@ final class RowLoader {
         let targets = try storedTargets(
             relationship, rowID: rowID, tables: tables, loadingRecords: !relationship.isToOneRelationship)
         relationship.access.load(owner, targets)
+        if faultStorms != nil,
+            let warning = faultStorms!.noteLoad(of: relationship.name, owner: String(describing: type(of: owner)))
+        {
+            cairnLog.warning("\(warning)")
+        }
     }
 
     /// A relationship's targets as stored, without touching the owner's loaded value; with

@@ -297,6 +297,11 @@ final class Store: @unchecked Sendable {
     /// How long a fetch may take before it is logged with its plan
     /// (``ModelConfiguration/slowFetchThreshold``), as clock ticks; `nil` for never.
     let slowFetchThreshold: Duration?
+    /// How many loads of one relationship model by model make a fault storm worth a warning
+    /// (``ModelConfiguration/faultStormThreshold``); `nil` for none.
+    let faultStormThreshold: Int?
+    /// The fault storms reported so far, once per relationship for all of this container's contexts.
+    let faultStormReports = FaultStormDetector.Reports()
 
     /// Runs `body` in a read transaction of the environment (``LMDBEnvironment/read(_:)``),
     /// reached unretained: what every fetch and fault reads through.
@@ -374,6 +379,7 @@ final class Store: @unchecked Sendable {
         lentEnvironment = .passUnretained(environment)
         commitFeed = CommitFeed { UInt64(truncatingIfNeeded: environment.lastCommittedTransactionID) }
         slowFetchThreshold = configuration.slowFetchThreshold
+        faultStormThreshold = configuration.faultStormThreshold.map { max(0, $0) }
         isReadOnly = storage.isReadOnly
 
         if isReadOnly {

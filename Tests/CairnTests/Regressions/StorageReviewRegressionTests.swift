@@ -229,7 +229,9 @@ import Testing
     // Bug: a compacted copy keeps an empty tree in meta page 0 (transaction 0) and its data in
     // page 1 (transaction 1). With page 1 damaged, the empty page 0 was "recovered" to, and the
     // store layer then started a new, empty store over the data still in the file. Fix: a commit
-    // is never recovered to an empty snapshot; the store is refused.
+    // is never recovered to an empty snapshot; the store is refused. (Cairn's own compacted copies
+    // now name the copied trees in both pages, see the next test; a copy made by LMDB's tools or
+    // by an earlier version still has the empty page, which this test rebuilds.)
     @Test func aDamagedCompactedCopyIsRefusedNotEmptied() throws {
         let directory = TemporaryDirectory()
         let source = try TemporaryStore()
@@ -238,9 +240,22 @@ import Testing
         let copy = directory.child("copy")
         try source.environment.backup(to: copy)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: copy + "/data.mdb")))
-        let page = DataFileBytes(storage: bytes)
-        #expect(page.uint64(at: MetaPage.Offset.transactionID) == 0)
-        #expect(page.uint64(at: 4096 + MetaPage.Offset.transactionID) == 1)
+        // What mdb_env_copyfd2(MDB_CP_COMPACT) writes: page 1 the data under transaction 1, page 0
+        // an empty main tree under transaction 0 with two pages.
+        func set(_ value: UInt64, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + 8, with: $0) }
+        }
+        let dataPage = DataFileBytes(storage: bytes).uint64(at: MetaPage.Offset.transactionID) % 2 == 1 ? 0 : 4096
+        bytes.replaceSubrange(4096..<8192, with: bytes[dataPage..<dataPage + 4096])
+        bytes.replaceSubrange(0..<4096, with: bytes[4096..<8192])
+        set(1, at: 4096 + MetaPage.Offset.pageNumber)
+        set(1, at: 4096 + MetaPage.Offset.transactionID)
+        set(0, at: MetaPage.Offset.pageNumber)
+        set(0, at: MetaPage.Offset.transactionID)
+        set(1, at: MetaPage.Offset.lastPage)
+        bytes.replaceSubrange(
+            MetaPage.Offset.mainDB..<MetaPage.Offset.mainDB + 48,
+            with: [UInt8](repeating: 0, count: 40) + [UInt8](repeating: 0xFF, count: 8))
         bytes[4096 + MetaPage.Offset.mainDB + 40] ^= 0x01  // page 1's main root moves
         try Data(bytes).write(to: URL(fileURLWithPath: copy + "/data.mdb"))
         #expect { try LMDBEnvironment.open(StorageConfiguration(path: copy)) } throws: { error in
@@ -248,6 +263,35 @@ import Testing
         }
         let after = [UInt8](try Data(contentsOf: URL(fileURLWithPath: copy + "/data.mdb")))
         #expect(after == bytes, "the file is left as it was")
+    }
+
+    /// A compacted copy made by Cairn goes on from the commit it copied: its meta pages hold that
+    /// commit's id and the one before, both naming the copied trees. It opens whole; with its
+    /// newest page damaged it is refused (the other page's id does not match the snapshot's
+    /// marker), never opened empty or at another commit.
+    @Test func aCompactedCopyGoesOnFromTheCopiedCommit() throws {
+        let directory = TemporaryDirectory()
+        let source = try TemporaryStore()
+        let table = try source.table("t")
+        for n in 0..<5 { try source.environment.write { txn in try txn.put([7], for: key(n), in: table) } }
+        let copied = UInt64(source.environment.lastCommittedTransactionID)
+        let copy = directory.child("copy")
+        try source.environment.backup(to: copy)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: copy + "/data.mdb")))
+        let ids = [0, 4096].map { DataFileBytes(storage: bytes).uint64(at: $0 + MetaPage.Offset.transactionID) }
+        #expect(ids[Int(copied % 2)] == copied && ids[1 - Int(copied % 2)] == copied - 1)
+        #expect(try Self.entries(copy).filter { $0.hasPrefix("t ") }.count == 5)
+        #expect(UInt64(try LMDBEnvironment.open(StorageConfiguration(path: copy)).lastCommittedTransactionID) == copied)
+
+        let damaged = directory.child("damaged")
+        try source.environment.backup(to: damaged)
+        bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: damaged + "/data.mdb")))
+        bytes[Int(copied % 2) * 4096 + MetaPage.Offset.mainDB + 40] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged + "/data.mdb"))
+        #expect { try LMDBEnvironment.open(StorageConfiguration(path: damaged)) } throws: { error in
+            (error as? StorageError)?.code == .damaged
+        }
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: damaged + "/data.mdb"))) == bytes)
     }
 
     /// Every table's entries, as "name key=value" strings.
