@@ -224,6 +224,10 @@ extension Store {
         for entity in schema.entities {
             let (stored, existed) = descriptions[entity.name]!
             guard stored != originals[entity.name] || !existed else { continue }
+            // A read-only store keeps a description that lacks only the notes for tools.
+            if readOnly, existed, let original = originals[entity.name], stored.hasTheSameContents(as: original) {
+                continue
+            }
             guard !readOnly else {
                 throw StorageError(
                     code: .readOnly,

@@ -25,6 +25,14 @@ struct StoredEntity: Codable, Equatable {
         var name: String
         var destination: String
         var isToMany: Bool
+        /// The inverse relationship's name, if it has one. This and the two below describe the
+        /// store for tools that read it without the app's models (`cairn verify`); `nil` in
+        /// descriptions recorded before they were kept.
+        var inverse: String?
+        /// The delete rule's name (``Schema/Relationship/DeleteRule``).
+        var deleteRule: String?
+        /// The table that holds its edges: `r/<the entity that declares it>/<name>`.
+        var table: String?
     }
 
     var name: String
@@ -36,6 +44,9 @@ struct StoredEntity: Codable, Equatable {
     /// For the root of a hierarchy of models, its subentities in the order they got their class
     /// numbers (1, 2, …: the top bits of their row ids); `nil` for any other entity.
     var subentityNames: [String]?
+    /// The entity this one inherits from, if any (for tools that read the store without the
+    /// app's models); `nil` also in descriptions recorded before it was kept.
+    var superentity: String?
 
     init(name: String) {
         self.name = name
@@ -133,10 +144,29 @@ struct StoredEntity: Codable, Equatable {
             !current.contains { $0.tag == old.tag } && !current.contains { $0.name == old.name }
         }
         attributes = current + kept
-        relationships = entity.relationships.sorted { $0.index < $1.index }.map {
-            StoredRelationship(name: $0.name, destination: $0.destination, isToMany: !$0.isToOneRelationship)
+        relationships = entity.relationships.sorted { $0.index < $1.index }.map { relationship in
+            let declaring = entity.declaring { $0.relationshipsByName[relationship.name] != nil }
+            return StoredRelationship(
+                name: relationship.name, destination: relationship.destination,
+                isToMany: !relationship.isToOneRelationship, inverse: relationship.inverseName,
+                deleteRule: relationship.deleteRule.rawValue, table: "r/\(declaring.name)/\(relationship.name)")
         }
+        superentity = entity.superentity?.name
         return tags
+    }
+
+    /// Whether the description says the same as `other` about the store's contents (attributes,
+    /// tags, relationships, subentities), whatever their notes for tools (inverses, delete rules,
+    /// edge tables, superentity) say: a read-only store whose description lacks the notes opens.
+    func hasTheSameContents(as other: StoredEntity) -> Bool {
+        var noted = other
+        noted.superentity = superentity
+        for index in noted.relationships.indices where index < relationships.count {
+            noted.relationships[index].inverse = relationships[index].inverse
+            noted.relationships[index].deleteRule = relationships[index].deleteRule
+            noted.relationships[index].table = relationships[index].table
+        }
+        return noted == self
     }
 
     /// A type's name without optionality, so `String` and `String?` store alike.

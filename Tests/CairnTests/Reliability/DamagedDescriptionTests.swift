@@ -25,11 +25,18 @@ import Testing
 
     /// Flips one bit of the data file of an open store wherever `needle` occurs (the live page
     /// and any older copy LMDB has not reused yet).
-    func flip(_ needle: [UInt8], at position: Int, bit: UInt8, in directory: TemporaryDirectory) throws {
+    /// Flips `bit` of byte `position` of every copy of `needle` in the data file; with
+    /// `outsideDescriptions`, not of the copies inside entity descriptions (binary-coded strings:
+    /// the tag 0x07 and the length before them), which name edge tables too.
+    func flip(
+        _ needle: [UInt8], at position: Int, bit: UInt8, in directory: TemporaryDirectory,
+        outsideDescriptions: Bool = false
+    ) throws {
         let path = directory.child("Library.store/data.mdb")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let offsets = bytes.indices.dropLast(needle.count).filter {
             bytes[$0..<($0 + needle.count)].elementsEqual(needle)
+                && !(outsideDescriptions && $0 >= 2 && bytes[$0 - 2] == 0x07 && bytes[$0 - 1] == UInt8(needle.count))
         }
         #expect(!offsets.isEmpty, "the bytes are stored")
         let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
@@ -93,7 +100,7 @@ import Testing
             try context.save()
         }
         // The last character changes: the name sorts elsewhere, and looking it up finds nothing.
-        try flip(Array(table.utf8), at: table.utf8.count - 1, bit: 0x02, in: directory)
+        try flip(Array(table.utf8), at: table.utf8.count - 1, bit: 0x02, in: directory, outsideDescriptions: true)
         do {
             let container = try libraryContainer(directory)
             // Opened only by reading an earlier commit (whose copy of the page is intact):
