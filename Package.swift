@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/console-kit.git", from: "4.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -48,7 +49,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "cairn",
-            dependencies: ["Cairn", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Cairn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // Progress bars on a terminal; the executable's only, never the library's.
+                .product(name: "ConsoleKitTerminal", package: "console-kit"),
+            ]
         ),
         // A child process for the reliability tests: it commits, acknowledges, and gets killed.
         .executableTarget(

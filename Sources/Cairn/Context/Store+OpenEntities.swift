@@ -270,7 +270,7 @@ extension Store {
     ///
     /// - Throws: ``StorageError`` `.damagedRecord`: a checksum mismatch or an undecodable
     ///   description is damage, never a schema change to report.
-    private static func decodeDescription(_ bytes: [UInt8], key: [UInt8], entity: String) throws -> StoredEntity {
+    static func decodeDescription(_ bytes: [UInt8], key: [UInt8], entity: String) throws -> StoredEntity {
         let payload = try EntryLayout.metaPayload(bytes, key: key)
         let decoded: StoredEntity
         do {

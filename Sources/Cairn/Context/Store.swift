@@ -505,7 +505,7 @@ final class Store: @unchecked Sendable {
                 + "reads. Open it with the newer version of Cairn that wrote it.")
     }
 
-    private static func uuidBytes(_ value: [UInt8]) throws -> uuid_t {
+    static func uuidBytes(_ value: [UInt8]) throws -> uuid_t {
         let bytes = try EntryLayout.metaPayload(value, key: storeKey)
         guard bytes.count == 16 else {
             throw EntryLayout.damagedDescription(

@@ -223,7 +223,7 @@ struct DataFileValidator {
     /// Whether another process has the store open: each holds LMDB's lock on the lock file's
     /// first byte (shared once open), so an exclusive lock there would conflict. Only asks
     /// (`F_GETLK`); takes nothing.
-    private func othersHaveTheStoreOpen() -> Bool {
+    func othersHaveTheStoreOpen() -> Bool {
         let fd = open(lockPath, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -233,7 +233,7 @@ struct DataFileValidator {
 
     /// LMDB's exclusive lock on the lock file's first byte (`mdb_env_excl_lock`): the first
     /// process to open a store takes it, and every process that has it open holds it shared.
-    private static var exclusiveLock: flock {
+    static var exclusiveLock: flock {
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)
@@ -457,7 +457,7 @@ struct DataFileValidator {
     }
 
     /// Both meta pages' transaction ids, read afresh, to tell damage from a concurrent commit.
-    private func transactionIDs() -> [UInt64] {
+    func transactionIDs() -> [UInt64] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }

@@ -133,6 +133,12 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         /// catch StorageError.Code.unsupported { /* use cloudKitDatabase: .none */ }
         /// ```
         public static let unsupported = Code("unsupported")
+        /// Another process has the store open, and the operation needs it alone (compacting in place).
+        ///
+        /// ```swift
+        /// catch StorageError.Code.inUse { /* close the app, or back the store up to a new path */ }
+        /// ```
+        public static let inUse = Code("inUse")
         /// A failure that fits no other code; ``StorageError/cause`` holds the details.
         ///
         /// ```swift

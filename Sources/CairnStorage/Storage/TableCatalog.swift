@@ -95,7 +95,7 @@ package struct TableCatalog {
     }
 
     /// The flags a named table was created with, read from its record in the main table.
-    func storedFlags(of name: String) throws -> TableFlags {
+    package func storedFlags(of name: String) throws -> TableFlags {
         try environment.read { txn in
             // mdb_dbi_flags needs an open handle; read the flags from the MDB_db record instead:
             // md_flags is the 16-bit field at offset 4 of the 48-byte record.

@@ -1,0 +1,91 @@
+import Foundation
+
+/// One transaction of a store's history as `cairn history` lists it.
+package struct InspectedTransaction: Encodable, Sendable {
+    /// What happened to some rows of one entity.
+    package struct Change: Encodable, Sendable {
+        /// `insert`, `update`, `delete`, or `relationships` (only edges were rewritten).
+        package var kind: String
+        package var entity: String
+        /// The changed models' identifiers ("Book/42").
+        package var ids: [String]
+        /// For updates, the attributes and relationships that changed, when the entry names them.
+        package var fields: [String]?
+    }
+
+    /// The transaction's token: its commit, which later transactions' exceed.
+    package var token: UInt64
+    package var timestamp: Date?
+    package var author: String?
+    package var processIdentifier: UInt64?
+    package var bundleIdentifier: String?
+    package var changes: [Change]
+    /// Set when the entry cannot be read (its checksum failed); then nothing else is.
+    package var damaged: Bool = false
+}
+
+extension StoreInspector {
+    /// Calls `body` with each transaction of the store's history after `token` (all when `nil`),
+    /// oldest first, read in one read transaction.
+    ///
+    /// ```swift
+    /// try inspector.transactions(after: 41) { transaction in print(transaction.token); return true }
+    /// ```
+    /// - Parameters:
+    ///   - token: Only transactions with a larger token.
+    ///   - body: Called with each; returns `false` to stop.
+    /// - Throws: ``StorageError`` `.notFound` when the history after `token` was deleted (the
+    ///   transactions after it can no longer all be listed); what reading the store throws.
+    package func transactions(after token: UInt64?, _ body: (InspectedTransaction) throws -> Bool) throws {
+        guard tableNames.contains("h") else { return }
+        let history = try table("h")
+        try environment.read { txn in
+            let floor = try History.floor(meta: meta, txn: txn)
+            if let token, token &+ 1 < floor {
+                throw StorageError(
+                    code: .notFound,
+                    message: "The history after transaction \(token) was deleted; the oldest transaction kept follows "
+                        + "\(floor &- 1). List the history without --since, or from a later token.",
+                    path: path)
+            }
+            let range = token.map { KeyRange(from: .exclusive(EntryLayout.historyKey(commit: $0))) } ?? .all
+            try txn.scan(history, range) { key, value in
+                let commit = try EntryLayout.commit(historyKey: key, table: history)
+                guard let entry = EntryLayout.historyEntry(value, commit: commit) else {
+                    return try body(InspectedTransaction(token: commit, changes: [], damaged: true))
+                }
+                return try body(transaction(commit, entry))
+            }
+        }
+    }
+
+    private func transaction(_ commit: UInt64, _ entry: EntryLayout.HistoryEntry) -> InspectedTransaction {
+        let kinds = ["insert", "update", "delete", "relationships"]
+        var changes: [InspectedTransaction.Change] = []
+        for group in entry.groups {
+            let names = entry.fieldNames[group.entity] ?? []
+            let fields = group.fieldPositions.compactMap { $0 < names.count ? names[$0] : nil }
+            // A hierarchy's rows are recorded under its table's entity: each under its own class.
+            var byClass: [(String, [String])] = []
+            for row in group.rows {
+                let id = identifier(group.entity, row)
+                if byClass.last?.0 == id.entityName {
+                    byClass[byClass.count - 1].1.append("\(id)")
+                } else {
+                    byClass.append((id.entityName, ["\(id)"]))
+                }
+            }
+            for (entity, ids) in byClass {
+                changes.append(
+                    InspectedTransaction.Change(
+                        kind: Int(group.kind) < kinds.count ? kinds[Int(group.kind)] : "kind \(group.kind)",
+                        entity: entity, ids: ids, fields: fields.isEmpty ? nil : fields))
+            }
+        }
+        return InspectedTransaction(
+            token: commit,
+            timestamp: entry.timestamp == 0 ? nil : Date(timeIntervalSince1970: Double(entry.timestamp) / 1_000_000),
+            author: entry.author, processIdentifier: entry.process?.identifier,
+            bundleIdentifier: entry.process?.bundle, changes: changes)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+extension StoreVerifier {
+    /// A verifier of an inspected store against its own descriptions, for a tool without the
+    /// app's models (`cairn verify`).
+    ///
+    /// Every check runs as for ``ModelContainer/verify()`` but one: the models' key encoding is
+    /// not at hand, so unique and index entries are checked against the rows they name (each row
+    /// has exactly one entry in each of its entity's keyed tables, and each entry names a row),
+    /// not against the values those rows hold. Records are checked field by field against the
+    /// types the description records. Inverse edges are checked for relationships whose
+    /// description notes their inverse (recorded by a writable open of this version or later).
+    init(inspecting store: StoreInspector) throws {
+        let names = store.entityNames
+        var classes: [Table: [Int: String]] = [:]
+        var entities: [Entity] = []
+        for name in names {
+            let records = try store.recordsTable(of: name)
+            let shares = store.sharesTable(name)
+            if shares { classes[records, default: [:]][store.classNumber(of: name)] = name }
+            entities.append(
+                Entity(
+                    name: name, records: records, classNumber: store.classNumber(of: name), sharesTable: shares,
+                    descendants: store.descendants(of: name)))
+        }
+        var keyed: [Keyed] = []
+        for name in names {
+            for (prefix, unique) in [("u", true), ("i", false)] {
+                for (table, attributes) in store.keyedTables(of: name, prefix: prefix) {
+                    keyed.append(Keyed(entity: name, table: try store.table(table), unique: unique, names: attributes))
+                }
+            }
+        }
+        var relationships: [Relationship] = []
+        for name in names {
+            for relationship in store.descriptions[name]!.relationships {
+                // Each table once, with the entity that declares it (the table carries its name).
+                guard let tableName = store.edgeTableName(of: relationship, entity: name),
+                    tableName == "r/\(name)/\(relationship.name)"
+                else { continue }
+                let inverse = relationship.inverse.flatMap { inverseName in
+                    store.descriptions[relationship.destination]?.relationships.first { $0.name == inverseName }
+                }
+                let inverseTable = try inverse.flatMap { inverse in
+                    try store.edgeTableName(of: inverse, entity: relationship.destination).map { try store.table($0) }
+                }
+                relationships.append(
+                    Relationship(
+                        owner: name, name: relationship.name, destination: relationship.destination,
+                        table: try store.table(tableName),
+                        inverse: inverse.flatMap { inverse in inverseTable.map { (inverse.name, $0) } },
+                        mayDangle: inverse == nil || inverse?.deleteRule == nil
+                            || inverse?.deleteRule == Schema.Relationship.DeleteRule.noAction.rawValue))
+            }
+        }
+        let descriptions = store.descriptions
+        self.init(
+            environment: store.environment, storeIdentifier: store.storeIdentifier, entities: entities, keyed: keyed,
+            relationships: relationships, classes: classes,
+            readRecord: { reader, entity in
+                for attribute in descriptions[entity]?.attributes ?? [] {
+                    guard let payload = reader.payload(tag: attribute.tag) else { continue }
+                    do throws(StorageError) {
+                        _ = try StoredValue(field: payload, type: attribute.type)
+                    } catch {
+                        throw StorageError(
+                            code: error.code,
+                            message: "its \(attribute.name) (\(attribute.type)) cannot be read: \(error.message)")
+                    }
+                }
+                return nil
+            })
+    }
+}
+
+extension StoreInspector {
+    /// Verifies the store against its own descriptions (see
+    /// `StoreVerifier.init(inspecting:)`): every page, record, entry and edge.
+    ///
+    /// ```swift
+    /// let report = try inspector.verify()
+    /// print(report.isClean)
+    /// ```
+    /// - Parameter progress: Told the number of rows and entries read so far, now and then.
+    /// - Throws: ``StorageError`` only when the store cannot be read at all.
+    package func verify(progress: ((Int) -> Void)? = nil) throws -> VerificationReport {
+        var verifier = try StoreVerifier(inspecting: self)
+        verifier.progress = progress
+        return try verifier.verify()
+    }
+}
