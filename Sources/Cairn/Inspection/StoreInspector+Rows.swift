@@ -56,10 +56,22 @@ extension StoreInspector {
             (relationship, try edgeTableName(of: relationship, entity: entity).map { try table($0) })
         }
         var count = 0
+        // The span of the map the scan has read since its pages were last given back.
+        var lowest: UnsafeRawPointer?
+        var highest: UnsafeRawPointer?
         try environment.read { txn in
             try txn.scan(records) { key, value in
                 count += 1
-                if count & 0xFFF == 0 { progress?(count) }
+                if let start = value.baseAddress {
+                    lowest = min(lowest ?? start, start)
+                    highest = max(highest ?? start, start + value.count)
+                }
+                if count & 0xFFF == 0 {
+                    progress?(count)
+                    // The pages read so far are not needed again: resident memory stays flat.
+                    if let lowest, let highest { environment.releaseReadPages(from: lowest, to: highest) }
+                    (lowest, highest) = (nil, nil)
+                }
                 guard key.count == 8 else {
                     damaged("\(records.name) key \(Array(key))", "a row key of \(key.count) bytes, not 8")
                     return true

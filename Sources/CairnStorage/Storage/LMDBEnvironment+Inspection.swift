@@ -84,6 +84,27 @@ extension LMDBEnvironment {
         }
     }
 
+    /// Lets the kernel take back the store's mapped pages between two addresses of bytes this
+    /// process read from the store (`madvise(MADV_DONTNEED)`), so a scan of a large store keeps
+    /// its resident memory flat instead of growing with the file. The map is read-only, shared
+    /// and backed by the file, so a page read again is mapped again from the page cache (or the
+    /// disk), unchanged: nothing read before becomes invalid. For tools that stream a whole store
+    /// (`cairn dump`), now and then during the scan, with the lowest and highest addresses of the
+    /// keys and values the scan was given (LMDB does not tell where its map starts).
+    ///
+    /// ```swift
+    /// environment.releaseReadPages(from: lowest, to: highest)
+    /// ```
+    package func releaseReadPages(from start: UnsafeRawPointer, to end: UnsafeRawPointer) {
+        let pageSize = Int(LMDBEnvironment.systemPageSize)
+        let first = Int(bitPattern: start) & ~(pageSize - 1)
+        let last = Int(bitPattern: end)
+        guard last > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        // Whole pages only, each inside the map: from the first one's start to the last one's end.
+        let length = (last - first + pageSize - 1) & ~(pageSize - 1)
+        _ = madvise(address, length, MADV_DONTNEED)
+    }
+
     /// The data file's size in bytes.
     ///
     /// ```swift

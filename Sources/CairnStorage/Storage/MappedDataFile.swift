@@ -80,8 +80,22 @@ final class MappedDataFile {
                     + "\(purpose()). It is truncated; restore it from a backup.",
                 path: path)
         }
+        handedOut &+= count
+        if handedOut >= Self.residentLimit {
+            // A walk reads each page about once: let the kernel take back what it has mapped so
+            // far, so checking a large file never holds more than this much of it resident. The
+            // mapping is read-only and shared, backed by the file: a page read again (by a view
+            // still held, or a page visited twice) is mapped again, unchanged.
+            handedOut = 0
+            _ = madvise(UnsafeMutableRawPointer(mutating: base), fileSize, MADV_DONTNEED)
+        }
         return PageView(base: base + offset, size: count)
     }
+
+    /// Bytes of the file handed out since its mapped pages were last given back.
+    private var handedOut = 0
+    /// How much of the file a walk keeps resident at most, about.
+    private static let residentLimit = 8 << 20
 }
 
 /// A bounds-checked window on bytes of a data file: a page, a meta page, or a sub-page inside a
