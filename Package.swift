@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/console-kit.git", from: "4.16.2"),
+        // `swift package generate-documentation --target Cairn` (the DocC catalog, Sources/Cairn/Cairn.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

@@ -3,13 +3,16 @@ import Foundation
 import Synchronization
 
 /// Shows how long work is going: on a terminal (standard error), console-kit's activity
-/// indicator with a bar, the count, the rate and the time left; otherwise a plain line every few
-/// seconds, so a log or a test reading standard error sees progress without escape codes.
+/// indicator with a bar, the count, the rate and the time left; otherwise a plain line every two
+/// seconds (and one at the end, when any was printed), so a log or a test reading standard error
+/// sees progress without escape codes, and short work prints nothing.
 /// Standard output stays free for what the command prints.
 final class Progress: Sendable {
     private struct State {
         var done = 0
         var lastLine = ContinuousClock.now
+        /// Whether a progress line was printed: short work prints none, not even at the end.
+        var printed = false
     }
 
     private let title: String
@@ -35,7 +38,6 @@ final class Progress: Sendable {
         } else {
             indicator = nil
         }
-        if !quiet && !console.supportsANSICommands { printError("\(title): started") }
     }
 
     /// Whether nothing is shown.
@@ -53,6 +55,7 @@ final class Progress: Sendable {
         let due = state.withLock { state in
             guard now - state.lastLine >= .seconds(2) else { return false }
             state.lastLine = now
+            state.printed = true
             return true
         }
         if due { printError("\(title): " + RateBar.describe(done: done, total: total, unit: unit, since: start)) }
@@ -63,7 +66,7 @@ final class Progress: Sendable {
         if let final { update(final) }
         if let indicator {
             succeeded ? indicator.succeed() : indicator.fail()
-        } else if !quietLines {
+        } else if !quietLines, state.withLock({ $0.printed }) || !succeeded {
             let done = state.withLock { $0.done }
             printError(
                 "\(title): \(succeeded ? "done" : "failed"), \(done) \(unit) in "

@@ -27,7 +27,7 @@ public protocol SchemaMigrationPlan: SendableMetatype {
 
 /// One step of a migration plan, as in SwiftData. The container given the plan applies the
 /// stages from the store's version to its schema's, one by one, when it opens (see
-/// ``ModelContainer/init(for:migrationPlan:configurations:)``).
+/// ``ModelContainer/init(for:migrationPlan:configurations:)-(PersistentModel....,_,_)``).
 ///
 /// ```swift
 /// static let migrateV1toV2 = MigrationStage.custom(

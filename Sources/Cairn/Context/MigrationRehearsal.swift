@@ -178,7 +178,7 @@ extension ModelContainer {
     ///     configuration: ModelConfiguration(url: storeURL))
     /// print(rehearsal)
     /// ```
-    /// - Throws: ``StorageError`` when the store cannot be read or copied (a stage's failure is
+    /// - Throws: `StorageError` when the store cannot be read or copied (a stage's failure is
     ///   in the report, not thrown).
     public static func rehearseMigration(
         for schema: Schema, migrationPlan: any SchemaMigrationPlan.Type, configuration: ModelConfiguration

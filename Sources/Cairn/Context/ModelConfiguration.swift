@@ -49,7 +49,7 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// ```
     public var durability: Durability = .full
     /// The largest the store may grow, in bytes; a save that needs more fails with
-    /// ``StorageError/Code-swift.struct/maximumSizeReached``.
+    /// `StorageError.Code.maximumSizeReached`.
     ///
     /// ```swift
     /// configuration.maximumSize = 64 << 30
@@ -96,7 +96,7 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// The CloudKit database SwiftData would sync the store with. Cairn stores are local:
     /// ``CloudKitDatabase/automatic`` and ``CloudKitDatabase/none`` mean no sync, and a named
     /// database (``CloudKitDatabase/private(_:)``) makes the container refuse to open with
-    /// ``StorageError/Code-swift.struct/unsupported``, rather than run without the sync it asks for.
+    /// `StorageError.Code.unsupported`, rather than run without the sync it asks for.
     ///
     /// ```swift
     /// ModelConfiguration(cloudKitDatabase: .none)

@@ -22,7 +22,7 @@ extension ModelContainer {
     /// - Parameters:
     ///   - url: Where the copy's store directory goes; nothing may exist there yet.
     ///   - compact: Whether to leave out free pages (the default) or copy the data file as it is.
-    /// - Throws: ``StorageError`` `.alreadyExists` when something is at `url`, `.diskFull` or
+    /// - Throws: `StorageError` `.alreadyExists` when something is at `url`, `.diskFull` or
     ///   `.ioError` when the copy cannot be written, `.damaged` when it does not verify; nothing
     ///   is left at `url` then.
     /// - Complexity: O(*n*) in the store's size, twice: the copy and its verification.

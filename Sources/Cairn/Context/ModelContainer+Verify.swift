@@ -24,7 +24,7 @@ extension ModelContainer {
     /// }
     /// ```
     /// - Returns: The counts of rows and entries, and every problem found.
-    /// - Throws: ``StorageError`` only when the store cannot be read at all (for example, it was
+    /// - Throws: `StorageError` only when the store cannot be read at all (for example, it was
     ///   closed, or an I/O error).
     /// - Complexity: O(*n*) in the store's rows and entries, decoding every record once.
     public func verify() throws -> VerificationReport {

@@ -67,7 +67,7 @@ public final class ModelContainer: Sendable {
     ///   - migrationPlan: How to move the store between schema versions.
     ///   - configurations: Where and how to store the models; one default configuration when empty.
     /// - Throws: ``SchemaError`` when the schema is invalid or the store holds an incompatible one;
-    ///   ``StorageError`` when the store cannot be opened.
+    ///   `StorageError` when the store cannot be opened.
     public convenience init(
         for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         configurations: ModelConfiguration...
@@ -80,7 +80,7 @@ public final class ModelContainer: Sendable {
     /// ```swift
     /// let container = try ModelContainer(for: Schema([Book.self]), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
     /// ```
-    /// - Throws: ``SchemaError`` or ``StorageError``, as the other initialiser does.
+    /// - Throws: ``SchemaError`` or `StorageError`, as the other initialiser does.
     public convenience init(
         for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         configurations: ModelConfiguration...
@@ -96,7 +96,7 @@ public final class ModelContainer: Sendable {
     /// ```swift
     /// let container = try ModelContainer(for: schema, configurations: [ModelConfiguration("Library")])
     /// ```
-    /// - Throws: ``SchemaError`` or ``StorageError`` (``StorageError/Code-swift.struct/unsupported``
+    /// - Throws: ``SchemaError`` or `StorageError` (`StorageError.Code.unsupported`
     ///   for a configuration that asks for CloudKit sync).
     public init(
         for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
@@ -143,9 +143,9 @@ public final class ModelContainer: Sendable {
     ///
     /// When the newest commit's meta page, or a page only it uses, is damaged while the commit
     /// before it is intact, the store opens at that earlier commit instead of refusing to open:
-    /// ``StoreRecovery/skippedTransaction`` names the commit that was lost. When only the older
+    /// `StoreRecovery.skippedTransaction` names the commit that was lost. When only the older
     /// meta page was damaged, it is rewritten and nothing is lost. Stores that no meta page leads
-    /// to intact data are refused with ``StorageError/Code-swift.struct/damaged``. Recovery rewrites a meta
+    /// to intact data are refused with `StorageError.Code.damaged`. Recovery rewrites a meta
     /// page, so it needs a writable store that no other process has open; otherwise opening
     /// throws and says so.
     ///
@@ -162,7 +162,7 @@ public final class ModelContainer: Sendable {
     /// ```swift
     /// try container.erase()
     /// ```
-    /// - Throws: ``StorageError`` when the store cannot be written.
+    /// - Throws: `StorageError` when the store cannot be written.
     public func erase() throws {
         try store.erase()
     }

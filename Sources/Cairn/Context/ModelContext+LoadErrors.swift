@@ -3,7 +3,7 @@ import Foundation
 extension ModelContext {
     /// The loads that failed since the last time they were reported: each a ``FetchError`` with
     /// code ``FetchError/Code/loadFailed`` naming the model (``FetchError/model``), the property
-    /// (``FetchError/property``) and the cause (``FetchError/cause``, such as a ``StorageError``
+    /// (``FetchError/property``) and the cause (``FetchError/cause``, such as a `StorageError`
     /// of code `damagedRecord`).
     ///
     /// A model's property is loaded when it is first read. Reading happens in a getter, which

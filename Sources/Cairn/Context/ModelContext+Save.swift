@@ -18,7 +18,7 @@ extension ModelContext {
     /// try context.save()
     /// ```
     /// - Throws: ``SaveError`` when a delete is denied or a relationship count is out of range;
-    ///   ``StorageError`` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …);
+    ///   `StorageError` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …);
     ///   ``FetchError`` (``FetchError/Code/loadFailed``) when a property could not be loaded since
     ///   the last save or fetch (see ``pendingLoadErrors``): nothing is written, and the errors are
     ///   cleared, so saving again writes the changes as they are.

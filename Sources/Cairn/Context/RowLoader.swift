@@ -110,7 +110,7 @@ final class RowLoader {
 
     /// The values of the `let` properties of `tables`' entity in a record.
     ///
-    /// - Throws: ``StorageError`` `.damagedRecord` when a field is absent or cannot be decoded.
+    /// - Throws: `StorageError` `.damagedRecord` when a field is absent or cannot be decoded.
     func constants(in reader: RecordReader, tables: Store.EntityTables) throws(StorageError) -> _ConstantFields {
         try Self.constantFields(tables) { (tag, access) throws(StorageError) in
             try access.decode(reader, tag: tag, entity: tables.entity.name)
@@ -181,7 +181,7 @@ final class RowLoader {
     /// Loads the persisted property at `index` of a stored row's model: a relationship's
     /// targets, an `.externalStorage` attribute, or every unloaded attribute of the record.
     ///
-    /// - Throws: ``StorageError`` `.notFound` when the row is gone; what reading throws.
+    /// - Throws: `StorageError` `.notFound` when the row is gone; what reading throws.
     func loadProperty(
         _ index: Int, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
     ) throws {

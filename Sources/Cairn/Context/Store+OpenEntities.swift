@@ -268,7 +268,7 @@ extension Store {
 
     /// An entity's stored description, decoded and checked.
     ///
-    /// - Throws: ``StorageError`` `.damagedRecord`: a checksum mismatch or an undecodable
+    /// - Throws: `StorageError` `.damagedRecord`: a checksum mismatch or an undecodable
     ///   description is damage, never a schema change to report.
     static func decodeDescription(_ bytes: [UInt8], key: [UInt8], entity: String) throws -> StoredEntity {
         let payload = try EntryLayout.metaPayload(bytes, key: key)

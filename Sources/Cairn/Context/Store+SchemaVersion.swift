@@ -9,7 +9,7 @@ extension Store {
 
     /// The version recorded by the last writable open, or `nil` for a store that has none (new,
     /// or written before versions were recorded).
-    /// - Throws: ``StorageError`` `.damagedRecord` when the entry is damaged.
+    /// - Throws: `StorageError` `.damagedRecord` when the entry is damaged.
     func recordedSchemaVersion() throws -> Schema.Version? {
         try Self.recordedSchemaVersion(environment: environment, meta: meta)
     }

@@ -67,7 +67,7 @@ struct StoreVerifier {
 
     /// Runs every check.
     ///
-    /// - Throws: ``StorageError`` only when the store cannot be read at all.
+    /// - Throws: `StorageError` only when the store cannot be read at all.
     func verify() throws -> VerificationReport {
         var report = VerificationReport()
         // Every page first, without the storage engine: reading a damaged page through LMDB can

@@ -18,7 +18,7 @@ struct StoreWriter {
     /// and sealing then copied every record.
     ///
     /// - Throws: ``SaveError`` when a rewritten row is gone or a unique value was claimed meanwhile;
-    ///   ``StorageError`` when the store cannot be written, or a relationship points at a model
+    ///   `StorageError` when the store cannot be written, or a relationship points at a model
     ///   that has no row. Nothing is written then.
     func write(_ plan: inout SavePlan) throws -> SaveOutcome {
         try store.write(expectedBytes: plan.expectedBytes) { txn in

@@ -62,7 +62,7 @@ struct StoredEntity: Codable, Equatable {
     /// passed its checksum, so written wrongly rather than damaged on disk) would otherwise stop
     /// the program in the record writer, or give two attributes one field.
     ///
-    /// - Throws: ``StorageError`` `.damagedRecord` naming the entity.
+    /// - Throws: `StorageError` `.damagedRecord` naming the entity.
     func validate() throws(StorageError) {
         var seen = Set<UInt32>()
         for attribute in attributes {

@@ -20,7 +20,7 @@ struct UniqueTableBounds {
     /// Whether `table` may hold `key`: `false` when the key sorts after every key the table has
     /// in `txn`'s snapshot.
     ///
-    /// - Throws: ``StorageError`` `.damagedRecord` when the table's last entry is damaged.
+    /// - Throws: `StorageError` `.damagedRecord` when the table's last entry is damaged.
     mutating func mayHold(_ key: UnsafeRawBufferPointer, in table: Table, txn: borrowing ReadTransaction) throws -> Bool
     {
         let bound: [UInt8]?

@@ -32,7 +32,7 @@ extension AttributeCodec where Value: RawRepresentable, Value.RawValue: FieldCod
     /// let codec = AttributeCodec<Status>.rawValue()   // stored like "draft"
     /// ```
     ///
-    /// - Returns: A codec that throws ``StorageError`` `.unsupportedValue` when it reads a raw
+    /// - Returns: A codec that throws `StorageError` `.unsupportedValue` when it reads a raw
     ///   value that names no case.
     static func rawValue() -> AttributeCodec {
         AttributeCodec(strategy: RawValueAttributeStrategy<Value>())
@@ -46,7 +46,7 @@ extension AttributeCodec where Value: Codable {
     /// let codec = AttributeCodec<[String: Int]>.binary()
     /// ```
     ///
-    /// - Returns: A codec whose `encode` throws ``StorageError`` `.unsupportedValue` when the
+    /// - Returns: A codec whose `encode` throws `StorageError` `.unsupportedValue` when the
     ///   value cannot be encoded.
     static func binary() -> AttributeCodec {
         AttributeCodec(strategy: BinaryAttributeStrategy<Value>())
@@ -111,7 +111,7 @@ protocol AttributeStrategy<Value>: Sendable {
     ///   - value: The value to store.
     ///   - tag: The field's stable number.
     ///   - writer: The record being built.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` when the value cannot be encoded.
+    /// - Throws: `StorageError` with code `.unsupportedValue` when the value cannot be encoded.
     func encode(_ value: Value, tag: UInt32, into writer: inout RecordWriter) throws(StorageError)
 
     /// Reads a field's value, as ``AttributeCodec/decode(tag:from:)`` documents.
@@ -124,7 +124,7 @@ protocol AttributeStrategy<Value>: Sendable {
     ///   - tag: The field's stable number.
     ///   - reader: The record.
     /// - Returns: The value; `nil` only when the field is absent and `Value` is not optional.
-    /// - Throws: ``StorageError`` as the matching ``RecordReader`` overload does.
+    /// - Throws: `StorageError` as the matching ``RecordReader`` overload does.
     func decode(tag: UInt32, from reader: RecordReader) throws(StorageError) -> Value?
 }
 

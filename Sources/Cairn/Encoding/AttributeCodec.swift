@@ -9,7 +9,7 @@
 ///    would be (see "Nested optionals" below).
 /// 2. ``FieldCodable``: the native field encoding.
 /// 3. `RawRepresentable` whose `RawValue` is ``FieldCodable``: stored as its raw value; a stored
-///    raw value that names no case reads as ``StorageError`` `.unsupportedValue`.
+///    raw value that names no case reads as `StorageError` `.unsupportedValue`.
 /// 4. Any other `Codable`: the binary coder (``BinaryEncoder`` / ``BinaryDecoder``),
 ///    length-delimited.
 ///
@@ -113,7 +113,7 @@ package struct AttributeCodec<Value>: Sendable {
     ///   - value: The value to store.
     ///   - tag: The field's stable number.
     ///   - writer: The record being built.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` when a value stored with the
+    /// - Throws: `StorageError` with code `.unsupportedValue` when a value stored with the
     ///   binary coder cannot be encoded (its `encode(to:)` throws, or it nests too deeply); the
     ///   message names the type and the cause, and nothing is written.
     package func encode(_ value: Value, tag: UInt32, into writer: inout RecordWriter) throws(StorageError) {
@@ -140,7 +140,7 @@ package struct AttributeCodec<Value>: Sendable {
     ///   - tag: The field's stable number.
     ///   - reader: The record.
     /// - Returns: The value; `nil` only when the field is absent and `Value` is not optional.
-    /// - Throws: ``StorageError`` as the matching ``RecordReader`` overload does: `.unsupportedValue`
+    /// - Throws: `StorageError` as the matching ``RecordReader`` overload does: `.unsupportedValue`
     ///   when the stored field does not fit `Value` (another wire type, an integer out of range,
     ///   a raw value that names no case, a changed `Codable` shape), `.damagedRecord` when the
     ///   payload is no valid encoding.

@@ -5,7 +5,7 @@
 /// (``KeyBuilder``/``KeyReader``); everything else Cairn writes is built here and read back
 /// here, so one file states each layout (Docs/Design.md records it byte by byte). Encoders
 /// return the bytes to put; decoders take bytes borrowed from the store, check every length
-/// before reading, verify the entry's checksum and throw ``StorageError`` `.damagedRecord`
+/// before reading, verify the entry's checksum and throw `StorageError` `.damagedRecord`
 /// naming the table and key, so no stored byte can trap or be decoded into a wrong answer.
 ///
 /// Unique, index, edge and `meta` entries carry a CRC-32C over the entry's key followed by the
@@ -42,7 +42,7 @@ package enum EntryLayout {
     /// ```swift
     /// let row = try EntryLayout.row(key: key, table: tables.records)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the key is not 8 bytes.
+    /// - Throws: `StorageError` `.damagedRecord` when the key is not 8 bytes.
     package static func row(key: UnsafeRawBufferPointer, table: Table) throws(StorageError) -> UInt64 {
         guard key.count == rowIDSize else {
             throw damaged(table: table, key: key, "has a key of \(key.count) bytes where a row id takes 8")
@@ -62,7 +62,7 @@ package enum EntryLayout {
     /// ```swift
     /// let commit = try EntryLayout.commit(historyKey: key, table: history)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the key is not 8 bytes.
+    /// - Throws: `StorageError` `.damagedRecord` when the key is not 8 bytes.
     package static func commit(historyKey key: UnsafeRawBufferPointer, table: Table) throws(StorageError) -> UInt64 {
         guard key.count == rowIDSize else {
             throw damaged(table: table, key: key, "has a history key of \(key.count) bytes where a commit id takes 8")
@@ -84,7 +84,7 @@ package enum EntryLayout {
     /// ```swift
     /// let next = try txn.get(counterKey, in: meta).map { try EntryLayout.counter($0, key: counterKey, table: meta) }
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the checksum or the size is wrong.
+    /// - Throws: `StorageError` `.damagedRecord` when the checksum or the size is wrong.
     package static func counter(_ value: [UInt8], key: [UInt8], table: Table) throws(StorageError) -> UInt64 {
         let payload = try metaPayload(value, key: key)
         guard payload.count == rowIDSize else {
@@ -119,7 +119,7 @@ package enum EntryLayout {
     /// ```swift
     /// let description = try EntryLayout.metaPayload(stored, key: key)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord`, saying the store's description is damaged,
+    /// - Throws: `StorageError` `.damagedRecord`, saying the store's description is damaged,
     ///   when the value is too short or its checksum does not match its key and payload.
     package static func metaPayload(_ value: [UInt8], key: [UInt8]) throws(StorageError) -> [UInt8] {
         guard value.count >= checksumSize else {
@@ -216,7 +216,7 @@ package enum EntryLayout {
     /// ```swift
     /// let row = try EntryLayout.row(keyedValue: value, key: key, table: unique.table)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the size or checksum is wrong.
+    /// - Throws: `StorageError` `.damagedRecord` when the size or checksum is wrong.
     package static func row(
         keyedValue value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, table: Table
     ) throws(StorageError) -> UInt64 {
@@ -287,7 +287,7 @@ package enum EntryLayout {
     /// ```swift
     /// let edge = try EntryLayout.edge(value: value, ownerKey: key, table: edges)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when a size or the checksum is wrong.
+    /// - Throws: `StorageError` `.damagedRecord` when a size or the checksum is wrong.
     package static func edge(
         value: UnsafeRawBufferPointer, ownerKey key: UnsafeRawBufferPointer, table: Table
     ) throws(StorageError) -> Edge {
@@ -323,7 +323,7 @@ package enum EntryLayout {
     /// ```swift
     /// try EntryLayout.verify(key: key, value: value, kind: .keyed, table: unique.table)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the entry is damaged.
+    /// - Throws: `StorageError` `.damagedRecord` when the entry is damaged.
     package static func verify(
         key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, kind: Kind, table: Table
     ) throws(StorageError) {
@@ -378,7 +378,7 @@ extension EntryLayout {
     /// ```swift
     /// let row = try EntryLayout.row(keyedValue: stored, key: key, table: table)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the size or checksum is wrong.
+    /// - Throws: `StorageError` `.damagedRecord` when the size or checksum is wrong.
     package static func row(keyedValue value: [UInt8], key: [UInt8], table: Table) throws -> UInt64 {
         try value.withUnsafeBytes { value in
             try key.withUnsafeBytes { key in try row(keyedValue: value, key: key, table: table) }

@@ -51,7 +51,7 @@ extension Decimal: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` for another wire type, or `.damagedRecord` for bytes that are
+    /// - Throws: `StorageError` for another wire type, or `.damagedRecord` for bytes that are
     ///   no valid encoding (unknown flags, exponent or significand out of `Decimal`'s range).
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .bytes(let raw) = fieldPayload else { throw fieldPayload.mismatch(Decimal.self) }

@@ -38,7 +38,7 @@ extension String: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` for another wire type, or `.damagedRecord` for invalid UTF-8.
+    /// - Throws: `StorageError` for another wire type, or `.damagedRecord` for invalid UTF-8.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .bytes(let raw) = fieldPayload else { throw fieldPayload.mismatch(String.self) }
         let string = raw.withUnsafeBufferPointer { String.validatingUTF8($0) }
@@ -95,7 +95,7 @@ extension Data: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` for another wire type.
+    /// - Throws: `StorageError` with code `.unsupportedValue` for another wire type.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .bytes(let raw) = fieldPayload else { throw fieldPayload.mismatch(Data.self) }
         self = Data(raw)
@@ -130,7 +130,7 @@ extension Date: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` for another wire type.
+    /// - Throws: `StorageError` with code `.unsupportedValue` for another wire type.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .fixed64(let bits) = fieldPayload else { throw fieldPayload.mismatch(Date.self) }
         self = Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
@@ -165,7 +165,7 @@ extension UUID: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` for another wire type, or `.damagedRecord` when the payload
+    /// - Throws: `StorageError` for another wire type, or `.damagedRecord` when the payload
     ///   is not 16 bytes.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .bytes(let raw) = fieldPayload else { throw fieldPayload.mismatch(UUID.self) }
@@ -207,7 +207,7 @@ extension URL: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` for another wire type, or `.damagedRecord` when the bytes are
+    /// - Throws: `StorageError` for another wire type, or `.damagedRecord` when the bytes are
     ///   not a valid URL string.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         let string = try String(fieldPayload: fieldPayload)

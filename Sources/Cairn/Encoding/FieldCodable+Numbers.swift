@@ -29,7 +29,7 @@ extension FieldCodable where Self: FixedWidthInteger & SignedInteger {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` for another wire type or a value
+    /// - Throws: `StorageError` with code `.unsupportedValue` for another wire type or a value
     ///   out of range.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .varint(let raw) = fieldPayload else { throw fieldPayload.mismatch(Self.self) }
@@ -67,7 +67,7 @@ extension FieldCodable where Self: FixedWidthInteger & UnsignedInteger {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` for another wire type or a value
+    /// - Throws: `StorageError` with code `.unsupportedValue` for another wire type or a value
     ///   out of range.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .varint(let raw) = fieldPayload else { throw fieldPayload.mismatch(Self.self) }
@@ -115,7 +115,7 @@ extension Bool: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` for another wire type or a value other than 0 and 1.
+    /// - Throws: `StorageError` for another wire type or a value other than 0 and 1.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         switch fieldPayload {
         case .varint(0): self = false
@@ -154,7 +154,7 @@ extension Double: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` for another wire type.
+    /// - Throws: `StorageError` with code `.unsupportedValue` for another wire type.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         switch fieldPayload {
         case .fixed64(let bits): self = Double(bitPattern: bits)
@@ -192,7 +192,7 @@ extension Float: FieldCodable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` for another wire type.
+    /// - Throws: `StorageError` with code `.unsupportedValue` for another wire type.
     package init(fieldPayload: FieldPayload) throws(StorageError) {
         guard case .fixed32(let bits) = fieldPayload else { throw fieldPayload.mismatch(Float.self) }
         self = Float(bitPattern: bits)

@@ -49,7 +49,7 @@ package protocol FieldCodable: Codable {
     ///
     /// - Parameters:
     ///   - fieldPayload: The stored payload.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` when the payload has another wire
+    /// - Throws: `StorageError` with code `.unsupportedValue` when the payload has another wire
     ///   type or a value out of this type's range (the property's type changed), or
     ///   `.damagedRecord` when the bytes are no valid encoding of this type.
     init(fieldPayload: FieldPayload) throws(StorageError)

@@ -37,7 +37,7 @@ extension KeyedFloatingPoint {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value.
-    /// - Throws: ``StorageError`` when the key ends early or holds `-0.0` or a NaN other than
+    /// - Throws: `StorageError` when the key ends early or holds `-0.0` or a NaN other than
     ///   the canonical one, which this encoding never writes.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self {
         let stored = try reader.readBigEndian(BitPattern.self)

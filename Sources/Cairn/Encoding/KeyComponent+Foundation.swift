@@ -25,7 +25,7 @@ extension UUID: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The UUID.
-    /// - Throws: ``StorageError`` when fewer than 16 bytes remain.
+    /// - Throws: `StorageError` when fewer than 16 bytes remain.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> UUID {
         UUID(uuidBytes: try reader.readRawBytes(count: 16))
     }
@@ -54,7 +54,7 @@ extension Date: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The date.
-    /// - Throws: ``StorageError`` as `Double.readKey(from:)` does.
+    /// - Throws: `StorageError` as `Double.readKey(from:)` does.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Date {
         Date(timeIntervalSinceReferenceDate: try Double.readKey(from: &reader))
     }

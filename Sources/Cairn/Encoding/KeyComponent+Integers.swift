@@ -24,7 +24,7 @@ extension KeyComponent where Self: FixedWidthInteger & UnsignedInteger {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value.
-    /// - Throws: ``StorageError`` when the key ends early.
+    /// - Throws: `StorageError` when the key ends early.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self {
         try reader.readBigEndian(Self.self)
     }
@@ -53,7 +53,7 @@ extension KeyComponent where Self: FixedWidthInteger & SignedInteger {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value.
-    /// - Throws: ``StorageError`` when the key ends early.
+    /// - Throws: `StorageError` when the key ends early.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self {
         Self(truncatingIfNeeded: try reader.readBigEndian(Magnitude.self) ^ signBit)
     }
@@ -95,7 +95,7 @@ extension Int: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value.
-    /// - Throws: ``StorageError`` when the key ends early, or `.unsupportedValue` when the value
+    /// - Throws: `StorageError` when the key ends early, or `.unsupportedValue` when the value
     ///   does not fit this platform's `Int`.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Int {
         let wide = try Int64.readKey(from: &reader)
@@ -127,7 +127,7 @@ extension UInt: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value.
-    /// - Throws: ``StorageError`` when the key ends early, or `.unsupportedValue` when the value
+    /// - Throws: `StorageError` when the key ends early, or `.unsupportedValue` when the value
     ///   does not fit this platform's `UInt`.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> UInt {
         let wide = try UInt64.readKey(from: &reader)
@@ -159,7 +159,7 @@ extension Bool: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value.
-    /// - Throws: ``StorageError`` when the byte is missing or is neither `0x00` nor `0x01`.
+    /// - Throws: `StorageError` when the byte is missing or is neither `0x00` nor `0x01`.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Bool {
         switch try reader.readRawByte() {
         case 0x00: return false

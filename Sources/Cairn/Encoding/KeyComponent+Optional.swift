@@ -37,7 +37,7 @@ extension Optional: KeyComponent where Wrapped: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value or `nil`.
-    /// - Throws: ``StorageError`` when the presence byte is neither `0x00` nor `0x01`, or the
+    /// - Throws: `StorageError` when the presence byte is neither `0x00` nor `0x01`, or the
     ///   wrapped value cannot be read.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Wrapped? {
         switch try reader.readRawByte() {

@@ -55,7 +55,7 @@ extension String: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The string, in normalization form C (equal, by `==`, to the one keyed).
-    /// - Throws: ``StorageError`` when the terminator is missing, an escape is invalid, or the
+    /// - Throws: `StorageError` when the terminator is missing, an escape is invalid, or the
     ///   bytes are not valid UTF-8.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> String {
         let raw = try reader.readEscapedAndTerminated()
@@ -89,7 +89,7 @@ extension Data: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The bytes.
-    /// - Throws: ``StorageError`` when the terminator is missing or an escape is invalid.
+    /// - Throws: `StorageError` when the terminator is missing or an escape is invalid.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Data {
         Data(try reader.readEscapedAndTerminated())
     }

@@ -46,7 +46,7 @@ package protocol KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The decoded value.
-    /// - Throws: ``StorageError`` with code `.damagedRecord` when the bytes are not a valid
+    /// - Throws: `StorageError` with code `.damagedRecord` when the bytes are not a valid
     ///   encoding of this type, or `.unsupportedValue` when the component lies in the part of a
     ///   long key that was replaced by a hash.
     static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self
@@ -95,7 +95,7 @@ extension KeyComponent where Self: RawRepresentable, RawValue: KeyComponent {
     /// - Parameters:
     ///   - reader: The key being read.
     /// - Returns: The value whose raw value was stored.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` when the stored raw value names
+    /// - Throws: `StorageError` with code `.unsupportedValue` when the stored raw value names
     ///   no case of this type, plus anything reading the raw value throws.
     package static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self {
         let raw = try RawValue.readKey(from: &reader)

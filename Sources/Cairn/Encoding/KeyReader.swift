@@ -1,7 +1,7 @@
 /// Reads values back out of an order-preserving key.
 ///
 /// Decoding keys serves range bounds, `explain` output and the store verifier. A reader checks
-/// every byte: a key that is not a valid encoding is a ``StorageError`` with code
+/// every byte: a key that is not a valid encoding is a `StorageError` with code
 /// `.damagedRecord`, never a wrong value.
 ///
 /// A key of exactly ``KeyBuilder/maximumLength`` bytes was cut and completed by a hash (see
@@ -65,7 +65,7 @@ package struct KeyReader: Sendable {
     /// - Parameters:
     ///   - type: The type of the component.
     /// - Returns: The decoded value.
-    /// - Throws: ``StorageError`` (`.damagedRecord` for bytes that are no valid encoding,
+    /// - Throws: `StorageError` (`.damagedRecord` for bytes that are no valid encoding,
     ///   `.unsupportedValue` for a component cut off by the long-key hash).
     package mutating func decode<Value: KeyComponent>(_ type: Value.Type) throws(StorageError) -> Value {
         try Value.readKey(from: &self)
@@ -80,7 +80,7 @@ package struct KeyReader: Sendable {
     /// - Parameters:
     ///   - types: The component types, first component first.
     /// - Returns: The decoded tuple.
-    /// - Throws: ``StorageError`` as ``decode(_:)-(Value.Type)`` does, and `.damagedRecord` when
+    /// - Throws: `StorageError` as ``decode(_:)-(Value.Type)`` does, and `.damagedRecord` when
     ///   bytes are left over.
     package mutating func decode<each Value: KeyComponent>(
         _ types: repeat (each Value).Type
@@ -96,7 +96,7 @@ package struct KeyReader: Sendable {
     /// try reader.finish()
     /// ```
     ///
-    /// - Throws: ``StorageError`` with code `.damagedRecord` when bytes are left over.
+    /// - Throws: `StorageError` with code `.damagedRecord` when bytes are left over.
     package func finish() throws(StorageError) {
         guard position == end else {
             throw StorageError.damagedKey(
@@ -114,7 +114,7 @@ package struct KeyReader: Sendable {
     /// - Parameters:
     ///   - count: How many bytes to read.
     /// - Returns: The bytes, as a slice of the key.
-    /// - Throws: ``StorageError`` when fewer bytes remain.
+    /// - Throws: `StorageError` when fewer bytes remain.
     package mutating func readRawBytes(count: Int) throws(StorageError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= end - position else { throw endError(needed: count) }
         let slice = bytes[position..<(position + count)]
@@ -129,7 +129,7 @@ package struct KeyReader: Sendable {
     /// ```
     ///
     /// - Returns: The byte.
-    /// - Throws: ``StorageError`` when no byte remains.
+    /// - Throws: `StorageError` when no byte remains.
     package mutating func readRawByte() throws(StorageError) -> UInt8 {
         guard position < end else { throw endError(needed: 1) }
         let byte = bytes[position]
@@ -145,7 +145,7 @@ package struct KeyReader: Sendable {
     /// ```
     ///
     /// - Returns: The unescaped bytes.
-    /// - Throws: ``StorageError`` when the terminator is missing or an escape is invalid.
+    /// - Throws: `StorageError` when the terminator is missing or an escape is invalid.
     package mutating func readEscapedAndTerminated() throws(StorageError) -> [UInt8] {
         var result: [UInt8] = []
         var index = position

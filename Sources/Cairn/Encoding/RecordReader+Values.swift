@@ -15,7 +15,7 @@ extension RecordReader {
     ///   - type: The property's type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil` when the record has no such field.
-    /// - Throws: ``StorageError`` as ``FieldCodable/init(fieldPayload:)`` does.
+    /// - Throws: `StorageError` as ``FieldCodable/init(fieldPayload:)`` does.
     package func read<Value: FieldCodable>(_ type: Value.Type, tag: UInt32) throws(StorageError) -> Value? {
         guard let payload = payload(tag: tag) else { return nil }
         return try Value(fieldPayload: payload)
@@ -31,7 +31,7 @@ extension RecordReader {
     ///   - type: The property's optional type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil`.
-    /// - Throws: ``StorageError`` as ``FieldCodable/init(fieldPayload:)`` does.
+    /// - Throws: `StorageError` as ``FieldCodable/init(fieldPayload:)`` does.
     package func read<Value: FieldCodable>(_ type: Value?.Type, tag: UInt32) throws(StorageError) -> Value? {
         try read(Value.self, tag: tag)
     }
@@ -46,7 +46,7 @@ extension RecordReader {
     ///   - type: The property's type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil` when the field is absent.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` when the stored raw value names no
+    /// - Throws: `StorageError` with code `.unsupportedValue` when the stored raw value names no
     ///   case, or as the raw value's decoding does.
     package func read<Value: RawRepresentable>(_ type: Value.Type, tag: UInt32) throws(StorageError) -> Value?
     where Value.RawValue: FieldCodable {
@@ -64,7 +64,7 @@ extension RecordReader {
     ///   - type: The property's optional type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil`.
-    /// - Throws: ``StorageError`` as ``read(_:tag:)-(Value.Type,_)`` does.
+    /// - Throws: `StorageError` as ``read(_:tag:)-(Value.Type,_)`` does.
     package func read<Value: RawRepresentable>(_ type: Value?.Type, tag: UInt32) throws(StorageError) -> Value?
     where Value.RawValue: FieldCodable {
         try read(Value.self, tag: tag)
@@ -80,7 +80,7 @@ extension RecordReader {
     ///   - type: The property's type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil` when the field is absent.
-    /// - Throws: ``StorageError`` as the `RawRepresentable` overload does.
+    /// - Throws: `StorageError` as the `RawRepresentable` overload does.
     package func read<Value: RawRepresentable & Decodable>(
         _ type: Value.Type,
         tag: UInt32
@@ -99,7 +99,7 @@ extension RecordReader {
     ///   - type: The property's optional type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil`.
-    /// - Throws: ``StorageError`` as the `RawRepresentable` overload does.
+    /// - Throws: `StorageError` as the `RawRepresentable` overload does.
     package func read<Value: RawRepresentable & Decodable>(
         _ type: Value?.Type,
         tag: UInt32
@@ -118,7 +118,7 @@ extension RecordReader {
     ///   - type: The property's type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil` when the field is absent.
-    /// - Throws: ``StorageError`` with code `.damagedRecord` when the bytes are no valid binary
+    /// - Throws: `StorageError` with code `.damagedRecord` when the bytes are no valid binary
     ///   encoding, or `.unsupportedValue` when they are valid but do not match `Value` (its
     ///   `Codable` shape changed); the `DecodingError` is the error's `cause`.
     package func read<Value: Decodable>(_ type: Value.Type, tag: UInt32) throws(StorageError) -> Value? {
@@ -137,7 +137,7 @@ extension RecordReader {
     ///   - type: The property's optional type.
     ///   - tag: The field's stable number.
     /// - Returns: The value, or `nil`.
-    /// - Throws: ``StorageError`` as ``read(_:tag:)-(Decodable.Type,_)`` does.
+    /// - Throws: `StorageError` as ``read(_:tag:)-(Decodable.Type,_)`` does.
     package func read<Value: Decodable>(_ type: Value?.Type, tag: UInt32) throws(StorageError) -> Value? {
         try read(Value.self, tag: tag)
     }

@@ -58,7 +58,7 @@ package struct RecordReader: Sendable {
     ///
     /// - Parameters:
     ///   - bytes: A record as ``RecordWriter/finished()`` produced it.
-    /// - Throws: ``StorageError`` with code `.damagedRecord` when the checksum does not match or
+    /// - Throws: `StorageError` with code `.damagedRecord` when the checksum does not match or
     ///   the bytes are not a well-formed record, and `.versionMismatch` when the record has a
     ///   valid checksum but a format byte this version does not know.
     package init(_ bytes: [UInt8]) throws(StorageError) {
@@ -77,7 +77,7 @@ package struct RecordReader: Sendable {
     /// - Parameters:
     ///   - bytes: The stored record.
     ///   - key: The key it was read under.
-    /// - Throws: ``StorageError`` as ``init(_:)`` does; `.damagedRecord` also when the checksum
+    /// - Throws: `StorageError` as ``init(_:)`` does; `.damagedRecord` also when the checksum
     ///   does not match the key.
     package init(_ bytes: [UInt8], key: [UInt8]) throws(StorageError) {
         try self.init(bytes, keyChecksum: CRC32C.checksum(key))
@@ -95,7 +95,7 @@ package struct RecordReader: Sendable {
     /// - Parameters:
     ///   - buffer: The stored record.
     ///   - key: The key it was read under.
-    /// - Throws: ``StorageError`` as ``init(_:key:)`` does.
+    /// - Throws: `StorageError` as ``init(_:key:)`` does.
     package init(copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(StorageError) {
         var crc = CRC32C()
         crc.update(key)
@@ -107,7 +107,7 @@ package struct RecordReader: Sendable {
     /// ```swift
     /// let reader = try txn.withValue(for: key, in: records) { try RecordReader(copying: $0, key: key) }
     /// ```
-    /// - Throws: ``StorageError`` as ``init(_:key:)`` does.
+    /// - Throws: `StorageError` as ``init(_:key:)`` does.
     package init(copying buffer: UnsafeRawBufferPointer, key: [UInt8]) throws(StorageError) {
         try self.init(Array(buffer), keyChecksum: CRC32C.checksum(key))
     }
@@ -345,7 +345,7 @@ package struct RecordBatch {
 
     /// Copies and verifies a record borrowed from the store under `key`.
     ///
-    /// - Throws: ``StorageError`` as ``RecordReader/init(copying:key:)`` does; the batch is
+    /// - Throws: `StorageError` as ``RecordReader/init(copying:key:)`` does; the batch is
     ///   left as it was.
     ///
     /// - Parameter row: The row the record was read from, handed back by ``rowsAndReaders()``.

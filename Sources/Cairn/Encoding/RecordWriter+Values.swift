@@ -86,7 +86,7 @@ extension RecordWriter {
     /// - Parameters:
     ///   - value: The value to store.
     ///   - tag: The field's stable number.
-    /// - Throws: ``StorageError`` with code `.unsupportedValue` when the value cannot be encoded
+    /// - Throws: `StorageError` with code `.unsupportedValue` when the value cannot be encoded
     ///   (its `encode(to:)` throws, encodes nothing, or nests too deeply); nothing is written then.
     package mutating func write<Value: Encodable>(_ value: Value, tag: UInt32) throws(StorageError) {
         let encoded = try BinaryEncoder.encodeForStorage(value)
@@ -102,7 +102,7 @@ extension RecordWriter {
     /// - Parameters:
     ///   - value: The value to store, or `nil`.
     ///   - tag: The field's stable number.
-    /// - Throws: ``StorageError`` as ``write(_:tag:)-(Encodable)`` does.
+    /// - Throws: `StorageError` as ``write(_:tag:)-(Encodable)`` does.
     package mutating func write<Value: Encodable>(_ value: Value?, tag: UInt32) throws(StorageError) {
         if let value { try write(value, tag: tag) }
     }

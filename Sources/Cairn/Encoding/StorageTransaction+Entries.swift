@@ -12,7 +12,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```swift
     /// let row = try txn.uniqueRow(for: key, in: unique.table)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when the entry or a neighbour is damaged.
+    /// - Throws: `StorageError` `.damagedRecord` when the entry or a neighbour is damaged.
     /// - Complexity: O(log *n*).
     package func uniqueRow(for key: [UInt8], in table: Table) throws -> UInt64? {
         try key.withUnsafeBytes { key in try uniqueRow(for: key, in: table) }
@@ -44,7 +44,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```swift
     /// try txn.forEachIndexedRow(for: key, in: index.table) { row in rows.append(row); return true }
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when an entry is damaged; what `body` throws.
+    /// - Throws: `StorageError` `.damagedRecord` when an entry is damaged; what `body` throws.
     /// - Complexity: O(log *n* + *k*) for *k* rows.
     package func forEachIndexedRow(
         for key: [UInt8], in table: Table, _ body: (UInt64) throws -> Bool
@@ -70,7 +70,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```swift
     /// try txn.scanIndexedRows(index.table, range) { key, row in rows.append(row); return true }
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when an entry is damaged; what `body` throws.
+    /// - Throws: `StorageError` `.damagedRecord` when an entry is damaged; what `body` throws.
     /// - Complexity: O(log *n* + *k*) for *k* visited entries.
     package func scanIndexedRows(
         _ table: Table, _ range: KeyRange, direction: ScanDirection = .forward,
@@ -100,7 +100,7 @@ extension StorageTransaction where Self: ~Copyable {
     /// ```swift
     /// let targets = try txn.edges(of: row, in: edgeTable).map(\.target)
     /// ```
-    /// - Throws: ``StorageError`` `.damagedRecord` when an edge is damaged.
+    /// - Throws: `StorageError` `.damagedRecord` when an edge is damaged.
     /// - Complexity: O(log *n* + *k*) for *k* edges.
     package func edges(of owner: UInt64, in table: Table) throws -> [EntryLayout.Edge] {
         try withCursor(on: table) { cursor in try Self.edges(of: owner, cursor: cursor, table: table) }

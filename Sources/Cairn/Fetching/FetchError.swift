@@ -82,7 +82,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// if let property = error.property { print("\(error.model!).\(property) read as its default") }
     /// ```
     public var property: String?
-    /// The error behind this one, such as the ``StorageError`` of a damaged record, when there is one.
+    /// The error behind this one, such as the `StorageError` of a damaged record, when there is one.
     ///
     /// ```swift
     /// if let storage = error.cause as? StorageError, storage.code == .damagedRecord { restoreFromBackup() }

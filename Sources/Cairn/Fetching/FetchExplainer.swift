@@ -15,7 +15,7 @@ struct FetchExplainer {
 
     /// The plan of the executor's request, with the rows its access path reads counted.
     ///
-    /// - Throws: ``StorageError`` when the store cannot be read.
+    /// - Throws: `StorageError` when the store cannot be read.
     func plan() throws -> FetchPlan {
         let (request, planner, access, tables) = (
             executor.request, executor.planner, executor.access, executor.request.tables

@@ -102,6 +102,12 @@ extension PredicateExpressions {
     public struct StringOperation<Root: PredicateExpression, Other: PredicateExpression, Kind: _StringOperationKind>:
         PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// What the method returns: `Bool` for `localizedStandardContains`, `ComparisonResult`
+        /// for the comparisons.
+        ///
+        /// ```swift
+        /// let found: PredicateExpressions.StringLocalizedStandardContains<Name, Query>.Output = true
+        /// ```
         public typealias Output = Kind.Output
 
         /// The string the method is called on.

@@ -14,7 +14,7 @@ extension ModelContext {
     /// ```swift
     /// let recent = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.year > 2000 }))
     /// ```
-    /// - Throws: ``StorageError`` when the store cannot be read; ``FetchError`` when the predicate
+    /// - Throws: `StorageError` when the store cannot be read; ``FetchError`` when the predicate
     ///   cannot be evaluated on a model, or (``FetchError/Code/loadFailed``, before anything is
     ///   read) when a property could not be loaded since the last save or fetch: see
     ///   ``pendingLoadErrors``.
@@ -91,7 +91,7 @@ extension ModelContext {
     /// let plan = try context.explain(FetchDescriptor<Author>(predicate: #Predicate { $0.lastName == "Austen" }))
     /// print(plan)   // "index equality on i/Author/lastName (lastName ==), about 1 rows, then the predicate …"
     /// ```
-    /// - Throws: ``StorageError`` when the store cannot be read.
+    /// - Throws: `StorageError` when the store cannot be read.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
         checkOwner()
         let tables = store.entityTables(of: T.self, for: "explain(_:)")

@@ -89,7 +89,7 @@ struct HistoryLog {
     ///
     /// - Throws: ``SwiftDataError/historyTokenExpired`` when the history after the predicate's
     ///   token was deleted; ``SwiftDataError/invalidTransactionFetchRequest`` when the predicate
-    ///   throws or names another store's token; ``StorageError`` when the store cannot be read or
+    ///   throws or names another store's token; `StorageError` when the store cannot be read or
     ///   an entry in the range is damaged.
     /// - Complexity: O(*k*) entries decoded for the *k* in the range the token conditions allow.
     func transactions(
@@ -158,7 +158,7 @@ struct HistoryLog {
     /// ``History/readCommitsLimit`` commits to read): the reader must start again from the
     /// models themselves.
     ///
-    /// - Throws: ``StorageError`` when the store cannot be read.
+    /// - Throws: `StorageError` when the store cannot be read.
     func rows(after commit: UInt64) throws -> (through: UInt64, rows: [HistoryChanges.Row])? {
         guard let table = store.history else { return nil }
         return try store.read { txn -> (through: UInt64, rows: [HistoryChanges.Row])? in

@@ -30,7 +30,7 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/historyTokenExpired`` when the history after the predicate's
     ///   token was deleted (discard the token); ``SwiftDataError/invalidTransactionFetchRequest``
     ///   when `T` is not ``DefaultHistoryTransaction``, the token is another store's, or the
-    ///   predicate throws; ``StorageError`` when the store cannot be read or an entry in the
+    ///   predicate throws; `StorageError` when the store cannot be read or an entry in the
     ///   range is damaged.
     /// - Complexity: O(*k*) for the *k* transactions in the range the token conditions allow.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
@@ -56,7 +56,7 @@ extension ModelContext {
     /// - Parameter descriptor: The transactions to delete; its order and limit do not apply.
     /// - Throws: ``SwiftDataError/invalidTransactionFetchRequest`` when `T` is not
     ///   ``DefaultHistoryTransaction``, the token is another store's or the predicate throws;
-    ///   ``StorageError`` when the store cannot be written.
+    ///   `StorageError` when the store cannot be written.
     /// - Complexity: O(*k*) for the *k* transactions in the range the token conditions allow.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         checkOwner()

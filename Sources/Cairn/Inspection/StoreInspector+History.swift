@@ -34,7 +34,7 @@ extension StoreInspector {
     /// - Parameters:
     ///   - token: Only transactions with a larger token.
     ///   - body: Called with each; returns `false` to stop.
-    /// - Throws: ``StorageError`` `.notFound` when the history after `token` was deleted (the
+    /// - Throws: `StorageError` `.notFound` when the history after `token` was deleted (the
     ///   transactions after it can no longer all be listed); what reading the store throws.
     package func transactions(after token: UInt64?, _ body: (InspectedTransaction) throws -> Bool) throws {
         guard tableNames.contains("h") else { return }

@@ -14,7 +14,7 @@ extension StoreInspector {
     /// The attribute and relationship names of `entity`'s rows, in the order ``rows(of:where:_:)``
     /// gives them.
     ///
-    /// - Throws: ``StorageError`` `.notFound` when the store has no such entity.
+    /// - Throws: `StorageError` `.notFound` when the store has no such entity.
     package func columns(of entity: String) throws -> (attributes: [String], relationships: [String]) {
         let description = try requireEntity(entity)
         return (description.attributes.map(\.name), description.relationships.map(\.name))
@@ -34,7 +34,7 @@ extension StoreInspector {
     ///   - progress: Told the number of rows read so far, now and then.
     ///   - body: Called with each row; returns `false` to stop.
     ///   - damaged: Called with the identifier of each row that cannot be read, and why.
-    /// - Throws: ``StorageError`` `.notFound` for an entity the store does not describe or an
+    /// - Throws: `StorageError` `.notFound` for an entity the store does not describe or an
     ///   attribute it does not have; what reading the store throws; what `body` throws.
     /// - Complexity: O(*n*) in the rows of the entity's table, plus a lookup per row and relationship.
     package func rows(

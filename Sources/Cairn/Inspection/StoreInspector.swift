@@ -26,7 +26,7 @@ package final class StoreInspector {
 
     /// Opens the store at `path` read-only and reads its descriptions.
     ///
-    /// - Throws: ``StorageError`` `.notFound` when there is no store, `.damaged` or
+    /// - Throws: `StorageError` `.notFound` when there is no store, `.damaged` or
     ///   `.damagedRecord` when it (or its description) is damaged, `.versionMismatch` for a store
     ///   of another format.
     package init(path: String) throws {
@@ -131,7 +131,7 @@ package final class StoreInspector {
 
     /// Opens a table by name with the flags it was created with.
     ///
-    /// - Throws: ``StorageError`` `.damaged` when the table is missing.
+    /// - Throws: `StorageError` `.damaged` when the table is missing.
     func table(_ name: String) throws -> Table {
         let catalog = TableCatalog(environment: environment)
         guard let table = try environment.openTable(name, flags: try catalog.storedFlags(of: name)) else {

@@ -82,7 +82,7 @@ extension StoreInspector {
     /// print(report.isClean)
     /// ```
     /// - Parameter progress: Told the number of rows and entries read so far, now and then.
-    /// - Throws: ``StorageError`` only when the store cannot be read at all.
+    /// - Throws: `StorageError` only when the store cannot be read at all.
     package func verify(progress: ((Int) -> Void)? = nil) throws -> VerificationReport {
         var verifier = try StoreVerifier(inspecting: self)
         verifier.progress = progress

@@ -52,7 +52,7 @@ package enum StoredValue: Sendable, Equatable {
     /// description records it: `String(reflecting:)` without optionality, or
     /// `transformable <type>` for a value a `ValueTransformer` wrote).
     ///
-    /// - Throws: ``StorageError`` `.unsupportedValue` when the field's wire type does not fit the
+    /// - Throws: `StorageError` `.unsupportedValue` when the field's wire type does not fit the
     ///   type, `.damagedRecord` when its bytes are not a valid value of it.
     package init(field: FieldPayload, type: String) throws(StorageError) {
         switch type {

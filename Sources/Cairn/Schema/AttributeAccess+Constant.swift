@@ -27,7 +27,7 @@ final class ConstantAccess: @unchecked Sendable {
 
     /// The value of the field `tag` of `reader`.
     ///
-    /// - Throws: ``StorageError`` `.damagedRecord` when the field is absent (a `let` has no
+    /// - Throws: `StorageError` `.damagedRecord` when the field is absent (a `let` has no
     ///   default to take) or cannot be decoded.
     func decode(_ reader: RecordReader, tag: UInt32, entity: String) throws(StorageError) -> Any {
         guard let value = try decodeBody(reader, tag) else {

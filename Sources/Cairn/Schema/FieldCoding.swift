@@ -12,7 +12,7 @@ import Foundation
 // attribute (`AttributeAccess`): two closure calls and two retains and releases per attribute,
 // atomic operations that cost more than the encoding itself. Docs/Design.md, "Record codec".
 
-/// The error the generated record codec throws: ``StorageError``, named in `Cairn` so that the
+/// The error the generated record codec throws: `StorageError`, named in `Cairn` so that the
 /// generated code can spell it.
 ///
 /// ```swift

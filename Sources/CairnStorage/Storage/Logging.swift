@@ -8,7 +8,8 @@ import Logging
 /// rarely, so making one costs nothing that matters.
 ///
 /// Levels: `warning` for what an app should hear about even when nothing threw (a store opened at
-/// an earlier commit after damage, a model property that could not be loaded); `notice` for a
-/// full disk, which the save that met it also throws; `debug` for map growth. Nothing at `info`
-/// or above on the normal path.
+/// an earlier commit after damage, a model property that could not be loaded, a fault storm: one
+/// relationship loaded model by model again and again); `notice` for a full disk, which the save
+/// that met it also throws, and a fetch slower than the configured threshold, with its plan;
+/// `debug` for map growth. Nothing at `info` or above on the normal path.
 package var cairnLog: Logger { Logger(label: "cairn") }

@@ -65,39 +65,32 @@ import Testing
         #expect(warnings(about: "LibraryBook.author was loaded for one LibraryBook at a time, 44 times").count == 1)
     }
 
-    @Test func noThresholdLogsNothing() throws {
-        LogCapture.install()
-        // Models of this test alone: no other test's storm can name them.
-        var configuration = ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Quiet.store")))
-        configuration.faultStormThreshold = nil
+    /// A shelf of 150 items, stored with `threshold`, and a fresh context on it. Models of this
+    /// test alone: no other test's storm can name them.
+    private func shelf(_ name: String, threshold: Int?) throws -> ModelContext {
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child(name)))
+        configuration.faultStormThreshold = threshold
         let container = try ModelContainer(for: QuietShelf.self, QuietItem.self, configurations: configuration)
         let context = ModelContext(container)
         let shelf = QuietShelf(name: "shelf")
         context.insert(shelf)
         for index in 0..<150 {
-            let item = QuietItem(title: "quiet \(index)")
+            let item = QuietItem(title: "\(name) \(index)")
             item.shelf = shelf
             context.insert(item)
         }
         try context.save()
-        let fresh = ModelContext(container)
-        for item in try fresh.fetch(FetchDescriptor<QuietItem>()) { _ = item.shelf?.name }
+        return ModelContext(container)
+    }
+
+    @Test func noThresholdLogsNothing() throws {
+        LogCapture.install()
+        let quiet = try shelf("Quiet.store", threshold: nil)
+        for item in try quiet.fetch(FetchDescriptor<QuietItem>()) { _ = item.shelf?.name }
         #expect(warnings(about: "QuietItem.shelf").isEmpty)
         // The same loop with the debug default (100) is a storm: the models can make one.
-        var noisy = ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Noisy.store")))
-        noisy.faultStormThreshold = 100
-        let other = try ModelContainer(for: QuietShelf.self, QuietItem.self, configurations: noisy)
-        let writer = ModelContext(other)
-        let otherShelf = QuietShelf(name: "shelf")
-        writer.insert(otherShelf)
-        for index in 0..<150 {
-            let item = QuietItem(title: "noisy \(index)")
-            item.shelf = otherShelf
-            writer.insert(item)
-        }
-        try writer.save()
-        let reader = ModelContext(other)
-        for item in try reader.fetch(FetchDescriptor<QuietItem>()) { _ = item.shelf?.name }
+        let noisy = try shelf("Noisy.store", threshold: 100)
+        for item in try noisy.fetch(FetchDescriptor<QuietItem>()) { _ = item.shelf?.name }
         #expect(warnings(about: "QuietItem.shelf was loaded for one QuietItem at a time, 101 times").count == 1)
     }
 
