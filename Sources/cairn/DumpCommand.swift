@@ -66,7 +66,8 @@ struct DumpCommand: ParsableCommand {
             output.line((["id"] + columns.attributes + columns.relationships).map(Self.csvField).joined(separator: ","))
         }
         let progress = Progress("Dumping \(entity)", unit: "rows", total: total, quiet: quiet)
-        var damaged = 0
+        // Reported after the progress display ends (on a terminal it redraws over other lines).
+        var damaged: [String] = []
         var written = 0
         do {
             try inspector.rows(of: entity, where: condition, progress: { progress.update($0) }) { row in
@@ -74,20 +75,27 @@ struct DumpCommand: ParsableCommand {
                 written += 1
                 return true
             } damaged: { id, reason in
-                damaged += 1
-                printError("cairn: \(id) cannot be read and is left out: \(reason)")
+                damaged.append("cairn: \(id) cannot be read and is left out: \(reason)")
             }
             progress.finish(succeeded: true, done: written)
         } catch {
             progress.finish(succeeded: false)
             output.flush()
+            damaged.forEach(printError)
             printError("cairn: the dump stopped: \(describe(error))")
             throw ExitCode(1)
         }
         output.flush()
-        if damaged > 0 {
+        damaged.forEach(printError)
+        if !inspector.knowsDescendants(of: entity) {
             printError(
-                "cairn: \(damaged) row\(damaged == 1 ? "" : "s") could not be read; run cairn verify for details.")
+                "cairn: \(entity)'s description was recorded by an earlier version of Cairn, so the rows of the "
+                    + "entities that inherit from it are not included. Open the store once with your app to record it.")
+        }
+        if !damaged.isEmpty {
+            printError(
+                "cairn: \(damaged.count) row\(damaged.count == 1 ? "" : "s") could not be read; run cairn verify for "
+                    + "details.")
             throw ExitCode(1)
         }
     }

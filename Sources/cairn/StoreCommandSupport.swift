@@ -59,6 +59,7 @@ func watchingFile<R>(
     _ path: @escaping @Sendable () -> String?, total: Int, progress: Progress, _ body: () throws -> R
 ) rethrows -> R {
     let done = DispatchSemaphore(value: 0)
+    let stopped = DispatchSemaphore(value: 0)
     let watcher = Thread {
         while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
             guard let file = path(), let attributes = try? FileManager.default.attributesOfItem(atPath: file),
@@ -66,8 +67,13 @@ func watchingFile<R>(
             else { continue }
             progress.update(size)
         }
+        stopped.signal()
     }
     watcher.start()
-    defer { done.signal() }
+    defer {
+        // The watcher's last update comes before the caller finishes the progress display.
+        done.signal()
+        stopped.wait()
+    }
     return try body()
 }

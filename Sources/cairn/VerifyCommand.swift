@@ -36,6 +36,9 @@ struct VerifyCommand: ParsableCommand {
         }
 
         var clean: Bool
+        /// Entities whose constraints, indexes and relationships were not checked: their
+        /// descriptions were recorded by an earlier version (open the store once with the app).
+        var unchecked: [String]
         var rowsByEntity: [String: Int]
         var entriesByTable: [String: Int]
         var problems: [Problem]
@@ -67,7 +70,8 @@ struct VerifyCommand: ParsableCommand {
             output.line(
                 try jsonText(
                     Report(
-                        clean: report.isClean, rowsByEntity: report.rowsByEntity, entriesByTable: report.entriesByTable,
+                        clean: report.isClean, unchecked: inspector.entitiesWithoutNotes,
+                        rowsByEntity: report.rowsByEntity, entriesByTable: report.entriesByTable,
                         problems: report.problems.map {
                             Report.Problem(
                                 kind: "\($0.kind)", table: $0.table, identifiers: $0.identifiers.map { "\($0)" },
@@ -92,6 +96,13 @@ struct VerifyCommand: ParsableCommand {
                 output.line(
                     "Restore the store from a backup, or copy out what reads (cairn dump) and save it into a new store."
                 )
+            }
+            if !inspector.entitiesWithoutNotes.isEmpty {
+                output.line(
+                    "Not checked: the constraints, indexes and relationships of "
+                        + inspector.entitiesWithoutNotes.joined(separator: ", ")
+                        + ", whose descriptions an earlier version of Cairn recorded. Open the store once with your app "
+                        + "to record them.")
             }
         }
         output.flush()

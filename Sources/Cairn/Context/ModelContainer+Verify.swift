@@ -81,6 +81,6 @@ extension StoreVerifier {
                 var keys: [String: [UInt8]] = [:]
                 for keyed in tables.uniques + tables.indexes { keys[keyed.table.name] = keyed.key(of: model) }
                 return keys
-            })
+            }, comparesKeys: true)
     }
 }

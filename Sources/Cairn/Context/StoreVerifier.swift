@@ -59,9 +59,11 @@ struct StoreVerifier {
     /// The concrete entity of a row of a shared records table, by the row's class number.
     var classes: [Table: [Int: String]]
     /// Decodes a row's record (throwing when it cannot be read) and returns the key each of its
-    /// keyed tables must hold for it, by table name; `nil` when only the row's existence can be
-    /// checked against the keyed tables (a description without the models' key encoding).
+    /// keyed tables must hold for it, by table name (none when ``comparesKeys`` is false).
     var readRecord: (_ reader: RecordReader, _ entity: String) throws -> [String: [UInt8]]?
+    /// Whether `readRecord` gives the keys (the description knows the models' key encoding), so
+    /// keyed entries are compared with them; otherwise each row is checked to have one entry.
+    var comparesKeys: Bool
     /// Told the number of rows and entries read so far, now and then.
     var progress: ((Int) -> Void)?
 
@@ -84,7 +86,6 @@ struct StoreVerifier {
             var rows: [String: Set<UInt64>] = [:]
             // For each unique or index table: the key each row's values give → those rows.
             var expected: [String: [[UInt8]: [UInt64]]] = [:]
-            var knowsKeys = true
             for entity in entities.sorted(by: { $0.name < $1.name }) {
                 var ids = Set<UInt64>()
                 var count = 0
@@ -105,11 +106,8 @@ struct StoreVerifier {
                     count += 1
                     ids.insert(row)
                     do {
-                        if let keys = try readRecord(RecordReader(copying: value, key: key), entity.name) {
-                            for (table, key) in keys { expected[table, default: [:]][key, default: []].append(row) }
-                        } else {
-                            knowsKeys = false
-                        }
+                        let keys = try readRecord(RecordReader(copying: value, key: key), entity.name)
+                        for (table, key) in keys ?? [:] { expected[table, default: [:]][key, default: []].append(row) }
                     } catch {
                         let id = identifier(entity.name, row, entity.records)
                         report.add(.damagedRecord, table: entity.records.name, [id], "\(id) cannot be read: \(error)")
@@ -127,7 +125,7 @@ struct StoreVerifier {
             for keyed in keyed.sorted(by: { ($0.entity, $0.table.name) < ($1.entity, $1.table.name) }) {
                 try verify(
                     keyed, rows: covered[keyed.entity] ?? [],
-                    expected: knowsKeys ? expected[keyed.table.name] ?? [:] : nil,
+                    expected: comparesKeys ? expected[keyed.table.name] ?? [:] : nil,
                     txn, &report, tick)
             }
             try verifyEdges(rows: covered, txn, &report, tick)

@@ -106,7 +106,9 @@ extension StoreInspector {
             for (name, table) in tables { entries[name] = try txn.count(of: table) }
             for root in sharedRoots {
                 var counts: [Int: Int] = [:]
-                try txn.scan(tables["e/\(root)"]!) { key, _ in
+                // A missing table (a damaged name) has no rows to count; verify reports it.
+                guard let records = tables["e/\(root)"] else { continue }
+                try txn.scan(records) { key, _ in
                     if key.count == 8 {
                         let row = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
                         counts[Store.EntityTables.classNumber(ofRow: row), default: 0] += 1

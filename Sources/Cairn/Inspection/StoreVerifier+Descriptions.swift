@@ -9,7 +9,9 @@ extension StoreVerifier {
     /// has exactly one entry in each of its entity's keyed tables, and each entry names a row),
     /// not against the values those rows hold. Records are checked field by field against the
     /// types the description records. Inverse edges are checked for relationships whose
-    /// description notes their inverse (recorded by a writable open of this version or later).
+    /// description notes their inverse (recorded by a writable open of this version or later); an
+    /// entity in a hierarchy whose descriptions lack the superentity notes has its records checked
+    /// but not its keyed tables and relationships (``StoreInspector/entitiesWithoutNotes``).
     init(inspecting store: StoreInspector) throws {
         let names = store.entityNames
         var classes: [Table: [Int: String]] = [:]
@@ -24,7 +26,8 @@ extension StoreVerifier {
                     descendants: store.descendants(of: name)))
         }
         var keyed: [Keyed] = []
-        for name in names {
+        // Entities whose covered rows are unknown (descriptions without notes) are left out.
+        for name in names where store.knowsDescendants(of: name) {
             for (prefix, unique) in [("u", true), ("i", false)] {
                 for (table, attributes) in store.keyedTables(of: name, prefix: prefix) {
                     keyed.append(Keyed(entity: name, table: try store.table(table), unique: unique, names: attributes))
@@ -32,8 +35,9 @@ extension StoreVerifier {
             }
         }
         var relationships: [Relationship] = []
-        for name in names {
-            for relationship in store.descriptions[name]!.relationships {
+        for name in names where store.knowsDescendants(of: name) {
+            for relationship in store.descriptions[name]!.relationships
+            where store.knowsDescendants(of: relationship.destination) {
                 // Each table once, with the entity that declares it (the table carries its name).
                 guard let tableName = store.edgeTableName(of: relationship, entity: name),
                     tableName == "r/\(name)/\(relationship.name)"
@@ -69,7 +73,7 @@ extension StoreVerifier {
                     }
                 }
                 return nil
-            })
+            }, comparesKeys: false)
     }
 }
 

@@ -71,6 +71,29 @@ final class EnvironmentRegistry: @unchecked Sendable {
     }
 
     /// Closes `state` unless a newer open already did.
+    /// Runs `body` while no environment of this process has the store `key` open, holding the
+    /// registry's lock so that none can be opened meanwhile: for replacing the store's data file
+    /// (``StoreCompaction``). `body` must not open an environment.
+    ///
+    /// - Throws: ``StorageError`` `.inUse` when an environment of this process has the store open.
+    func withStoreClosed<R>(_ key: String, path: String, _ body: () throws -> R) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        if let entry = entries[key] {
+            guard entry.environment == nil, entry.state.processID == ProcessIdentity.current else {
+                throw StorageError(
+                    code: .inUse,
+                    message: "This process has the store open (a ModelContainer or environment that is still alive). "
+                        + "Release it before compacting the store.",
+                    path: path)
+            }
+            // Its last reference is going away: close its files now.
+            entry.state.close()
+            entries[key] = nil
+        }
+        return try body()
+    }
+
     func release(_ state: EnvironmentState) {
         lock.lock()
         defer { lock.unlock() }

@@ -36,30 +36,44 @@ package enum StoreCompaction {
     ///   the copy was made (nothing changed; try again when it is closed), `.notFound`, `.damaged`,
     ///   and what writing the copy throws (a full disk: the store is left as it was).
     package static func compact(_ configuration: StorageConfiguration) throws -> Outcome {
-        guard StoreFiles.isDirectory(configuration.path), let path = StoreFiles.canonical(configuration.path) else {
+        guard StoreFiles.isDirectory(configuration.path), let path = StoreFiles.canonical(configuration.path),
+            let registryKey = StoreFiles.identity(of: path)
+        else {
             throw StorageError(
                 code: .notFound, message: "There is no store directory at this path. Check the path.",
                 path: configuration.path)
         }
+        // This process first: POSIX locks never conflict with the caller's own, so the lock below
+        // cannot tell whether this process has the store open.
+        try EnvironmentRegistry.shared.withStoreClosed(registryKey, path: path) {}
         let validator = DataFileValidator(
             directory: path, fullCheckLimit: configuration.fullCheckLimit, mayRepair: false)
         guard !validator.othersHaveTheStoreOpen() else { throw inUse(path) }
         let name = path.split(separator: "/").last.map(String.init) ?? "store"
-        let copy = StoreFiles.parent(of: path) + "/.\(name).compacting-\(getpid())"
-        StoreFiles.removeDirectory(copy)  // a copy left by an earlier run that was stopped
-        var copied: UInt64 = 0
+        let parent = StoreFiles.parent(of: path)
+        let prefix = ".\(name).compacting-"
+        // Copies left by runs that were stopped (their process is gone).
+        for entry in StoreFiles.entries(of: parent) where entry.hasPrefix(prefix) {
+            guard let pid = Int32(entry.dropFirst(prefix.count)) else { continue }
+            if pid == getpid() || (kill(pid, 0) == -1 && errno == ESRCH) {
+                StoreFiles.removeDirectory(parent + "/" + entry)
+            }
+        }
+        let copy = parent + "/" + prefix + "\(getpid())"
+        defer { StoreFiles.removeDirectory(copy) }
         var before = 0
         do {
-            do {
-                var writable = configuration
-                writable.path = path
-                writable.isReadOnly = false
-                let environment = try LMDBEnvironment.open(writable)
-                before = environment.dataFileSize ?? 0
-                try EnvironmentBackup(environment, compact: true).write(to: copy)
-            }
-            copied = DataFileValidator(dataFile: StoreFiles.dataFile(in: copy)).transactionIDs().max() ?? 0
-            // The environment is closed now (the registry holds it weakly): this process holds no lock on the store.
+            var writable = configuration
+            writable.path = path
+            writable.isReadOnly = false
+            let environment = try LMDBEnvironment.open(writable)
+            before = environment.dataFileSize ?? 0
+            try EnvironmentBackup(environment, compact: true).write(to: copy)
+        }
+        let copied = DataFileValidator(dataFile: StoreFiles.dataFile(in: copy)).transactionIDs().max() ?? 0
+        // The environment opened for the copy is released (the registry holds it weakly); while the
+        // registry's lock is held no environment of this process can open the store.
+        try EnvironmentRegistry.shared.withStoreClosed(registryKey, path: path) {
             let lockPath = StoreFiles.lockFile(in: path)
             let fd = open(lockPath, O_RDWR | O_CLOEXEC)
             guard fd >= 0 else {
@@ -68,7 +82,7 @@ package enum StoreCompaction {
             defer { close(fd) }
             var lock = DataFileValidator.exclusiveLock
             guard fcntl(fd, F_SETLK, &lock) == 0 else { throw inUse(path) }
-            // Held: no process has the store open, and none can open it until the descriptor closes.
+            // Held: no other process has the store open, and none can open it until the descriptor closes.
             guard validator.transactionIDs().max() == copied else {
                 throw StorageError(
                     code: .inUse,
@@ -76,17 +90,30 @@ package enum StoreCompaction {
                         + "Compact it again when no other process uses it.",
                     path: path)
             }
+            try takeOwnership(of: StoreFiles.dataFile(in: copy), from: StoreFiles.dataFile(in: path))
             guard rename(StoreFiles.dataFile(in: copy), StoreFiles.dataFile(in: path)) == 0 else {
                 throw LMDBError(errno).storageError(operation: "Moving the compacted copy into place", path: path)
             }
-            try StoreFiles.sync(path)
-        } catch {
-            StoreFiles.removeDirectory(copy)
-            throw error
+            // The copy was flushed before it was verified; the directory entry is flushed now
+            // (were this to fail, the store is whole either way: old file or new).
+            try? StoreFiles.sync(path)
         }
-        StoreFiles.removeDirectory(copy)
         let after = LMDBEnvironment.fileSize(StoreFiles.dataFile(in: path)) ?? 0
         return Outcome(bytesBefore: before, bytesAfter: after, transactionID: copied)
+    }
+
+    /// Gives the copy the original's owner, group and mode, so that compacting as another user
+    /// (an administrator) leaves the store openable by the app that owns it.
+    private static func takeOwnership(of copy: String, from original: String) throws {
+        var info = stat()
+        guard stat(original, &info) == 0 else {
+            throw LMDBError(errno).storageError(operation: "Reading the data file's owner", path: original)
+        }
+        guard chown(copy, info.st_uid, info.st_gid) == 0 || geteuid() == info.st_uid,
+            chmod(copy, info.st_mode & 0o7777) == 0
+        else {
+            throw LMDBError(errno).storageError(operation: "Giving the compacted copy the store's owner", path: copy)
+        }
     }
 
     private static func inUse(_ path: String) -> StorageError {

@@ -7,8 +7,8 @@ import Testing
 /// with the prefetching key path that fixes it; a fetch that prefetches it says nothing.
 @Suite struct FaultStormTests {
     /// A library of `count` books, each with its own author, and a fresh context on it.
-    private func library(count: Int, threshold: Int?) throws -> ModelContext {
-        var configuration = ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Storm.store")))
+    private func library(count: Int, threshold: Int?, in directory: TemporaryDirectory) throws -> ModelContext {
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: directory.child("Storm.store")))
         configuration.faultStormThreshold = threshold
         let container = try ModelContainer(
             for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
@@ -29,8 +29,9 @@ import Testing
 
     @Test func aLoopThatFaultsARelationshipPerModelIsLoggedOnceWithTheFix() throws {
         LogCapture.install()
+        let directory = TemporaryDirectory()
         // 37 is this test's own threshold: the warning's count (38) tells it from other tests' warnings.
-        let context = try library(count: 120, threshold: 37)
+        let context = try library(count: 120, threshold: 37, in: directory)
         let books = try context.fetch(FetchDescriptor<LibraryBook>(sortBy: [SortDescriptor(\.isbn)]))
         for book in books { _ = book.author?.lastName }
         let logged = warnings(about: "LibraryBook.author was loaded for one LibraryBook at a time, 38 times")
@@ -44,7 +45,8 @@ import Testing
 
     @Test func aToManyRelationshipFaultedPerModelIsNamedToo() throws {
         LogCapture.install()
-        let context = try library(count: 60, threshold: 41)
+        let directory = TemporaryDirectory()
+        let context = try library(count: 60, threshold: 41, in: directory)
         for author in try context.fetch(FetchDescriptor<LibraryAuthor>()) { _ = author.books.count }
         let logged = warnings(about: "LibraryAuthor.books was loaded for one LibraryAuthor at a time, 42 times")
         #expect(logged.count == 1 && logged[0].contains("[\\LibraryAuthor.books]"), "\(logged)")
@@ -52,7 +54,8 @@ import Testing
 
     @Test func aFetchThatPrefetchesTheRelationshipRaisesNoWarning() throws {
         LogCapture.install()
-        let context = try library(count: 120, threshold: 43)
+        let directory = TemporaryDirectory()
+        let context = try library(count: 120, threshold: 43, in: directory)
         var descriptor = FetchDescriptor<LibraryBook>()
         descriptor.relationshipKeyPathsForPrefetching = [\.author]
         let books = try context.fetch(descriptor)
@@ -67,8 +70,8 @@ import Testing
 
     /// A shelf of 150 items, stored with `threshold`, and a fresh context on it. Models of this
     /// test alone: no other test's storm can name them.
-    private func shelf(_ name: String, threshold: Int?) throws -> ModelContext {
-        var configuration = ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child(name)))
+    private func shelf(_ name: String, threshold: Int?, in directory: TemporaryDirectory) throws -> ModelContext {
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: directory.child(name)))
         configuration.faultStormThreshold = threshold
         let container = try ModelContainer(for: QuietShelf.self, QuietItem.self, configurations: configuration)
         let context = ModelContext(container)
@@ -85,11 +88,12 @@ import Testing
 
     @Test func noThresholdLogsNothing() throws {
         LogCapture.install()
-        let quiet = try shelf("Quiet.store", threshold: nil)
+        let directory = TemporaryDirectory()
+        let quiet = try shelf("Quiet.store", threshold: nil, in: directory)
         for item in try quiet.fetch(FetchDescriptor<QuietItem>()) { _ = item.shelf?.name }
         #expect(warnings(about: "QuietItem.shelf").isEmpty)
         // The same loop with the debug default (100) is a storm: the models can make one.
-        let noisy = try shelf("Noisy.store", threshold: 100)
+        let noisy = try shelf("Noisy.store", threshold: 100, in: directory)
         for item in try noisy.fetch(FetchDescriptor<QuietItem>()) { _ = item.shelf?.name }
         #expect(warnings(about: "QuietItem.shelf was loaded for one QuietItem at a time, 101 times").count == 1)
     }

@@ -100,6 +100,28 @@ import Glibc
         #expect(otherStore.status != 0 && otherStore.errors.contains("another"))
     }
 
+    @Test func backupAndCompactKeepTheDemoStoresModels() throws {
+        let directory = TemporaryDirectory()
+        let store = try demoStore(directory)
+        let before = try CairnTool.run(["dump", store, "--entity", "Book"]).output
+        let copy = directory.child("Copy.store")
+        let backup = try CairnTool.run(["backup", store, copy, "--json"])
+        #expect(backup.status == 0, "\(backup.errors)")
+        let report = try backup.json()
+        #expect(report["verified"] as? Bool == true && report["compacted"] as? Bool == false)
+        #expect((report["bytes"] as? Int ?? 0) > 0)
+        #expect(try CairnTool.run(["dump", copy, "--entity", "Book"]).output == before)
+
+        let compact = try CairnTool.run(["compact", store, "--json"])
+        #expect(compact.status == 0, "\(compact.errors)")
+        let outcome = try compact.json()
+        #expect((outcome["bytesAfter"] as? Int ?? .max) <= (outcome["bytesBefore"] as? Int ?? 0))
+        #expect(try CairnTool.run(["dump", store, "--entity", "Book"]).output == before)
+        #expect(try CairnTool.run(["verify", store]).status == 0)
+        let history = try CairnTool.run(["history", store, "--json"]).jsonLines()
+        #expect(history.count == 2 && history.last?["token"] as? Int == outcome["transaction"] as? Int)
+    }
+
     // MARK: An empty store and no store
 
     @Test func everyCommandWorksOnAnEmptyStore() throws {
@@ -157,6 +179,19 @@ import Glibc
         // What does not need the damaged row still works.
         #expect(try CairnTool.run(["inspect", store]).status == 0)
         #expect(try CairnTool.run(["history", store]).status == 0)
+        // A backup copies the store as it is: the damage is there, found by verify, not hidden.
+        let copy = directory.child("Copy.store")
+        #expect(try CairnTool.run(["backup", store, copy]).status == 0)
+        #expect(try CairnTool.run(["verify", copy]).status == 1)
+        #expect(try CairnTool.run(["dump", copy, "--entity", "Book"]).jsonLines().count == 2)
+        // Compacting keeps the damaged record as it is too (its checksum still fails) and loses no other.
+        #expect(try CairnTool.run(["compact", store]).status == 0)
+        let after = try CairnTool.run(["verify", store, "--json"])
+        #expect(after.status == 1)
+        #expect(
+            (try after.json()["problems"] as? [[String: Any]])?.contains {
+                ($0["identifiers"] as? [String]) == ["Book/2"]
+            } == true)
     }
 
     @Test func aDamagedFileIsRefusedWithoutACrash() throws {
