@@ -45,7 +45,7 @@ struct BackupCommand: ParsableCommand {
         let progress = Progress("Backing up", unit: "bytes", total: used, quiet: options.quiet)
         let destination = URL(fileURLWithPath: self.destination).standardizedFileURL.path
         do {
-            try watchingFile({ destination + "/data.mdb.partial" }, total: used, progress: progress) {
+            try watchingFile({ EnvironmentBackup.partialDataFile(in: destination) }, total: used, progress: progress) {
                 try inspector.environment.backup(to: destination, compact: compact)
             }
             progress.finish(succeeded: true)

@@ -38,11 +38,10 @@ struct CompactCommand: ParsableCommand {
             used = (summary.files.pagesUsed - summary.files.freePages) * summary.files.pageSize
         }
         let progress = Progress("Compacting", unit: "bytes", total: used, quiet: options.quiet)
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        let copy = URL(fileURLWithPath: path).deletingLastPathComponent().path + "/.\(name).compacting-\(getpid())"
+        let copy = EnvironmentBackup.partialDataFile(in: StoreCompaction.copyDirectory(for: path))
         let outcome: StoreCompaction.Outcome
         do {
-            outcome = try watchingFile({ copy + "/data.mdb.partial" }, total: used, progress: progress) {
+            outcome = try watchingFile({ copy }, total: used, progress: progress) {
                 try StoreCompaction.compact(StorageConfiguration(path: path))
             }
             progress.finish(succeeded: true)

@@ -21,11 +21,13 @@ final class Progress: Sendable {
     private let start = ContinuousClock.now
     private let state = Mutex(State())
     private let indicator: ActivityIndicator<RateBar>?
+    /// Whether nothing is shown.
+    private let quiet: Bool
 
     /// Starts showing progress of `title`, counted in `unit` up to `total` if it is known; nothing
     /// when `quiet`.
     init(_ title: String, unit: String, total: Int?, quiet: Bool) {
-        quietLines = quiet
+        self.quiet = quiet
         self.title = title
         self.unit = unit
         self.total = total
@@ -40,24 +42,17 @@ final class Progress: Sendable {
         }
     }
 
-    /// Whether nothing is shown.
-    private let quietLines: Bool
-
     /// Records that `done` units are done.
     func update(_ done: Int) {
-        state.withLock { $0.done = done }
-        if let indicator {
-            indicator.activity.done = done
-            return
-        }
-        guard !quietLines else { return }
         let now = ContinuousClock.now
         let due = state.withLock { state in
-            guard now - state.lastLine >= .seconds(2) else { return false }
+            state.done = done
+            guard indicator == nil, !quiet, now - state.lastLine >= .seconds(2) else { return false }
             state.lastLine = now
             state.printed = true
             return true
         }
+        indicator?.activity.done = done
         if due { printError("\(title): " + RateBar.describe(done: done, total: total, unit: unit, since: start)) }
     }
 
@@ -66,7 +61,7 @@ final class Progress: Sendable {
         if let final { update(final) }
         if let indicator {
             succeeded ? indicator.succeed() : indicator.fail()
-        } else if !quietLines, state.withLock({ $0.printed }) || !succeeded {
+        } else if !quiet, state.withLock({ $0.printed }) || !succeeded {
             let done = state.withLock { $0.done }
             printError(
                 "\(title): \(succeeded ? "done" : "failed"), \(done) \(unit) in "

@@ -396,7 +396,7 @@ final class Store: @unchecked Sendable {
             if let format = try environment.read({ txn in try txn.get(Self.formatKey, in: meta) }) {
                 try Self.checkFormat(format)
             }
-            self.identifier = UUID(uuid: try Self.uuidBytes(identifier)).uuidString
+            self.identifier = try Self.storeIdentifier(identifier)
         } else {
             meta = try environment.openTable("meta", create: true)!
             identifier = try Self.initialize(environment: environment, meta: meta)
@@ -445,7 +445,7 @@ final class Store: @unchecked Sendable {
                 try txn.put(EntryLayout.metaValue([formatVersion], key: formatKey), for: formatKey, in: meta)
             }
             if let stored = try txn.get(storeKey, in: meta) {
-                return UUID(uuid: try uuidBytes(stored)).uuidString
+                return try storeIdentifier(stored)
             }
             let identifier = UUID()
             try txn.put(
@@ -505,7 +505,10 @@ final class Store: @unchecked Sendable {
                 + "reads. Open it with the newer version of Cairn that wrote it.")
     }
 
-    static func uuidBytes(_ value: [UInt8]) throws -> uuid_t {
+    /// The store identifier a `store` meta value holds, as a UUID string.
+    static func storeIdentifier(_ value: [UInt8]) throws -> String { UUID(uuid: try uuidBytes(value)).uuidString }
+
+    private static func uuidBytes(_ value: [UInt8]) throws -> uuid_t {
         let bytes = try EntryLayout.metaPayload(value, key: storeKey)
         guard bytes.count == 16 else {
             throw EntryLayout.damagedDescription(

@@ -60,7 +60,6 @@ extension StoreInspector {
     }
 
     private func transaction(_ commit: UInt64, _ entry: EntryLayout.HistoryEntry) -> InspectedTransaction {
-        let kinds = ["insert", "update", "delete", "relationships"]
         var changes: [InspectedTransaction.Change] = []
         for group in entry.groups {
             let names = entry.fieldNames[group.entity] ?? []
@@ -78,7 +77,7 @@ extension StoreInspector {
             for (entity, ids) in byClass {
                 changes.append(
                     InspectedTransaction.Change(
-                        kind: Int(group.kind) < kinds.count ? kinds[Int(group.kind)] : "kind \(group.kind)",
+                        kind: Self.name(of: group.kind),
                         entity: entity, ids: ids, fields: fields.isEmpty ? nil : fields))
             }
         }
@@ -87,5 +86,16 @@ extension StoreInspector {
             timestamp: entry.timestamp == 0 ? nil : Date(timeIntervalSince1970: Double(entry.timestamp) / 1_000_000),
             author: entry.author, processIdentifier: entry.process?.identifier,
             bundleIdentifier: entry.process?.bundle, changes: changes)
+    }
+
+    /// How `cairn history` names a group's kind.
+    private static func name(of kind: UInt8) -> String {
+        switch History.Kind(rawValue: kind) {
+        case .inserted: "insert"
+        case .updated: "update"
+        case .deleted: "delete"
+        case .edges: "relationships"
+        case nil: "kind \(kind)"
+        }
     }
 }

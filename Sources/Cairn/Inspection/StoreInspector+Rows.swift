@@ -72,11 +72,13 @@ extension StoreInspector {
                     if let lowest, let highest { environment.releaseReadPages(from: lowest, to: highest) }
                     (lowest, highest) = (nil, nil)
                 }
-                guard key.count == 8 else {
-                    damaged("\(records.name) key \(Array(key))", "a row key of \(key.count) bytes, not 8")
+                let row: UInt64
+                do throws(StorageError) {
+                    row = try EntryLayout.row(key: key, table: records)
+                } catch {
+                    damaged("\(records.name) key \(Array(key))", error.message)
                     return true
                 }
-                let row = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
                 guard classes.contains(Store.EntityTables.classNumber(ofRow: row)) else { return true }
                 let id = identifier(entity, row)
                 do {
@@ -102,10 +104,10 @@ extension StoreInspector {
                         return true
                     }
                     var relationships: [(name: String, isToMany: Bool, targets: [PersistentIdentifier])] = []
+                    let ownerKey = Array(key)
                     for (relationship, table) in edges {
                         var targets: [PersistentIdentifier] = []
                         if let table {
-                            let ownerKey = Array(key)
                             try txn.forEachDuplicate(of: ownerKey, in: table) { edge in
                                 let target = try EntryLayout.edge(value: edge, ownerKey: key, table: table).target
                                 targets.append(identifier(relationship.destination, target))

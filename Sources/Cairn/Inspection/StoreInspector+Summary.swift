@@ -109,8 +109,8 @@ extension StoreInspector {
                 // A missing table (a damaged name) has no rows to count; verify reports it.
                 guard let records = tables["e/\(root)"] else { continue }
                 try txn.scan(records) { key, _ in
-                    if key.count == 8 {
-                        let row = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                    // A damaged key counts for no class; verify reports it.
+                    if let row = try? EntryLayout.row(key: key, table: records) {
                         counts[Store.EntityTables.classNumber(ofRow: row), default: 0] += 1
                     }
                     return true

@@ -52,7 +52,7 @@ package final class StoreInspector {
         }
         try Store.checkFormat(format)
         formatVersion = Int(Store.formatVersion)
-        storeIdentifier = UUID(uuid: try Store.uuidBytes(store)).uuidString
+        storeIdentifier = try Store.storeIdentifier(store)
         schemaVersion = try Store.recordedSchemaVersion(environment: environment, meta: meta)?.description
         let prefix = Array("entity:".utf8)
         let stored = try environment.read { txn in

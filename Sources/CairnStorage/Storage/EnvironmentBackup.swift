@@ -66,7 +66,7 @@ package struct EnvironmentBackup {
         try StoreFiles.makePrivateDirectory(destination)
         do {
             let data = StoreFiles.dataFile(in: destination)
-            let partial = data + ".partial"
+            let partial = Self.partialDataFile(in: destination)
             let fd = try StoreFiles.createPrivateFile(partial)
             var closed = false
             defer { if !closed { close(fd) } }
@@ -101,6 +101,16 @@ package struct EnvironmentBackup {
             StoreFiles.removeDirectory(destination)
             throw error
         }
+    }
+
+    /// The file a backup to `destination` writes before it is flushed and moved into place as
+    /// the copy's data file: its size tells how far the copy has got.
+    ///
+    /// ```swift
+    /// let written = FileManager.default.attributesOfItem(atPath: EnvironmentBackup.partialDataFile(in: dest))[.size]
+    /// ```
+    package static func partialDataFile(in destination: String) -> String {
+        StoreFiles.dataFile(in: destination) + ".partial"
     }
 
     /// Opens a copy read-only and reads every entry of every table.

@@ -49,17 +49,9 @@ package enum StoreCompaction {
         let validator = DataFileValidator(
             directory: path, fullCheckLimit: configuration.fullCheckLimit, mayRepair: false)
         guard !validator.othersHaveTheStoreOpen() else { throw inUse(path) }
-        let name = path.split(separator: "/").last.map(String.init) ?? "store"
-        let parent = StoreFiles.parent(of: path)
-        let prefix = ".\(name).compacting-"
         // Copies left by runs that were stopped (their process is gone).
-        for entry in StoreFiles.entries(of: parent) where entry.hasPrefix(prefix) {
-            guard let pid = Int32(entry.dropFirst(prefix.count)) else { continue }
-            if pid == getpid() || (kill(pid, 0) == -1 && errno == ESRCH) {
-                StoreFiles.removeDirectory(parent + "/" + entry)
-            }
-        }
-        let copy = parent + "/" + prefix + "\(getpid())"
+        StoreFiles.removeAbandonedScratchDirectories(in: StoreFiles.parent(of: path), prefix: copyPrefix(for: path))
+        let copy = copyDirectory(for: path)
         defer { StoreFiles.removeDirectory(copy) }
         var before = 0
         do {
@@ -114,6 +106,21 @@ package enum StoreCompaction {
         else {
             throw LMDBError(errno).storageError(operation: "Giving the compacted copy the store's owner", path: copy)
         }
+    }
+
+    /// Where compacting the store at `path` writes its copy, beside the store: for showing its
+    /// progress by the copy's size (`EnvironmentBackup.partialDataFile(in:)`).
+    ///
+    /// ```swift
+    /// let copy = StoreCompaction.copyDirectory(for: "/data/Library.store")   // "/data/.Library.store.compacting-4242"
+    /// ```
+    package static func copyDirectory(for path: String) -> String {
+        let path = StoreFiles.canonical(path) ?? path
+        return StoreFiles.parent(of: path) + "/" + copyPrefix(for: path) + "\(getpid())"
+    }
+
+    private static func copyPrefix(for path: String) -> String {
+        ".\(path.split(separator: "/").last.map(String.init) ?? "store").compacting-"
     }
 
     private static func inUse(_ path: String) -> StorageError {

@@ -108,11 +108,12 @@ enum StoreFiles {
     static let scratchPrefix = ".cairn-creating-"
 
     /// Removes scratch directories in `parent` left by processes that died while creating a
-    /// store. A scratch directory is named `<prefix><pid>-<random>`; only those whose process no
-    /// longer exists are removed.
-    static func removeAbandonedScratchDirectories(in parent: String) {
-        for name in entries(of: parent) where name.hasPrefix(scratchPrefix) {
-            guard let pid = Int32(name.dropFirst(scratchPrefix.count).prefix { $0 != "-" }) else { continue }
+    /// store (or compacting one, with its own `prefix`). A scratch directory is named
+    /// `<prefix><pid>` or `<prefix><pid>-<random>`; only those whose process no longer exists are
+    /// removed.
+    static func removeAbandonedScratchDirectories(in parent: String, prefix: String = scratchPrefix) {
+        for name in entries(of: parent) where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }) else { continue }
             if kill(pid, 0) == -1 && errno == ESRCH { removeDirectory(parent + "/" + name) }
         }
     }
