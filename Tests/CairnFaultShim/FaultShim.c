@@ -5,7 +5,12 @@
 //
 // Environment (read once, when the library is loaded):
 //   CAIRN_FAULT_DIR         count only calls on files under this directory (absolute, symlinks resolved)
-//   CAIRN_FAULT_LOG         append one line per counted call: "<index> <call> <outcome>"
+//   CAIRN_FAULT_LOG         append one line per counted call: "<index> <call> <outcome>", where the
+//                           outcome is "ok" for a call let through, and "EIO", "ENOSPC" or
+//                           "short <written>/<requested>" for a call failed. A failed call's line is
+//                           written where the failure is returned, after the decision to fail it, so
+//                           the log names a fault only if one was injected: the tests assert that
+//                           each case's fault fired, at the index it meant.
 //   CAIRN_FAULT_INDEX       the 1-based index of the call to fail; 0 or unset counts without failing
 //   CAIRN_FAULT_PERSISTENT  1: fail every counted call from the index on; otherwise only that one
 //   CAIRN_FAULT_ERROR       EIO, ENOSPC or short. A short fault applies to writes; other calls pass.
@@ -167,12 +172,12 @@ static enum fault_kind decide(const char *call, int is_write, long *index) {
         if (kind == FAULT_SHORT && !is_write) kind = FAULT_NONE;
     }
     if (kind == FAULT_NONE) log_line(*index, call, "ok");
-    else if (kind == FAULT_EIO) log_line(*index, call, "EIO");
-    else if (kind == FAULT_ENOSPC) log_line(*index, call, "ENOSPC");
     return kind;
 }
 
-static int fail_with(enum fault_kind kind) {
+// Fails the call with EIO or ENOSPC and reports it in the log (errno is set after the log's write).
+static int fail_with(enum fault_kind kind, long index, const char *call) {
+    log_line(index, call, kind == FAULT_ENOSPC ? "ENOSPC" : "EIO");
     errno = kind == FAULT_ENOSPC ? ENOSPC : EIO;
     return -1;
 }
@@ -193,7 +198,7 @@ static mode_t open_mode(int flags, va_list arguments) {
     long index;                                                                                        \
     if (path_counts(AT_FDCWD, path)) {                                                                 \
         enum fault_kind kind = decide(name, 0, &index);                                                \
-        if (kind != FAULT_NONE) return fail_with(kind);                                                \
+        if (kind != FAULT_NONE) return fail_with(kind, index, name);                                   \
     }                                                                                                  \
     return call;
 
@@ -222,7 +227,7 @@ int creat64(const char *path, mode_t mode) { OPEN_BODY("open", REAL(creat_fn, cr
     long index;                                                                                        \
     if (path_counts(dirfd, path)) {                                                                    \
         enum fault_kind kind = decide("open", 0, &index);                                              \
-        if (kind != FAULT_NONE) return fail_with(kind);                                                \
+        if (kind != FAULT_NONE) return fail_with(kind, index, "open");                                 \
     }                                                                                                  \
     return call;
 
@@ -260,7 +265,7 @@ ssize_t write(int fd, const void *buffer, size_t count) {
         log_short(index, "write", written < 0 ? 0 : (size_t)written, count);
         return written;
     }
-    if (kind != FAULT_NONE) return fail_with(kind);
+    if (kind != FAULT_NONE) return fail_with(kind, index, "write");
     return REAL(write_fn, write)(fd, buffer, count);
 }
 
@@ -273,7 +278,7 @@ ssize_t write(int fd, const void *buffer, size_t count) {
         log_short(index, "pwrite", written < 0 ? 0 : (size_t)written, count);                          \
         return written;                                                                                \
     }                                                                                                  \
-    if (kind != FAULT_NONE) return fail_with(kind);                                                    \
+    if (kind != FAULT_NONE) return fail_with(kind, index, "pwrite");                                   \
     return REAL(pwrite_fn, name)(fd, buffer, count, offset);
 
 ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) { PWRITE_BODY(pwrite) }
@@ -306,7 +311,7 @@ ssize_t writev(int fd, const struct iovec *vector, int count) {
         log_short(index, "writev", written < 0 ? 0 : (size_t)written, total);
         return written;
     }
-    if (kind != FAULT_NONE) return fail_with(kind);
+    if (kind != FAULT_NONE) return fail_with(kind, index, "writev");
     return REAL(writev_fn, writev)(fd, vector, count);
 }
 
@@ -322,7 +327,7 @@ ssize_t writev(int fd, const struct iovec *vector, int count) {
         log_short(index, "pwritev", written < 0 ? 0 : (size_t)written, total);                         \
         return written;                                                                                \
     }                                                                                                  \
-    if (kind != FAULT_NONE) return fail_with(kind);                                                    \
+    if (kind != FAULT_NONE) return fail_with(kind, index, "pwritev");                                  \
     return REAL(pwritev_fn, name)(fd, vector, count, offset);
 
 ssize_t pwritev(int fd, const struct iovec *vector, int count, off_t offset) { PWRITEV_BODY(pwritev) }
@@ -334,7 +339,7 @@ ssize_t pwritev64(int fd, const struct iovec *vector, int count, off_t offset) {
     if (fd_counts(fd)) {                                                                               \
         long index;                                                                                    \
         enum fault_kind kind = decide(#name, 0, &index);                                               \
-        if (kind != FAULT_NONE) return fail_with(kind);                                                \
+        if (kind != FAULT_NONE) return fail_with(kind, index, #name);                                  \
     }                                                                                                  \
     return REAL(fd_fn, name)(fd);
 
@@ -345,7 +350,7 @@ int msync(void *address, size_t length, int flags) {
     if (address_counts(address)) {
         long index;
         enum fault_kind kind = decide("msync", 0, &index);
-        if (kind != FAULT_NONE) return fail_with(kind);
+        if (kind != FAULT_NONE) return fail_with(kind, index, "msync");
     }
     return REAL(msync_fn, msync)(address, length, flags);
 }
@@ -354,7 +359,7 @@ int msync(void *address, size_t length, int flags) {
     if (fd_counts(fd)) {                                                                               \
         long index;                                                                                    \
         enum fault_kind kind = decide("ftruncate", 0, &index);                                         \
-        if (kind != FAULT_NONE) return fail_with(kind);                                                \
+        if (kind != FAULT_NONE) return fail_with(kind, index, "ftruncate");                            \
     }                                                                                                  \
     return REAL(ftruncate_fn, name)(fd, length);
 

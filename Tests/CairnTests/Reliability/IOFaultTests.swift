@@ -13,6 +13,11 @@ import Glibc
 /// (once or persistent × EIO, ENOSPC, short write); `CAIRN_IO_FAULTS=full` runs every index in
 /// every way. `CAIRN_IO_FAULT_CASE="existing call 12 once EIO"` replays one case.
 ///
+/// The shim logs every counted call, and a failed call where it fails it: each case asserts from
+/// that log that its fault fired at the planned call, the planned way, and the sweep asserts that
+/// its faults fired at every index of the fault-free run, up to the last. A shim that stopped
+/// injecting, or injected elsewhere, fails the suite instead of leaving unfaulted runs to pass.
+///
 /// On Linux the shim must build (the Swift toolchain ships `clang`): if it cannot, every test here
 /// fails with the reason instead of being skipped. Other systems have no `LD_PRELOAD`.
 @Suite(.enabled(if: FaultShim.isSupportedPlatform, "the fault shim needs Linux's LD_PRELOAD"))
@@ -61,6 +66,10 @@ struct IOFaultTests {
         }
         let calls = counting.calls
         try #require(calls.count >= 10, "the shim counted the store's calls: \(calls.count)")
+        try #require(
+            calls.map(\.index) == Array(1...calls.count), "the fault-free run's calls are numbered 1…\(calls.count)")
+        try #require(
+            !calls.contains { $0.fired }, "the fault-free run injected nothing: \(calls.filter { $0.fired }.prefix(3))")
         let kinds = Dictionary(calls.map { ($0.name, 1) }, uniquingKeysWith: +)
         print(
             "IOFaultTests \(scenario.name): a fault-free run makes \(calls.count) counted calls \(kinds.sorted { $0.key < $1.key })"
@@ -68,13 +77,20 @@ struct IOFaultTests {
 
         let tally = FaultTally("IOFaultTests \(scenario.name)")
         let codes = FaultTally("IOFaultTests \(scenario.name) error codes")
-        for (n, fault) in Self.plan(calls).enumerated() {
+        let plan = Self.plan(calls)
+        // The indexes at which the shim reported the planned fault, from the cases' own logs.
+        var firedAt = Set<Int>()
+        var casesRun = 0
+        for (n, fault) in plan.enumerated() {
             let label = "\(scenario.name) \(fault)"
             if let replayedCase = Self.replayedCase, replayedCase != label { continue }
             let directory = root.child("case-\(n)")
             let result = try runCase(scenario, base: base, directory: directory, fault: fault, printsStates: false)
-            let (outcome, detail) = Self.classify(result, scenario: scenario, states: states)
-            tally.record(label, outcome, detail: detail, failed: outcome != "passed" && outcome != "faultNotReached")
+            casesRun += 1
+            let injection = Self.injectionProblem(fault, calls: result.calls, faultFree: calls)
+            if injection == nil { firedAt.insert(fault.index) }
+            let (outcome, detail) = Self.classify(result, scenario: scenario, states: states, injection: injection)
+            tally.record(label, outcome, detail: detail, failed: outcome != "passed")
             if let error = result.run.errorLine {
                 let code = error.split(separator: " ").dropFirst(error.hasPrefix("save") ? 2 : 1).first ?? "?"
                 codes.record(label, "\(fault.failure.rawValue)→\(code)", failed: false)
@@ -84,7 +100,22 @@ struct IOFaultTests {
         _ = codes.finish()
         for failure in tally.finish().prefix(20) { Issue.record(Comment(rawValue: failure)) }
         #expect(tally.failureCount == 0, "\(tally.summary)")
-        if Self.replayedCase == nil { #expect(tally.total >= calls.count) }
+        if let replayedCase = Self.replayedCase {
+            if replayedCase.hasPrefix("\(scenario.name) ") {
+                #expect(casesRun == 1, "no case is named \(replayedCase)")
+            }
+            return
+        }
+        // The sweep reached what it meant to: every index the fault-free run counted, the last too.
+        let swept = Set(calls.map(\.index))
+        print(
+            "IOFaultTests \(scenario.name): \(casesRun) cases over call indexes 1…\(calls.count); the shim reported "
+                + "the planned fault at \(firedAt.count) of them, the last at call \(firedAt.max() ?? 0)")
+        #expect(casesRun == plan.count && plan.count >= swept.count, "cases run: \(casesRun) of \(plan.count)")
+        let missed = swept.subtracting(firedAt).sorted()
+        #expect(
+            firedAt == swept, "faults fired at \(firedAt.count) of \(swept.count) indexes; not at \(missed.prefix(10))")
+        #expect(firedAt.contains(calls.count), "the fault at the last call, \(calls.count), fired")
     }
 
     /// The full tier: every index × {once, persistent} × {EIO, ENOSPC, short write}, short only for
@@ -134,10 +165,41 @@ struct IOFaultTests {
         return CaseResult(run: run, calls: calls, check: check)
     }
 
-    /// The case's class and what happened: passed, faultNotReached (the run made fewer calls),
-    /// hang, crash, untypedError, lockedOut, lostSave, failedSaveVisible, wrongData,
-    /// brokenInvariant or noFurtherSave.
-    static func classify(_ result: CaseResult, scenario: Scenario, states: [Int: String]) -> (String, String) {
+    /// Whether the shim injected `fault` as planned, from the case's log: nil when it did, else
+    /// what it did instead. The first call it failed must be the fault's index, the same call as in
+    /// the fault-free run, failed the planned way; a fault injected once fails that call alone, a
+    /// persistent one every later counted call too (a short write only the writes).
+    static func injectionProblem(
+        _ fault: FaultShim.Fault, calls: [FaultShim.Call], faultFree: [FaultShim.Call]
+    ) -> String? {
+        let fired = calls.filter { $0.fired }
+        guard let first = fired.first else {
+            guard let target = calls.first(where: { $0.index == fault.index }) else {
+                return "the run made \(calls.count) counted calls and never reached call \(fault.index)"
+            }
+            return "the shim let call \(fault.index) (\(target.name)) through: no fault was injected"
+        }
+        guard first.index == fault.index else { return "the first fault fired at call \(first.index)" }
+        let planned = faultFree[fault.index - 1].name
+        guard first.name == planned else {
+            return "call \(fault.index) was \(first.name) here and \(planned) in the fault-free run"
+        }
+        guard first.fired(as: fault.failure) else { return "call \(fault.index) failed as \(first.outcome)" }
+        for call in calls where call.index > fault.index {
+            let due = fault.persistent && (fault.failure != .short || call.isWrite)
+            if call.fired != due || (due && !call.fired(as: fault.failure)) {
+                return "call \(call.index) (\(call.name)) after the fault: \(call.outcome)"
+            }
+        }
+        return nil
+    }
+
+    /// The case's class and what happened: passed, faultNotInjected (the shim's log does not show
+    /// the planned fault, `injection`), hang, crash, untypedError, lockedOut, lostSave,
+    /// failedSaveVisible, wrongData, brokenInvariant or noFurtherSave.
+    static func classify(
+        _ result: CaseResult, scenario: Scenario, states: [Int: String], injection: String? = nil
+    ) -> (String, String) {
         let run = result.run
         let said = run.errorLine.map { "reported \($0)" } ?? "no error reported"
         if run.timedOut { return ("hang", said) }
@@ -161,7 +223,7 @@ struct IOFaultTests {
         }
         if !check.problems.isEmpty { return ("brokenInvariant", check.problems.prefix(3).joined(separator: "; ")) }
         if let error = check.furtherSaveError { return ("noFurtherSave", "\(said); the next save: \(error)") }
-        if !result.calls.contains(where: { $0.outcome != "ok" }) { return ("faultNotReached", said) }
+        if let injection { return ("faultNotInjected", "\(injection); \(said)") }
         return ("passed", "")
     }
 }

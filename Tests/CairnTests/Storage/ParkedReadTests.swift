@@ -6,7 +6,15 @@ import Testing
 /// A read leaves its transaction open in the pool (parked) for the next read, which uses it as
 /// it is only while it would read the same: nothing committed by any process and no table opened
 /// since. A parked transaction never holds writers back for long.
+///
+/// A sweep resets a transaction parked longer than `readParkingLimit` (20 ms by default), on
+/// another thread: a test that counts parked transactions with that limit races the sweep on a
+/// busy machine. The tests that count them park for ten minutes (`parkedForTheTest`); the one
+/// that tests the sweep lets a count of zero pass only when the limit had passed.
 @Suite struct ParkedReadTests {
+    /// Longer than any test: no sweep resets a parked transaction while a test counts it.
+    static let parkedForTheTest: UInt64 = 600_000_000_000
+
     /// The last numbered transaction committed to the numbered store at `path` (`commit-count`).
     private static func last(_ environment: LMDBEnvironment, _ table: Table) throws -> UInt64 {
         try environment.read { txn in
@@ -15,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func aReadParksItsTransactionUntilAWriteOrTheLimit() throws {
-        let store = try TemporaryStore()
+    @Test func aReadParksItsTransactionUntilAWrite() throws {
+        let store = try TemporaryStore { $0.readParkingLimit = Self.parkedForTheTest }
         let table = try store.table()
         try store.environment.write { txn in try txn.put([1], for: [1], in: table) }
         #expect(try store.environment.read { txn in try txn.get([1], in: table) } == [1])
@@ -26,12 +34,39 @@ import Testing
         #expect(store.environment.parkedReaders == 0)
         #expect(try store.environment.read { txn in try txn.get([1], in: table) } == [2], "renewed: the new commit")
         #expect(store.environment.parkedReaders == 1)
-        // Unused past the limit, a sweep resets it.
-        let limit = Double(StorageConfiguration(path: store.path).readParkingLimit) / 1e9
-        let deadline = Date().addingTimeInterval(limit * 50)
-        while store.environment.parkedReaders > 0 && Date() < deadline { Thread.sleep(forTimeInterval: limit) }
-        #expect(store.environment.parkedReaders == 0)
+    }
+
+    /// Unused past the limit, a parked transaction is reset by a sweep, and the next read renews it.
+    @Test func aSweepResetsAReadParkedPastTheLimit() throws {
+        let limit: UInt64 = 200_000_000  // 200 ms: long enough that the count below almost always sees it parked
+        let store = try TemporaryStore { $0.readParkingLimit = limit }
+        let table = try store.table()
+        try store.environment.write { txn in try txn.put([2], for: [1], in: table) }
+        // The sweep compares the kernel's coarse monotonic clock, which this reads too: a
+        // transaction parked after `start` cannot be swept before `start + limit`.
+        let start = Self.coarseNow()
         #expect(try store.environment.read { txn in try txn.get([1], in: table) } == [2])
+        let parked = store.environment.parkedReaders
+        let elapsed = Self.coarseNow() - start
+        #expect(parked == 1 || elapsed >= limit, "swept after \(elapsed) ns, before the limit of \(limit) ns")
+        let deadline = Date().addingTimeInterval(Double(limit) / 1e9 * 50)
+        while store.environment.parkedReaders > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(store.environment.parkedReaders == 0, "no sweep reset it within 50 times the limit")
+        let again = Self.coarseNow()
+        #expect(try store.environment.read { txn in try txn.get([1], in: table) } == [2])
+        let parkedAgain = store.environment.parkedReaders
+        #expect(parkedAgain == 1 || Self.coarseNow() - again >= limit, "the read after the sweep parks again")
+    }
+
+    /// The clock the reader pool stamps and sweeps with (`CLOCK_MONOTONIC_COARSE` on Linux).
+    private static func coarseNow() -> UInt64 {
+        #if canImport(Darwin)
+        return clock_gettime_nsec_np(CLOCK_UPTIME_RAW_APPROX)
+        #else
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        #endif
     }
 
     /// Another process's commits leave this process's parked transaction on an old snapshot,
@@ -42,7 +77,7 @@ import Testing
         // Parked for as long as the test takes, so that each read after a commit starts from
         // the parked transaction and its old snapshot.
         var configuration = StorageConfiguration(path: path)
-        configuration.readParkingLimit = 600_000_000_000
+        configuration.readParkingLimit = Self.parkedForTheTest
         let environment = try LMDBEnvironment.openOrCreate(configuration)
         let table = try environment.openTable("t", create: true)!
         #expect(try Self.last(environment, table) == 0)
@@ -58,7 +93,8 @@ import Testing
     /// the parked one began is read through a renewed transaction.
     @Test func aTableOpenedAfterTheParkedReadBeganIsReadable() throws {
         let directory = TemporaryDirectory()
-        let configuration = StorageConfiguration(path: directory.child("store"))
+        var configuration = StorageConfiguration(path: directory.child("store"))
+        configuration.readParkingLimit = Self.parkedForTheTest
         do {
             let environment = try LMDBEnvironment.create(configuration)
             let (first, second) = (
@@ -82,7 +118,10 @@ import Testing
     /// The pool keeps at most a quarter of the reader slots: a read nested in another ends with
     /// its transaction aborted when the pool is full, and both reads see the same rows.
     @Test func aFullPoolAbortsTheTransactionsItCannotKeep() throws {
-        let store = try TemporaryStore { $0.maximumReaders = 4 }  // a pool of one
+        let store = try TemporaryStore {
+            $0.maximumReaders = 4  // a pool of one
+            $0.readParkingLimit = Self.parkedForTheTest
+        }
         let table = try store.table()
         try store.environment.write { txn in try txn.put([1], for: [1], in: table) }
         let (outer, inner) = try store.environment.read { txn in

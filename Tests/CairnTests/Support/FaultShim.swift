@@ -21,7 +21,8 @@ enum FaultShim {
         var description: String { "call \(index) \(persistent ? "persistent" : "once") \(failure.rawValue)" }
     }
 
-    /// One counted call from the shim's log: its index, name and outcome ("ok", "EIO", "short 60/120").
+    /// One counted call from the shim's log: its index, name and outcome ("ok", "EIO", "ENOSPC",
+    /// "short 60/120").
     struct Call: Sendable {
         var index: Int
         var name: String
@@ -29,6 +30,18 @@ enum FaultShim {
 
         /// Whether a short write applies to it.
         var isWrite: Bool { ["write", "pwrite", "writev", "pwritev"].contains(name) }
+
+        /// Whether the shim failed this call. It logs a failure where it returns one, so this is
+        /// the shim's own report that the fault was injected, not a restatement of the plan.
+        var fired: Bool { outcome != "ok" }
+
+        /// Whether the shim failed this call the way `failure` says.
+        func fired(as failure: Fault.Failure) -> Bool {
+            switch failure {
+            case .EIO, .ENOSPC: outcome == failure.rawValue
+            case .short: outcome.hasPrefix("short ")
+            }
+        }
     }
 
     /// The compiled library's path, or why it is unavailable.
