@@ -58,6 +58,8 @@ struct KeyTableFiller {
         for (position, constraint) in tables.unfilledKeyTables.enumerated() {
             let isUnique = tables.uniques.contains { $0 === constraint }
             let key = constraint.key(of: model)
+            // A unique value not equal to itself (a NaN) has no key.
+            if isUnique && key.isEmpty { continue }
             if isUnique, let earlier = claimed[position].updateValue(model.persistentModelID, forKey: key) {
                 throw SchemaError(
                     code: .incompatibleStore, entity: tables.entityName.text,

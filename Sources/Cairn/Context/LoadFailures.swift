@@ -24,7 +24,7 @@ struct LoadFailures {
             code: .loadFailed,
             message: "\(id).\(property) could not be loaded: \(reason). It read as its default value (or nil or "
                 + "empty) instead. Restore the store from a backup, or delete the model and save it again.",
-            model: id, underlying: "\(cause)", property: property, cause: cause)
+            model: id, underlying: ErrorText.describing(cause), property: property, cause: cause)
         cairnLog.warning("\(error.message)")
         errors.append(error)
     }
@@ -51,7 +51,7 @@ struct LoadFailures {
                 code: .loadFailed,
                 message: "\(what) could not be read: \(cause.message) Every model the context holds was refreshed "
                     + "from the store instead, so no stale value is used.",
-                model: nil, underlying: "\(cause)", property: nil, cause: cause))
+                model: nil, underlying: ErrorText.describing(cause), property: nil, cause: cause))
     }
 
     /// Throws the first pending error, naming how many more there were, and clears them all.

@@ -206,7 +206,7 @@ extension ModelContainer {
             rehearsal.verification = try migrated.verify()
         } catch {
             rehearsal.stages = stages
-            if stages.last?.error == nil { rehearsal.error = "\(error)" }
+            if stages.last?.error == nil { rehearsal.error = ErrorText.describing(error) }
         }
         rehearsal.rowsAfter = try rowCounts(at: copy)
         rehearsal.bytesAfter = dataFileSize(copy)

@@ -79,6 +79,7 @@ extension StoreVerifier {
                 let tables = store.entities[entity]!
                 let model = try decoder.rows.scratchModel(from: reader, tables: tables)
                 var keys: [String: [UInt8]] = [:]
+                // An empty unique key (a value not equal to itself, such as a NaN) has no entry.
                 for keyed in tables.uniques + tables.indexes { keys[keyed.table.name] = keyed.key(of: model) }
                 return keys
             }, comparesKeys: true)

@@ -34,12 +34,19 @@ extension ModelContext {
     ///   - chunkSize: How many models each write transaction takes; at least 1.
     /// - Returns: Which rows were inserted, updated and left unchanged.
     /// - Throws: ``SaveError`` with code `.noUniquenessConstraint` when the entity has no
-    ///   uniqueness constraint to match on; otherwise what ``save()`` throws. Chunks saved before
+    ///   uniqueness constraint to match on, or `.invalidArgument` when `chunkSize` is less than 1;
+    ///   otherwise what ``save()`` throws. Chunks saved before
     ///   an error stay saved; the failing chunk's models stay inserted in the context.
     public func upsert<S: Sequence>(_ models: S, chunkSize: Int = 10_000) throws -> UpsertReport
     where S.Element: PersistentModel {
         checkOwner()
-        precondition(chunkSize > 0, "ModelContext.upsert(_:chunkSize:): chunkSize must be at least 1, not \(chunkSize)")
+        guard chunkSize > 0 else {
+            throw SaveError(
+                code: .invalidArgument,
+                message: "ModelContext.upsert(_:chunkSize:) was given the chunk size \(chunkSize); a chunk holds at "
+                    + "least 1 model. Nothing was saved. Pass a chunk size of 1 or more (10,000 by default).",
+                models: [])
+        }
         let tables = store.entityTables(of: S.Element.self, for: "upsert(_:chunkSize:)")
         guard tables.entity.subentities.isEmpty else { return try upsertHierarchy(models, tables, chunkSize) }
         return try Upserter(context: self, tables: tables).upsert(models, chunkSize: chunkSize)

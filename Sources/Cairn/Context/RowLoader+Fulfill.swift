@@ -52,7 +52,7 @@ extension RowLoader {
             LoadFailures.fillPlaceholder(model, index, tables: tables)
         } catch {
             // The getter gets a placeholder, and the next save or fetch reports the error.
-            failures.fail(model, index, tables: tables, cause: error, reason: "\(error)")
+            failures.fail(model, index, tables: tables, cause: error, reason: ErrorText.describing(error))
         }
     }
 }

@@ -69,6 +69,12 @@ public struct SaveError: Error, Sendable, CustomStringConvertible {
         /// catch let error as SaveError where error.code == .changeInProgress { … }
         /// ```
         public static let changeInProgress = Code("changeInProgress")
+        /// An argument is out of its range, such as a `chunkSize` of zero or less. Nothing was saved.
+        ///
+        /// ```swift
+        /// catch let error as SaveError where error.code == .invalidArgument { print(error.message) }
+        /// ```
+        public static let invalidArgument = Code("invalidArgument")
     }
 
     /// What kind of refusal this is.

@@ -168,7 +168,7 @@ extension Store {
                 _ names: [String], prefix: String, flags: TableFlags, purpose: String,
                 declaredIn has: (Schema.Entity) -> Bool
             ) throws -> EntityTables.UniqueConstraint {
-                let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Void in
+                let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Bool in
                     guard let appendKey = entity.attributesByName[name]?.access?.appendKey else {
                         throw SchemaError(
                             code: .invalidConstraint, entity: entity.name, property: name,
@@ -191,7 +191,7 @@ extension Store {
                             + "once with allowsSave: true.")
                 }
                 return EntityTables.UniqueConstraint(
-                    names: names, table: table, parts: parts,
+                    names: names, table: table, isUnique: prefix == "u", parts: parts,
                     attributeIndexes: names.map { entity.attributesByName[$0]!.index! })
             }
             tables.uniques = try entity.uniquenessConstraints.map { names in

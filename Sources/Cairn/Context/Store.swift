@@ -80,16 +80,22 @@ final class Store: @unchecked Sendable {
         final class UniqueConstraint {
             let names: [String]
             let table: Table
-            let parts: [(AnyObject, inout KeyBuilder) -> Void]
+            /// Whether this is a uniqueness constraint (else an index): a model whose key holds a
+            /// value not equal to itself (a NaN) has no key in it (see ``key(of:)``).
+            let isUnique: Bool
+            /// Append each attribute's key encoding; each returns whether its value equals itself.
+            let parts: [(AnyObject, inout KeyBuilder) -> Bool]
             /// The property indexes of `names`: what a save checks a changed model's change bits
             /// against (looking each name up cost a string hash per model and name).
             let attributeIndexes: [Int]
 
             init(
-                names: [String], table: Table, parts: [(AnyObject, inout KeyBuilder) -> Void], attributeIndexes: [Int]
+                names: [String], table: Table, isUnique: Bool, parts: [(AnyObject, inout KeyBuilder) -> Bool],
+                attributeIndexes: [Int]
             ) {
                 self.names = names
                 self.table = table
+                self.isUnique = isUnique
                 self.parts = parts
                 self.attributeIndexes = attributeIndexes
             }
@@ -100,6 +106,11 @@ final class Store: @unchecked Sendable {
             }
 
             /// The constraint's key for a model whose constrained attributes are loaded.
+            ///
+            /// Empty for a uniqueness constraint whose values include one not equal to itself (a
+            /// NaN, or a date or optional holding one): such a model equals no other, as `==`
+            /// says and as SQLite keeps a NaN (stored as NULL) in a UNIQUE column, so it has no
+            /// key, takes over no row and is taken over by none (`Docs/DifferencesFromSwiftData.md`).
             func key(of model: AnyObject) -> [UInt8] {
                 var builder = KeyBuilder()
                 appendKey(of: model, to: &builder)
@@ -107,9 +118,14 @@ final class Store: @unchecked Sendable {
             }
 
             /// Appends the constraint's key encoding for a model to `builder` (not finalized: see
-            /// ``KeyList/append(_:)``), so a list of keys is built without an array per key.
+            /// ``KeyList/append(_:)``), so a list of keys is built without an array per key;
+            /// `builder` is left empty when ``key(of:)`` is (it must be empty when called).
             func appendKey(of model: AnyObject, to builder: inout KeyBuilder) {
-                for part in parts { part(model, &builder) }
+                var equalsItself = true
+                for part in parts {
+                    if !part(model, &builder) { equalsItself = false }
+                }
+                if isUnique && !equalsItself { builder.removeAll() }
             }
         }
 

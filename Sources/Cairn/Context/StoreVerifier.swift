@@ -59,7 +59,9 @@ struct StoreVerifier {
     /// The concrete entity of a row of a shared records table, by the row's class number.
     var classes: [Table: [Int: String]]
     /// Decodes a row's record (throwing when it cannot be read) and returns the key each of its
-    /// keyed tables must hold for it, by table name (none when ``comparesKeys`` is false).
+    /// keyed tables must hold for it, by table name (none when ``comparesKeys`` is false). An
+    /// empty key says that the row has no entry in that table (a unique value not equal to
+    /// itself, such as a NaN), also when ``comparesKeys`` is false.
     var readRecord: (_ reader: RecordReader, _ entity: String) throws -> [String: [UInt8]]?
     /// Whether `readRecord` gives the keys (the description knows the models' key encoding), so
     /// keyed entries are compared with them; otherwise each row is checked to have one entry.
@@ -86,6 +88,8 @@ struct StoreVerifier {
             var rows: [String: Set<UInt64>] = [:]
             // For each unique or index table: the key each row's values give → those rows.
             var expected: [String: [[UInt8]: [UInt64]]] = [:]
+            // For each unique table: the rows that have no entry in it.
+            var keyless: [String: Set<UInt64>] = [:]
             for entity in entities.sorted(by: { $0.name < $1.name }) {
                 var ids = Set<UInt64>()
                 var count = 0
@@ -107,7 +111,12 @@ struct StoreVerifier {
                     ids.insert(row)
                     do {
                         let keys = try readRecord(RecordReader(copying: value, key: key), entity.name)
-                        for (table, key) in keys ?? [:] { expected[table, default: [:]][key, default: []].append(row) }
+                        for (table, key) in keys ?? [:] {
+                            // An empty key: the row has no entry (a unique value not equal to itself).
+                            if key.isEmpty { keyless[table, default: []].insert(row) } else {
+                                expected[table, default: [:]][key, default: []].append(row)
+                            }
+                        }
                     } catch {
                         let id = identifier(entity.name, row, entity.records)
                         report.add(.damagedRecord, table: entity.records.name, [id], "\(id) cannot be read: \(error)")
@@ -124,7 +133,7 @@ struct StoreVerifier {
                 })
             for keyed in keyed.sorted(by: { ($0.entity, $0.table.name) < ($1.entity, $1.table.name) }) {
                 try verify(
-                    keyed, rows: covered[keyed.entity] ?? [],
+                    keyed, rows: (covered[keyed.entity] ?? []).subtracting(keyless[keyed.table.name] ?? []),
                     expected: comparesKeys ? expected[keyed.table.name] ?? [:] : nil,
                     txn, &report, tick)
             }

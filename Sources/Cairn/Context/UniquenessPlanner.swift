@@ -100,8 +100,9 @@ struct UniquenessPlanner {
         for model in deleted {
             let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
+            // An empty key (a value not equal to itself, such as a NaN) was never stored.
             for (unique, key) in zip(
-                tables.uniques, try storedKeys(model.persistentModelID.rowID!, tables))
+                tables.uniques, try storedKeys(model.persistentModelID.rowID!, tables)) where !key.isEmpty
             {
                 free(unique.table, key)
             }
@@ -118,8 +119,8 @@ struct UniquenessPlanner {
                 let index = tables.uniques.firstIndex { $0.table == unique.table }!
                 let newKey = unique.key(of: model)
                 guard newKey != oldKeys[index] else { continue }
-                free(unique.table, oldKeys[index])
-                plan.claimed.append((unique.table, newKey, model))
+                if !oldKeys[index].isEmpty { free(unique.table, oldKeys[index]) }
+                if !newKey.isEmpty { plan.claimed.append((unique.table, newKey, model)) }
             }
         }
         // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
@@ -153,7 +154,8 @@ struct UniquenessPlanner {
         let readSnapshot = try store.read { txn in
             for position in 0..<inserted.count {
                 var takeover: UInt64?
-                for k in inserted.keyRange(of: position) {
+                // An empty key (a value not equal to itself) equals no other: no lookup, no claim.
+                for k in inserted.keyRange(of: position) where !keys.isEmptyKey(k) {
                     if freed.isEmpty || !freed.contains(KeySlot(keyTables[k], keys[k])),
                         let row = try keys.withKey(
                             k,
@@ -199,7 +201,9 @@ struct UniquenessPlanner {
                 }
                 // A takeover's keys are sorted out below, against the row's stored ones.
                 if takeover == nil {
-                    for k in inserted.keyRange(of: position) { insertClaims.append((k, position)) }
+                    for k in inserted.keyRange(of: position) where !keys.isEmptyKey(k) {
+                        insertClaims.append((k, position))
+                    }
                 }
                 if let takeover {
                     if takeovers.isEmpty { takeovers = Array(repeating: nil, count: inserted.count) }
@@ -229,10 +233,13 @@ struct UniquenessPlanner {
                 let tables = insertTables[position]
                 let oldKeys = range.count == 1 ? nil : try storedKeys(row, tables)
                 for (offset, k) in range.enumerated() {
-                    // With one constraint, the row's key is the one it was found by.
+                    // With one constraint, the row's key is the one it was found by. An empty key
+                    // (old or new: a value not equal to itself) is neither stored nor claimed.
                     if let old = oldKeys?[offset], !keys.withKey(k, { $0.elementsEqual(old) }) {
-                        free(keyTables[k], old)
-                        plan.insertClaims.append((k, position))
+                        if !old.isEmpty { free(keyTables[k], old) }
+                        if !keys.isEmptyKey(k) { plan.insertClaims.append((k, position)) }
+                    } else if keys.isEmptyKey(k) {
+                        continue
                     } else {
                         plan.kept.append((k, position, row))
                     }

@@ -124,13 +124,14 @@ struct Upserter {
         let keys = chunk.map { constraint.key(of: $0) }
         var latest: [HashedKey: Int] = [:]
         latest.reserveCapacity(keys.count)
-        for (position, key) in keys.enumerated() { latest[HashedKey(key)] = position }
-        let winners = chunk.indices.filter { latest[HashedKey(keys[$0])] == $0 }
+        // An empty key (a value not equal to itself, such as a NaN) matches no other model.
+        for (position, key) in keys.enumerated() where !key.isEmpty { latest[HashedKey(key)] = position }
+        let winners = chunk.indices.filter { keys[$0].isEmpty || latest[HashedKey(keys[$0])] == $0 }
         context.statistics.readTransactions += 1
         // Only a row the context holds an instance of is compared here: any other is the save's.
         let held = try context.store.read { txn in
             try winners.map { position -> (row: UInt64, record: [UInt8]?, model: any PersistentModel)? in
-                guard let row = try txn.uniqueRow(for: keys[position], in: constraint.table),
+                guard !keys[position].isEmpty, let row = try txn.uniqueRow(for: keys[position], in: constraint.table),
                     let registered = context.identity.model(entity: tables.ordinal, row: row)
                 else { return nil }
                 return (row, try txn.get(EntryLayout.rowKey(row), in: tables.records), registered)

@@ -59,23 +59,23 @@ package struct BinaryDecoder: Sendable {
             if case .dataCorrupted = error {
                 throw StorageError(
                     code: .damagedRecord,
-                    message: "A stored \(Value.self) value is not a valid binary encoding (\(error)). "
+                    message: "A stored \(Value.self) value is not a valid binary encoding (\(ErrorText.describing(error))). "
                         + "Restore the store from a backup, or delete and re-save the affected object.",
-                    cause: error
+                    cause: ErrorText.cause(error)
                 )
             }
             throw StorageError(
                 code: .unsupportedValue,
-                message: "A stored value cannot be read as \(Value.self) (\(error)). Its Codable shape changed since "
+                message: "A stored value cannot be read as \(Value.self) (\(ErrorText.describing(error))). Its Codable shape changed since "
                     + "it was saved; keep the old coding keys and types, or migrate the stored values.",
-                cause: error
+                cause: ErrorText.cause(error)
             )
         } catch {
             throw StorageError(
                 code: .unsupportedValue,
-                message: "\(Value.self).init(from:) rejected a stored value (\(error)). "
+                message: "\(Value.self).init(from:) rejected a stored value (\(ErrorText.describing(error))). "
                     + "Relax its validation or migrate the stored values.",
-                cause: error
+                cause: ErrorText.cause(error)
             )
         }
     }

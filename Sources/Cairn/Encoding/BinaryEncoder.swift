@@ -52,9 +52,9 @@ package struct BinaryEncoder: Sendable {
         } catch {
             throw StorageError(
                 code: .unsupportedValue,
-                message: "A value of type \(Value.self) could not be encoded for storage (\(error)). "
+                message: "A value of type \(Value.self) could not be encoded for storage (\(ErrorText.describing(error))). "
                     + "Fix its encode(to:) or store it as a supported type.",
-                cause: error
+                cause: ErrorText.cause(error)
             )
         }
     }

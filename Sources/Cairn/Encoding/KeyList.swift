@@ -81,6 +81,10 @@ struct KeyList {
         return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
+    /// Whether key `index` is empty: a unique key of a model whose values include one not equal
+    /// to itself (a NaN), which claims nothing (``Store/EntityTables/UniqueConstraint/key(of:)``).
+    func isEmptyKey(_ index: Int) -> Bool { range(of: index).isEmpty }
+
     /// Whether keys `first` and `second` have the same bytes.
     func keysEqual(_ first: Int, _ second: Int) -> Bool {
         withKey(first) { a in withKey(second) { b in a.hasSameBytes(as: b) } }
@@ -103,7 +107,8 @@ struct KeyList {
         // The last key of each table met, by handle: a save's keys span a few tables.
         var last: [(table: UInt32, index: Int)] = []
         return bytes.withUnsafeBytes { all in
-            for index in 0..<count {
+            // Empty keys claim nothing (see `isEmptyKey`): they never repeat.
+            for index in 0..<count where !isEmptyKey(index) {
                 let handle = table(index)
                 guard let position = last.firstIndex(where: { $0.table == handle }) else {
                     last.append((handle, index))

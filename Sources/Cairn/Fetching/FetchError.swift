@@ -50,6 +50,12 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// catch let error as FetchError where error.code == .loadFailed { print(error.model!, error.property!) }
         /// ```
         public static let loadFailed = Code("loadFailed")
+        /// An argument is out of its range, such as a `batchSize` of zero or less. Nothing was read.
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .invalidArgument { print(error.message) }
+        /// ```
+        public static let invalidArgument = Code("invalidArgument")
     }
 
     /// What kind of failure this is.
@@ -92,7 +98,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// Creates a fetch error.
     ///
     /// ```swift
-    /// FetchError(code: .predicateFailed, message: "…", model: id, underlying: "\(error)")
+    /// FetchError(code: .predicateFailed, message: "…", model: id, underlying: ErrorText.describing(error))
     /// ```
     /// - Parameters:
     ///   - code: What kind of failure this is.
@@ -136,9 +142,20 @@ extension FetchError {
             throw FetchError(
                 code: .predicateFailed,
                 message: "Evaluating the predicate of a FetchDescriptor<\(T.self)> on \(model.persistentModelID) threw "
-                    + "\(error). The expression: \(expression). Guard optionals with `!= nil`, `??` or `flatMap` "
+                    + "\(ErrorText.describing(error)). The expression: \(expression). Guard optionals with `!= nil`, `??` or `flatMap` "
                     + "instead of `!`, and refer only to the model's properties and captured values.",
-                model: model.persistentModelID, underlying: "\(error)")
+                model: model.persistentModelID, underlying: ErrorText.describing(error))
         }
+    }
+}
+
+extension FetchError {
+    /// The error for a batch size of zero or less given to `operation`.
+    static func invalidBatchSize(_ batchSize: Int, of operation: String) -> FetchError {
+        FetchError(
+            code: .invalidArgument,
+            message: "ModelContext.\(operation) was given the batch size \(batchSize); a batch holds at least 1 model. "
+                + "Pass a batch size of 1 or more (SwiftData's default is 5,000).",
+            model: nil, underlying: "")
     }
 }

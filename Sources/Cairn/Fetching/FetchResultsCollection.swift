@@ -41,7 +41,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
                 batch = []
                 loader.context.identity.releaseIfUnused(previous)
                 let start = number * batchSize
-                batch = loader.load(entries[start..<Swift.min(start + batchSize, entries.count)])
+                batch = loader.load(entries[start..<start + Swift.min(batchSize, entries.count - start)])
                 loadedBatch = number
             }
             return batch[position - number * batchSize]
@@ -90,7 +90,7 @@ extension FetchResultsCollection {
         let before = changeSnapshot
         var position = 0
         while position < count {
-            let end = Swift.min(position + batchSize, count)
+            let end = position + Swift.min(batchSize, count - position)
             // A match deleted and saved since the enumeration began (by the block, say) is skipped.
             for index in position..<end {
                 if let model = storage.loadedElement(at: index) { try block(model) }

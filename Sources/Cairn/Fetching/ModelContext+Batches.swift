@@ -17,12 +17,13 @@ extension ModelContext {
     /// - Parameters:
     ///   - descriptor: Which models, in what order (its limit, offset and pending-changes option apply).
     ///   - batchSize: How many models each batch loads; at least 1.
-    /// - Throws: What ``fetch(_:)`` throws.
+    /// - Throws: What ``fetch(_:)`` throws; ``FetchError`` with code `.invalidArgument` when
+    ///   `batchSize` is less than 1.
     public func fetch<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
     ) throws -> FetchResultsCollection<T> {
+        guard batchSize > 0 else { throw FetchError.invalidBatchSize(batchSize, of: "fetch(_:batchSize:)") }
         try beginStoreAccess()
-        precondition(batchSize > 0, "ModelContext.fetch(_:batchSize:): batchSize must be at least 1, not \(batchSize)")
         let loader = BatchLoader(context: self, descriptor: descriptor)
         return FetchResultsCollection(
             storage: .init(loader: loader, entries: try loader.orderedMatches(), batchSize: batchSize))
@@ -48,12 +49,16 @@ extension ModelContext {
     ///   - batchSize: How many models each batch loads; at least 1 (5,000 by default).
     ///   - allowEscapingMutations: Whether the block may leave unsaved changes behind.
     ///   - block: Called with each model; what it throws ends the enumeration and is rethrown.
-    /// - Throws: What ``fetch(_:)`` and `block` throw; ``FetchError`` when mutations escape.
+    /// - Throws: What ``fetch(_:)`` and `block` throw; ``FetchError`` when mutations escape, or
+    ///   with code `.invalidArgument` when `batchSize` is less than 1.
     public func enumerate<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000, allowEscapingMutations: Bool = false,
         block: (T) throws -> Void
     ) throws {
         checkOwner()
+        guard batchSize > 0 else {
+            throw FetchError.invalidBatchSize(batchSize, of: "enumerate(_:batchSize:allowEscapingMutations:block:)")
+        }
         let results = try fetch(descriptor, batchSize: batchSize)
         try results.enumerate(allowEscapingMutations: allowEscapingMutations, block: block)
     }

@@ -30,13 +30,12 @@ extension ModelContext {
     /// - Parameters:
     ///   - descriptor: Which models, in what order.
     ///   - batchSize: At least 1.
-    /// - Throws: What ``fetch(_:)`` throws.
+    /// - Throws: What ``fetch(_:)`` throws; ``FetchError`` with code `.invalidArgument` when
+    ///   `batchSize` is less than 1.
     public func fetchIdentifiers<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
     ) throws -> [PersistentIdentifier] {
-        precondition(
-            batchSize > 0, "ModelContext.fetchIdentifiers(_:batchSize:): batchSize must be at least 1, not \(batchSize)"
-        )
+        guard batchSize > 0 else { throw FetchError.invalidBatchSize(batchSize, of: "fetchIdentifiers(_:batchSize:)") }
         return try fetchIdentifiers(descriptor)
     }
 

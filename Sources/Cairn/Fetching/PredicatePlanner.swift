@@ -183,7 +183,7 @@ struct PredicatePlanner {
         /// The value as text, for ``FetchPlan``.
         var text: String {
             if case .oneOf = kind { return "\(keys.count) values" }
-            return String(describing: value)
+            return ErrorText.cut(String(describing: value), to: 200)
         }
     }
 

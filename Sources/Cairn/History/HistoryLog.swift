@@ -205,7 +205,7 @@ struct HistoryLog {
         } catch {
             throw SwiftDataError.invalidTransactionFetchRequest.with(
                 message:
-                    "The history predicate threw on transaction \(transaction.transactionIdentifier): \(error). "
+                    "The history predicate threw on transaction \(transaction.transactionIdentifier): \(ErrorText.describing(error)). "
                     + "Check its force unwraps and casts.")
         }
     }

@@ -58,21 +58,36 @@ extension StoreVerifier {
             }
         }
         let descriptions = store.descriptions
+        // The uniqueness constraints over each entity's rows (its own and those it inherits).
+        var uniques: [String: [(table: String, attributes: [String])]] = [:]
+        for keyed in keyed where keyed.unique {
+            for entity in store.descendants(of: keyed.entity) {
+                uniques[entity, default: []].append((keyed.table.name, keyed.names))
+            }
+        }
         self.init(
             environment: store.environment, storeIdentifier: store.storeIdentifier, entities: entities, keyed: keyed,
             relationships: relationships, classes: classes,
             readRecord: { reader, entity in
+                var notEqualToItself: Set<String> = []
                 for attribute in descriptions[entity]?.attributes ?? [] {
                     guard let payload = reader.payload(tag: attribute.tag) else { continue }
                     do throws(StorageError) {
-                        _ = try StoredValue(field: payload, type: attribute.type)
+                        let value = try StoredValue(field: payload, type: attribute.type)
+                        if !value.equalsItself { notEqualToItself.insert(attribute.name) }
                     } catch {
                         throw StorageError(
                             code: error.code,
                             message: "its \(attribute.name) (\(attribute.type)) cannot be read: \(error.message)")
                     }
                 }
-                return nil
+                guard !notEqualToItself.isEmpty else { return nil }
+                // A unique value not equal to itself (a NaN) has no entry: an empty key says so.
+                var keyless: [String: [UInt8]] = [:]
+                for unique in uniques[entity] ?? [] where unique.attributes.contains(where: notEqualToItself.contains) {
+                    keyless[unique.table] = []
+                }
+                return keyless
             }, comparesKeys: false)
     }
 }

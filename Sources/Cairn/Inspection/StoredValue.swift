@@ -48,6 +48,20 @@ package enum StoredValue: Sendable, Equatable {
         }
     }
 
+    /// Whether the value is `==` to itself, as a key lookup assumes: `false` for a NaN number or
+    /// date, whose unique key is never stored.
+    ///
+    /// ```swift
+    /// StoredValue.double(.nan).equalsItself   // false
+    /// ```
+    package var equalsItself: Bool {
+        switch self {
+        case .double(let value): !value.isNaN
+        case .date(let value): !value.timeIntervalSinceReferenceDate.isNaN
+        default: true
+        }
+    }
+
     /// Decodes one record field of an attribute whose stored type is `type` (as the store's
     /// description records it: `String(reflecting:)` without optionality, or
     /// `transformable <type>` for a value a `ValueTransformer` wrote).

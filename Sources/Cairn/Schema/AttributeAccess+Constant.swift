@@ -68,12 +68,15 @@ extension AttributeAccess {
 /// Appends the constant's value to a key as `Key`, which is `Value` itself.
 private func constantKeyAccess<Model: PersistentModel, Value, Key: KeyComponent>(
     _ keyPath: KeyPath<Model, Value>, as _: Key.Type
-) -> (AnyObject, inout KeyBuilder) -> Void {
+) -> (AnyObject, inout KeyBuilder) -> Bool {
     precondition(Value.self == Key.self, "a key component type is the attribute's own type")
     return { model, key in
         let value = unsafeDowncast(model, to: Model.self)[keyPath: keyPath]
-        withUnsafePointer(to: value) { pointer in
-            pointer.withMemoryRebound(to: Key.self, capacity: 1) { $0.pointee.appendKey(to: &key) }
+        return withUnsafePointer(to: value) { pointer in
+            pointer.withMemoryRebound(to: Key.self, capacity: 1) { component in
+                component.pointee.appendKey(to: &key)
+                return component.pointee.equalsItself()
+            }
         }
     }
 }

@@ -93,7 +93,11 @@ private struct DirectContext {
                 }
             },
             unload: general.unloadBody,
-            appendKey: { model, key in slot(model, offset, V.self).pointee.value.appendKey(to: &key) },
+            appendKey: { model, key in
+                let value = slot(model, offset, V.self).pointee.value
+                value.appendKey(to: &key)
+                return value.equalsItself()
+            },
             fillPlaceholder: general.fillPlaceholderBody, value: general.valueBody)
     }
 
@@ -108,7 +112,11 @@ private struct DirectContext {
                 storage.pointee = _PersistedValue(try reader.read(V?.self, tag: tag))
             },
             unload: general.unloadBody,
-            appendKey: { model, key in slot(model, offset, V?.self).pointee.value.appendKey(to: &key) },
+            appendKey: { model, key in
+                let value = slot(model, offset, V?.self).pointee.value
+                value.appendKey(to: &key)
+                return value.equalsItself()
+            },
             fillPlaceholder: general.fillPlaceholderBody, value: general.valueBody)
     }
 }

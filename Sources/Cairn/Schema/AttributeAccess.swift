@@ -19,9 +19,10 @@ final class AttributeAccess: @unchecked Sendable {
     let decodeBody: (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void
     /// Forgets the loaded value, so the next read loads it from the store.
     let unloadBody: (AnyObject) -> Void
-    /// Appends the loaded value to an order-preserving key (uniqueness constraints, indexes);
-    /// `nil` when the type has no key encoding.
-    let appendKey: ((AnyObject, inout KeyBuilder) -> Void)?
+    /// Appends the loaded value to an order-preserving key (uniqueness constraints, indexes) and
+    /// returns whether the value is equal to itself (`false` for a NaN, see
+    /// ``KeyComponent/equalsItself()``); `nil` when the type has no key encoding.
+    let appendKey: ((AnyObject, inout KeyBuilder) -> Bool)?
     /// Loads the attribute's placeholder into an unloaded attribute of a model whose row is gone
     /// (deleted elsewhere): the declared default, `nil`, an empty collection or string, zero, `false`,
     /// or the first case. Returns `false` when the type has none.
@@ -36,7 +37,7 @@ final class AttributeAccess: @unchecked Sendable {
         isLoaded: @escaping (AnyObject) -> Bool,
         encode: @escaping (AnyObject, UInt32, inout RecordWriter) throws(StorageError) -> Void,
         decode: @escaping (AnyObject, UInt32, RecordReader) throws(StorageError) -> Void,
-        unload: @escaping (AnyObject) -> Void, appendKey: ((AnyObject, inout KeyBuilder) -> Void)?,
+        unload: @escaping (AnyObject) -> Void, appendKey: ((AnyObject, inout KeyBuilder) -> Bool)?,
         fillPlaceholder: @escaping (AnyObject) -> Bool,
         value: @escaping (UInt32, RecordReader) throws(StorageError) -> Any?, constant: ConstantAccess? = nil
     ) {
@@ -163,12 +164,15 @@ extension AttributeAccess {
 /// call, which a cast to `any KeyComponent` would cost.
 private func appendKeyAccess<Model: PersistentModel, Value, Key: KeyComponent>(
     _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, as _: Key.Type
-) -> (AnyObject, inout KeyBuilder) -> Void {
+) -> (AnyObject, inout KeyBuilder) -> Bool {
     precondition(Value.self == Key.self, "a key component type is the attribute's own type")
     return { model, key in
         let value = unsafeDowncast(model, to: Model.self)[keyPath: storage].value
-        withUnsafePointer(to: value) { pointer in
-            pointer.withMemoryRebound(to: Key.self, capacity: 1) { $0.pointee.appendKey(to: &key) }
+        return withUnsafePointer(to: value) { pointer in
+            pointer.withMemoryRebound(to: Key.self, capacity: 1) { component in
+                component.pointee.appendKey(to: &key)
+                return component.pointee.equalsItself()
+            }
         }
     }
 }

@@ -146,11 +146,7 @@ extension PersistentModel {
     /// ```
     @inlinable
     public func _$fulfill(_ index: Int) {
-        guard let loader = _$state.loader else {
-            preconditionFailure(
-                "\(Self.self)'s persisted property #\(index) was read before it was loaded, and the model belongs "
-                    + "to no context that could load it: create models with their own initialisers")
-        }
+        guard let loader = _$state.loader else { return _$fillPlaceholderWithoutContext(index) }
         loader.fulfill(self, index)
     }
 

@@ -178,9 +178,9 @@ final class EveryBuiltInType {
         let record = viaGeneral.finished()
         #expect(viaDirect.finished() == record, "\(name): record bytes")
         var generalKey = KeyBuilder()
-        general.appendKey?(model, &generalKey)
+        _ = general.appendKey?(model, &generalKey)
         var directKey = KeyBuilder()
-        direct.appendKey?(model, &directKey)
+        _ = direct.appendKey?(model, &directKey)
         #expect(generalKey.finalized() == directKey.finalized(), "\(name): key bytes")
         #expect(direct.appendKey != nil)
 
