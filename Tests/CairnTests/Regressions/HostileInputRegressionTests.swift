@@ -116,8 +116,8 @@ private let keptNestingsLock = NSLock()
         #expect(try context.fetchCount(all) == 1, "nothing was written")
     }
 
-    // Bug: the end of a batch was `position + batchSize`, which overflowed for a batch size near
-    // `Int.max`. Symptom: `enumerate(_:batchSize: .max)` trapped. Fix: the end is clamped.
+    /// The largest sizes are accepted: a batch's end is computed without `position + batchSize`,
+    /// which could overflow, and `upsert` reserves room for at most 65,536 models per chunk.
     @Test func theLargestBatchAndChunkSizesWork() throws {
         let container = try container(TemporaryDirectory())
         let context = ModelContext(container)
