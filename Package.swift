@@ -69,6 +69,8 @@ let package = Package(
             dependencies: [
                 "Cairn",
                 "CairnStorage",
+                // Only for writing another program's LMDB files, which Cairn must refuse.
+                "CLMDB",
                 "CairnTestHelper",
                 "cairn",
                 .product(name: "PropertyBased", package: "swift-property-based"),

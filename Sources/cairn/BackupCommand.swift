@@ -18,7 +18,7 @@ struct BackupCommand: ParsableCommand {
 
             Example:
               cairn backup Library.store Backups/Library-2026-11-27.store --compact
-            """)
+            """ + StoreRefusals.text(status: 1, also: "a destination where anything exists, a symbolic link included (nothing is written through it)"))
 
     @OptionGroup var store: StoreArgument
 

@@ -17,7 +17,7 @@ struct CompactCommand: ParsableCommand {
 
             Example:
               cairn compact Library.store
-            """)
+            """ + StoreRefusals.text(status: 1, also: "a store another process has open (compacting replaces its data file)"))
 
     @OptionGroup var store: StoreArgument
     @OptionGroup var options: ReportOptions

@@ -26,7 +26,7 @@ struct DumpCommand: ParsableCommand {
             Example:
               cairn dump Library.store --entity Book > books.jsonl
               cairn dump Library.store --entity Book --format csv --where genre=poetry
-            """)
+            """ + StoreRefusals.text(status: 1))
 
     @OptionGroup var store: StoreArgument
 

@@ -16,7 +16,7 @@ struct HistoryCommand: ParsableCommand {
             Example:
               cairn history Library.store --since 41
               cairn history Library.store --json | jq 'select(.author == "importer")'
-            """)
+            """ + StoreRefusals.text(status: 1))
 
     @OptionGroup var store: StoreArgument
 

@@ -17,7 +17,7 @@ struct InspectCommand: ParsableCommand {
             Example:
               cairn inspect ~/Library/Application\\ Support/default.store
               cairn inspect Library.store --json | jq '.entities[] | {name, rows}'
-            """)
+            """ + StoreRefusals.text(status: 1))
 
     @OptionGroup var store: StoreArgument
     @OptionGroup var options: ReportOptions

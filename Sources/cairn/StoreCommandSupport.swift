@@ -17,6 +17,22 @@ struct ReportOptions: ParsableArguments {
     var quiet = false
 }
 
+/// What every command that opens a store refuses, for its `--help` (see `Docs/Security.md`).
+enum StoreRefusals {
+    /// The paragraph, with the exit status and anything the command refuses besides.
+    static func text(status: Int32, also: String? = nil) -> String {
+        """
+
+            Refuses, with exit status \(status) and without reading, creating or changing anything:
+              - a store whose data.mdb or lock.mdb is a symbolic link, a FIFO, a socket, a device or a
+                directory (it never follows a link or waits on a special file);
+              - a store directory that belongs to another user, or that others may write to: run the command
+                as the store's owner (sudo -u OWNER cairn …) on a directory only the owner may write;
+              - another program's LMDB files (not a Cairn store)\(also.map { ";\n  - " + $0 } ?? "").
+            """
+    }
+}
+
 /// Opens the store read-only, or says why it cannot be opened and exits with `status`.
 func openStore(_ path: String, exitStatus status: Int32 = 1) throws -> StoreInspector {
     do {

@@ -22,7 +22,7 @@ struct VerifyCommand: ParsableCommand {
             Example:
               cairn verify Library.store && echo sound
               cairn verify Library.store --json | jq '.problems[].message'
-            """)
+            """ + StoreRefusals.text(status: 2))
 
     @OptionGroup var store: StoreArgument
     @OptionGroup var options: ReportOptions

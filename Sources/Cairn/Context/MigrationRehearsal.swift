@@ -186,7 +186,7 @@ extension ModelContainer {
         let source = configuration.url.standardizedFileURL
         let copy = FileManager.default.temporaryDirectory
             .appendingPathComponent("cairn-rehearsal-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: copy) }
+        defer { StoreFiles.removeDirectory(copy.path) }
         // A consistent copy, taken read-only (any version's open would record its schema).
         try Store(
             schema: Schema([]), configuration: ModelConfiguration(url: source, allowsSave: false), recordsVersion: false

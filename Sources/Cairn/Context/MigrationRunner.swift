@@ -42,7 +42,7 @@ struct MigrationRunner {
         var stages = try stagesToRun()
         guard !stages.isEmpty else { return }
         let backup = try makeBackup(openingWith: stages[0].fromVersion)
-        defer { try? FileManager.default.removeItem(atPath: backup) }
+        defer { StoreFiles.removeDirectory(backup) }
         while !stages.isEmpty {
             let stage = stages.removeFirst()
             let clock = ContinuousClock()

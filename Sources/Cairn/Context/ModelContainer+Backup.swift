@@ -41,7 +41,7 @@ extension ModelContainer {
                         + "store itself may be damaged. The copy was removed.")
             }
         } catch {
-            try? FileManager.default.removeItem(at: url)
+            StoreFiles.removeDirectory(path)
             throw error
         }
     }

@@ -402,6 +402,7 @@ final class Store: @unchecked Sendable {
             guard let meta = try environment.openTable("meta"),
                 let identifier = try environment.read({ txn in try txn.get(Self.storeKey, in: meta) })
             else {
+                try Self.checkIsCairnStore(environment)
                 throw StorageError(
                     code: .notFound,
                     message: "The store has never been opened for writing, so it holds no models and cannot be "
@@ -414,6 +415,7 @@ final class Store: @unchecked Sendable {
             }
             self.identifier = try Self.storeIdentifier(identifier)
         } else {
+            try Self.checkIsCairnStore(environment)
             meta = try environment.openTable("meta", create: true)!
             identifier = try Self.initialize(environment: environment, meta: meta)
         }
@@ -438,7 +440,7 @@ final class Store: @unchecked Sendable {
 
     deinit {
         openEnvironment = nil
-        if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
+        if let temporaryDirectory { StoreFiles.removeDirectory(temporaryDirectory) }
     }
 
     private static func storageConfiguration(path: String, _ configuration: ModelConfiguration) -> StorageConfiguration
@@ -449,6 +451,26 @@ final class Store: @unchecked Sendable {
         // An in-memory store's files are removed with it: flushing them protects nothing.
         if configuration.isStoredInMemoryOnly { storage.durability = .unsynced }
         return storage
+    }
+
+    /// Refuses an environment that holds tables but no store identifier: another program's LMDB
+    /// files (with too few commits for the storage layer's commit-marker check to tell). Writing
+    /// Cairn's `meta` table into them would change another program's data.
+    private static func checkIsCairnStore(_ environment: LMDBEnvironment) throws {
+        let names = try environment.tableNames()
+        // A new store, or one whose first open stopped between creating `meta` and filling it.
+        guard !names.isEmpty && names != ["meta"] else { return }
+        if names.contains("meta"), let meta = try environment.openTable("meta"),
+            try environment.read({ txn in try txn.get(storeKey, in: meta) }) != nil
+        {
+            return
+        }
+        throw StorageError(
+            code: .notAStore,
+            message: "This is not a Cairn store: its LMDB files hold tables (\(names.prefix(3).joined(separator: ", "))"
+                + "\(names.count > 3 ? ", …" : "")) but no Cairn store identifier, so another program wrote them. "
+                + "Nothing was changed. Choose another path for the store.",
+            path: environment.path)
     }
 
     /// Writes the format version and a new store identifier into a new store; reads them from

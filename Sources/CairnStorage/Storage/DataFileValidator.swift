@@ -163,6 +163,13 @@ struct DataFileValidator {
             }
             checks[meta.index] = checkSnapshot(meta, pageSize: pageSize, suspectID: suspect, in: file)
         }
+        // Another program's environment: sound trees, no marker in the newest (nor in the other,
+        // whose id may be too low for a marker to be required).
+        if checks[preferred.index]?.isForeign == true, let otherCheck = checks[other.index],
+            otherCheck.isForeign || (otherCheck.problem == nil && otherCheck.marker == nil)
+        {
+            throw notACairnStore()
+        }
         let sound = [preferred, other].filter { checks[$0.index].map { $0.problem == nil } ?? false }
         guard let chosen = sound.max(by: { checks[$0.index]!.transactionID($0) < checks[$1.index]!.transactionID($1) })
         else {
@@ -224,8 +231,7 @@ struct DataFileValidator {
     /// first byte (shared once open), so an exclusive lock there would conflict. Only asks
     /// (`F_GETLK`); takes nothing.
     func othersHaveTheStoreOpen() -> Bool {
-        let fd = open(lockPath, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard let fd = try? StoreFiles.openRegularFile(lockPath, flags: O_RDWR, role: "lock file") else { return false }
         defer { close(fd) }
         var lock = Self.exclusiveLock
         return fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != Int16(F_UNLCK)
@@ -286,6 +292,9 @@ struct DataFileValidator {
         var marker: UInt64?
         /// The page's true transaction id, taken from the marker, when the id on the page is damaged.
         var restoredTransactionID: UInt64?
+        /// Whether the snapshot is a sound LMDB tree without Cairn's commit marker: what another
+        /// program's environment looks like.
+        var isForeign = false
 
         func transactionID(_ meta: MetaPage) -> UInt64 { restoredTransactionID ?? meta.transactionID }
     }
@@ -316,7 +325,8 @@ struct DataFileValidator {
         guard let marker = summary.marker else {
             return SnapshotCheck(
                 problem: "its main tree lacks the commit marker every Cairn commit writes: its root is damaged, "
-                    + "or another program wrote the store")
+                    + "or another program wrote the store",
+                isForeign: true)
         }
         // An id LMDB never writes there (a failed meta write keeps the slot's old id, one below
         // the other page's) is damage, so the snapshot's own marker tells the true id.
@@ -413,11 +423,11 @@ struct DataFileValidator {
     /// Runs `body` holding LMDB's exclusive lock on the store (the lock file's first byte), which
     /// every process with the store open holds shared: so no other process has it open meanwhile.
     private func withExclusiveLock(_ body: () throws(StorageError) -> Void) throws(StorageError) {
-        let fd = open(lockPath, O_RDWR | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT { return try body() }  // no process has opened the store since it was made
-        guard fd >= 0 else {
-            throw LMDBError(errno).storageError(
-                operation: "Opening the lock file to repair a meta page", path: lockPath)
+        let fd: Int32
+        do throws(StorageError) {
+            fd = try StoreFiles.openRegularFile(lockPath, flags: O_RDWR, role: "lock file")
+        } catch where error.code == .notFound {
+            return try body()  // no process has opened the store since it was made
         }
         // Closing any descriptor of the file drops this process's locks on it: the registry
         // guarantees no environment of this process has the store open now.
@@ -441,10 +451,7 @@ struct DataFileValidator {
     }
 
     func write(_ bytes: [UInt8], at offset: Int) throws(StorageError) {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw LMDBError(errno).storageError(operation: "Opening the data file to repair a meta page", path: path)
-        }
+        let fd = try StoreFiles.openRegularFile(path, flags: O_RDWR, role: "data file")
         defer { close(fd) }
         let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
         guard written == bytes.count else {
@@ -458,8 +465,7 @@ struct DataFileValidator {
 
     /// Both meta pages' transaction ids, read afresh, to tell damage from a concurrent commit.
     func transactionIDs() -> [UInt64] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
+        guard let fd = try? StoreFiles.openRegularFile(path, flags: O_RDONLY, role: "data file") else { return [] }
         defer { close(fd) }
         var page0 = [UInt8](repeating: 0, count: Offset.end)
         guard page0.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, 0) }) == Offset.end else { return [] }
@@ -474,6 +480,16 @@ struct DataFileValidator {
                     $0.loadUnaligned(fromByteOffset: Offset.transactionID, as: UInt64.self)
                 })
         }
+    }
+
+    /// Both snapshots are sound LMDB trees, and neither was committed by Cairn.
+    private func notACairnStore() -> StorageError {
+        StorageError(
+            code: .notAStore,
+            message: "This is not a Cairn store: it is an LMDB environment that another program wrote (none of its "
+                + "commits carries Cairn's commit marker). Nothing was changed. Open the program that owns it, or "
+                + "choose another path for the store.",
+            path: path)
     }
 
     private func damaged(_ reason: String) -> StorageError {

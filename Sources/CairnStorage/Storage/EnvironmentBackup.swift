@@ -65,11 +65,15 @@ package struct EnvironmentBackup {
         }
         try StoreFiles.makePrivateDirectory(destination)
         do {
-            let data = StoreFiles.dataFile(in: destination)
-            let partial = Self.partialDataFile(in: destination)
-            let fd = try StoreFiles.createPrivateFile(partial)
+            // Everything inside the new directory is done through its descriptor: were the
+            // directory swapped for a link meanwhile, nothing would be written elsewhere.
+            let directory = try StoreDirectory.openDirectory(destination)
+            defer { closeDescriptor(directory) }
+            let partialName = StoreFiles.dataFileName + Self.partialSuffix
+            let fd = try StoreFiles.createPrivateFile(named: partialName, in: directory)
             var closed = false
             defer { if !closed { close(fd) } }
+            let partial = Self.partialDataFile(in: destination)
             do throws(LMDBError) {
                 try environment.retryingMapChanges { () throws(LMDBError) in
                     // The copy runs its own read transaction, so it holds the gate like any reader.
@@ -91,10 +95,13 @@ package struct EnvironmentBackup {
             guard close(fd) == 0 else {
                 throw LMDBError(errno).storageError(operation: "Closing the backup file", path: partial)
             }
-            guard rename(partial, data) == 0 else {
-                throw LMDBError(errno).storageError(operation: "Moving the backup into place", path: data)
+            guard renameat(directory, partialName, directory, StoreFiles.dataFileName) == 0 else {
+                throw LMDBError(errno).storageError(
+                    operation: "Moving the backup into place", path: StoreFiles.dataFile(in: destination))
             }
-            try StoreFiles.sync(destination)
+            guard fsync(directory) == 0 else {
+                throw LMDBError(errno).storageError(operation: "Flushing the backup's directory", path: destination)
+            }
             try StoreFiles.sync(StoreFiles.parent(of: destination))
             try Self.verifyCopy(at: destination, configuration: environment.configuration)
         } catch {
@@ -110,8 +117,10 @@ package struct EnvironmentBackup {
     /// let written = FileManager.default.attributesOfItem(atPath: EnvironmentBackup.partialDataFile(in: dest))[.size]
     /// ```
     package static func partialDataFile(in destination: String) -> String {
-        StoreFiles.dataFile(in: destination) + ".partial"
+        StoreFiles.dataFile(in: destination) + partialSuffix
     }
+
+    private static let partialSuffix = ".partial"
 
     /// Opens a copy read-only and reads every entry of every table.
     private static func verifyCopy(at path: String, configuration: StorageConfiguration) throws {

@@ -221,7 +221,15 @@ final class EnvironmentState: @unchecked Sendable {
         case .unsynced: flags |= UInt32(MDB_NOSYNC)
         }
         if configuration.isReadOnly { flags |= UInt32(MDB_RDONLY) }
-        let opened = mdb_env_open(environment, path, flags, StoreFiles.fileMode)
+        // LMDB opens its files by name: it is handed a directory checked and held open here.
+        let directory: StoreDirectory
+        do throws(StorageError) {
+            directory = try StoreDirectory(path)
+        } catch {
+            mdb_env_close(environment)
+            throw error
+        }
+        let opened = mdb_env_open(environment, directory.lmdbPath, flags, StoreFiles.fileMode)
         if opened == MDB_INVALID || opened == MDB_VERSION_MISMATCH {
             // The data file passed its checks before this call, so LMDB objects to the lock file,
             // which it resets only when no other process has the store open.
@@ -235,6 +243,12 @@ final class EnvironmentState: @unchecked Sendable {
                 path: StoreFiles.lockFile(in: path), cause: LMDBError(opened))
         }
         try check(opened, "Opening the store")
+        do throws(StorageError) {
+            try directory.confirm(environment)
+        } catch {
+            mdb_env_close(environment)
+            throw error
+        }
         return environment
     }
 

@@ -164,19 +164,13 @@ package final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    /// Refuses a store directory whose lock file is not a file, or whose data file is gone while
-    /// its lock file is left, with a message that says so: LMDB would report only a generic error,
-    /// and creating a new store there would hide the loss.
+    /// Refuses a store directory that is not safe to open (``StoreDirectory/examine(_:)``: a link
+    /// or special file among its files, another user's directory), or whose data file is gone
+    /// while its lock file is left, with a message that says so: LMDB would report only a
+    /// generic error, and creating a new store there would hide the loss.
     private static func checkFilesArePresent(in directory: String) throws(StorageError) {
+        try StoreDirectory.examine(directory)
         let data = StoreFiles.dataFile(in: directory), lock = StoreFiles.lockFile(in: directory)
-        if StoreFiles.exists(lock) && !StoreFiles.isRegularFile(lock) {
-            throw StorageError(
-                code: .damaged,
-                message: "The store cannot be opened: its lock file (\(StoreFiles.lockFileName)) is a directory or "
-                    + "another kind of entry, not a file. The data is not affected: while no process uses the store, "
-                    + "remove that entry (LMDB makes a new lock file), then open the store again.",
-                path: lock)
-        }
         if !StoreFiles.exists(data) && StoreFiles.exists(lock) {
             throw StorageError(
                 code: .damaged,

@@ -20,18 +20,17 @@ final class MappedDataFile {
 
     /// Maps the data file at `path`.
     ///
-    /// - Throws: ``StorageError`` `.notFound` when there is no file, or the code of the system error.
+    /// - Throws: ``StorageError`` `.notFound` when there is no file, `.unsafeFile` or `.isDirectory`
+    ///   when it is a link, a special file or a directory, or the code of the system error.
     convenience init(path: String) throws(StorageError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                throw StorageError(
-                    code: .notFound,
-                    message: "There is no data file. Check the path, or create the store instead of opening it.",
-                    path: path)
-            }
-            throw LMDBError(code).storageError(operation: "Reading the data file", path: path)
+        let fd: Int32
+        do throws(StorageError) {
+            fd = try StoreFiles.openRegularFile(path, flags: O_RDONLY, role: "data file")
+        } catch where error.code == .notFound {
+            throw StorageError(
+                code: .notFound,
+                message: "There is no data file. Check the path, or create the store instead of opening it.",
+                path: path)
         }
         try self.init(ownedDescriptor: fd, path: path)
     }

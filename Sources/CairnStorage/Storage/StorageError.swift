@@ -139,6 +139,27 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         /// catch StorageError.Code.inUse { /* close the app, or back the store up to a new path */ }
         /// ```
         public static let inUse = Code("inUse")
+        /// The path holds files that are not a Cairn store: another program's LMDB environment, or
+        /// a file that is no store at all. Nothing was written to them.
+        ///
+        /// ```swift
+        /// catch StorageError.Code.notAStore { /* choose another path for the store */ }
+        /// ```
+        public static let notAStore = Code("notAStore")
+        /// A store's file is a symbolic link, a FIFO, a socket or a device instead of a regular
+        /// file, or the store's directory belongs to another user or lets other users write in it.
+        /// Cairn neither follows nor opens it (see `Docs/Security.md`).
+        ///
+        /// ```swift
+        /// catch StorageError.Code.unsafeFile { /* remove the planted entry while no process uses the store */ }
+        /// ```
+        public static let unsafeFile = Code("unsafeFile")
+        /// A directory is where a store's file should be (or a file where its directory should be).
+        ///
+        /// ```swift
+        /// catch StorageError.Code.isDirectory { /* remove the directory, or point at the store's directory */ }
+        /// ```
+        public static let isDirectory = Code("isDirectory")
         /// A failure that fits no other code; ``StorageError/cause`` holds the details.
         ///
         /// ```swift

@@ -67,10 +67,7 @@ package enum StoreCompaction {
         // registry's lock is held no environment of this process can open the store.
         try EnvironmentRegistry.shared.withStoreClosed(registryKey, path: path) {
             let lockPath = StoreFiles.lockFile(in: path)
-            let fd = open(lockPath, O_RDWR | O_CLOEXEC)
-            guard fd >= 0 else {
-                throw StorageError(code: .other, message: "The store's lock file cannot be opened.", path: lockPath)
-            }
+            let fd = try StoreFiles.openRegularFile(lockPath, flags: O_RDWR, role: "lock file")
             defer { close(fd) }
             var lock = DataFileValidator.exclusiveLock
             guard fcntl(fd, F_SETLK, &lock) == 0 else { throw inUse(path) }
