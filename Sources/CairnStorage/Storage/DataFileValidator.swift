@@ -370,11 +370,10 @@ struct DataFileValidator {
             && (inOtherSlot.transactionID < chosenID || (inOtherSlot.transactionID == chosenID && targetSlot == 0))
         guard !chosenIsWhole || !otherSlotIsFine else { return summary }
 
-        // A commit is lost when the other page claims a newer one whose snapshot is not there; a
-        // page whose snapshot turns out older (a damaged id) cost nothing.
         let otherCheck = checks[other.index]
-        let skipped: UInt64? =
-            other.transactionID > chosenID && (otherCheck?.marker ?? .max) > chosenID ? other.transactionID : nil
+        let loss = loss(
+            opening: chosenID, pageSize: chosen.pageSize, other: other, marker: otherCheck?.marker, file: file)
+        let skipped = loss?.transaction
         let reason =
             otherCheck?.problem.map { "meta page \(other.index) (transaction \(other.transactionID)): \($0)" }
             ?? (chosenIsWhole
@@ -393,7 +392,8 @@ struct DataFileValidator {
         guard mayRepair else {
             throw damaged(
                 "\(reason). "
-                    + (skipped.map { "Commit \($0) is lost, " } ?? "No commit is lost: ")
+                    + (loss.map { $0.isCertain ? "Commit \($0.transaction) is lost, " : "A newer commit may be lost, " }
+                        ?? "No commit is lost: ")
                     + "commit \(chosenID) is intact, and opening the store writable (with no other process "
                     + "using it) recovers it. Open it writable once, or restore it from a backup.")
         }
@@ -416,8 +416,36 @@ struct DataFileValidator {
                     at: (1 - targetSlot) * chosen.pageSize)
             }
         }
-        summary.recovery = StoreRecovery(openedTransaction: chosenID, skippedTransaction: skipped, reason: reason)
+        summary.recovery = StoreRecovery(
+            openedTransaction: chosenID, skippedTransaction: skipped, lossIsCertain: loss?.isCertain ?? false,
+            reason: reason)
         return summary
+    }
+
+    /// What opening at commit `chosen` loses, judged from the other meta page: `nil` when it is
+    /// known to have held an older commit. A commit marker newer than `chosen` in the tree the page
+    /// leads to proves a newer commit, and an older one that equals the page's id an older page;
+    /// without a marker, the page's id proves what it held when its header is intact and the id
+    /// fits LMDB's pattern (the commit just before or after, in its own slot). A page that tells neither (zeroed, overwritten, an id
+    /// that fits nothing) may have held the next commit.
+    private func loss(
+        opening chosen: UInt64, pageSize chosenPageSize: Int, other: MetaPage, marker: UInt64?, file: MappedDataFile
+    ) -> (transaction: UInt64, isCertain: Bool)? {
+        // The page may be garbage: the file's own page size, and no page past the file's end.
+        let pageSize = max(512, chosenPageSize)
+        let pagesInFile = UInt64(file.fileSize / pageSize)
+        var walker = PageWalker(file: file, pageSize: pageSize, lastPage: min(other.lastPage, pagesInFile &- 1))
+        // A damaged root may lead to an older tree, and a damaged id may name a newer commit: an
+        // older marker proves the page old only when its id agrees, and a disagreement proves nothing.
+        if let held = marker ?? (try? walker.marker(of: other)) ?? nil {
+            if held > chosen { return (held, true) }
+            return held == other.transactionID ? nil : (chosen &+ 1, false)
+        }
+        if other.hasCanonicalHeader && other.hasSlotParity {
+            if other.transactionID &+ 1 == chosen || other.transactionID == 0 && chosen == 0 { return nil }
+            if other.transactionID == chosen &+ 1 { return (other.transactionID, true) }
+        }
+        return (chosen &+ 1, false)
     }
 
     /// Runs `body` holding LMDB's exclusive lock on the store (the lock file's first byte), which

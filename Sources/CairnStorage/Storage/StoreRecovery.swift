@@ -4,7 +4,9 @@
 /// id. When that page, or the tree it leads to, is damaged while the previous commit is intact,
 /// Cairn opens the store at the previous commit instead of refusing it, rewrites the damaged meta
 /// page so LMDB agrees, and reports it here: the newest commit is lost, everything before it is
-/// there. When only the older meta page was damaged, it is rewritten and nothing is lost.
+/// there. When only the older meta page was damaged, it is rewritten and nothing is lost. When
+/// the damaged page cannot be read at all, nobody can tell which of the two was newer: the report
+/// then says that a newer commit may have been lost (``lossIsCertain`` is `false`).
 ///
 /// ```swift
 /// let container = try ModelContainer(for: Book.self, configurations: configuration)
@@ -19,12 +21,22 @@ public struct StoreRecovery: Sendable, Hashable, CustomStringConvertible {
     /// print(recovery.openedTransaction)   // 41
     /// ```
     public let openedTransaction: UInt64
-    /// The newer commit that was damaged and skipped, or `nil` when no commit was lost.
+    /// The newer commit that was damaged and skipped, or may have been (see ``lossIsCertain``);
+    /// `nil` only when Cairn knows that no commit was lost.
     ///
     /// ```swift
-    /// if let lost = recovery.skippedTransaction { print("commit \(lost) was lost") }
+    /// if let lost = recovery.skippedTransaction { print("commit \(lost) was or may have been lost") }
     /// ```
     public let skippedTransaction: UInt64?
+    /// Whether ``skippedTransaction`` is known to have been committed (its meta page or its
+    /// snapshot says so), or only may have been: when the page that could have named it is
+    /// unreadable (zeroed, overwritten), nothing tells whether it held a newer commit or an older
+    /// one, and Cairn never says that nothing was lost unless it knows.
+    ///
+    /// ```swift
+    /// if recovery.skippedTransaction != nil && !recovery.lossIsCertain { print("the last save may be missing") }
+    /// ```
+    public let lossIsCertain: Bool
     /// What was damaged, in a sentence.
     ///
     /// ```swift
@@ -37,9 +49,10 @@ public struct StoreRecovery: Sendable, Hashable, CustomStringConvertible {
     /// ```swift
     /// let recovery = StoreRecovery(openedTransaction: 41, skippedTransaction: 42, reason: "…")
     /// ```
-    public init(openedTransaction: UInt64, skippedTransaction: UInt64?, reason: String) {
+    public init(openedTransaction: UInt64, skippedTransaction: UInt64?, lossIsCertain: Bool = true, reason: String) {
         self.openedTransaction = openedTransaction
         self.skippedTransaction = skippedTransaction
+        self.lossIsCertain = skippedTransaction != nil && lossIsCertain
         self.reason = reason
     }
 
@@ -49,10 +62,14 @@ public struct StoreRecovery: Sendable, Hashable, CustomStringConvertible {
     /// print(recovery)   // "Opened at commit 41; commit 42 was damaged and skipped: …"
     /// ```
     public var description: String {
-        if let skippedTransaction {
+        guard let skippedTransaction else {
+            return "Opened at commit \(openedTransaction), losing nothing; a damaged meta page was rewritten: \(reason)"
+        }
+        if lossIsCertain {
             return
                 "Opened at commit \(openedTransaction); commit \(skippedTransaction) was damaged and skipped: \(reason)"
         }
-        return "Opened at commit \(openedTransaction), losing nothing; a damaged meta page was rewritten: \(reason)"
+        return "Opened at commit \(openedTransaction); a newer commit (\(skippedTransaction)) may have been lost, since the "
+            + "damaged meta page cannot tell whether it held a newer commit or an older one: \(reason)"
     }
 }

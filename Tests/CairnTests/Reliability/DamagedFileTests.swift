@@ -96,13 +96,17 @@ import Testing
     }
 
     /// A damaged file is refused with a typed error, or opens with exactly what it held: its last
-    /// commit, or, when opening reports that it skipped the damaged last commit, the one before.
+    /// commit, or, when opening reports that it skipped (or may have skipped) the damaged last
+    /// commit, the one before. Opening never says nothing was lost when the last commit is gone.
     static func isRefusedOrRead(_ result: Result<Opened, any Error>, from template: Template) -> Bool {
         switch result {
         case .failure: return isTypedRefusal(result)
         case .success(let opened):
             if let recovery = opened.recovery, recovery.skippedTransaction != nil {
+                // A certain loss must be real; a possible one (a page that cannot tell which
+                // commit it held) may have cost the newest commit or nothing.
                 return opened.contents == template.previousContents
+                    || !recovery.lossIsCertain && opened.contents == template.contents
             }
             return opened.contents == template.contents
         }
