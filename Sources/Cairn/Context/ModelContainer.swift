@@ -144,7 +144,10 @@ public final class ModelContainer: Sendable {
     /// When the newest commit's meta page, or a page only it uses, is damaged while the commit
     /// before it is intact, the store opens at that earlier commit instead of refusing to open:
     /// `StoreRecovery.skippedTransaction` names the commit that was lost. When only the older
-    /// meta page was damaged, it is rewritten and nothing is lost. Stores that no meta page leads
+    /// meta page was damaged, it is rewritten and nothing is lost. When the damaged page cannot
+    /// tell which commit it held (zeroed or overwritten), `skippedTransaction` names the commit
+    /// that may have been lost and `StoreRecovery.lossIsCertain` is `false`: Cairn never says
+    /// nothing was lost unless it knows. Stores that no meta page leads
     /// to intact data are refused with `StorageError.Code.damaged`. Recovery rewrites a meta
     /// page, so it needs a writable store that no other process has open; otherwise opening
     /// throws and says so.
