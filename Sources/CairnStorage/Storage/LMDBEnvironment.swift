@@ -511,9 +511,12 @@ package final class LMDBEnvironment: @unchecked Sendable {
 
     static let systemPageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
+    /// `size` rounded up to whole pages (at least two), or the largest whole number of pages an
+    /// `Int` holds when that would overflow (a maximum size of `Int.max`).
     static func roundedMapSize(_ size: Int, pageSize: Int) -> Int {
         let pages = max(size, 2 * pageSize).quotientAndRemainder(dividingBy: pageSize)
-        return (pages.quotient + (pages.remainder == 0 ? 0 : 1)) * pageSize
+        let rounded = (pages.quotient + (pages.remainder == 0 ? 0 : 1)).multipliedReportingOverflow(by: pageSize)
+        return rounded.overflow ? Int.max / pageSize * pageSize : rounded.partialValue
     }
 }
 

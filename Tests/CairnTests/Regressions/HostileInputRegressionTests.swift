@@ -200,4 +200,26 @@ private let keptNestingsLock = NSLock()
         }
         #expect(reported.contains { $0.contains("is not under its key") })
     }
+
+    // Bug: a maximum size near Int.max made the map's growth round its size past Int.max, which
+    // stopped the process at the first save that grew the store. Fix: the rounding clamps; a
+    // maximum of zero or less is no room to grow, `maximumSizeReached`.
+    @Test(arguments: [Int.max, Int.max - 1, 1 << 62, 0, -1, Int.min])
+    func anyMaximumSizeIsALimitNeverATrap(maximum: Int) throws {
+        let directory = TemporaryDirectory()
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: directory.child("Hostile.store")))
+        configuration.maximumSize = maximum
+        do {
+            let context = ModelContext(
+                try ModelContainer(
+                    for: HostileShelf.self, HostileItem.self, HostileDocument.self, configurations: configuration))
+            // About 3 MB: the map (1 MiB when created) must grow.
+            for n in 0..<3000 { context.insert(HostileItem(code: "\(n)-" + String(repeating: "x", count: 1000))) }
+            try context.save()
+            #expect(maximum > 0)
+        } catch let error as StorageError {
+            // No room at all: refused when the store is first written (opening it) or saved.
+            #expect(maximum <= 0 && error.code == .maximumSizeReached, "\(error)")
+        }
+    }
 }
