@@ -86,46 +86,77 @@ struct UniquenessPlanner {
         inserted: InsertedModels, changed: [any PersistentModel], deleted: [any PersistentModel]
     ) throws -> UniquenessPlan {
         var plan = UniquenessPlan()
-        let deletedRows = Set(deleted.map(\.persistentModelID))
-        var freedKeys: Set<KeySlot> = []
-        func free(_ table: Table, _ key: [UInt8]) {
-            plan.freed.append((table, key))
-            freedKeys.insert(KeySlot(table, key))
+        var freed = FreedKeys()
+        try freeKeys(ofDeleted: deleted, plan: &plan, freed: &freed)
+        try planChanged(changed, plan: &plan, freed: &freed)
+        try planInserts(inserted, deletedRows: Set(deleted.map(\.persistentModelID)), freed: freed, plan: &plan)
+        // A superseded insert claims nothing.
+        if !plan.superseded.isEmpty {
+            let superseded = plan.superseded
+            plan.insertClaims.removeAll { superseded.contains($0.position) }
         }
-        func isFreed(_ table: Table, _ key: [UInt8]) -> Bool { freedKeys.contains(KeySlot(table, key)) }
-        func stored(_ table: Table, _ key: [UInt8]) throws -> UInt64? {
-            try store.read { txn in try txn.uniqueRow(for: key, in: table) }
+        if !plan.takeovers.isEmpty { try resolveTakeovers(of: inserted, plan: &plan, freed: &freed) }
+        try checkClaims(plan, freed: freed)
+        return plan
+    }
+
+    /// The unique keys a save gives up (deleted rows' and changed rows' old keys): free for the
+    /// save's other models to claim.
+    struct FreedKeys {
+        private(set) var slots: Set<KeySlot> = []
+
+        mutating func free(_ table: Table, _ key: [UInt8], in plan: inout UniquenessPlan) {
+            plan.freed.append((table, key))
+            slots.insert(KeySlot(table, key))
         }
 
+        func contains(_ table: Table, _ key: [UInt8]) -> Bool { slots.contains(KeySlot(table, key)) }
+    }
+
+    /// Deleted models give up their stored keys. An empty key (a value not equal to itself, such
+    /// as a NaN) was never stored.
+    private func freeKeys(
+        ofDeleted deleted: [any PersistentModel], plan: inout UniquenessPlan, freed: inout FreedKeys
+    ) throws {
         for model in deleted {
             let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
-            // An empty key (a value not equal to itself, such as a NaN) was never stored.
-            for (unique, key) in zip(
-                tables.uniques, try storedKeys(model.persistentModelID.rowID!, tables)) where !key.isEmpty
-            {
-                free(unique.table, key)
+            for (unique, key) in zip(tables.uniques, try storedKeys(model.persistentModelID.rowID!, tables))
+            where !key.isEmpty {
+                freed.free(unique.table, key, in: &plan)
             }
         }
+    }
+
+    /// Changed models give up the old keys of the constraints whose values they changed, and
+    /// claim the new ones (checked in ``checkClaims(_:freed:)``).
+    private func planChanged(
+        _ changed: [any PersistentModel], plan: inout UniquenessPlan, freed: inout FreedKeys
+    ) throws {
         for model in changed {
             let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
             let state = model._$state
             let touched = tables.uniques.filter { $0.isTouched(by: state) }
             guard !touched.isEmpty else { continue }
-            let id = model.persistentModelID
-            let oldKeys = try storedKeys(id.rowID!, tables)
+            let oldKeys = try storedKeys(model.persistentModelID.rowID!, tables)
             for unique in touched {
                 let index = tables.uniques.firstIndex { $0.table == unique.table }!
                 let newKey = unique.key(of: model)
                 guard newKey != oldKeys[index] else { continue }
-                if !oldKeys[index].isEmpty { free(unique.table, oldKeys[index]) }
+                if !oldKeys[index].isEmpty { freed.free(unique.table, oldKeys[index], in: &plan) }
                 if !newKey.isEmpty { plan.claimed.append((unique.table, newKey, model)) }
             }
         }
-        // Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken over.
-        // Their keys were made in the save's one pass over the models (`InsertedModels`), and are
-        // all looked up in one read transaction.
+    }
+
+    /// Inserts, in order: a later duplicate supersedes an earlier one; a stored match is taken
+    /// over. Their keys were made in the save's one pass over the models (`InsertedModels`), and
+    /// are all looked up in one read transaction.
+    private func planInserts(
+        _ inserted: InsertedModels, deletedRows: Set<PersistentIdentifier>, freed: FreedKeys,
+        plan: inout UniquenessPlan
+    ) throws {
         let (keys, keyTables, insertTables) = (inserted.keys, inserted.keyTables, inserted.tables)
         let isRowDeleted = { (tables: Store.EntityTables, row: UInt64) in
             !deletedRows.isEmpty
@@ -143,20 +174,18 @@ struct UniquenessPlanner {
         // The insert that claims each key last (equal keys are found by hashing their bytes in
         // place, not by copying each key into a dictionary).
         var claimedByInsert = LastEqualKey(capacity: keysRepeat ? keys.count : 0)
-        // What the loop reads and builds is in locals of its own: `plan` and `freedKeys` are
-        // captured by the local functions above, which put every access to them through the
-        // runtime's exclusivity checks (two per key, about 150 instructions).
+        // What the loop reads and builds is in locals of its own, not in `plan` (an inout
+        // parameter): every access to those goes through the runtime's exclusivity checks.
         var insertClaims: [(key: Int, position: Int)] = []
         insertClaims.reserveCapacity(keys.count)
         var superseded = plan.superseded
-        let freed = freedKeys
         var bounds = UniqueTableBounds()
         let readSnapshot = try store.read { txn in
             for position in 0..<inserted.count {
                 var takeover: UInt64?
                 // An empty key (a value not equal to itself) equals no other: no lookup, no claim.
                 for k in inserted.keyRange(of: position) where !keys.isEmptyKey(k) {
-                    if freed.isEmpty || !freed.contains(KeySlot(keyTables[k], keys[k])),
+                    if freed.slots.isEmpty || !freed.contains(keyTables[k], keys[k]),
                         let row = try keys.withKey(
                             k,
                             { key in
@@ -165,33 +194,7 @@ struct UniquenessPlanner {
                             }),
                         !isRowDeleted(insertTables[position], row)
                     {
-                        if let other = takeover, other != row {
-                            let tables = insertTables[position]
-                            throw SaveError(
-                                code: .uniquenessViolated,
-                                message: "A new \(tables.entity.name) matches two different stored ones through "
-                                    + "two uniqueness constraints, so it cannot replace either. Change its unique values.",
-                                models: [
-                                    PersistentIdentifier(
-                                        entity: tables.entityName, store: store.internedIdentifier, rowID: other),
-                                    PersistentIdentifier(
-                                        entity: tables.entityName, store: store.internedIdentifier, rowID: row),
-                                ])
-                        }
-                        // A constraint a hierarchy inherits is unique across its classes; a row of
-                        // another class cannot become this one.
-                        let tables = insertTables[position]
-                        if tables.hierarchy != nil, let stored = tables.tables(forRow: row), stored !== tables {
-                            throw SaveError(
-                                code: .uniquenessViolated,
-                                message: "A new \(tables.entity.name) has the unique values of a stored "
-                                    + "\(stored.entity.name), which it cannot replace: a model does not change its "
-                                    + "class. Change its unique values, or delete the \(stored.entity.name) first.",
-                                models: [
-                                    PersistentIdentifier(
-                                        entity: stored.entityName, store: store.internedIdentifier, rowID: row)
-                                ])
-                        }
+                        try checkTakeover(of: row, besides: takeover, by: insertTables[position])
                         takeover = row
                     }
                     if keysRepeat, let earlierKey = claimedByInsert.note(k, table: keyTables[k].handle, in: keys) {
@@ -199,15 +202,14 @@ struct UniquenessPlanner {
                         if earlier != position { superseded.insert(earlier) }
                     }
                 }
-                // A takeover's keys are sorted out below, against the row's stored ones.
-                if takeover == nil {
-                    for k in inserted.keyRange(of: position) where !keys.isEmptyKey(k) {
-                        insertClaims.append((k, position))
-                    }
-                }
+                // A takeover's keys are sorted out later, against the row's stored ones.
                 if let takeover {
                     if takeovers.isEmpty { takeovers = Array(repeating: nil, count: inserted.count) }
                     takeovers[position] = takeover
+                } else {
+                    for k in inserted.keyRange(of: position) where !keys.isEmptyKey(k) {
+                        insertClaims.append((k, position))
+                    }
                 }
             }
             return txn.id
@@ -216,42 +218,66 @@ struct UniquenessPlanner {
         plan.superseded = superseded
         plan.insertClaims = insertClaims
         plan.takeovers = takeovers
-        // A superseded insert claims nothing.
-        if !plan.superseded.isEmpty {
-            let superseded = plan.superseded
-            plan.insertClaims.removeAll { superseded.contains($0.position) }
+    }
+
+    /// Refuses a takeover of stored `row` by a new model of `tables` that already matched
+    /// another row through another constraint, or whose row is of another class (a constraint a
+    /// hierarchy inherits is unique across its classes; a row of another class cannot become
+    /// this one).
+    private func checkTakeover(of row: UInt64, besides other: UInt64?, by tables: Store.EntityTables) throws {
+        if let other, other != row {
+            throw SaveError(
+                code: .uniquenessViolated,
+                message: "A new \(tables.entity.name) matches two different stored ones through "
+                    + "two uniqueness constraints, so it cannot replace either. Change its unique values.",
+                models: [
+                    PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: other),
+                    PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: row),
+                ])
         }
-        // A stored row an insert takes over gives its old values way to the new model's: a key
-        // that stays the same stays in place (checked by the writer), any other is freed and the
-        // new one claimed. With one constraint, the row's key is the one it was found by, so the
-        // record need not be read.
-        if !takeovers.isEmpty {
-            for position in 0..<inserted.count where plan.superseded.isEmpty || !plan.superseded.contains(position) {
-                guard let row = takeovers[position] else { continue }
-                let model = inserted.models[position]
-                let range = inserted.keyRange(of: position)
-                let tables = insertTables[position]
-                let oldKeys = range.count == 1 ? nil : try storedKeys(row, tables)
-                for (offset, k) in range.enumerated() {
-                    // With one constraint, the row's key is the one it was found by. An empty key
-                    // (old or new: a value not equal to itself) is neither stored nor claimed.
-                    if let old = oldKeys?[offset], !keys.withKey(k, { $0.elementsEqual(old) }) {
-                        if !old.isEmpty { free(keyTables[k], old) }
-                        if !keys.isEmptyKey(k) { plan.insertClaims.append((k, position)) }
-                    } else if keys.isEmptyKey(k) {
-                        continue
-                    } else {
-                        plan.kept.append((k, position, row))
-                    }
+        if tables.hierarchy != nil, let stored = tables.tables(forRow: row), stored !== tables {
+            throw SaveError(
+                code: .uniquenessViolated,
+                message: "A new \(tables.entity.name) has the unique values of a stored "
+                    + "\(stored.entity.name), which it cannot replace: a model does not change its "
+                    + "class. Change its unique values, or delete the \(stored.entity.name) first.",
+                models: [PersistentIdentifier(entity: stored.entityName, store: store.internedIdentifier, rowID: row)])
+        }
+    }
+
+    /// A stored row an insert takes over gives its old values way to the new model's: a key
+    /// that stays the same stays in place (checked by the writer), any other is freed and the
+    /// new one claimed. With one constraint, the row's key is the one it was found by, so the
+    /// record need not be read.
+    private func resolveTakeovers(
+        of inserted: InsertedModels, plan: inout UniquenessPlan, freed: inout FreedKeys
+    ) throws {
+        let keys = inserted.keys
+        for position in 0..<inserted.count where plan.superseded.isEmpty || !plan.superseded.contains(position) {
+            guard let row = plan.takeovers[position] else { continue }
+            let range = inserted.keyRange(of: position)
+            let tables = inserted.tables[position]
+            let oldKeys = range.count == 1 ? nil : try storedKeys(row, tables)
+            for (offset, k) in range.enumerated() {
+                // An empty key (old or new: a value not equal to itself) is neither stored nor claimed.
+                if let old = oldKeys?[offset], !keys.withKey(k, { $0.elementsEqual(old) }) {
+                    if !old.isEmpty { freed.free(inserted.keyTables[k], old, in: &plan) }
+                    if !keys.isEmptyKey(k) { plan.insertClaims.append((k, position)) }
+                } else if !keys.isEmptyKey(k) {
+                    plan.kept.append((k, position, row))
                 }
-                plan.released += try releasedRelationships(model, row, tables)
             }
+            plan.released += try releasedRelationships(inserted.models[position], row, tables)
         }
-        // A changed model may not take another stored row's unique values.
+    }
+
+    /// A changed model may not take another stored row's unique values (unless the save frees them).
+    private func checkClaims(_ plan: UniquenessPlan, freed: FreedKeys) throws {
         for (table, key, model) in plan.claimed {
-            guard !isFreed(table, key), let row = try stored(table, key), row != model.persistentModelID.rowID else {
-                continue
-            }
+            guard !freed.contains(table, key),
+                let row = try store.read({ txn in try txn.uniqueRow(for: key, in: table) }),
+                row != model.persistentModelID.rowID
+            else { continue }
             let other = PersistentIdentifier(
                 entityName: model.persistentModelID.entityName, storeIdentifier: store.identifier, rowID: row)
             throw SaveError(
@@ -260,7 +286,6 @@ struct UniquenessPlanner {
                     + "Change one of them, or delete \(other) in the same save.",
                 models: [model.persistentModelID, other])
         }
-        return plan
     }
 
     /// The keys a stored row has in each of its entity's uniqueness constraints, from its record

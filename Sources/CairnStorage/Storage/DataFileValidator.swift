@@ -426,8 +426,8 @@ struct DataFileValidator {
     /// known to have held an older commit. A commit marker newer than `chosen` in the tree the page
     /// leads to proves a newer commit, and an older one that equals the page's id an older page;
     /// without a marker, the page's id proves what it held when its header is intact and the id
-    /// fits LMDB's pattern (the commit just before or after, in its own slot). A page that tells neither (zeroed, overwritten, an id
-    /// that fits nothing) may have held the next commit.
+    /// fits LMDB's pattern (the commit just before or after, in its own slot). A page that tells
+    /// neither (zeroed, overwritten, an id that fits nothing) may have held the next commit.
     private func loss(
         opening chosen: UInt64, pageSize chosenPageSize: Int, other: MetaPage, marker: UInt64?, file: MappedDataFile
     ) -> (transaction: UInt64, isCertain: Bool)? {

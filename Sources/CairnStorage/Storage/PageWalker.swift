@@ -176,6 +176,11 @@ package struct PageWalker {
         let upper: UnsafeRawBufferPointer?
     }
 
+    /// What a tree's pages hold, counted against its record.
+    private struct TreeCounts {
+        var branch: UInt64 = 0, leaf: UInt64 = 0, overflow: UInt64 = 0, entries: UInt64 = 0
+    }
+
     /// Walks one tree, checking its pages and its record's counts; calls `leaf` with each plain
     /// key and value of a leaf (not for named tables or duplicates).
     private mutating func walkTree(
@@ -184,8 +189,7 @@ package struct PageWalker {
     ) throws(PageFault) {
         guard !record.isEmpty else { return }
         let order = KeyOrder(kind: kind, flags: record.flags)
-        let duplicates = kind == .table && record.flags & Self.duplicateSort != 0
-        var counts = (branch: UInt64(0), leaf: UInt64(0), overflow: UInt64(0), entries: UInt64(0))
+        var counts = TreeCounts()
         var pending = [Visit(page: record.root, level: 1, lower: nil, upper: nil)]
         while let visit = pending.popLast() {
             let page = try claim(visit.page)
@@ -196,34 +200,7 @@ package struct PageWalker {
                 guard visit.level < Int(record.depth) else {
                     throw PageFault("branch page \(visit.page) lies at the leaf level \(visit.level)")
                 }
-                let nodes = try NodeTable(page, number: visit.page)
-                guard nodes.count > 0 else { throw PageFault("branch page \(visit.page) is empty") }
-                var separators: [UnsafeRawBufferPointer?] = []
-                var children: [UInt64] = []
-                separators.reserveCapacity(nodes.count)
-                children.reserveCapacity(nodes.count)
-                for index in 0..<nodes.count {
-                    let node = try nodes.offset(index, in: page, number: visit.page)
-                    let child =
-                        UInt64(try page.u16(node)) | UInt64(try page.u16(node + 2)) << 16
-                        | UInt64(try page.u16(node + 4)) << 32
-                    let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
-                    // The first node's key is not used: its child holds everything below the second.
-                    if index > 0 {
-                        // Keys that ascend lie below the parent's bound when the last one does.
-                        try order.check(
-                            key, lower: separators.last ?? visit.lower, inclusive: index == 1,
-                            upper: index == nodes.count - 1 ? visit.upper : nil, in: visit.page)
-                        separators.append(key)
-                    } else {
-                        separators.append(visit.lower)
-                    }
-                    children.append(child)
-                }
-                for (index, child) in children.enumerated().reversed() {
-                    let upper = index + 1 < separators.count ? separators[index + 1] : visit.upper
-                    pending.append(Visit(page: child, level: visit.level + 1, lower: separators[index], upper: upper))
-                }
+                pending += try children(of: page, visit, order: order).reversed()
             } else if flags == Self.leafFlag || (fixedKeys && flags == Self.leafFlag | Self.leaf2Flag) {
                 counts.leaf += 1
                 guard visit.level == Int(record.depth) else {
@@ -234,64 +211,8 @@ package struct PageWalker {
                     counts.entries += try checkFixedKeys(
                         page, keySize: Int(record.pad), order: order, lower: visit.lower, upper: visit.upper,
                         in: visit.page)
-                    continue
-                }
-                var previous = visit.lower
-                let nodes = try NodeTable(page, number: visit.page)
-                for index in 0..<nodes.count {
-                    let node = try nodes.offset(index, in: page, number: visit.page)
-                    let nodeFlags = try page.u16(node + 4)
-                    let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
-                    // Keys that ascend lie below the parent's bound when the last one does.
-                    try order.check(
-                        key, lower: previous, inclusive: index == 0,
-                        upper: index == nodes.count - 1 ? visit.upper : nil, in: visit.page)
-                    previous = key
-                    let size = Int(try page.u16(node)) | Int(try page.u16(node + 2)) << 16
-                    let dataOffset = node + Self.nodeHeaderSize + key.count
-                    if nodeFlags & Self.bigData != 0 {
-                        guard nodeFlags == Self.bigData else {
-                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
-                        }
-                        let (value, pages) = try overflowValue(
-                            first: try page.u64(dataOffset), size: size, from: visit.page)
-                        counts.overflow += pages
-                        counts.entries += 1
-                        if kind != .table { try leaf(key, value) }
-                    } else if nodeFlags & Self.subData != 0 {
-                        guard size == DatabaseRecord.size else {
-                            throw PageFault(
-                                "a tree record in page \(visit.page) is \(size) bytes, not \(DatabaseRecord.size)")
-                        }
-                        let sub = try DatabaseRecord(page, at: dataOffset)
-                        if kind == .main && nodeFlags == Self.subData {
-                            summary.tables.append((String(decoding: key, as: UTF8.self), sub))
-                            counts.entries += 1
-                        } else if duplicates && nodeFlags == Self.subData | Self.dupData {
-                            if let problem = sub.problem(lastPage: lastPage, name: "sub-tree") {
-                                throw PageFault(problem)
-                            }
-                            var subRecord = sub
-                            subRecord.flags = record.flags
-                            try walkTree(subRecord, kind: .duplicates) { _, _ in }
-                            counts.entries += sub.entries
-                        } else {
-                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
-                        }
-                    } else if nodeFlags & Self.dupData != 0 {
-                        guard duplicates, nodeFlags == Self.dupData else {
-                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
-                        }
-                        counts.entries += try checkSubPage(
-                            try page.view(dataOffset, size), flags: record.flags, in: visit.page)
-                    } else {
-                        guard nodeFlags == 0 else {
-                            throw PageFault("a node of page \(visit.page) has flags \(nodeFlags)")
-                        }
-                        let value = try page.slice(dataOffset, size)
-                        counts.entries += 1
-                        if kind != .table { try leaf(key, value) }
-                    }
+                } else {
+                    try walkLeaf(page, visit, record: record, kind: kind, order: order, counts: &counts, leaf: leaf)
                 }
             } else {
                 throw PageFault("page \(visit.page) is used as a tree page but has flags \(flags)")
@@ -304,6 +225,93 @@ package struct PageWalker {
                 "the tree holds \(counts.branch) branch, \(counts.leaf) leaf and \(counts.overflow) overflow pages "
                     + "and \(counts.entries) entries, but its record says \(record.branchPages), "
                     + "\(record.leafPages), \(record.overflowPages) and \(record.entries)")
+        }
+    }
+
+    /// The children of a branch page, in key order, each with the key range its separators allow.
+    private func children(of page: PageView, _ visit: Visit, order: KeyOrder) throws(PageFault) -> [Visit] {
+        let nodes = try NodeTable(page, number: visit.page)
+        guard nodes.count > 0 else { throw PageFault("branch page \(visit.page) is empty") }
+        var separators: [UnsafeRawBufferPointer?] = []
+        var children: [UInt64] = []
+        separators.reserveCapacity(nodes.count)
+        children.reserveCapacity(nodes.count)
+        for index in 0..<nodes.count {
+            let node = try nodes.offset(index, in: page, number: visit.page)
+            let child =
+                UInt64(try page.u16(node)) | UInt64(try page.u16(node + 2)) << 16 | UInt64(try page.u16(node + 4)) << 32
+            let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
+            // The first node's key is not used: its child holds everything below the second.
+            if index > 0 {
+                // Keys that ascend lie below the parent's bound when the last one does.
+                try order.check(
+                    key, lower: separators.last ?? visit.lower, inclusive: index == 1,
+                    upper: index == nodes.count - 1 ? visit.upper : nil, in: visit.page)
+                separators.append(key)
+            } else {
+                separators.append(visit.lower)
+            }
+            children.append(child)
+        }
+        return children.enumerated().map { index, child in
+            let upper = index + 1 < separators.count ? separators[index + 1] : visit.upper
+            return Visit(page: child, level: visit.level + 1, lower: separators[index], upper: upper)
+        }
+    }
+
+    /// The nodes of a leaf page: keys ascending within the parent's bounds, and each value plain,
+    /// on overflow pages, a named table's record (main tree) or duplicates (a sub-tree or sub-page).
+    private mutating func walkLeaf(
+        _ page: PageView, _ visit: Visit, record: DatabaseRecord, kind: TreeKind, order: KeyOrder,
+        counts: inout TreeCounts, leaf: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(PageFault) -> Void
+    ) throws(PageFault) {
+        let duplicates = kind == .table && record.flags & Self.duplicateSort != 0
+        var previous = visit.lower
+        let nodes = try NodeTable(page, number: visit.page)
+        for index in 0..<nodes.count {
+            let node = try nodes.offset(index, in: page, number: visit.page)
+            let nodeFlags = try page.u16(node + 4)
+            let key = try page.slice(node + Self.nodeHeaderSize, Int(try page.u16(node + 6)))
+            // Keys that ascend lie below the parent's bound when the last one does.
+            try order.check(
+                key, lower: previous, inclusive: index == 0, upper: index == nodes.count - 1 ? visit.upper : nil,
+                in: visit.page)
+            previous = key
+            let size = Int(try page.u16(node)) | Int(try page.u16(node + 2)) << 16
+            let dataOffset = node + Self.nodeHeaderSize + key.count
+            // Made only when thrown: the walk at open visits every node.
+            func badFlags() -> PageFault { PageFault("a node of page \(visit.page) has flags \(nodeFlags)") }
+            if nodeFlags & Self.bigData != 0 {
+                guard nodeFlags == Self.bigData else { throw badFlags() }
+                let (value, pages) = try overflowValue(first: try page.u64(dataOffset), size: size, from: visit.page)
+                counts.overflow += pages
+                counts.entries += 1
+                if kind != .table { try leaf(key, value) }
+            } else if nodeFlags & Self.subData != 0 {
+                guard size == DatabaseRecord.size else {
+                    throw PageFault("a tree record in page \(visit.page) is \(size) bytes, not \(DatabaseRecord.size)")
+                }
+                let sub = try DatabaseRecord(page, at: dataOffset)
+                if kind == .main && nodeFlags == Self.subData {
+                    summary.tables.append((String(decoding: key, as: UTF8.self), sub))
+                    counts.entries += 1
+                } else if duplicates && nodeFlags == Self.subData | Self.dupData {
+                    if let problem = sub.problem(lastPage: lastPage, name: "sub-tree") { throw PageFault(problem) }
+                    var subRecord = sub
+                    subRecord.flags = record.flags
+                    try walkTree(subRecord, kind: .duplicates) { _, _ in }
+                    counts.entries += sub.entries
+                } else {
+                    throw badFlags()
+                }
+            } else if nodeFlags & Self.dupData != 0 {
+                guard duplicates, nodeFlags == Self.dupData else { throw badFlags() }
+                counts.entries += try checkSubPage(try page.view(dataOffset, size), flags: record.flags, in: visit.page)
+            } else {
+                guard nodeFlags == 0 else { throw badFlags() }
+                counts.entries += 1
+                if kind != .table { try leaf(key, try page.slice(dataOffset, size)) }
+            }
         }
     }
 

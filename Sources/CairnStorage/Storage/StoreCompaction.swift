@@ -117,7 +117,7 @@ package enum StoreCompaction {
     }
 
     private static func copyPrefix(for path: String) -> String {
-        ".\(path.split(separator: "/").last.map(String.init) ?? "store").compacting-"
+        ".\(StoreFiles.lastComponent(of: path)).compacting-"
     }
 
     private static func inUse(_ path: String) -> StorageError {

@@ -27,9 +27,6 @@ package enum StoreFiles {
     /// Whether anything, a dangling symbolic link included, is at `path`.
     static func exists(_ path: String) -> Bool { FileEntry(at: path) != .missing }
 
-    /// Whether `path` names a regular file itself (not a link to one).
-    static func isRegularFile(_ path: String) -> Bool { FileEntry(at: path) == .regularFile }
-
     /// Whether `path` names a directory (following symbolic links: the path the app gave).
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
@@ -78,13 +75,8 @@ package enum StoreFiles {
         }
     }
 
-    /// Creates a new file, mode `0600` whatever the umask, and returns its descriptor: never
-    /// through a link, never over an existing entry.
-    static func createPrivateFile(_ path: String) throws(StorageError) -> Int32 {
-        try createPrivateFile(named: path, in: AT_FDCWD)
-    }
-
-    /// Creates the new file `name` in the directory open as `directory` (see above).
+    /// Creates the new file `name` in the directory open as `directory`, mode `0600` whatever the
+    /// umask, and returns its descriptor: never through a link, never over an existing entry.
     static func createPrivateFile(named name: String, in directory: Int32) throws(StorageError) -> Int32 {
         let fd = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
         guard fd >= 0 else {
