@@ -1,0 +1,278 @@
+import CairnStorage
+
+/// The steps of opening a store's entities (`Store.openEntities`), and what they share: the
+/// stored descriptions as they are reconciled, each hierarchy's next tag, the relationships whose
+/// edges move to a new name, and the entities' tables opened so far.
+struct EntityOpening {
+    let environment: LMDBEnvironment
+    let meta: Table
+    let readOnly: Bool
+    /// Each entity's stored description (reconciled as the steps go) and whether it was stored.
+    var descriptions: [String: (stored: StoredEntity, existed: Bool)] = [:]
+    /// The descriptions as they were read.
+    let originals: [String: StoredEntity]
+    /// Each hierarchy's next tag (the highest of its members').
+    var hierarchyNextTag: [String: UInt32] = [:]
+    /// Edge tables of relationships renamed with `originalName:`: their edges move to the new name's table.
+    var renamedEdges: [(from: Table, to: Table)] = []
+    /// The entities opened so far, superentities first.
+    var result: [String: Store.EntityTables] = [:]
+
+    /// Reads every entity's stored description.
+    init(_ schema: Schema, environment: LMDBEnvironment, meta: Table, readOnly: Bool) throws {
+        self.environment = environment
+        self.meta = meta
+        self.readOnly = readOnly
+        for entity in schema.entities {
+            let key = StoredEntity.metaKey(for: entity.name)
+            let storedBytes = try environment.read { txn in try txn.get(key, in: meta) }
+            descriptions[entity.name] = (
+                try storedBytes.map { try Store.decodeDescription($0, key: key, entity: entity.name) }
+                    ?? StoredEntity(name: entity.name), storedBytes != nil
+            )
+        }
+        originals = descriptions.mapValues(\.stored)
+    }
+
+    /// Each hierarchy's next tag, and its subentities' class numbers (new subentities are
+    /// numbered after those the root's description lists).
+    mutating func numberClasses(of schema: Schema) throws -> [String: Int] {
+        var classNumbers: [String: Int] = [:]
+        for entity in schema.entities {
+            guard let root = entity.hierarchyRoot?.name else { continue }
+            hierarchyNextTag[root] = max(hierarchyNextTag[root] ?? 1, descriptions[entity.name]!.stored.nextTag)
+            guard root != entity.name else { continue }
+            var names = descriptions[root]!.stored.subentityNames ?? []
+            if !names.contains(entity.name) {
+                names.append(entity.name)
+                guard names.count < 1 << 16 else {
+                    throw StorageError(
+                        code: .unsupported,
+                        message: "\(root) has had more than 65,535 subclasses over the store's life, and a "
+                            + "hierarchy numbers that many at most. Give new model classes a superclass of their own.")
+                }
+                descriptions[root]!.stored.subentityNames = names
+            }
+            classNumbers[entity.name] = names.firstIndex(of: entity.name)! + 1
+        }
+        return classNumbers
+    }
+
+    /// Reconciles `entity` with its stored description and opens its tables (its superentity's
+    /// are open already).
+    mutating func open(_ entity: Schema.Entity) throws {
+        let key = StoredEntity.metaKey(for: entity.name)
+        var stored = descriptions[entity.name]!.stored
+        let existed = descriptions[entity.name]!.existed
+        let root = entity.hierarchyRoot
+        let (records, hasRows) = try recordTable(of: entity)
+        // The description is committed before any row can be (here, before the first save),
+        // so rows without one mean its entry is damaged (a flipped bit in its key hides it),
+        // not a new entity whose attributes the rows lack.
+        if !existed && hasRows && root == nil {
+            throw EntryLayout.damagedDescription(key: key, "is missing, although \(entity.name) has stored rows")
+        }
+        let describedRelationships = existed ? Set(stored.relationships.map(\.name)) : []
+        if let root { stored.nextTag = max(stored.nextTag, hierarchyNextTag[root.name]!) }
+        let inherited = entity.superentity.flatMap { result[$0.name]?.tags } ?? [:]
+        let tags = try stored.reconcile(
+            with: entity, hasRows: hasRows,
+            inherited: inherited.filter { name, _ in entity.superentity?.attributesByName[name] != nil })
+        if let root { hierarchyNextTag[root.name] = stored.nextTag }
+        descriptions[entity.name]!.stored = stored
+        let tables = Store.EntityTables(
+            entity: entity, ordinal: result.count, records: records, tags: tags,
+            edges: try edgeTables(of: entity, described: describedRelationships),
+            externals: try externalTable(of: entity),
+            foreignTags: Set(stored.attributes.map(\.tag)).subtracting(tags.values))
+        try openKeyTables(of: entity, into: tables, hasRows: hasRows)
+        result[entity.name] = tables
+    }
+
+    /// Opens table `name` of `entity`, creating it unless read-only. A table the store's
+    /// description says exists must be there: a missing one had its name in the main table
+    /// damaged, and creating it anew would hide every row or edge it held behind an empty table.
+    private func described(
+        _ name: String, of entity: Schema.Entity, exists: Bool, flags: TableFlags = []
+    ) throws -> Table? {
+        if exists, try environment.openTable(name, flags: flags, create: false) == nil {
+            throw StorageError(
+                code: .damaged,
+                message: "The store's table '\(name)' is missing, although the store's description of "
+                    + "\(entity.name) says it holds data there: its entry in the main table is damaged. This is "
+                    + "damage to the file, not a change of your models; restore the store from a backup.")
+        }
+        return try environment.openTable(name, flags: flags, create: !readOnly)
+    }
+
+    /// The entity's record table (its hierarchy's, shared) and whether it has had rows.
+    private func recordTable(of entity: Schema.Entity) throws -> (Table, hasRows: Bool) {
+        let root = entity.hierarchyRoot
+        let tableOwner = root?.name ?? entity.name
+        let existed = descriptions[root == nil ? entity.name : tableOwner]!.existed
+        guard let records = try described("e/\(tableOwner)", of: entity, exists: existed) else {
+            throw StorageError(
+                code: .readOnly,
+                message: "The store has no table for \(entity.name) and is read-only. Open it once with "
+                    + "allowsSave: true.")
+        }
+        if let root, root !== entity {
+            // A subentity has had rows if its class's counter moved.
+            let hasRows = try environment.read { txn in
+                try RowAppender.nextRow(of: entity.name, meta: meta, txn: txn) > 1
+            }
+            return (records, hasRows)
+        }
+        return (records, try environment.read { txn in try txn.count(of: records) } > 0)
+    }
+
+    /// The edge table of each relationship (an inherited one's is the declaring entity's); a
+    /// relationship renamed with `originalName:` takes its edges from its old name's table, in
+    /// the transaction that records the new description.
+    private mutating func edgeTables(of entity: Schema.Entity, described describedHere: Set<String>) throws
+        -> [String: Table]
+    {
+        var edges: [String: Table] = [:]
+        for relationship in entity.relationships {
+            let declaring = entity.declaring { $0.relationshipsByName[relationship.name] != nil }
+            let name = "r/\(declaring.name)/\(relationship.name)"
+            let declaredHere = declaring === entity
+            let declaringDescribed =
+                declaredHere ? describedHere : Set(originals[declaring.name].map { $0.relationships.map(\.name) } ?? [])
+            let oldName = relationship.originalName
+            if declaredHere, oldName != relationship.name, describedHere.contains(oldName),
+                !describedHere.contains(relationship.name)
+            {
+                guard !readOnly else {
+                    throw StorageError(
+                        code: .readOnly,
+                        message: "\(entity.name).\(relationship.name) was renamed from \(oldName), and the store is "
+                            + "read-only. Open it once with allowsSave: true to move its relationships.")
+                }
+                if let old = try described("r/\(entity.name)/\(oldName)", of: entity, exists: true, flags: Store.edgeFlags),
+                    let new = try described(name, of: entity, exists: false, flags: Store.edgeFlags)
+                {
+                    renamedEdges.append((from: old, to: new))
+                }
+            }
+            guard
+                let table = try described(
+                    name, of: entity, exists: declaringDescribed.contains(relationship.name), flags: Store.edgeFlags)
+            else {
+                throw StorageError(
+                    code: .readOnly,
+                    message: "The store has no table for \(entity.name).\(relationship.name) and is read-only. Open "
+                        + "it once with allowsSave: true.")
+            }
+            edges[relationship.name] = table
+        }
+        return edges
+    }
+
+    /// The external-storage table, for an entity with an `.externalStorage` attribute.
+    private func externalTable(of entity: Schema.Entity) throws -> Table? {
+        guard entity.attributes.contains(where: { $0.options.contains(.externalStorage) && !$0.isTransient }) else {
+            return nil
+        }
+        let tableOwner = entity.hierarchyRoot?.name ?? entity.name
+        guard let externals = try environment.openTable("x/\(tableOwner)", create: !readOnly) else {
+            throw StorageError(
+                code: .readOnly,
+                message: "The store has no external-storage table for \(entity.name) and is read-only. Open it "
+                    + "once with allowsSave: true.")
+        }
+        return externals
+    }
+
+    /// The uniqueness constraints' and indexes' tables; one with no key while the entity has rows
+    /// was added by this schema (every row has a key in each), and the container fills it first.
+    private func openKeyTables(of entity: Schema.Entity, into tables: Store.EntityTables, hasRows: Bool) throws {
+        tables.uniques = try entity.uniquenessConstraints.map { names in
+            try keyTable(
+                names, of: entity, prefix: "u", flags: [], purpose: "a uniqueness constraint",
+                declaredIn: { $0.uniquenessConstraints.contains(names) })
+        }
+        tables.indexes = try entity.indices.map { names in
+            try keyTable(
+                names, of: entity, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index",
+                declaredIn: { $0.indices.contains(names) })
+        }
+        tables.keyedAttributeIndexes = tables.propertyIndexes(of: (tables.uniques + tables.indexes).flatMap(\.names))
+        if hasRows && !readOnly {
+            tables.unfilledKeyTables = try environment.read { txn in
+                try (tables.uniques + tables.indexes).filter { try txn.count(of: $0.table) == 0 }
+            }
+        }
+    }
+
+    /// One uniqueness constraint's or index's table and key parts. An inherited one covers the
+    /// whole hierarchy: its declaring entity's table.
+    private func keyTable(
+        _ names: [String], of entity: Schema.Entity, prefix: String, flags: TableFlags, purpose: String,
+        declaredIn has: (Schema.Entity) -> Bool
+    ) throws -> Store.EntityTables.UniqueConstraint {
+        let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Bool in
+            guard let appendKey = entity.attributesByName[name]?.access?.appendKey else {
+                throw SchemaError(
+                    code: .invalidConstraint, entity: entity.name, property: name,
+                    message: "\(entity.name).\(name) is in \(purpose), but its type "
+                        + "(\(entity.attributesByName[name].map { "\($0.valueType)" } ?? "?")) has no key encoding. "
+                        + "Use attributes of type Bool, integers, Float, Double, Date, String, UUID, Data, "
+                        + "or an optional of these.")
+            }
+            return appendKey
+        }
+        let declaring = entity.declaring(has)
+        guard
+            let table = try environment.openTable(
+                "\(prefix)/\(declaring.name)/\(names.joined(separator: ","))", flags: flags, create: !readOnly)
+        else {
+            throw StorageError(
+                code: .readOnly,
+                message: "The store has no table for \(purpose) of \(entity.name) and is read-only. Open it "
+                    + "once with allowsSave: true.")
+        }
+        return Store.EntityTables.UniqueConstraint(
+            names: names, table: table, isUnique: prefix == "u", parts: parts,
+            attributeIndexes: names.map { entity.attributesByName[$0]!.index! })
+    }
+
+    /// The `meta` entries of the descriptions that changed (a read-only store keeps a description
+    /// that lacks only the notes for tools; any other change refuses it).
+    func changedDescriptions(of schema: Schema) throws -> [(key: [UInt8], value: [UInt8])] {
+        var changed: [(key: [UInt8], value: [UInt8])] = []
+        for entity in schema.entities {
+            let (stored, existed) = descriptions[entity.name]!
+            guard stored != originals[entity.name] || !existed else { continue }
+            if readOnly, existed, let original = originals[entity.name], stored.hasTheSameContents(as: original) {
+                continue
+            }
+            guard !readOnly else {
+                throw StorageError(
+                    code: .readOnly,
+                    message: "The store's description of \(entity.name) differs from the schema, and the store "
+                        + "is read-only. Open it once with allowsSave: true to record the schema.")
+            }
+            let key = StoredEntity.metaKey(for: entity.name)
+            changed.append((key, EntryLayout.metaValue(try BinaryEncoder().encode(stored), key: key)))
+        }
+        return changed
+    }
+
+    /// Writes the changed `meta` entries and moves renamed relationships' edges, in one transaction.
+    func write(_ changed: [(key: [UInt8], value: [UInt8])]) throws {
+        guard !changed.isEmpty || !renamedEdges.isEmpty else { return }
+        try environment.write { txn in
+            for (key, value) in changed { try txn.put(value, for: key, in: meta) }
+            for (old, new) in renamedEdges {
+                var entries: [(key: [UInt8], value: [UInt8])] = []
+                try txn.scan(old) { key, value in
+                    entries.append((Array(key), Array(value)))
+                    return true
+                }
+                for (key, value) in entries { try txn.put(value, for: key, in: new) }
+                try txn.removeAll(from: old)
+            }
+        }
+    }
+}
