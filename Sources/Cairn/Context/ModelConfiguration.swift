@@ -40,12 +40,14 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// ModelConfiguration(url: archive, allowsSave: false)
     /// ```
     public let allowsSave: Bool
-    /// How a save reaches the disk. ``Durability/full`` (the default) flushes every save. An
-    /// in-memory store (``isStoredInMemoryOnly``) never flushes.
+    /// How a save reaches the disk. ``Durability/full`` (the default) flushes every save to the
+    /// drive; ``Durability/powerLossSafe`` also makes Apple devices' drives write their caches
+    /// out before a save returns. An in-memory store (``isStoredInMemoryOnly``) never flushes.
+    /// The Reliability article says what each mode guarantees and costs.
     ///
     /// ```swift
-    /// var configuration = ModelConfiguration()
-    /// configuration.durability = .noMetaSync
+    /// var configuration = ModelConfiguration(url: ledgerURL)
+    /// configuration.durability = .powerLossSafe
     /// ```
     public var durability: Durability = .full
     /// The largest the store may grow, in bytes; a save that needs more fails with
@@ -153,16 +155,39 @@ public struct ModelConfiguration: Hashable, Sendable {
         case `private`(String)
     }
 
-    /// How a save reaches the disk.
+    /// How a save reaches the disk: what survives a crash of the app, of the system, or a loss of
+    /// power, and what each save costs for it.
     ///
     /// ```swift
-    /// configuration.durability = .full
+    /// configuration.durability = .powerLossSafe
     /// ```
     public enum Durability: Hashable, Sendable {
-        /// Every save is flushed to disk, data and metadata, before it returns.
+        /// Every save reaches the drive's stable storage before it returns, on every platform: a
+        /// crash or a loss of power never undoes a save that returned. On Apple platforms each
+        /// save ends with `F_FULLFSYNC`, which makes the drive write its cache out (a few
+        /// milliseconds or more per save); on Linux it costs what ``full`` costs.
+        ///
+        /// ```swift
+        /// configuration.durability = .powerLossSafe
+        /// ```
+        case powerLossSafe
+        /// Every save is flushed to the drive, data and metadata, before it returns (`fsync`). A
+        /// crash of the app or the system never undoes a returned save, and on Linux neither does
+        /// a loss of power. On Apple platforms the drive may still hold the last saves in its
+        /// cache, and write them out in any order: a loss of power can undo them, and rarely
+        /// leave the store damaged (opening then says so, see the Reliability article). The
+        /// default: it is SQLite's (`PRAGMA fullfsync` off), under SwiftData and Core Data.
+        ///
+        /// ```swift
+        /// configuration.durability = .full
+        /// ```
         case full
         /// Data is flushed at each save, the metadata page at the next one: a system crash may
         /// undo the last save but never damages the store.
+        ///
+        /// ```swift
+        /// configuration.durability = .noMetaSync
+        /// ```
         case noMetaSync
     }
 

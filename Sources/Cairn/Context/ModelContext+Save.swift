@@ -21,7 +21,8 @@ extension ModelContext {
     ///   `StorageError` (`.readOnly`, `.diskFull`, `.maximumSizeReached`, `.unsupportedValue`, …);
     ///   ``FetchError`` (``FetchError/Code/loadFailed``) when a property could not be loaded since
     ///   the last save or fetch (see ``pendingLoadErrors``): nothing is written, and the errors are
-    ///   cleared, so saving again writes the changes as they are.
+    ///   cleared, so saving again writes the changes as they are. `StorageError.Code.notFlushed`
+    ///   alone is thrown after the save was made: only flushing it to the drive failed.
     public func save() throws {
         _ = try saveChanges()
     }
@@ -58,6 +59,8 @@ extension ModelContext {
         SaveNotifier.post(
             Self.didSave, for: self, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted)
         checkInvariantsAfterSave()
+        // The save stands (every context sees it) though the drive may not hold it: say so.
+        if let flushFailure = outcome.flushFailure { throw flushFailure }
         return SavedChanges(inserts: applied.saved, deleted: deleted)
     }
 }

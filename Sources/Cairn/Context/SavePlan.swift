@@ -200,4 +200,7 @@ struct SaveOutcome {
     /// the id it had goes to the next writer's commit, which the context must not take for its own).
     let commit: UInt64?
     let repaired: [PersistentIdentifier]
+    /// Set when the commit stands but flushing it failed (`StorageError.Code.notFlushed`): the
+    /// context applies the save, then throws it.
+    var flushFailure: StorageError? = nil
 }

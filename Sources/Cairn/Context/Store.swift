@@ -336,9 +336,16 @@ final class Store: @unchecked Sendable {
     /// ```swift
     /// try store.write(expectedBytes: 4_096) { txn in try txn.put(value, for: key, in: table) }
     /// ```
+    /// - Throws: What the environment's write throws; `.notFlushed` means the commit stands.
     @inline(__always)
     func write<R>(expectedBytes: Int, _ body: (borrowing WriteTransaction) throws -> R) throws -> R {
-        let result = try lentEnvironment._withUnsafeGuaranteedRef { try $0.write(expectedBytes: expectedBytes, body) }
+        let result: R
+        do {
+            result = try lentEnvironment._withUnsafeGuaranteedRef { try $0.write(expectedBytes: expectedBytes, body) }
+        } catch let error as StorageError where error.code == .notFlushed {
+            commitFeed.committed()
+            throw error
+        }
         commitFeed.committed()
         return result
     }
@@ -447,7 +454,11 @@ final class Store: @unchecked Sendable {
     {
         var storage = StorageConfiguration(path: path)
         storage.maximumMapSize = configuration.maximumSize
-        storage.durability = configuration.durability == .full ? .full : .noMetaSync
+        switch configuration.durability {
+        case .powerLossSafe: storage.durability = .powerLossSafe
+        case .full: storage.durability = .full
+        case .noMetaSync: storage.durability = .noMetaSync
+        }
         // An in-memory store's files are removed with it: flushing them protects nothing.
         if configuration.isStoredInMemoryOnly { storage.durability = .unsynced }
         return storage

@@ -20,7 +20,21 @@ struct StoreWriter {
     /// - Throws: ``SaveError`` when a rewritten row is gone or a unique value was claimed meanwhile;
     ///   `StorageError` when the store cannot be written, or a relationship points at a model
     ///   that has no row. Nothing is written then.
+    /// - Returns: The outcome, with ``SaveOutcome/flushFailure`` set when the commit stands but
+    ///   could not be flushed.
     func write(_ plan: inout SavePlan) throws -> SaveOutcome {
+        // The outcome of the transaction that committed (the body runs again after the map grows).
+        var committed: SaveOutcome?
+        do {
+            return try transact(&plan) { committed = $0 }
+        } catch let error as StorageError where error.code == .notFlushed {
+            guard var outcome = committed else { throw error }
+            outcome.flushFailure = error
+            return outcome
+        }
+    }
+
+    private func transact(_ plan: inout SavePlan, noting: (SaveOutcome) -> Void) throws -> SaveOutcome {
         try store.write(expectedBytes: plan.expectedBytes) { txn in
             var rows = RowAppender()
             var assigned: [UInt64] = []
@@ -260,9 +274,11 @@ struct StoreWriter {
             }
             // Every row written is in the history: with none, the transaction wrote nothing (rows
             // left alone, an insert deleted before it was saved), and LMDB commits nothing.
-            return SaveOutcome(
+            let outcome = SaveOutcome(
                 newRows: assignedRows, leftAlone: leftAlone, commit: history.isEmpty ? nil : txn.id,
                 repaired: repaired)
+            noting(outcome)
+            return outcome
         }
     }
 }

@@ -195,6 +195,19 @@ final class EnvironmentState: @unchecked Sendable {
         return flags & UInt32(MDB_NOSYNC) == 0
     }
 
+    /// Under ``Durability/powerLossSafe``, flushes the data file to the drive's stable storage
+    /// once a commit returned, so that its meta page is there before the write is acknowledged.
+    /// The caller holds the gate.
+    ///
+    /// - Throws: The flush's error; the commit may or may not have reached the disk.
+    func flushCommit() throws(LMDBError) {
+        guard configuration.durability == .powerLossSafe else { return }
+        var fd: Int32 = -1
+        let rc = mdb_env_get_fd(try environment(), &fd)
+        guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
+        try StoreFiles.flushToStableStorage(fd)
+    }
+
     /// Creates and opens an `MDB_env` for `configuration.path` with Cairn's fixed flags.
     static func openLMDB(_ configuration: StorageConfiguration, mapSize: Int) throws(StorageError) -> OpaquePointer {
         var created: OpaquePointer?
@@ -217,7 +230,8 @@ final class EnvironmentState: @unchecked Sendable {
         var flags = UInt32(MDB_NOTLS)
         switch configuration.durability {
         case .full: break
-        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+        // The meta page is flushed by Cairn after the commit (``flushCommit()``).
+        case .powerLossSafe, .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
         case .unsynced: flags |= UInt32(MDB_NOSYNC)
         }
         if configuration.isReadOnly { flags |= UInt32(MDB_RDONLY) }
@@ -520,6 +534,7 @@ final class EnvironmentState: @unchecked Sendable {
         // Committing (also for a read-only transaction) keeps the handle open for everyone.
         rc = mdb_txn_commit(transaction)
         guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
+        if creates { try flushCommit() }
         return Table(name: name ?? "", flags: flags, handle: handle, environment: identifier)
     }
 

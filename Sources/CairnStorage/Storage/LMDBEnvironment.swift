@@ -377,11 +377,30 @@ package final class LMDBEnvironment: @unchecked Sendable {
         // mdb_txn_commit frees the transaction whether or not it succeeds.
         let commit = mdb_txn_commit(handle.pointer)
         switch commit {
-        case MDB_SUCCESS: return .committed(result)
+        case MDB_SUCCESS:
+            try flushCommit()
+            return .committed(result)
         case MDB_MAP_FULL: return .mapFull
         case MDB_PANIC:
             return .panickedAtCommit(LMDBError(commit).storageError(operation: "Committing a write", path: path))
         default: throw LMDBError(commit).storageError(operation: "Committing a write", path: path)
+        }
+    }
+
+    /// Flushes a commit that just returned, where the durability asks Cairn to.
+    ///
+    /// - Throws: ``StorageError`` `.notFlushed`: the commit stands, its flush failed.
+    private func flushCommit() throws(StorageError) {
+        do throws(LMDBError) {
+            try state.flushCommit()
+        } catch {
+            let failure = error.storageError(operation: "Flushing a commit to disk", path: path)
+            throw StorageError(
+                code: .notFlushed,
+                message: "The write was committed, but flushing it to disk failed (\(failure.message)): it may not "
+                    + "survive a crash or a loss of power. The disk may be failing: back up the store at \(path) "
+                    + "to another disk, and check this one.",
+                path: path, cause: failure)
         }
     }
 

@@ -97,7 +97,13 @@ package struct StorageConfiguration: Sendable, Hashable {
 /// configuration.durability = .noMetaSync
 /// ```
 package enum Durability: Sendable, Hashable {
-    /// Every commit is flushed to disk, data and meta page, before it returns.
+    /// Every commit reaches the drive's stable storage before it returns, also on Apple
+    /// platforms, where `fsync` leaves it in the drive's cache: LMDB flushes the data pages and
+    /// writes the meta page (`MDB_NOMETASYNC`), then Cairn flushes the file with `F_FULLFSYNC`
+    /// (`fdatasync` on Linux, where that already reaches stable storage).
+    case powerLossSafe
+    /// Every commit is flushed to disk, data and meta page, before it returns, with `fdatasync`
+    /// and a synchronous write (`fsync` and `O_DSYNC` on Apple platforms).
     case full
     /// Data pages are flushed at commit, the meta page only at the next commit: a crash (of the
     /// system, not the process) may undo the last transaction but never corrupts the store.

@@ -97,6 +97,15 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         /// catch StorageError.Code.ioError { /* check the disk, then retry */ }
         /// ```
         public static let ioError = Code("ioError")
+        /// A write was committed, and every context sees it, but flushing it to the drive failed
+        /// (``ModelConfiguration``'s `durability` `.powerLossSafe`): it may not survive a crash
+        /// or a loss of power. The context that saved holds no changes any more; saving again
+        /// does not write them twice. The disk may be failing: back the store up elsewhere.
+        ///
+        /// ```swift
+        /// catch StorageError.Code.notFlushed { /* back up the store, check the disk */ }
+        /// ```
+        public static let notFlushed = Code("notFlushed")
         /// The process may not read or write the store's files.
         ///
         /// ```swift

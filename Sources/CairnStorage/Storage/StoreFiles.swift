@@ -144,6 +144,18 @@ package enum StoreFiles {
         }
     }
 
+    /// Flushes an open file to the drive's stable storage: `F_FULLFSYNC` on Apple platforms
+    /// (`fsync` there leaves writes in the drive's cache; a file system without `F_FULLFSYNC`
+    /// gets `fsync`, as SQLite does), `fdatasync` elsewhere.
+    static func flushToStableStorage(_ fd: Int32) throws(LMDBError) {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return }
+        guard errno == ENOTSUP || errno == EINVAL || errno == ENOTTY, fsync(fd) == 0 else { throw LMDBError(errno) }
+        #else
+        guard fdatasync(fd) == 0 else { throw LMDBError(errno) }
+        #endif
+    }
+
     /// The names in a directory (without `.` and `..`), or none if it cannot be read.
     static func entries(of directory: String) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
