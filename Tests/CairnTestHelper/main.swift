@@ -16,6 +16,7 @@
 //   damage-template <store> <commits>          build the damage tests' template store
 //   damage-read <store>                        open a damaged store, read, check, save once more
 //   disk-full <store> <how> <body-length> <limit> [<filler>]   save until the disk is full, free space, resume
+//   load <store> <process> <workers> <seconds> <seed> <total>   model actors moving balances (LoadWorkload.swift)
 //   durable-saves <store> <durability> <count>   numbered saves, "ack N" also in the fault log (DurabilityWorkload.swift)
 import Cairn
 import Foundation
@@ -321,6 +322,9 @@ do {
 
     case "disk-full":
         DiskFullWorkload.run(arguments)
+
+    case "load":
+        LoadWorkload.run(arguments)
 
     case "durable-saves":
         DurabilityWorkload.run(arguments)

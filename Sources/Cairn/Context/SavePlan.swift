@@ -132,8 +132,9 @@ struct SavePlan {
     var indexRemovals: [(table: Table, key: [UInt8], row: UInt64)] = []
     var indexAdditions: [KeyEntry] = []
     var externals: [External] = []
-    /// Unique entries of old values, removed before any is claimed.
-    var uniqueFreed: [(table: Table, key: [UInt8])] = []
+    /// Unique entries of old values with the rows they name, removed before any is claimed (an
+    /// entry that names another row by then was claimed anew by another writer, and stays).
+    var uniqueFreed: [(table: Table, key: [UInt8], row: UInt64)] = []
     var uniqueClaims: [UniqueClaim] = []
     /// The keys of ``uniqueClaims`` and ``keptKeys``, end to end (the inserted models' keys as
     /// they were made, then those of changed models).

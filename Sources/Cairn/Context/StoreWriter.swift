@@ -157,7 +157,7 @@ struct StoreWriter {
                     throw SaveError.claimedMeanwhile(kept.identifier)
                 }
             }
-            for (table, key) in plan.uniqueFreed { try txn.delete(key, in: table) }
+            for freed in plan.uniqueFreed { try txn.removeUniqueEntry(for: freed.key, naming: freed.row, in: freed.table) }
             // Keys claimed in ascending order (new rows' ids, say) are appended at the end of their
             // table without a search, as long as each is past the table's last key; the first that
             // is not is put the usual way, and so is every later one in that table.

@@ -44,8 +44,9 @@ struct UniquenessPlan {
     /// Positions of inserted models that a later insert with the same unique values replaces
     /// (last wins).
     var superseded: Set<Int> = []
-    /// Keys to remove before any is added (old values of updated, deleted and taken-over rows).
-    var freed: [(table: Table, key: [UInt8])] = []
+    /// Keys to remove before any is added (old values of updated, deleted and taken-over rows),
+    /// each with the row it names.
+    var freed: [(table: Table, key: [UInt8], row: UInt64)] = []
     /// Keys that changed models claim, with the model whose row they name.
     var claimed: [(table: Table, key: [UInt8], model: any PersistentModel)] = []
     /// Keys that inserted models claim, by position in the ``InsertedModels``' keys, with the
@@ -105,8 +106,8 @@ struct UniquenessPlanner {
     struct FreedKeys {
         private(set) var slots: Set<KeySlot> = []
 
-        mutating func free(_ table: Table, _ key: [UInt8], in plan: inout UniquenessPlan) {
-            plan.freed.append((table, key))
+        mutating func free(_ table: Table, _ key: [UInt8], of row: UInt64, in plan: inout UniquenessPlan) {
+            plan.freed.append((table, key, row))
             slots.insert(KeySlot(table, key))
         }
 
@@ -121,9 +122,9 @@ struct UniquenessPlanner {
         for model in deleted {
             let tables = store.tables(of: model)
             guard !tables.uniques.isEmpty else { continue }
-            for (unique, key) in zip(tables.uniques, try storedKeys(model.persistentModelID.rowID!, tables))
-            where !key.isEmpty {
-                freed.free(unique.table, key, in: &plan)
+            let row = model.persistentModelID.rowID!
+            for (unique, key) in zip(tables.uniques, try storedKeys(row, tables)) where !key.isEmpty {
+                freed.free(unique.table, key, of: row, in: &plan)
             }
         }
     }
@@ -144,7 +145,9 @@ struct UniquenessPlanner {
                 let index = tables.uniques.firstIndex { $0.table == unique.table }!
                 let newKey = unique.key(of: model)
                 guard newKey != oldKeys[index] else { continue }
-                if !oldKeys[index].isEmpty { freed.free(unique.table, oldKeys[index], in: &plan) }
+                if !oldKeys[index].isEmpty {
+                    freed.free(unique.table, oldKeys[index], of: model.persistentModelID.rowID!, in: &plan)
+                }
                 if !newKey.isEmpty { plan.claimed.append((unique.table, newKey, model)) }
             }
         }
@@ -261,7 +264,7 @@ struct UniquenessPlanner {
             for (offset, k) in range.enumerated() {
                 // An empty key (old or new: a value not equal to itself) is neither stored nor claimed.
                 if let old = oldKeys?[offset], !keys.withKey(k, { $0.elementsEqual(old) }) {
-                    if !old.isEmpty { freed.free(inserted.keyTables[k], old, in: &plan) }
+                    if !old.isEmpty { freed.free(inserted.keyTables[k], old, of: row, in: &plan) }
                     if !keys.isEmptyKey(k) { plan.insertClaims.append((k, position)) }
                 } else if !keys.isEmptyKey(k) {
                     plan.kept.append((k, position, row))

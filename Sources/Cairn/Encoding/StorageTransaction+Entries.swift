@@ -157,3 +157,18 @@ extension StorageTransaction where Self: ~Copyable {
         try EntryLayout.verify(key: key, value: value, kind: kind, table: table)
     }
 }
+
+extension WriteTransaction {
+    /// Removes the unique entry for `key` when it names `row`. An entry that names another row
+    /// stays: the value was freed and claimed again by another writer since the caller read it
+    /// (the row deleted or changed meanwhile).
+    ///
+    /// ```swift
+    /// try txn.removeUniqueEntry(for: oldKey, naming: row, in: unique.table)
+    /// ```
+    /// - Throws: `StorageError` `.damagedRecord` when the entry or a neighbour is damaged.
+    package func removeUniqueEntry(for key: [UInt8], naming row: UInt64, in table: Table) throws {
+        guard try uniqueRow(for: key, in: table) == row else { return }
+        try delete(key, in: table)
+    }
+}

@@ -181,4 +181,35 @@ import Testing
         _ = try StoreWriter(store: context.store).write(&plan)
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 5])
     }
+
+    /// Bug (found by the multi-process load test): a save that deleted a model, or changed its
+    /// unique value, removed the old value's unique entry by key alone. When another writer had
+    /// deleted that row after the save was planned, and a third had claimed the value for a new
+    /// row, the save removed the new row's entry, and the next insert of the value made a second
+    /// row with it. Fix: a freed entry is removed only while it names the row that freed it.
+    @Test func aFreedKeyClaimedByAnotherRowMeanwhileKeepsItsEntry() throws {
+        let (context, tables) = try store()
+        let first = Gauge(code: 1, reading: 1)
+        context.insert(first)
+        try context.save()
+        let gone = try #require(first.persistentModelID.rowID)
+        context.delete(first)
+        try context.save()
+        let claimant = Gauge(code: 1, reading: 2)
+        context.insert(claimant)
+        try context.save()
+
+        // A plan made before the delete and the claim: it frees code 1 of the row now gone.
+        var plan = SavePlan()
+        plan.uniqueFreed.append((tables.uniques[0].table, tables.uniques[0].key(of: first), gone))
+        _ = try StoreWriter(store: context.store).write(&plan)
+
+        #expect(try context.container.verify().isClean)
+        let again = Gauge(code: 1, reading: 3)
+        let later = ModelContext(context.container)
+        later.insert(again)
+        try later.save()
+        #expect(again.persistentModelID == claimant.persistentModelID, "the insert took over the claimed row")
+        #expect(try codes(context) == [1])
+    }
 }

@@ -1,0 +1,1 @@
+../../CairnTestHelper/LoadModels.swift
