@@ -24,7 +24,7 @@ struct EntityOpening {
         self.meta = meta
         self.readOnly = readOnly
         for entity in schema.entities {
-            let key = StoredEntity.metaKey(for: entity.name)
+            let key = StoreLayout.entityDescriptionKey(entity.name)
             let storedBytes = try environment.read { txn in try txn.get(key, in: meta) }
             descriptions[entity.name] = (
                 try storedBytes.map { try Store.decodeDescription($0, key: key, entity: entity.name) }
@@ -61,7 +61,7 @@ struct EntityOpening {
     /// Reconciles `entity` with its stored description and opens its tables (its superentity's
     /// are open already).
     mutating func open(_ entity: Schema.Entity) throws {
-        let key = StoredEntity.metaKey(for: entity.name)
+        let key = StoreLayout.entityDescriptionKey(entity.name)
         var stored = descriptions[entity.name]!.stored
         let existed = descriptions[entity.name]!.existed
         let root = entity.hierarchyRoot
@@ -110,7 +110,7 @@ struct EntityOpening {
         let root = entity.hierarchyRoot
         let tableOwner = root?.name ?? entity.name
         let existed = descriptions[root == nil ? entity.name : tableOwner]!.existed
-        guard let records = try described("e/\(tableOwner)", of: entity, exists: existed) else {
+        guard let records = try described(StoreLayout.recordsTable(of: tableOwner), of: entity, exists: existed) else {
             throw StorageError(
                 code: .readOnly,
                 message: "The store has no table for \(entity.name) and is read-only. Open it once with "
@@ -135,7 +135,7 @@ struct EntityOpening {
         var edges: [String: Table] = [:]
         for relationship in entity.relationships {
             let declaring = entity.declaring { $0.relationshipsByName[relationship.name] != nil }
-            let name = "r/\(declaring.name)/\(relationship.name)"
+            let name = StoreLayout.edgeTable(of: declaring.name, relationship.name)
             let declaredHere = declaring === entity
             let declaringDescribed =
                 declaredHere ? describedHere : Set(originals[declaring.name].map { $0.relationships.map(\.name) } ?? [])
@@ -149,7 +149,7 @@ struct EntityOpening {
                         message: "\(entity.name).\(relationship.name) was renamed from \(oldName), and the store is "
                             + "read-only. Open it once with allowsSave: true to move its relationships.")
                 }
-                if let old = try described("r/\(entity.name)/\(oldName)", of: entity, exists: true, flags: Store.edgeFlags),
+                if let old = try described(StoreLayout.edgeTable(of: entity.name, oldName), of: entity, exists: true, flags: Store.edgeFlags),
                     let new = try described(name, of: entity, exists: false, flags: Store.edgeFlags)
                 {
                     renamedEdges.append((from: old, to: new))
@@ -175,7 +175,7 @@ struct EntityOpening {
             return nil
         }
         let tableOwner = entity.hierarchyRoot?.name ?? entity.name
-        guard let externals = try environment.openTable("x/\(tableOwner)", create: !readOnly) else {
+        guard let externals = try environment.openTable(StoreLayout.externalsTable(of: tableOwner), create: !readOnly) else {
             throw StorageError(
                 code: .readOnly,
                 message: "The store has no external-storage table for \(entity.name) and is read-only. Open it "
@@ -189,12 +189,12 @@ struct EntityOpening {
     private func openKeyTables(of entity: Schema.Entity, into tables: Store.EntityTables, hasRows: Bool) throws {
         tables.uniques = try entity.uniquenessConstraints.map { names in
             try keyTable(
-                names, of: entity, prefix: "u", flags: [], purpose: "a uniqueness constraint",
+                names, of: entity, kind: .unique, flags: [], purpose: "a uniqueness constraint",
                 declaredIn: { $0.uniquenessConstraints.contains(names) })
         }
         tables.indexes = try entity.indices.map { names in
             try keyTable(
-                names, of: entity, prefix: "i", flags: [.duplicateSort, .duplicateFixed], purpose: "an index",
+                names, of: entity, kind: .index, flags: [.duplicateSort, .duplicateFixed], purpose: "an index",
                 declaredIn: { $0.indices.contains(names) })
         }
         tables.keyedAttributeIndexes = tables.propertyIndexes(of: (tables.uniques + tables.indexes).flatMap(\.names))
@@ -208,7 +208,7 @@ struct EntityOpening {
     /// One uniqueness constraint's or index's table and key parts. An inherited one covers the
     /// whole hierarchy: its declaring entity's table.
     private func keyTable(
-        _ names: [String], of entity: Schema.Entity, prefix: String, flags: TableFlags, purpose: String,
+        _ names: [String], of entity: Schema.Entity, kind: StoreLayout.KeyTableKind, flags: TableFlags, purpose: String,
         declaredIn has: (Schema.Entity) -> Bool
     ) throws -> Store.EntityTables.UniqueConstraint {
         let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Bool in
@@ -225,7 +225,7 @@ struct EntityOpening {
         let declaring = entity.declaring(has)
         guard
             let table = try environment.openTable(
-                "\(prefix)/\(declaring.name)/\(names.joined(separator: ","))", flags: flags, create: !readOnly)
+                StoreLayout.keyTable(kind, of: declaring.name, names), flags: flags, create: !readOnly)
         else {
             throw StorageError(
                 code: .readOnly,
@@ -233,7 +233,7 @@ struct EntityOpening {
                     + "once with allowsSave: true.")
         }
         return Store.EntityTables.UniqueConstraint(
-            names: names, table: table, isUnique: prefix == "u", parts: parts,
+            names: names, table: table, isUnique: kind == .unique, parts: parts,
             attributeIndexes: names.map { entity.attributesByName[$0]!.index! })
     }
 
@@ -253,7 +253,7 @@ struct EntityOpening {
                     message: "The store's description of \(entity.name) differs from the schema, and the store "
                         + "is read-only. Open it once with allowsSave: true to record the schema.")
             }
-            let key = StoredEntity.metaKey(for: entity.name)
+            let key = StoreLayout.entityDescriptionKey(entity.name)
             changed.append((key, EntryLayout.metaValue(try BinaryEncoder().encode(stored), key: key)))
         }
         return changed

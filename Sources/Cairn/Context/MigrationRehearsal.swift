@@ -220,7 +220,7 @@ extension ModelContainer {
             schema: Schema([]), configuration: ModelConfiguration(url: directory, allowsSave: false),
             recordsVersion: false)
         var counts: [String: Int] = [:]
-        for name in try store.environment.tableNames() where name.hasPrefix("e/") {
+        for name in try store.environment.tableNames() where StoreLayout.isRecordsTable(name) {
             guard let table = try store.environment.openTable(name, create: false) else { continue }
             counts[String(name.dropFirst(2))] = try store.read { txn in try txn.count(of: table) }
         }

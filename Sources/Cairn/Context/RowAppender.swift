@@ -51,12 +51,10 @@ struct RowAppender {
     /// Stores the counters of the entities that got new rows.
     func writeCounters(meta: Table, txn: borrowing WriteTransaction) throws {
         for (tables, row) in next {
-            let key = Self.rowCounterKey(tables.entity.name)
+            let key = StoreLayout.rowCounterKey(tables.entity.name)
             try txn.put(EntryLayout.counter(row, key: key), for: key, in: meta)
         }
     }
-
-    static func rowCounterKey(_ entity: String) -> [UInt8] { Array("rowid:\(entity)".utf8) }
 
     /// An entity's next row id as `meta` stores it (1 when it has none yet).
     static func nextRow(
@@ -64,7 +62,7 @@ struct RowAppender {
     ) throws
         -> UInt64
     {
-        let key = rowCounterKey(entity)
+        let key = StoreLayout.rowCounterKey(entity)
         return try txn.get(key, in: meta).map { try EntryLayout.counter($0, key: key, table: meta) } ?? 1
     }
 }

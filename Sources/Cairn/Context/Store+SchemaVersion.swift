@@ -5,7 +5,6 @@ import Foundation
 /// binary-coded ``Schema/Version``, checksummed as every `meta` value): what a migration plan
 /// starts from.
 extension Store {
-    static let schemaVersionKey = Array("schema.version".utf8)
 
     /// The version recorded by the last writable open, or `nil` for a store that has none (new,
     /// or written before versions were recorded).
@@ -16,7 +15,7 @@ extension Store {
 
     /// ``recordedSchemaVersion()`` of a store being opened.
     static func recordedSchemaVersion(environment: LMDBEnvironment, meta: Table) throws -> Schema.Version? {
-        let key = schemaVersionKey
+        let key = StoreLayout.schemaVersionKey
         guard let stored = try environment.read({ txn in try txn.get(key, in: meta) }) else { return nil }
         let payload = try EntryLayout.metaPayload(stored, key: key)
         do {
@@ -31,7 +30,7 @@ extension Store {
         _ version: Schema.Version, environment: LMDBEnvironment, meta: Table
     ) throws -> (key: [UInt8], value: [UInt8])? {
         guard (try? recordedSchemaVersion(environment: environment, meta: meta)) != version else { return nil }
-        let key = schemaVersionKey
+        let key = StoreLayout.schemaVersionKey
         return (key, EntryLayout.metaValue(try BinaryEncoder().encode(version), key: key))
     }
 
@@ -39,7 +38,7 @@ extension Store {
     /// `attributes` by name: how a store that recorded no version is matched to a version of a
     /// migration plan.
     func describes(_ entity: String, with attributes: [String]) throws -> Bool {
-        let key = StoredEntity.metaKey(for: entity)
+        let key = StoreLayout.entityDescriptionKey(entity)
         guard let stored = try environment.read({ txn in try txn.get(key, in: meta) }) else { return false }
         let description: StoredEntity
         do {

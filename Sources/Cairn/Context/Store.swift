@@ -293,8 +293,6 @@ final class Store: @unchecked Sendable {
     /// The private directory of an in-memory store, removed with the store.
     private let temporaryDirectory: String?
 
-    static let formatKey = Array("format".utf8)
-    static let storeKey = Array("store".utf8)
     /// The store format this version reads and writes. Format 2 added a checksum to every unique,
     /// index and edge entry (see ``EntryLayout``); format 1 stores are refused, not migrated.
     static let formatVersion: UInt8 = 2
@@ -406,8 +404,8 @@ final class Store: @unchecked Sendable {
         isReadOnly = storage.isReadOnly
 
         if isReadOnly {
-            guard let meta = try environment.openTable("meta"),
-                let identifier = try environment.read({ txn in try txn.get(Self.storeKey, in: meta) })
+            guard let meta = try environment.openTable(StoreLayout.metaTable),
+                let identifier = try environment.read({ txn in try txn.get(StoreLayout.storeKey, in: meta) })
             else {
                 try Self.checkIsCairnStore(environment)
                 throw StorageError(
@@ -417,17 +415,17 @@ final class Store: @unchecked Sendable {
                     path: configuration.url.path)
             }
             self.meta = meta
-            if let format = try environment.read({ txn in try txn.get(Self.formatKey, in: meta) }) {
+            if let format = try environment.read({ txn in try txn.get(StoreLayout.formatKey, in: meta) }) {
                 try Self.checkFormat(format)
             }
             self.identifier = try Self.storeIdentifier(identifier)
         } else {
             try Self.checkIsCairnStore(environment)
-            meta = try environment.openTable("meta", create: true)!
+            meta = try environment.openTable(StoreLayout.metaTable, create: true)!
             identifier = try Self.initialize(environment: environment, meta: meta)
         }
         internedIdentifier = InternedName(identifier)
-        history = try environment.openTable("h", create: !isReadOnly)
+        history = try environment.openTable(StoreLayout.historyTable, create: !isReadOnly)
         entities = try Self.openEntities(
             schema, environment: environment, meta: meta, readOnly: isReadOnly, recordsVersion: recordsVersion)
         entitiesByType = SmallMap(entities.values.map { (ObjectIdentifier($0.entity.modelType), $0) })
@@ -470,9 +468,9 @@ final class Store: @unchecked Sendable {
     private static func checkIsCairnStore(_ environment: LMDBEnvironment) throws {
         let names = try environment.tableNames()
         // A new store, or one whose first open stopped between creating `meta` and filling it.
-        guard !names.isEmpty && names != ["meta"] else { return }
-        if names.contains("meta"), let meta = try environment.openTable("meta"),
-            try environment.read({ txn in try txn.get(storeKey, in: meta) }) != nil
+        guard !names.isEmpty && names != [StoreLayout.metaTable] else { return }
+        if names.contains(StoreLayout.metaTable), let meta = try environment.openTable(StoreLayout.metaTable),
+            try environment.read({ txn in try txn.get(StoreLayout.storeKey, in: meta) }) != nil
         {
             return
         }
@@ -488,17 +486,17 @@ final class Store: @unchecked Sendable {
     /// an existing one.
     private static func initialize(environment: LMDBEnvironment, meta: Table) throws -> String {
         try environment.write { txn in
-            if let format = try txn.get(formatKey, in: meta) {
+            if let format = try txn.get(StoreLayout.formatKey, in: meta) {
                 try checkFormat(format)
             } else {
-                try txn.put(EntryLayout.metaValue([formatVersion], key: formatKey), for: formatKey, in: meta)
+                try txn.put(EntryLayout.metaValue([formatVersion], key: StoreLayout.formatKey), for: StoreLayout.formatKey, in: meta)
             }
-            if let stored = try txn.get(storeKey, in: meta) {
+            if let stored = try txn.get(StoreLayout.storeKey, in: meta) {
                 return try storeIdentifier(stored)
             }
             let identifier = UUID()
             try txn.put(
-                EntryLayout.metaValue(withUnsafeBytes(of: identifier.uuid) { Array($0) }, key: storeKey), for: storeKey,
+                EntryLayout.metaValue(withUnsafeBytes(of: identifier.uuid) { Array($0) }, key: StoreLayout.storeKey), for: StoreLayout.storeKey,
                 in: meta)
             return identifier.uuidString
         }
@@ -520,7 +518,7 @@ final class Store: @unchecked Sendable {
             // No history entry lists every row: contexts that have not seen this commit refresh
             // everything they hold (see History).
             if let history { try txn.removeAll(from: history) }
-            try txn.put(EntryLayout.counter(txn.id + 1, key: History.floorKey), for: History.floorKey, in: meta)
+            try txn.put(EntryLayout.counter(txn.id + 1, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: meta)
         }
     }
 
@@ -532,10 +530,10 @@ final class Store: @unchecked Sendable {
         if format.count == 1, let legacy = format.first, legacy < formatVersion {
             version = legacy
         } else {
-            let payload = try EntryLayout.metaPayload(format, key: formatKey)
+            let payload = try EntryLayout.metaPayload(format, key: StoreLayout.formatKey)
             guard payload.count == 1, let stored = payload.first else {
                 throw EntryLayout.damagedDescription(
-                    key: formatKey, "holds a version of \(payload.count) bytes where it takes 1")
+                    key: StoreLayout.formatKey, "holds a version of \(payload.count) bytes where it takes 1")
             }
             version = stored
         }
@@ -558,10 +556,10 @@ final class Store: @unchecked Sendable {
     static func storeIdentifier(_ value: [UInt8]) throws -> String { UUID(uuid: try uuidBytes(value)).uuidString }
 
     private static func uuidBytes(_ value: [UInt8]) throws -> uuid_t {
-        let bytes = try EntryLayout.metaPayload(value, key: storeKey)
+        let bytes = try EntryLayout.metaPayload(value, key: StoreLayout.storeKey)
         guard bytes.count == 16 else {
             throw EntryLayout.damagedDescription(
-                key: storeKey, "holds \(bytes.count) bytes where an identifier takes 16")
+                key: StoreLayout.storeKey, "holds \(bytes.count) bytes where an identifier takes 16")
         }
         return (
             bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],

@@ -55,8 +55,6 @@ struct StoredEntity: Codable, Equatable {
         nextTag = 1
     }
 
-    static func metaKey(for entityName: String) -> [UInt8] { Array("entity:\(entityName)".utf8) }
-
     /// Checks what the record format relies on: every tag in 1 … 2²⁹−1, no tag twice, and the
     /// next tag above them all and still a valid tag. A description that breaks this (one that
     /// passed its checksum, so written wrongly rather than damaged on disk) would otherwise stop
@@ -68,13 +66,13 @@ struct StoredEntity: Codable, Equatable {
         for attribute in attributes {
             guard attribute.tag >= 1, attribute.tag < nextTag, seen.insert(attribute.tag).inserted else {
                 throw EntryLayout.damagedDescription(
-                    key: Self.metaKey(for: name),
+                    key: StoreLayout.entityDescriptionKey(name),
                     "gives \(name).\(attribute.name) the tag \(attribute.tag), which is out of range or taken")
             }
         }
         guard nextTag >= 1, nextTag <= RecordWriter.maximumTag else {
             throw EntryLayout.damagedDescription(
-                key: Self.metaKey(for: name), "holds the next tag \(nextTag), outside 1 … 2^29-1")
+                key: StoreLayout.entityDescriptionKey(name), "holds the next tag \(nextTag), outside 1 … 2^29-1")
         }
     }
 
@@ -149,7 +147,7 @@ struct StoredEntity: Codable, Equatable {
             return StoredRelationship(
                 name: relationship.name, destination: relationship.destination,
                 isToMany: !relationship.isToOneRelationship, inverse: relationship.inverseName,
-                deleteRule: relationship.deleteRule.rawValue, table: "r/\(declaring.name)/\(relationship.name)")
+                deleteRule: relationship.deleteRule.rawValue, table: StoreLayout.edgeTable(of: declaring.name, relationship.name))
         }
         superentity = entity.superentity?.name
         return tags

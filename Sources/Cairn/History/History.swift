@@ -24,7 +24,6 @@ struct History {
     /// behind refreshes every model it holds instead, which costs less than reading them all.
     static let readCommitsLimit: UInt64 = 1_000
     /// `meta` key of the commit after the newest one whose entry was removed (u64 big-endian).
-    static let floorKey = Array("history.floor".utf8)
 
     private struct Bucket {
         let kind: Kind
@@ -225,7 +224,7 @@ struct History {
         do {
             _ = try Self.floor(meta: meta, txn: txn)
         } catch let error as StorageError where error.code == .damagedRecord {
-            try txn.put(EntryLayout.counter(commit, key: Self.floorKey), for: Self.floorKey, in: meta)
+            try txn.put(EntryLayout.counter(commit, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: meta)
         }
     }
 
@@ -281,6 +280,6 @@ struct History {
 
     /// The commit after the newest one whose entry was removed (0 before any was).
     static func floor(meta: Table, txn: borrowing some StorageTransaction & ~Copyable) throws -> UInt64 {
-        try txn.get(floorKey, in: meta).map { try EntryLayout.counter($0, key: floorKey, table: meta) } ?? 0
+        try txn.get(StoreLayout.historyFloorKey, in: meta).map { try EntryLayout.counter($0, key: StoreLayout.historyFloorKey, table: meta) } ?? 0
     }
 }

@@ -147,7 +147,7 @@ struct HistoryLog {
             let floor = (try? History.floor(meta: store.meta, txn: txn)) ?? 0
             if newest &+ 1 > floor {
                 try txn.put(
-                    EntryLayout.counter(newest &+ 1, key: History.floorKey), for: History.floorKey, in: store.meta)
+                    EntryLayout.counter(newest &+ 1, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: store.meta)
             }
             return txn.id
         }

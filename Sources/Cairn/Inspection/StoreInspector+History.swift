@@ -37,8 +37,8 @@ extension StoreInspector {
     /// - Throws: `StorageError` `.notFound` when the history after `token` was deleted (the
     ///   transactions after it can no longer all be listed); what reading the store throws.
     package func transactions(after token: UInt64?, _ body: (InspectedTransaction) throws -> Bool) throws {
-        guard tableNames.contains("h") else { return }
-        let history = try table("h")
+        guard tableNames.contains(StoreLayout.historyTable) else { return }
+        let history = try table(StoreLayout.historyTable)
         try environment.read { txn in
             let floor = try History.floor(meta: meta, txn: txn)
             if let token, token &+ 1 < floor {

@@ -51,7 +51,8 @@ extension StoreInspector {
         }
         let records = try recordsTable(of: entity)
         let classes = Set(descendants(of: entity).map { classNumber(of: $0) })
-        let externals = tableNames.contains("x/\(root(of: entity))") ? try table("x/\(root(of: entity))") : nil
+        let externalsName = StoreLayout.externalsTable(of: root(of: entity))
+        let externals = tableNames.contains(externalsName) ? try table(externalsName) : nil
         let edges = try description.relationships.map { relationship in
             (relationship, try edgeTableName(of: relationship, entity: entity).map { try table($0) })
         }

@@ -96,7 +96,7 @@ extension StoreInspector {
             readers: try environment.readerSlots().filter { $0.processIdentifier != getpid() }.map {
                 StoreSummary.Reader(processIdentifier: $0.processIdentifier, transaction: $0.transactionID)
             })
-        let history = tableNames.contains("h") ? try table("h") : nil
+        let history = tableNames.contains(StoreLayout.historyTable) ? try table(StoreLayout.historyTable) : nil
         let tables = try Dictionary(uniqueKeysWithValues: tableNames.map { ($0, try table($0)) })
         let sharedRoots = Set(entityNames.filter { sharesTable($0) }.map { root(of: $0) })
         // Entries per table, and the rows of each class of each shared records table, in one snapshot.
@@ -107,7 +107,7 @@ extension StoreInspector {
             for root in sharedRoots {
                 var counts: [Int: Int] = [:]
                 // A missing table (a damaged name) has no rows to count; verify reports it.
-                guard let records = tables["e/\(root)"] else { continue }
+                guard let records = tables[StoreLayout.recordsTable(of: root)] else { continue }
                 try txn.scan(records) { key, _ in
                     // A damaged key counts for no class; verify reports it.
                     if let row = try? EntryLayout.row(key: key, table: records) {
@@ -129,13 +129,13 @@ extension StoreInspector {
             }
             summary.history.floor = try History.floor(meta: meta, txn: txn)
         }
-        summary.history.transactions = entries["h"] ?? 0
+        summary.history.transactions = entries[StoreLayout.historyTable] ?? 0
         for name in entityNames {
             let description = descriptions[name]!
             let rows =
-                sharesTable(name) ? classRows[root(of: name)]?[classNumber(of: name)] ?? 0 : entries["e/\(name)"] ?? 0
-            func keyed(_ prefix: String) -> [StoreSummary.KeyedTable] {
-                keyedTables(of: name, prefix: prefix).map {
+                sharesTable(name) ? classRows[root(of: name)]?[classNumber(of: name)] ?? 0 : entries[StoreLayout.recordsTable(of: name)] ?? 0
+            func keyed(_ kind: StoreLayout.KeyTableKind) -> [StoreSummary.KeyedTable] {
+                keyedTables(of: name, kind).map {
                     StoreSummary.KeyedTable(attributes: $0.attributes, entries: entries[$0.name] ?? 0)
                 }
             }
@@ -152,7 +152,7 @@ extension StoreInspector {
                             deleteRule: relationship.deleteRule,
                             edges: edgeTableName(of: relationship, entity: name).flatMap { entries[$0] } ?? 0)
                     },
-                    uniqueConstraints: keyed("u"), indexes: keyed("i")))
+                    uniqueConstraints: keyed(.unique), indexes: keyed(.index)))
         }
         return summary
     }

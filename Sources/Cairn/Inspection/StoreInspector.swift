@@ -34,7 +34,7 @@ package final class StoreInspector {
         configuration.isReadOnly = true
         environment = try LMDBEnvironment.open(configuration)
         self.path = environment.path
-        guard let meta = try environment.openTable("meta") else {
+        guard let meta = try environment.openTable(StoreLayout.metaTable) else {
             throw StorageError(
                 code: .damaged,
                 message: "This LMDB store has no 'meta' table, so Cairn did not write it (or its main table is "
@@ -43,7 +43,7 @@ package final class StoreInspector {
         }
         self.meta = meta
         let entries = try environment.read { txn in
-            (format: try txn.get(Store.formatKey, in: meta), store: try txn.get(Store.storeKey, in: meta))
+            (format: try txn.get(StoreLayout.formatKey, in: meta), store: try txn.get(StoreLayout.storeKey, in: meta))
         }
         guard let format = entries.format, let store = entries.store else {
             throw StorageError(
@@ -54,7 +54,7 @@ package final class StoreInspector {
         formatVersion = Int(Store.formatVersion)
         storeIdentifier = try Store.storeIdentifier(store)
         schemaVersion = try Store.recordedSchemaVersion(environment: environment, meta: meta)?.description
-        let prefix = Array("entity:".utf8)
+        let prefix = StoreLayout.entityDescriptionPrefix
         let stored = try environment.read { txn in
             var found: [(key: [UInt8], value: [UInt8])] = []
             try txn.scan(meta, .prefix(prefix)) { key, value in
@@ -129,7 +129,7 @@ package final class StoreInspector {
 
     /// The records table of `name`'s rows.
     func recordsTable(of name: String) throws -> Table {
-        try table("e/\(root(of: name))")
+        try table(StoreLayout.recordsTable(of: root(of: name)))
     }
 
     /// The table holding the edges of `relationship` of `entity`: the one its description names,
@@ -140,7 +140,8 @@ package final class StoreInspector {
         // At most one step per entity: a cycle (a description written wrongly) ends the walk.
         for _ in 0...descriptions.count {
             guard let name = current else { break }
-            if tableNames.contains("r/\(name)/\(relationship.name)") { return "r/\(name)/\(relationship.name)" }
+            let table = StoreLayout.edgeTable(of: name, relationship.name)
+            if tableNames.contains(table) { return table }
             current = descriptions[name]?.superentity
         }
         return nil
@@ -159,11 +160,8 @@ package final class StoreInspector {
     }
 
     /// The unique (`u`) or index (`i`) tables of `entity`, with their attributes.
-    func keyedTables(of entity: String, prefix: String) -> [(name: String, attributes: [String])] {
-        let start = "\(prefix)/\(entity)/"
-        return tableNames.filter { $0.hasPrefix(start) }.sorted().map {
-            ($0, $0.dropFirst(start.count).split(separator: ",").map(String.init))
-        }
+    func keyedTables(of entity: String, _ kind: StoreLayout.KeyTableKind) -> [(name: String, attributes: [String])] {
+        StoreLayout.keyTables(kind, of: entity, among: tableNames)
     }
 
     /// The identifier of `row` reached through `entity`'s table: of the class its row id names.

@@ -28,9 +28,10 @@ extension StoreVerifier {
         var keyed: [Keyed] = []
         // Entities whose covered rows are unknown (descriptions without notes) are left out.
         for name in names where store.knowsDescendants(of: name) {
-            for (prefix, unique) in [("u", true), ("i", false)] {
-                for (table, attributes) in store.keyedTables(of: name, prefix: prefix) {
-                    keyed.append(Keyed(entity: name, table: try store.table(table), unique: unique, names: attributes))
+            for kind in StoreLayout.KeyTableKind.allCases {
+                for (table, attributes) in store.keyedTables(of: name, kind) {
+                    keyed.append(
+                        Keyed(entity: name, table: try store.table(table), unique: kind == .unique, names: attributes))
                 }
             }
         }
@@ -40,7 +41,7 @@ extension StoreVerifier {
             where store.knowsDescendants(of: relationship.destination) {
                 // Each table once, with the entity that declares it (the table carries its name).
                 guard let tableName = store.edgeTableName(of: relationship, entity: name),
-                    tableName == "r/\(name)/\(relationship.name)"
+                    tableName == StoreLayout.edgeTable(of: name, relationship.name)
                 else { continue }
                 let inverse = relationship.inverse.flatMap { inverseName in
                     store.descriptions[relationship.destination]?.relationships.first { $0.name == inverseName }

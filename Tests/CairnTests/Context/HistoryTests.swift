@@ -120,9 +120,9 @@ import Testing
         let meta = container.store.meta
         func damageFloor() throws {
             try container.store.environment.write { txn in
-                var value = EntryLayout.counter(1, key: History.floorKey)
+                var value = EntryLayout.counter(1, key: StoreLayout.historyFloorKey)
                 value[7] ^= 0x01
-                try txn.put(value, for: History.floorKey, in: meta)
+                try txn.put(value, for: StoreLayout.historyFloorKey, in: meta)
             }
         }
         let writer = ModelContext(container)
@@ -154,9 +154,9 @@ import Testing
         let store = container.store
         let table = try #require(store.history)
         try store.environment.write { txn in
-            var value = EntryLayout.counter(7, key: History.floorKey)
+            var value = EntryLayout.counter(7, key: StoreLayout.historyFloorKey)
             value[0] ^= 0x80
-            try txn.put(value, for: History.floorKey, in: store.meta)
+            try txn.put(value, for: StoreLayout.historyFloorKey, in: store.meta)
             try txn.put(History().encoded(), for: EntryLayout.historyKey(commit: 3), in: table)
             var history = History()
             history.record(.inserted, "LibraryBook", 1)
@@ -221,7 +221,7 @@ import Testing
         _ = try commitEntry([2], store: store)
         // A floor past the commit after `first`: its entry may have been dropped.
         try store.environment.write { txn in
-            try txn.put(EntryLayout.counter(first + 5, key: History.floorKey), for: History.floorKey, in: store.meta)
+            try txn.put(EntryLayout.counter(first + 5, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: store.meta)
         }
         guard case .unknown = try changes(after: first, store: store) else {
             Issue.record("dropped entries cannot say which rows changed")
@@ -229,7 +229,7 @@ import Testing
         }
         // Back to no floor, and a damaged entry instead.
         let damaged = try store.environment.write { txn in
-            try txn.put(EntryLayout.counter(0, key: History.floorKey), for: History.floorKey, in: store.meta)
+            try txn.put(EntryLayout.counter(0, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: store.meta)
             try txn.put([0xFF, 0xFF, 0xFF], for: EntryLayout.historyKey(commit: txn.id), in: table)
             return txn.id
         }
@@ -243,9 +243,9 @@ import Testing
         }
         // A damaged floor is its own answer, so the context can report it.
         try store.environment.write { txn in
-            var value = EntryLayout.counter(1, key: History.floorKey)
+            var value = EntryLayout.counter(1, key: StoreLayout.historyFloorKey)
             value[0] ^= 0x80
-            try txn.put(value, for: History.floorKey, in: store.meta)
+            try txn.put(value, for: StoreLayout.historyFloorKey, in: store.meta)
         }
         guard case .damagedFloor(let error) = try changes(after: first, store: store) else {
             Issue.record("a damaged floor is reported")

@@ -152,7 +152,7 @@ import Testing
         // A store whose format entry is the bare byte of this format was written before the
         // checksum: damage, not a format it could read.
         #expect { try Store.checkFormat([Store.formatVersion]) } throws: { isDamagedDescription($0) }
-        try Store.checkFormat(EntryLayout.metaValue([Store.formatVersion], key: Store.formatKey))
+        try Store.checkFormat(EntryLayout.metaValue([Store.formatVersion], key: StoreLayout.formatKey))
     }
     /// A description whose checksum matches but whose tags break the record format (a tag given
     /// twice, the next tag below a used one, a tag out of range) used to stop the program in the
@@ -160,7 +160,7 @@ import Testing
     @Test(arguments: ["duplicate", "nextTagTooLow", "zero", "nextTagTooHigh"])
     func aDescriptionWithImpossibleTagsIsRefusedNotATrap(_ kind: String) throws {
         let directory = TemporaryDirectory()
-        let key = StoredEntity.metaKey(for: "LibraryBook")
+        let key = StoreLayout.entityDescriptionKey("LibraryBook")
         do {
             let container = try library(directory)
             try container.store.environment.write { txn in

@@ -203,7 +203,7 @@ import Testing
         do {
             let container = try library(directory)
             try container.store.environment.write { txn in
-                try txn.put([1], for: Store.formatKey, in: container.store.meta)
+                try txn.put([1], for: StoreLayout.formatKey, in: container.store.meta)
             }
         }
         #expect {

@@ -1,0 +1,97 @@
+/// The names of a store's tables and the keys of its `meta` table: the one place either is spelled.
+/// The app's `Store`, the model-free inspector and verifier, migrations and the tools all name
+/// tables and meta entries through it (`Docs/Design.md`, "Tables" and "The `meta` table", says what each holds).
+///
+/// ```swift
+/// let records = try environment.openTable(StoreLayout.recordsTable(of: "Book"), create: true)
+/// let version = try txn.get(StoreLayout.formatKey, in: meta)
+/// ```
+package enum StoreLayout {
+    // MARK: Tables
+
+    /// The store's own entries: format, identifier, schema version, entity descriptions, row
+    /// counters and the history floor.
+    package static let metaTable = "meta"
+    /// The history: one entry per commit that changed rows.
+    package static let historyTable = "h"
+
+    /// The records of an entity's hierarchy, named after its root entity.
+    ///
+    /// ```swift
+    /// StoreLayout.recordsTable(of: "Book")   // "e/Book"
+    /// ```
+    package static func recordsTable(of root: String) -> String { recordsPrefix + root }
+
+    /// The external-storage values of an entity's hierarchy, named after its root entity.
+    ///
+    /// ```swift
+    /// StoreLayout.externalsTable(of: "Book")   // "x/Book"
+    /// ```
+    package static func externalsTable(of root: String) -> String { "x/" + root }
+
+    /// A relationship's edges, named after the entity that declares it.
+    ///
+    /// ```swift
+    /// StoreLayout.edgeTable(of: "Author", "books")   // "r/Author/books"
+    /// ```
+    package static func edgeTable(of entity: String, _ relationship: String) -> String { "r/\(entity)/\(relationship)" }
+
+    /// What a key table holds: one row per key (a uniqueness constraint) or any number (an index).
+    package enum KeyTableKind: String, CaseIterable, Sendable {
+        case unique = "u"
+        case index = "i"
+    }
+
+    /// A uniqueness constraint's or an index's table, named after the entity that declares it and
+    /// the attributes of its key, in order.
+    ///
+    /// ```swift
+    /// StoreLayout.keyTable(.index, of: "Book", ["year", "title"])   // "i/Book/year,title"
+    /// ```
+    package static func keyTable(_ kind: KeyTableKind, of entity: String, _ attributes: [String]) -> String {
+        "\(kind.rawValue)/\(entity)/\(attributes.joined(separator: ","))"
+    }
+
+    /// The key tables of `kind` that `entity` declares among `names`, with their attributes, in
+    /// name order.
+    package static func keyTables(
+        _ kind: KeyTableKind, of entity: String, among names: some Sequence<String>
+    ) -> [(name: String, attributes: [String])] {
+        let start = "\(kind.rawValue)/\(entity)/"
+        return names.filter { $0.hasPrefix(start) }.sorted().map {
+            ($0, $0.dropFirst(start.count).split(separator: ",").map(String.init))
+        }
+    }
+
+    /// Whether `name` is an entity hierarchy's records table.
+    package static func isRecordsTable(_ name: String) -> Bool { name.hasPrefix(recordsPrefix) }
+
+    private static let recordsPrefix = "e/"
+
+    // MARK: Keys of the meta table
+
+    /// The store format's version (one byte).
+    package static let formatKey = Array("format".utf8)
+    /// The store's identifier (a UUID's 16 bytes).
+    package static let storeKey = Array("store".utf8)
+    /// The version of the versioned schema the store was last opened with.
+    package static let schemaVersionKey = Array("schema.version".utf8)
+    /// The oldest commit the history still holds in full.
+    package static let historyFloorKey = Array("history.floor".utf8)
+    /// What every entity description's key starts with.
+    package static let entityDescriptionPrefix = Array("entity:".utf8)
+
+    /// The key of an entity's stored description.
+    ///
+    /// ```swift
+    /// StoreLayout.entityDescriptionKey("Book")   // "entity:Book"
+    /// ```
+    package static func entityDescriptionKey(_ entity: String) -> [UInt8] { entityDescriptionPrefix + Array(entity.utf8) }
+
+    /// The key of an entity's row counter (the last row id it gave out).
+    ///
+    /// ```swift
+    /// StoreLayout.rowCounterKey("Book")   // "rowid:Book"
+    /// ```
+    package static func rowCounterKey(_ entity: String) -> [UInt8] { Array("rowid:\(entity)".utf8) }
+}
