@@ -19,7 +19,7 @@ import Foundation
 ///
 /// A context is not `Sendable`: use it on the thread or actor that created it, and pass
 /// ``PersistentIdentifier``s, not models, between them.
-public final class ModelContext: _ModelLoader {
+public final class ModelContext {
     /// The container whose store the context works on.
     ///
     /// ```swift
@@ -117,11 +117,14 @@ public final class ModelContext: _ModelLoader {
         self.link = link
         rows = RowLoader(store: container.store, link: link)
         commits = CommitTracker(lastSeen: (try? container.store.read { txn in txn.id }) ?? 0)
-        link.connect(self)
+        link.connect(hooks)
         inverses.loadProperty = { [unowned self] model, index in self.fulfill(model, index) }
     }
 
     deinit { link.disconnect() }
+
+    /// What generated model code calls on this context (``ContextHooks``), kept off its public API.
+    private(set) lazy var hooks = ContextHooks(self)
 
     // MARK: Ownership
 
@@ -172,7 +175,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.attributeDidChange(book, 1)   // generated code calls this
     /// ```
-    public func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
+    func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
         // Most attributes are keyed by no table: that is the first, cheapest check.
         guard let tables = store.entitiesByType[ObjectIdentifier(type(of: model))],
             tables.keyedAttributeIndexes.contains(index), let id = model._$state.persistentIdentifier,
@@ -347,14 +350,14 @@ public final class ModelContext: _ModelLoader {
         }
     }
 
-    // MARK: _ModelLoader
+    // MARK: What generated code calls (through ContextHooks)
 
     /// Loads a fault's stored values. Called by generated getters through `_$fulfill(_:)`.
     ///
     /// ```swift
     /// context.fulfill(book, 2)   // generated code calls this; not for direct use
     /// ```
-    public func fulfill(_ model: any PersistentModel, _ index: Int) {
+    func fulfill(_ model: any PersistentModel, _ index: Int) {
         checkOwner()
         guard let (rowID, tables) = rows.source(of: model, index, failures: &loadFailures) else { return }
         refreshIfNeeded()
@@ -366,7 +369,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.modelDidChange(book)   // generated setters call this; not for direct use
     /// ```
-    public func modelDidChange(_ model: any PersistentModel) {
+    func modelDidChange(_ model: any PersistentModel) {
         checkOwner()
         // Only a stored row's registered instance: not an insert (tracked as one), nor an instance
         // left out of the identity map (its row was taken over by an insert).
@@ -381,7 +384,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.isUpdatingInverses   // false outside a relationship change
     /// ```
-    public var isUpdatingInverses: Bool { inverses.isMaintaining }
+    var isUpdatingInverses: Bool { inverses.isMaintaining }
 
     /// Keeps the addresses of a to-many relationship's members before a change in place, and
     /// every registered model alive until the change ends. Called by generated `_modify`
@@ -390,7 +393,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// books.withUnsafeBytes { context.beginMembershipChange(author, 4, members: $0) }   // true
     /// ```
-    public func beginMembershipChange(_ model: AnyObject, _ index: Int, members: UnsafeRawBufferPointer) -> Bool {
+    func beginMembershipChange(_ model: AnyObject, _ index: Int, members: UnsafeRawBufferPointer) -> Bool {
         inverses.membersBeforeChange.push(ObjectIdentifier(model), index, members: members)
         rows.identity.hold()
         return true
@@ -401,7 +404,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// let before = context.membersBeforeChange(author, 4)
     /// ```
-    public func membersBeforeChange(_ model: AnyObject, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>? {
+    func membersBeforeChange(_ model: AnyObject, _ index: Int) -> UnsafeBufferPointer<UnsafeRawPointer>? {
         inverses.membersBeforeChange.members(of: ObjectIdentifier(model), index)
     }
 
@@ -410,7 +413,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.membershipChangeWasNested(author, 4)
     /// ```
-    public func membershipChangeWasNested(_ model: AnyObject, _ index: Int) -> Bool {
+    func membershipChangeWasNested(_ model: AnyObject, _ index: Int) -> Bool {
         inverses.membersBeforeChange.hadNestedChange(of: ObjectIdentifier(model), index)
     }
 
@@ -422,7 +425,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.endMembershipChange(author, 4)
     /// ```
-    public func endMembershipChange(_ model: AnyObject, _ index: Int) {
+    func endMembershipChange(_ model: AnyObject, _ index: Int) {
         if inverses.membersBeforeChange.pop(ObjectIdentifier(model), index) { rows.identity.release() }
     }
 
@@ -431,7 +434,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.relationshipDidChange(book, 3, from: [], to: [author])   // not for direct use
     /// ```
-    public func relationshipDidChange(
+    func relationshipDidChange(
         _ model: any PersistentModel, _ index: Int, from knownOldTargets: [any PersistentModel]?,
         to newTargets: [any PersistentModel]
     ) {
@@ -443,7 +446,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.relationshipDidChange(book, 3, from: .some(nil), to: author)   // not for direct use
     /// ```
-    public func relationshipDidChange(
+    func relationshipDidChange(
         _ model: any PersistentModel, _ index: Int, from knownOldTarget: (any PersistentModel)??,
         to newTarget: (any PersistentModel)?
     ) {
@@ -456,7 +459,7 @@ public final class ModelContext: _ModelLoader {
     /// ```swift
     /// context.keepFirstOccurrences(playlist, 1)   // not for direct use
     /// ```
-    public func keepFirstOccurrences(_ model: any PersistentModel, _ index: Int) {
+    func keepFirstOccurrences(_ model: any PersistentModel, _ index: Int) {
         guard let tables = store.entitiesByName[model.persistentModelID.entity],
             let relationship = tables.relationshipsByIndex[index]
         else { return }

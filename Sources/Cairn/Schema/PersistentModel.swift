@@ -264,7 +264,9 @@ extension PersistentModel {
     /// ```swift
     /// book.modelContext === context   // true after context.insert(book)
     /// ```
-    public var modelContext: ModelContext? { _$state.isDeleted ? nil : _$state.loader as? ModelContext }
+    public var modelContext: ModelContext? {
+        _$state.isDeleted ? nil : (_$state.loader as? ContextHooks)?.context
+    }
 
     /// Whether the model was deleted and the deletion saved.
     ///
