@@ -58,7 +58,7 @@ final class Mutex<Value>: @unchecked Sendable {
 
 @Suite struct AutosaveTests {
     private func container() throws -> ModelContainer {
-        try ModelContainer(for: Jotting.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        try makeContainer(inMemory: Jotting.self)
     }
 
     /// Waits until `condition` holds, or about two seconds.

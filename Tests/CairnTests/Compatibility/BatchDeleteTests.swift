@@ -39,9 +39,7 @@ import Testing
     let directory = TemporaryDirectory()
 
     private func container() throws -> ModelContainer {
-        try ModelContainer(
-            for: Ledger.self, Vault.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Batch.store"))))
+        try makeContainer(Ledger.self, Vault.self, in: directory, named: "Batch.store")
     }
 
     @Test func anotherContainerSeesTheDeleteAtOnceAndCascadesAndNullifiesApply() throws {

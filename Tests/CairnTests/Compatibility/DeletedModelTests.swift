@@ -44,7 +44,7 @@ import Testing
 @Suite struct DeletedModelTests {
     @Test func aCascadeIsVisibleBeforeTheSave() throws {
         let context = ModelContext(
-            try ModelContainer(for: Binder.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Binder.self))
         let kept = Binder(label: "kept")
         let doomed = Binder(label: "doomed")
         context.insert(kept)
@@ -74,7 +74,7 @@ import Testing
 
     @Test func aDeletedModelReadsNoRelatedModelsAfterTheSave() throws {
         let context = ModelContext(
-            try ModelContainer(for: ShelfOwner.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: ShelfOwner.self))
         let owner = ShelfOwner(name: "Ada")
         let book = ShelfBook(title: "Notes")
         context.insert(owner)
@@ -93,7 +93,7 @@ import Testing
 
     @Test func aNullifyShowsBeforeTheSaveAndATakenBackDeleteRestoresIt() throws {
         let context = ModelContext(
-            try ModelContainer(for: ShelfOwner.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: ShelfOwner.self))
         let owner = ShelfOwner(name: "Ada")
         let (notes, letters) = (ShelfBook(title: "Notes"), ShelfBook(title: "Letters"))
         context.insert(owner)
@@ -119,7 +119,7 @@ import Testing
 
     @Test func noActionLeavesTheOtherSideUntilTheSave() throws {
         let context = ModelContext(
-            try ModelContainer(for: Patron.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Patron.self))
         let patron = Patron(name: "Ada")
         let badge = Badge(label: "gold")
         context.insert(patron)

@@ -15,9 +15,7 @@ import Testing
     let directory = TemporaryDirectory()
 
     private func container() throws -> ModelContainer {
-        try ModelContainer(
-            for: Outline.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Outline.store"))))
+        try makeContainer(Outline.self, in: directory, named: "Outline.store")
     }
 
     @Test func changesAreTrackedButNeverWritten() throws {

@@ -25,7 +25,7 @@ private func identities<Item: Identifiable>(_ items: [Item]) -> [Item.ID] { item
 @Suite struct IdentifiableTests {
     @Test func aModelIsIdentifiedByItsPersistentIdentifier() throws {
         let context = ModelContext(
-            try ModelContainer(for: IdentifiedNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            try makeContainer(inMemory: IdentifiedNote.self)
         )
         let note = IdentifiedNote(text: "first")
         context.insert(note)
@@ -38,7 +38,7 @@ private func identities<Item: Identifiable>(_ items: [Item]) -> [Item.ID] { item
 
     @Test func aModelWithItsOwnIDKeepsIt() throws {
         let context = ModelContext(
-            try ModelContainer(for: NoteWithOwnID.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: NoteWithOwnID.self))
         let id = UUID()
         context.insert(NoteWithOwnID(id: id, text: "mine"))
         try context.save()
@@ -48,7 +48,7 @@ private func identities<Item: Identifiable>(_ items: [Item]) -> [Item.ID] { item
 
     @Test func anIdentifiersIDIsStableAndEncodable() throws {
         let context = ModelContext(
-            try ModelContainer(for: IdentifiedNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            try makeContainer(inMemory: IdentifiedNote.self)
         )
         let first = IdentifiedNote(text: "a")
         let second = IdentifiedNote(text: "b")

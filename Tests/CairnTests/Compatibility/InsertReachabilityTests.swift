@@ -33,7 +33,7 @@ import Testing
 @Suite struct InsertReachabilityTests {
     func context() throws -> ModelContext {
         ModelContext(
-            try ModelContainer(for: Shelf.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Shelf.self))
     }
 
     @Test func insertingAChildInsertsItsParentAndTheParentListsIt() throws {
@@ -129,8 +129,7 @@ import Testing
     }
 
     @Test func aModelWhoseContextIsGoneCanStillBeRelated() throws {
-        let container = try ModelContainer(
-            for: Shelf.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Shelf.self)
         var context: ModelContext? = ModelContext(container)
         context!.insert(Shelf(name: "Poetry", volumes: [Volume(title: "Odes")]))
         try context!.save()

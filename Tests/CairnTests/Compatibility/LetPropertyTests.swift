@@ -56,9 +56,7 @@ enum AccountRegion: String, Codable { case north, south }
     let opened = Date(timeIntervalSince1970: 1_700_000_000)
 
     private func container() throws -> ModelContainer {
-        try ModelContainer(
-            for: Account.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Account.store"))))
+        try makeContainer(Account.self, in: directory, named: "Account.store")
     }
 
     /// Saves a ledger with two lines; returns the ledger's and the first line's identifiers.
@@ -180,8 +178,7 @@ enum AccountRegion: String, Codable { case north, south }
 
     @Test func aLetWhoseTypeHasNoEmptyValueIsATypedError() throws {
         let error = #expect(throws: SchemaError.self) {
-            _ = try ModelContainer(
-                for: RegionalAccount.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            _ = try makeContainer(inMemory: RegionalAccount.self)
         }
         #expect(error?.message.contains("RegionalAccount.region is a `let` of type AccountRegion") == true)
         #expect(error?.message.contains("CaseIterable") == true)

@@ -22,7 +22,7 @@ import Testing
 
     init() throws {
         context = ModelContext(
-            try ModelContainer(for: Recipe.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Recipe.self))
         for (name, course, subtitle) in [
             ("Crème brûlée", "dessert", "Custard"), ("Soup 10", "starter", nil), ("soup 2", "starter", "Leek"),
             ("Éclair", "dessert", nil), ("eclair", "dessert", "Small"), ("Apple pie", "dessert", "apple"),

@@ -80,7 +80,7 @@ import Testing
 @Suite struct SmallAPITests {
     @Test func identifiersComeInTheDescriptorsOrderWithABatchSize() throws {
         let context = ModelContext(
-            try ModelContainer(for: ConfiguredNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            try makeContainer(inMemory: ConfiguredNote.self)
         )
         for text in ["b", "c", "a"] { context.insert(ConfiguredNote(text: text)) }
         try context.save()
@@ -91,8 +91,7 @@ import Testing
     }
 
     @Test func aDescriptorCrossesToAnotherActor() async throws {
-        let container = try ModelContainer(
-            for: ConfiguredNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: ConfiguredNote.self)
         let setup = ModelContext(container)
         setup.insert(ConfiguredNote(text: "shared"))
         try setup.save()
@@ -104,8 +103,7 @@ import Testing
     }
 
     @Test func deleteAllDataEmptiesTheStore() throws {
-        let container = try ModelContainer(
-            for: ConfiguredNote.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: ConfiguredNote.self)
         let context = ModelContext(container)
         context.insert(ConfiguredNote(text: "gone"))
         try context.save()

@@ -394,7 +394,7 @@ private final class InheritanceChangeFlag: @unchecked Sendable {
 @Suite struct OpenModelClassTests {
     @Test func aClassThatIsNotFinalIsStoredIndexedAndUnique() throws {
         let context = ModelContext(
-            try ModelContainer(for: Bicycle.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Bicycle.self))
         context.insert(Bicycle(frame: "F-1", gears: 21))
         context.insert(Bicycle(frame: "F-2", gears: 3))
         try context.save()

@@ -24,9 +24,7 @@ final class ChangeFlag: @unchecked Sendable {
     let directory = TemporaryDirectory()
 
     private func container() throws -> ModelContainer {
-        try ModelContainer(
-            for: Headline.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Headlines.store"))))
+        try makeContainer(Headline.self, in: directory, named: "Headlines.store")
     }
 
     @Test func anotherContextsSaveNotifiesObserversOfTheValuesItChanged() throws {

@@ -63,7 +63,7 @@ import Testing
 
     @Test func anOptionalToManyCascades() throws {
         let context = ModelContext(
-            try ModelContainer(for: CloudFolder.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: CloudFolder.self))
         let folder = CloudFolder(name: "Old")
         context.insert(folder)
         let note = CloudNote(text: "gone with it")

@@ -144,8 +144,7 @@ enum RawSwatch {
 
     @Test func aNameNothingIsRegisteredUnderIsATypedError() throws {
         let error = #expect(throws: SchemaError.self) {
-            _ = try ModelContainer(
-                for: UnregisteredSwatch.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            _ = try makeContainer(inMemory: UnregisteredSwatch.self)
         }
         #expect(error?.message.contains("no ValueTransformer is registered under that name") == true)
     }

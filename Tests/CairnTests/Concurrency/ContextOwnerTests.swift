@@ -24,8 +24,7 @@ import Testing
     }
 
     @Test func aModelActorsContextIsUsableOnlyOnItsExecutor() async throws {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         let probe = OwnerProbe(modelContainer: container)
         #expect(await probe.ownerPermitsItself())
         let owner = await probe.owner()
@@ -35,8 +34,7 @@ import Testing
     }
 
     @Test func aModelActorsContextIsUsableInsideAnotherQueuesSyncInItsWork() async throws {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         let probe = OwnerProbe(modelContainer: container)
         #expect(await probe.ownerPermitsItselfInsideAnotherQueuesSync(), "the job still runs on the actor's executor")
         let owner = await probe.owner()

@@ -24,9 +24,7 @@ final class TallyHolder {
 }
 
 func tallyContainer(_ directory: TemporaryDirectory = TemporaryDirectory()) throws -> ModelContainer {
-    try ModelContainer(
-        for: Tally.self, TallyHolder.self,
-        configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Tally.store"))))
+    try makeContainer(Tally.self, TallyHolder.self, in: directory, named: "Tally.store")
 }
 
 @ModelActor

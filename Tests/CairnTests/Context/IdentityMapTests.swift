@@ -5,8 +5,7 @@ import Testing
 
 @Suite struct IdentityMapTests {
     func store() throws -> (ModelContainer, Store.EntityTables) {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         return (container, container.store.entities["Gauge"]!)
     }
 

@@ -7,8 +7,7 @@ import Testing
 /// position among the new rows.
 @Suite struct InsertedModelsTests {
     func store() throws -> (ModelContainer, Store.EntityTables) {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         return (container, container.store.entitiesByType[ObjectIdentifier(Gauge.self)]!)
     }
 
@@ -33,8 +32,7 @@ import Testing
     /// Models without unique keys (desks) between models with one (gauges): each key is found to
     /// belong to its own model.
     @Test func aKeyNamesTheModelItBelongsTo() throws {
-        let container = try ModelContainer(
-            for: Gauge.self, Desk.self, Clerk.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self, Desk.self, Clerk.self)
         let models: [any PersistentModel] = [
             Desk(name: "a"), Gauge(code: 1, reading: 0), Desk(name: "b"), Desk(name: "c"), Gauge(code: 2, reading: 0),
             Gauge(code: 3, reading: 0), Desk(name: "d"),

@@ -8,9 +8,7 @@ import Testing
 /// and the identity map through the context).
 @Suite struct InvariantCheckerTests {
     func savedReadings(_ count: Int) throws -> ModelContext {
-        let container = try ModelContainer(
-            for: Reading.self, Tally.self, TallyHolder.self,
-            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Reading.self, Tally.self, TallyHolder.self)
         let context = ModelContext(container)
         for sensor in 0..<count { context.insert(Reading(sensor: sensor, value: Double(sensor), note: "")) }
         try context.save()

@@ -6,9 +6,7 @@ import Testing
 /// The invariant check that runs after every save in debug builds finds what it promises.
 @Suite struct InvariantTests {
     func savedLibrary() throws -> (ModelContext, LibraryAuthor, LibraryBook) {
-        let container = try ModelContainer(
-            for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
-            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self)
         let context = ModelContext(container)
         let author = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "ja@example.org")
         let book = LibraryBook(isbn: "1", title: "Emma")

@@ -22,9 +22,7 @@ import Testing
     private let container: ModelContainer
 
     init() throws {
-        container = try ModelContainer(
-            for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
-            Desk.self, Clerk.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        container = try makeContainer(inMemory: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self, Desk.self, Clerk.self)
     }
 
     /// A relationship of `Model` by name, and its inverse.

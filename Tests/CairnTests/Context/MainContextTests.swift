@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct MainContextTests {
     func container() throws -> ModelContainer {
-        try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        try makeContainer(inMemory: Specimen.self)
     }
 
     @MainActor @Test func theMainContextAutosavesAfterChanges() async throws {

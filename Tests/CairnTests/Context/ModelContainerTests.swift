@@ -123,10 +123,8 @@ enum ItemsV4 {
     }
 
     @Test func inMemoryStoresAreIndependentAndLeaveNothingBehind() throws {
-        var first: ModelContainer? = try ModelContainer(
-            for: ItemsV1.Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let second = try ModelContainer(
-            for: ItemsV1.Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        var first: ModelContainer? = try makeContainer(inMemory: ItemsV1.Item.self)
+        let second = try makeContainer(inMemory: ItemsV1.Item.self)
         #expect(first!.storeIdentifier != second.storeIdentifier)
         let path = first!.store.environment.path
         #expect(FileManager.default.fileExists(atPath: path))
@@ -163,8 +161,7 @@ enum ItemsV4 {
 
     @Test func onlyAnInMemoryStoreSkipsFlushing() throws {
         // ARCHITECTURE §3: in-memory stores skip syncing; a store on disk never sets MDB_NOSYNC.
-        let memory = try ModelContainer(
-            for: ItemsV1.Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let memory = try makeContainer(inMemory: ItemsV1.Item.self)
         #expect(memory.store.environment.configuration.durability == .unsynced)
         #expect(try !memory.store.environment.state.flushesCommits())
         let context = ModelContext(memory)
@@ -182,8 +179,7 @@ enum ItemsV4 {
     }
 
     @Test func eraseDeletesEveryRecord() throws {
-        let container = try ModelContainer(
-            for: ItemsV1.Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: ItemsV1.Item.self)
         let records = try #require(container.store.entities["Item"]?.records)
         try container.store.environment.write { txn in
             for n in 0..<10 { try txn.put([1], for: key(n), in: records) }

@@ -109,7 +109,7 @@ enum SpecimensV3 {
         let early = specimen.persistentModelID
         #expect(early.isTemporary && early.entityName == "Specimen" && specimen.persistentModelID == early)
         let context = ModelContext(
-            try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Specimen.self))
         context.insert(specimen)
         #expect(specimen.persistentModelID == early)
         try context.save()
@@ -118,7 +118,7 @@ enum SpecimensV3 {
 
     @Test func insertedModelsAreFoundByTheirTemporaryIdentifiersUntilSavedOrRolledBack() throws {
         let context = ModelContext(
-            try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Specimen.self))
         var inserted: [Specimen] = []
         // Looked up between inserts, so lookups meet models inserted after the last one.
         for round in 0..<5 {
@@ -149,8 +149,7 @@ enum SpecimensV3 {
     }
 
     @Test func aModelThatOutlivesItsContextNoLongerReachesIt() throws {
-        let container = try ModelContainer(
-            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Specimen.self)
         var kept: [Specimen] = []
         weak var gone: ModelContext?
         do {
@@ -170,8 +169,7 @@ enum SpecimensV3 {
     }
 
     @Test func oneInstancePerIdentifierPerContext() throws {
-        let container = try ModelContainer(
-            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Specimen.self)
         let writer = ModelContext(container)
         let specimen = Specimen(name: "Quartz")
         writer.insert(specimen)
@@ -211,8 +209,7 @@ enum SpecimensV3 {
     }
 
     @Test func deletesRemoveRowsAndMarkModels() throws {
-        let container = try ModelContainer(
-            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Specimen.self)
         let context = ModelContext(container)
         let kept = Specimen(name: "kept")
         let gone = Specimen(name: "gone")
@@ -231,8 +228,7 @@ enum SpecimensV3 {
     }
 
     @Test func rollbackDiscardsInsertsChangesAndDeletes() throws {
-        let container = try ModelContainer(
-            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Specimen.self)
         let context = ModelContext(container)
         let saved = Specimen(name: "saved")
         let doomed = Specimen(name: "doomed")
@@ -275,8 +271,7 @@ enum SpecimensV3 {
     }
 
     @Test func newRowsGetIncreasingIdentifiersAcrossSaves() throws {
-        let container = try ModelContainer(
-            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Specimen.self)
         let context = ModelContext(container)
         var ids: [PersistentIdentifier] = []
         for round in 0..<3 {

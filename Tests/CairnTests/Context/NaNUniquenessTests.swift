@@ -50,9 +50,7 @@ func notANumber() -> Double { Double(bitPattern: 0x7FF8_0000_0000_0000) }
 /// NULLs never collide in a UNIQUE column. `-0.0` and `0.0` are one unique value, as `==` says.
 @Suite struct NaNUniquenessTests {
     func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
-        try ModelContainer(
-            for: NaNReading.self, NaNFloatReading.self, NaNOptionalReading.self, NaNTimestamp.self,
-            NaNPairReading.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("NaN.store"))))
+        try makeContainer(NaNReading.self, NaNFloatReading.self, NaNOptionalReading.self, NaNTimestamp.self, NaNPairReading.self, in: directory, named: "NaN.store")
     }
 
     func saveOneByOne<T: PersistentModel>(_ models: [T], in container: ModelContainer) throws {

@@ -24,8 +24,7 @@ final class LoaderVolume {
 @Suite struct RowLoaderTests {
     /// A store with one shelf of five volumes, saved; the shelf's row.
     func store() throws -> (ModelContainer, row: UInt64) {
-        let container = try ModelContainer(
-            for: LoaderShelf.self, LoaderVolume.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: LoaderShelf.self, LoaderVolume.self)
         let context = ModelContext(container)
         let shelf = LoaderShelf(label: "A")
         context.insert(shelf)

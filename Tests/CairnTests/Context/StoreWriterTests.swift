@@ -6,8 +6,7 @@ import Testing
 /// The one writer of every save, tested on plans built by hand.
 @Suite struct StoreWriterTests {
     func store() throws -> (ModelContext, Store.EntityTables) {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         return (ModelContext(container), container.store.entities["Gauge"]!)
     }
 

@@ -8,8 +8,7 @@ import Testing
 @Suite struct UniquenessPlannerTests {
     /// A store holding gauges with codes 1, 2 and 3, and a planner over it.
     private func storedGauges() throws -> (ModelContainer, [Gauge], UniquenessPlanner) {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         let context = ModelContext(container)
         let gauges = (1...3).map { Gauge(code: $0, reading: Double($0)) }
         for gauge in gauges { context.insert(gauge) }

@@ -21,9 +21,7 @@ final class Reading {
 
 @Suite struct UpsertTests {
     func container() throws -> ModelContainer {
-        try ModelContainer(
-            for: Reading.self, Tally.self, TallyHolder.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Upsert.store"))))
+        try makeContainer(Reading.self, Tally.self, TallyHolder.self, in: TemporaryDirectory(), named: "Upsert.store")
     }
 
     @Test func insertsUpdatesAndLeavesUnchangedRowsAlone() throws {

@@ -7,9 +7,7 @@ import Testing
 /// how a model the context holds takes the values.
 @Suite struct UpserterTests {
     func context() throws -> ModelContext {
-        let container = try ModelContainer(
-            for: Reading.self, Tally.self, TallyHolder.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Upserter.store"))))
+        let container = try makeContainer(Reading.self, Tally.self, TallyHolder.self, in: TemporaryDirectory(), named: "Upserter.store")
         return ModelContext(container)
     }
 

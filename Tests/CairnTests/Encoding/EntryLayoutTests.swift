@@ -7,8 +7,7 @@ import Testing
 /// on-disk layout gives (Design.md) and read back through the layout's own checks.
 @Suite struct EntryLayoutTests {
     func table() throws -> (ModelContainer, Table) {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         return (container, container.store.entitiesByType[ObjectIdentifier(Gauge.self)]!.records)
     }
 

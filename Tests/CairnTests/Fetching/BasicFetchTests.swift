@@ -5,8 +5,7 @@ import Testing
 
 @Suite struct BasicFetchTests {
     func context() throws -> ModelContext {
-        let container = try ModelContainer(
-            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Specimen.self)
         let context = ModelContext(container)
         for (index, name) in ["Quartz", "Ammonite", "Garnet", "Trilobite", "Beryl"].enumerated() {
             let specimen = Specimen(name: name)
@@ -60,8 +59,7 @@ import Testing
 
 @Suite struct FetchConvenienceTests {
     @Test func identifiersAndDeletesByPredicateFollowTheDescriptor() throws {
-        let container = try ModelContainer(
-            for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Specimen.self)
         let context = ModelContext(container)
         let specimens = (0..<6).map { n in
             let specimen = Specimen(name: "s\(n)")
@@ -85,9 +83,7 @@ import Testing
     /// Several keys, both orders, optionals with nil first ascending and last descending, strings
     /// by `<` (Foundation's `SortDescriptor` order here), with and without the index-order path.
     @Test func sortsFollowSortDescriptorOrder() throws {
-        let container = try ModelContainer(
-            for: PredMember.self, PredTeam.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Sort.store"))))
+        let container = try makeContainer(PredMember.self, PredTeam.self, in: TemporaryDirectory(), named: "Sort.store")
         let context = ModelContext(container)
         let nicknames: [String?] = [nil, "b", "a", nil, "B", "\u{E9}", "e\u{301}", "a", "Z", ""]
         for (code, nickname) in nicknames.enumerated() {

@@ -9,9 +9,7 @@ import Testing
     static let count = 1_000
 
     func container() throws -> ModelContainer {
-        let container = try ModelContainer(
-            for: RankedItem.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Batch.store"))))
+        let container = try makeContainer(RankedItem.self, in: TemporaryDirectory(), named: "Batch.store")
         let context = ModelContext(container)
         for n in 0..<Self.count { context.insert(RankedItem(rank: n, group: n % 4, label: "item \(n)")) }
         try context.save()

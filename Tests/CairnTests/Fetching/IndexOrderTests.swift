@@ -25,9 +25,7 @@ final class RankedItem {
 
     /// 1,000 items with distinct ranks in shuffled row order (or ranks shared by ten items).
     func container(tiedRanks: Bool = false) throws -> ModelContainer {
-        let container = try ModelContainer(
-            for: RankedItem.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Ranked.store"))))
+        let container = try makeContainer(RankedItem.self, in: TemporaryDirectory(), named: "Ranked.store")
         let context = ModelContext(container)
         var generator = SeededGenerator(seed: 7)
         for (n, rank) in (0..<Self.count).shuffled(using: &generator).enumerated() {

@@ -51,8 +51,7 @@ final class CountingCodes: Sequence, Codable, @unchecked Sendable {
 /// fetch-then-update (`ids.contains($0.id)`) must be linear, not a scan of the list per row.
 @Suite struct ResidualPredicateTests {
     func gauges(_ count: Int) throws -> ModelContext {
-        let container = try ModelContainer(
-            for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: Gauge.self)
         let context = ModelContext(container)
         for code in 0..<count { context.insert(Gauge(code: code, reading: Double(code % 10), label: "g\(code)")) }
         try context.save()
@@ -123,7 +122,7 @@ final class CountingCodes: Sequence, Codable, @unchecked Sendable {
 
     @Test func notANumberMatchesNothingThroughAnIndex() throws {
         let context = ModelContext(
-            try ModelContainer(for: Gauge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            try makeContainer(inMemory: Gauge.self))
         context.insert(Gauge(code: 1, reading: .nan))
         context.insert(Gauge(code: 2, reading: 1))
         try context.save()

@@ -30,7 +30,5 @@ import Foundation
 }
 
 func liveContainer(_ directory: TemporaryDirectory) throws -> ModelContainer {
-    try ModelContainer(
-        for: LiveAuthor.self, LiveBook.self,
-        configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Live.store"))))
+    try makeContainer(LiveAuthor.self, LiveBook.self, in: directory, named: "Live.store")
 }

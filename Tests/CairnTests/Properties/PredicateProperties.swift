@@ -430,9 +430,7 @@ final class PathTally: @unchecked Sendable {
 
 @Suite struct PredicateProperties {
     static func open() throws -> ModelContainer {
-        try ModelContainer(
-            for: PredMember.self, PredTeam.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Pred.store"))))
+        try makeContainer(PredMember.self, PredTeam.self, in: TemporaryDirectory(), named: "Pred.store")
     }
 
     /// Saves `count` random members on three teams, then leaves unsaved changes in a new context:

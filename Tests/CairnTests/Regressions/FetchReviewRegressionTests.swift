@@ -6,9 +6,7 @@ import Testing
 /// Defects a review of the fetching work found, each fixed.
 @Suite struct FetchReviewRegressionTests {
     func rankedContainer(_ count: Int = 20) throws -> ModelContainer {
-        let container = try ModelContainer(
-            for: RankedItem.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Review.store"))))
+        let container = try makeContainer(RankedItem.self, in: TemporaryDirectory(), named: "Review.store")
         let context = ModelContext(container)
         for n in 0..<count { context.insert(RankedItem(rank: n, group: n % 2, label: "item \(n)")) }
         try context.save()

@@ -65,9 +65,7 @@ private let keptNestingsLock = NSLock()
 /// Hostile input (issue 39): no public call traps, whatever the arguments or the stored values.
 @Suite struct HostileInputRegressionTests {
     func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
-        try ModelContainer(
-            for: HostileShelf.self, HostileItem.self, HostileDocument.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Hostile.store"))))
+        try makeContainer(HostileShelf.self, HostileItem.self, HostileDocument.self, in: directory, named: "Hostile.store")
     }
 
     // Bug: a generated getter of a model whose context was gone found no loader and stopped the

@@ -86,9 +86,7 @@ import Testing
     /// keys: a record under another row's key would have removed the wrong index entry and left a
     /// stale one.
     @Test func theUpsertOfARowNotHeldReadsAStoredRecordUnderItsOwnKey() throws {
-        let container = try ModelContainer(
-            for: Reading.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: TemporaryDirectory().child("Upsert.store"))))
+        let container = try makeContainer(Reading.self, in: TemporaryDirectory(), named: "Upsert.store")
         let context = ModelContext(container)
         _ = try context.upsert((1...3).map { Reading(sensor: $0, value: Double($0), note: "v1") })
         let records = try #require(container.store.entities["Reading"]).records

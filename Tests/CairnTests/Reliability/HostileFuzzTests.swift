@@ -50,9 +50,7 @@ import Glibc
     @Test(.timeLimit(.minutes(30)))
     func countAndSizeArgumentsAreResultsOrTypedErrors() throws {
         let directory = TemporaryDirectory()
-        let container = try ModelContainer(
-            for: HostileNote.self, HostileShelf.self, HostileItem.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("A.store"))))
+        let container = try makeContainer(HostileNote.self, HostileShelf.self, HostileItem.self, in: directory, named: "A.store")
         let seeding = ModelContext(container)
         for n in 0..<7 { seeding.insert(HostileNote(text: "note \(n)")) }
         try seeding.save()
@@ -283,8 +281,7 @@ struct UniqueDoubleCase: CustomStringConvertible {
     var description: String { "CAIRN_HOSTILE_CASE=\(seed): \(values) \(savesEach ? "saved one by one" : "in one save")" }
 
     func run() throws {
-        let container = try ModelContainer(
-            for: NaNReading.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: NaNReading.self)
         let context = ModelContext(container)
         var reference: [Double: String] = [:]
         var notANumbers: [String] = []

@@ -37,9 +37,7 @@ import Testing
         weak var lastContainer: ModelContainer?
         weak var lastContext: ModelContext?
         func useAStore(_ round: Int) throws {
-            let container = try ModelContainer(
-                for: LifetimeOwner.self, LifetimeItem.self,
-                configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Store\(round).store"))))
+            let container = try makeContainer(LifetimeOwner.self, LifetimeItem.self, in: directory, named: "Store\(round).store")
             let context = ModelContext(container)
             for code in 0..<200 {
                 let owner = LifetimeOwner(code: code)

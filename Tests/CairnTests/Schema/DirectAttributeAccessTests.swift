@@ -96,8 +96,7 @@ final class EveryBuiltInType {
     }
 
     @Test func relationshipsAreReadAndWrittenAtTheirFieldOffsets() throws {
-        let container = try ModelContainer(
-            for: DirectOwner.self, DirectItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try makeContainer(inMemory: DirectOwner.self, DirectItem.self)
         let context = ModelContext(container)
         let owner = DirectOwner()
         let (first, second) = (DirectItem("a"), DirectItem("b"))

@@ -50,9 +50,7 @@ import Testing
     }
 
     func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
-        try ModelContainer(
-            for: Specimen.self, Keeper.self,
-            configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Specimens.store"))))
+        try makeContainer(Specimen.self, Keeper.self, in: directory, named: "Specimens.store")
     }
 
     /// The values a specimen holds, for comparison.

@@ -4,9 +4,7 @@ import Foundation
 
 /// A container for the library models of `SchemaMetadataTests`, in `directory`.
 func libraryContainer(_ directory: TemporaryDirectory) throws -> ModelContainer {
-    try ModelContainer(
-        for: LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self,
-        configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.child("Library.store"))))
+    try makeContainer(LibraryBook.self, LibraryChapter.self, LibraryAuthor.self, LibraryAward.self, LibraryCategory.self, in: directory, named: "Library.store")
 }
 
 /// The number of stored rows of an entity, read straight from its table.
