@@ -34,251 +34,256 @@ struct StoreWriter {
         }
     }
 
+    /// The transaction: each table family written by a method of its own, in the order the type's
+    /// comment gives.
     private func transact(_ plan: inout SavePlan, noting: (SaveOutcome) -> Void) throws -> SaveOutcome {
         try store.write(expectedBytes: plan.expectedBytes) { txn in
-            var rows = RowAppender()
-            var assigned: [UInt64] = []
-            var leftAlone: [Int] = []
-            assigned.reserveCapacity(plan.newRows.count)
-            for position in plan.newRows.indices {
-                // A new row's record is at the row's own position in `newRecords`.
-                let tables = plan.newRows[position].tables
-                if let takenOver = plan.newRows[position].takesOver {
-                    // Equal bytes under the same key: the stored record is intact and holds these
-                    // values. A row gone meanwhile is written anew. The key on the stack.
-                    let rewrite = try EntryLayout.withRowKey(takenOver) { key in
-                        plan.newRecords.seal(position, forKey: key)
-                        if !tables.foreignTags.isEmpty,
-                            let rewrite = try rewriteKeepingForeignFields(
-                                of: tables, record: position, in: plan.newRecords, key: key, txn)
-                        {
-                            return rewrite
-                        }
-                        return try plan.newRecords.withRecord(position) { bytes in
-                            let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
-                            if rewrite == .missing { _ = try txn.put(bytes, for: key, in: tables.records) }
-                            return rewrite
-                        }
-                    }
-                    if rewrite == .unchanged && plan.newRows[position].isLeftAloneWhenSame {
-                        leftAlone.append(position)
-                    }
-                    assigned.append(takenOver)
-                } else {
-                    assigned.append(
-                        try rows.append(position, of: &plan.newRecords, to: tables, meta: store.meta, txn: txn))
-                }
-            }
+            let (assigned, leftAlone) = try writeNewRows(&plan, txn)
+            // The rows as constants from here: a variable read inside the methods below went
+            // through the runtime's exclusivity checks (about 150 instructions per row named).
+            let rows = RowResolver(assigned: assigned, newRows: plan.newRows)
             var history = History(author: plan.author)
-            try rows.writeCounters(meta: store.meta, txn: txn)
-            // The rows and the edge targets as constants from here: a variable read inside the
-            // functions and closures below went through the runtime's exclusivity checks (about
-            // 150 instructions per row named).
-            let assignedRows = assigned
-            let edgeTargets = plan.edgeTargets
-            func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
-                switch reference {
-                case .stored(let row): return row
-                case .new(let position): return assignedRows[position]
-                case .missing(let type):
-                    throw StorageError(
-                        code: .unsupportedValue,
-                        message: "A relationship points at a \(type) that is not saved and was not inserted (it was "
-                            + "deleted before it was ever saved). Remove it from the relationship, or insert it again.")
-                }
-            }
-            func isAppended(_ reference: SavePlan.RowReference) -> Bool {
-                guard case .new(let position) = reference else { return false }
-                return plan.newRows[position].takesOver == nil
-            }
-            var gone: [PersistentIdentifier] = []
-            for update in plan.updates {
-                // A record with the same bytes under the same key holds the same values (the
-                // checksum covers the key): the row is left as it is. One search for both.
-                // The key on the stack: an array per update was an allocation per changed model.
-                let rewrite = try EntryLayout.withRowKey(update.row) { key in
-                    if !update.tables.foreignTags.isEmpty,
-                        let rewrite = try rewriteKeepingForeignFields(
-                            of: update.tables, record: update.record, in: plan.updateRecords, key: key, txn)
-                    {
-                        return rewrite
-                    }
-                    return try plan.updateRecords.withRecord(update.record) { bytes in
-                        try txn.rewrite(bytes, for: key, in: update.tables.records)
-                    }
-                }
-                if rewrite == .missing {
-                    gone.append(
-                        PersistentIdentifier(
-                            entity: update.tables.entityName, store: store.internedIdentifier, rowID: update.row))
-                }
-            }
-            if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
+            try rewriteUpdates(plan, txn)
             // A deleted row's stored edges may include targets the plan never saw (another context
             // added them since): their inverse edges are removed by the repair below.
             var rewritten: [RewrittenList] = []
-            for (tables, deleted) in plan.deletes {
-                let key = EntryLayout.rowKey(deleted)
-                if !tables.preservedTags.isEmpty, let tombstone = try Self.tombstone(of: tables, key: key, txn) {
-                    history.recordTombstone(tables.entityName, deleted, record: tombstone)
-                }
-                try txn.delete(key, in: tables.records)
-                for (name, table) in tables.edges {
-                    if let relationship = tables.entity.relationshipsByName[name] {
-                        let old = try txn.edges(of: deleted, in: table).map(\.target)
-                        if !old.isEmpty {
-                            rewritten.append(RewrittenList(relationship, of: tables, table, deleted, old, []))
-                        }
-                    }
-                    try txn.delete(key, in: table)
-                }
-                for (tag, _) in tables.externalAttributes.values {
-                    try txn.delete(EntryLayout.externalKey(row: deleted, tag: tag), in: tables.externals!)
-                }
-            }
-            for removal in plan.indexRemovals {
-                try txn.delete(
-                    removal.key, value: EntryLayout.keyedValue(row: removal.row, key: removal.key), in: removal.table)
-            }
-            for entry in plan.indexAdditions {
-                let value = EntryLayout.keyedValue(row: try row(entry.row), key: entry.key)
-                try txn.put(value, for: entry.key, in: entry.table)
-            }
-            for position in plan.externals.indices {
-                let external = plan.externals[position]
-                let key = EntryLayout.externalKey(row: try row(external.owner), tag: external.tag)
-                try txn.put(plan.externals[position].value.sealed(forKey: key), for: key, in: external.table)
-            }
-            // Nothing was committed since the keys were looked up: they name the rows they named then.
-            if !plan.keptKeys.isEmpty && plan.readSnapshot.map({ txn.id != $0 &+ 1 }) ?? true {
-                for kept in plan.keptKeys
-                where try plan.uniqueKeys.withKey(kept.key, { try txn.uniqueRow(for: $0, in: kept.table) }) != kept.row
-                {
-                    throw SaveError.claimedMeanwhile(kept.identifier)
-                }
-            }
-            for freed in plan.uniqueFreed { try txn.removeUniqueEntry(for: freed.key, naming: freed.row, in: freed.table) }
-            // Keys claimed in ascending order (new rows' ids, say) are appended at the end of their
-            // table without a search, as long as each is past the table's last key; the first that
-            // is not is put the usual way, and so is every later one in that table.
-            var searchesIn: Set<UInt32> = []
-            for claim in plan.uniqueClaims {
-                let claimRow = try row(claim.row)
-                let claimed = try plan.uniqueKeys.withKey(claim.key) { key in
-                    try EntryLayout.withKeyedValue(row: claimRow, key: key) { value in
-                        let table = claim.table
-                        if !searchesIn.contains(table.handle) {
-                            if try txn.put(value, for: key, in: table, options: .append) { return true }
-                            searchesIn.insert(table.handle)
-                        }
-                        return try txn.put(value, for: key, in: table, options: .noOverwrite)
-                    }
-                }
-                // Another process stored the same unique values since the save was planned.
-                guard claimed else {
-                    throw SaveError.claimedMeanwhile(plan.identifier(of: claim, store: store.internedIdentifier))
-                }
-            }
-            var nextLeftAlone = 0
-            for (position, new) in plan.newRows.enumerated() {
-                if nextLeftAlone < leftAlone.count && leftAlone[nextLeftAlone] == position {
-                    nextLeftAlone += 1
-                    continue
-                }
-                if new.takesOver == nil {
-                    history.record(.inserted, new.tables.entityName, assignedRows[position])
-                } else {
-                    // The whole record was written over: every attribute may have changed.
-                    history.record(
-                        .updated, new.tables.entityName, assignedRows[position], fields: new.tables.attributeBits)
-                }
-            }
-            for update in plan.updates {
-                history.record(.updated, update.tables.entityName, update.row, fields: update.changed)
-            }
-            for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
-            // Made once: an option-set literal is built by generic code each time it is spelt.
-            let appendingKey = PutOptions.append.union(.appendDuplicate)
-            // Each kind's plain values, read once: read from the kind per list, its references were
-            // retained and released per list.
-            // The fields the history names: the relationship on its owner, its inverse on the targets.
-            let kinds = plan.edgeKinds.map {
-                (
-                    table: $0.table, destination: $0.relationship.internedDestination, owner: $0.ownerTables.entityName,
-                    field: $0.relationship.index,
-                    inverseField: $0.ownerTables.inverses[$0.relationship.index]?.inverse.index ?? -1
-                )
-            }
-            for list in plan.edgeLists {
-                let kind = kinds[list.kind]
-                let owner = try row(list.owner)
-                let ownerIsAppended = isAppended(list.owner)
-                // A row appended by this transaction has no edges yet: nothing to read or remove.
-                var old: [UInt64] = []
-                if !ownerIsAppended {
-                    old = try txn.edges(of: owner, in: kind.table).map(\.target)
-                    try txn.delete(EntryLayout.rowKey(owner), in: kind.table)
-                }
-                // The targets the repair below looks at. Between two rows appended by this
-                // transaction there is nothing to repair: no other context has seen either, and
-                // the context wrote both sides from its own graph, which it keeps in step. So an
-                // appended owner's list names only its stored targets there (none, in a graph
-                // saved for the first time, which then costs the repair nothing).
-                var new: [UInt64] = []
-                if !ownerIsAppended { new.reserveCapacity(list.targets.count) }
-                // The history names the rows whose relationships others may hold stale: a row
-                // appended by this transaction is new to every other context, so its edges are
-                // news to none (its insertion is recorded).
-                let destination = kind.destination
-                // The key on the stack: an array per list was an allocation per owner.
-                try EntryLayout.withRowKey(owner) { key in
-                    for (rank, reference) in edgeTargets[list.targets].enumerated() {
-                        let target = try row(reference)
-                        _ = try EntryLayout.withEdgeValue(owner: owner, rank: UInt64(rank), target: target) { edge in
-                            // An appended owner's key is past every key of the table (appended
-                            // rows ascend): its first edge is appended without a search, unless
-                            // the table says otherwise.
-                            if rank == 0 && ownerIsAppended,
-                                try txn.put(edge, for: key, in: kind.table, options: appendingKey)
-                            {
-                                return true
-                            }
-                            return try txn.put(edge, for: key, in: kind.table, options: .appendDuplicate)
-                        }
-                        let targetIsAppended = isAppended(reference)
-                        if !ownerIsAppended || !targetIsAppended { new.append(target) }
-                        if !targetIsAppended { history.record(.edges, destination, target, field: kind.inverseField) }
-                    }
-                }
-                if !ownerIsAppended || !new.isEmpty {
-                    let full = plan.edgeKinds[list.kind]
-                    rewritten.append(
-                        RewrittenList(full.relationship, of: full.ownerTables, kind.table, owner, old, new))
-                }
-                if !ownerIsAppended { history.record(.edges, kind.owner, owner, field: kind.field) }
-                for target in old { history.record(.edges, destination, target, field: kind.inverseField) }
-            }
+            try deleteRows(plan, history: &history, rewritten: &rewritten, txn)
+            try writeIndexEntries(plan, rows, txn)
+            try writeExternalValues(&plan, rows, txn)
+            try writeUniqueEntries(plan, rows, txn)
+            recordRows(plan, rows, leftAlone: leftAlone, in: &history)
+            try writeEdgeLists(plan, rows, history: &history, rewritten: &rewritten, txn)
             let deleted = Set(
                 plan.deletes.map {
                     PersistentIdentifier(entity: $0.tables.entityName, store: store.internedIdentifier, rowID: $0.row)
                 })
             var repaired: [PersistentIdentifier] = []
             try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)
-            if let table = store.history, !history.isEmpty {
-                let store = store
-                try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn) { entity, index in
-                    store.entitiesByName[entity].flatMap {
-                        index < $0.propertyNames.count ? $0.propertyNames[index] : nil
-                    }
-                }
-            }
+            try writeHistory(history, txn)
             // Every row written is in the history: with none, the transaction wrote nothing (rows
             // left alone, an insert deleted before it was saved), and LMDB commits nothing.
             let outcome = SaveOutcome(
-                newRows: assignedRows, leftAlone: leftAlone, commit: history.isEmpty ? nil : txn.id,
-                repaired: repaired)
+                newRows: assigned, leftAlone: leftAlone, commit: history.isEmpty ? nil : txn.id, repaired: repaired)
             noting(outcome)
             return outcome
+        }
+    }
+
+    /// The row ids of a plan's row references, once its new rows have theirs.
+    struct RowResolver {
+        /// Each new row's id, by its position in ``SavePlan/newRows``.
+        let assigned: [UInt64]
+        let newRows: [SavePlan.NewRow]
+
+        func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
+            switch reference {
+            case .stored(let row): return row
+            case .new(let position): return assigned[position]
+            case .missing(let type):
+                throw StorageError(
+                    code: .unsupportedValue,
+                    message: "A relationship points at a \(type) that is not saved and was not inserted (it was "
+                        + "deleted before it was ever saved). Remove it from the relationship, or insert it again.")
+            }
+        }
+
+        /// Whether the reference is a row this transaction appends (not one an insert takes over).
+        func isAppended(_ reference: SavePlan.RowReference) -> Bool {
+            guard case .new(let position) = reference else { return false }
+            return newRows[position].takesOver == nil
+        }
+    }
+
+    /// Records: new rows appended under their entity's next ids, or written over the rows they
+    /// take over (left alone when the stored bytes are the same), and the row counters.
+    ///
+    /// - Returns: Each new row's id by position, and the positions of rows left alone.
+    private func writeNewRows(
+        _ plan: inout SavePlan, _ txn: borrowing WriteTransaction
+    ) throws -> (assigned: [UInt64], leftAlone: [Int]) {
+        var rows = RowAppender()
+        var assigned: [UInt64] = []
+        var leftAlone: [Int] = []
+        assigned.reserveCapacity(plan.newRows.count)
+        for position in plan.newRows.indices {
+            // A new row's record is at the row's own position in `newRecords`.
+            let tables = plan.newRows[position].tables
+            if let takenOver = plan.newRows[position].takesOver {
+                // Equal bytes under the same key: the stored record is intact and holds these
+                // values. A row gone meanwhile is written anew. The key on the stack.
+                let rewrite = try EntryLayout.withRowKey(takenOver) { key in
+                    plan.newRecords.seal(position, forKey: key)
+                    if !tables.foreignTags.isEmpty,
+                        let rewrite = try rewriteKeepingForeignFields(
+                            of: tables, record: position, in: plan.newRecords, key: key, txn)
+                    {
+                        return rewrite
+                    }
+                    return try plan.newRecords.withRecord(position) { bytes in
+                        let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
+                        if rewrite == .missing { _ = try txn.put(bytes, for: key, in: tables.records) }
+                        return rewrite
+                    }
+                }
+                if rewrite == .unchanged && plan.newRows[position].isLeftAloneWhenSame {
+                    leftAlone.append(position)
+                }
+                assigned.append(takenOver)
+            } else {
+                assigned.append(try rows.append(position, of: &plan.newRecords, to: tables, meta: store.meta, txn: txn))
+            }
+        }
+        try rows.writeCounters(meta: store.meta, txn: txn)
+        return (assigned, leftAlone)
+    }
+
+    /// Records of changed rows. A record with the same bytes under the same key holds the same
+    /// values (the checksum covers the key): the row is left as it is, one search for both.
+    ///
+    /// - Throws: ``SaveError`` `.modelDeletedElsewhere` naming every changed row that is gone.
+    private func rewriteUpdates(_ plan: borrowing SavePlan, _ txn: borrowing WriteTransaction) throws {
+        var gone: [PersistentIdentifier] = []
+        for update in plan.updates {
+            // The key on the stack: an array per update was an allocation per changed model.
+            let rewrite = try EntryLayout.withRowKey(update.row) { key in
+                if !update.tables.foreignTags.isEmpty,
+                    let rewrite = try rewriteKeepingForeignFields(
+                        of: update.tables, record: update.record, in: plan.updateRecords, key: key, txn)
+                {
+                    return rewrite
+                }
+                return try plan.updateRecords.withRecord(update.record) { bytes in
+                    try txn.rewrite(bytes, for: key, in: update.tables.records)
+                }
+            }
+            if rewrite == .missing {
+                gone.append(
+                    PersistentIdentifier(entity: update.tables.entityName, store: store.internedIdentifier, rowID: update.row))
+            }
+        }
+        if !gone.isEmpty { throw SaveError.deletedElsewhere(gone) }
+    }
+
+    /// Deleted rows: their records (a tombstone of the preserved fields kept for the history),
+    /// their edge lists (noted for the inverse repair) and their external values.
+    private func deleteRows(
+        _ plan: borrowing SavePlan, history: inout History, rewritten: inout [RewrittenList],
+        _ txn: borrowing WriteTransaction
+    ) throws {
+        for (tables, deleted) in plan.deletes {
+            let key = EntryLayout.rowKey(deleted)
+            if !tables.preservedTags.isEmpty, let tombstone = try Self.tombstone(of: tables, key: key, txn) {
+                history.recordTombstone(tables.entityName, deleted, record: tombstone)
+            }
+            try txn.delete(key, in: tables.records)
+            for (name, table) in tables.edges {
+                if let relationship = tables.entity.relationshipsByName[name] {
+                    let old = try txn.edges(of: deleted, in: table).map(\.target)
+                    if !old.isEmpty {
+                        rewritten.append(RewrittenList(relationship, of: tables, table, deleted, old, []))
+                    }
+                }
+                try txn.delete(key, in: table)
+            }
+            for (tag, _) in tables.externalAttributes.values {
+                try txn.delete(EntryLayout.externalKey(row: deleted, tag: tag), in: tables.externals!)
+            }
+        }
+    }
+
+    /// Index entries: old ones removed, then new ones added.
+    private func writeIndexEntries(
+        _ plan: borrowing SavePlan, _ rows: RowResolver, _ txn: borrowing WriteTransaction
+    ) throws {
+        for removal in plan.indexRemovals {
+            try txn.delete(
+                removal.key, value: EntryLayout.keyedValue(row: removal.row, key: removal.key), in: removal.table)
+        }
+        for entry in plan.indexAdditions {
+            let value = EntryLayout.keyedValue(row: try rows.row(entry.row), key: entry.key)
+            try txn.put(value, for: entry.key, in: entry.table)
+        }
+    }
+
+    /// External values (`.externalStorage` attributes), each under its row and tag (sealed for
+    /// its key in place, hence the `inout` plan).
+    private func writeExternalValues(
+        _ plan: inout SavePlan, _ rows: RowResolver, _ txn: borrowing WriteTransaction
+    ) throws {
+        for position in plan.externals.indices {
+            let external = plan.externals[position]
+            let key = EntryLayout.externalKey(row: try rows.row(external.owner), tag: external.tag)
+            try txn.put(plan.externals[position].value.sealed(forKey: key), for: key, in: external.table)
+        }
+    }
+
+    /// Unique entries: kept ones checked (unless nothing was committed since the plan read them),
+    /// freed ones removed while they still name the row that freed them, new ones claimed with
+    /// no-overwrite.
+    ///
+    /// - Throws: ``SaveError`` `.uniquenessViolated` when another writer claimed a value since
+    ///   the save was planned.
+    private func writeUniqueEntries(
+        _ plan: borrowing SavePlan, _ rows: RowResolver, _ txn: borrowing WriteTransaction
+    ) throws {
+        if !plan.keptKeys.isEmpty && plan.readSnapshot.map({ txn.id != $0 &+ 1 }) ?? true {
+            for kept in plan.keptKeys
+            where try plan.uniqueKeys.withKey(kept.key, { try txn.uniqueRow(for: $0, in: kept.table) }) != kept.row {
+                throw SaveError.claimedMeanwhile(kept.identifier)
+            }
+        }
+        for freed in plan.uniqueFreed { try txn.removeUniqueEntry(for: freed.key, naming: freed.row, in: freed.table) }
+        // Keys claimed in ascending order (new rows' ids, say) are appended at the end of their
+        // table without a search, as long as each is past the table's last key; the first that
+        // is not is put the usual way, and so is every later one in that table.
+        var searchesIn: Set<UInt32> = []
+        for claim in plan.uniqueClaims {
+            let claimRow = try rows.row(claim.row)
+            let claimed = try plan.uniqueKeys.withKey(claim.key) { key in
+                try EntryLayout.withKeyedValue(row: claimRow, key: key) { value in
+                    let table = claim.table
+                    if !searchesIn.contains(table.handle) {
+                        if try txn.put(value, for: key, in: table, options: .append) { return true }
+                        searchesIn.insert(table.handle)
+                    }
+                    return try txn.put(value, for: key, in: table, options: .noOverwrite)
+                }
+            }
+            guard claimed else {
+                throw SaveError.claimedMeanwhile(plan.identifier(of: claim, store: store.internedIdentifier))
+            }
+        }
+    }
+
+    /// The history of the rows written: inserted, taken over (every attribute may have changed),
+    /// updated with their changed fields, deleted.
+    private func recordRows(
+        _ plan: borrowing SavePlan, _ rows: RowResolver, leftAlone: [Int], in history: inout History
+    ) {
+        var nextLeftAlone = 0
+        for (position, new) in plan.newRows.enumerated() {
+            if nextLeftAlone < leftAlone.count && leftAlone[nextLeftAlone] == position {
+                nextLeftAlone += 1
+                continue
+            }
+            if new.takesOver == nil {
+                history.record(.inserted, new.tables.entityName, rows.assigned[position])
+            } else {
+                history.record(.updated, new.tables.entityName, rows.assigned[position], fields: new.tables.attributeBits)
+            }
+        }
+        for update in plan.updates {
+            history.record(.updated, update.tables.entityName, update.row, fields: update.changed)
+        }
+        for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
+    }
+
+    /// The commit's history entry, when it changed anything.
+    private func writeHistory(_ history: borrowing History, _ txn: borrowing WriteTransaction) throws {
+        guard let table = store.history, !history.isEmpty else { return }
+        let store = store
+        try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn) { entity, index in
+            store.entitiesByName[entity].flatMap { index < $0.propertyNames.count ? $0.propertyNames[index] : nil }
         }
     }
 }
