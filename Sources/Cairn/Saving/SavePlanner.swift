@@ -53,258 +53,53 @@ struct SavePlanner {
         let store = store
         // Everything is prepared before the transaction: no encoding, and no reads of the store
         // through faults, may happen inside it. Nothing in memory changes until it commits.
-        // Partly loaded changed models (propertiesToFetch, faults) are completed first: their
-        // unique keys and records need every attribute.
         // Each list once: every read of one makes a new array of the models.
         let changedModels = context.changedModelsArray
-        let deleting = Set(context.deletedModelsArray.map(\.persistentModelID))
-        var deletedElsewhere: [PersistentIdentifier] = []
-        // Each changed model's row rewrite, its record encoded in the same pass, and its
-        // identifier, by position in `updates`, which is noted in the model's state
-        // (`planPosition`; -1 for one that is deleted: changed models are never among the
-        // inserted ones that use it). A model not wholly loaded (propertiesToFetch, faults) is
-        // completed first: its unique keys and record need every attribute. Built here, a
-        // hundred thousand updates are one array of each; gathered in a later pass, they were
-        // three more, each freshly mapped memory touched per model.
-        var updates: [SavePlan.Update] = []
-        var changedIdentifiers: [PersistentIdentifier] = []
-        var updateRecords = RecordList(reservingCapacity: changedModels.count, bytesPerRecord: 64)
-        updates.reserveCapacity(changedModels.count)
-        changedIdentifiers.reserveCapacity(changedModels.count)
-        // The changed models whose change reaches more than their record (a relationship, an
-        // index or unique key, an external value), noted in the same pass: the later steps walk
-        // only these, not every changed model again (each walk over a hundred thousand models
-        // is a cache miss per model).
-        var reaching = ChangeReach()
-        for model in changedModels {
-            let state = model._$state
-            state.planPosition = -1
-            let tables = store.tables(of: model)
-            reaching.note(model, state: state, tables: tables)
-            guard let id = state.persistentIdentifier, let rowID = id.rowID,
-                deleting.isEmpty || !deleting.contains(id)
-            else { continue }
-            let record: Int
-            if let complete = try Self.appendCompleteRecord(of: model, tables: tables, to: &updateRecords) {
-                record = complete
-            } else {
-                do {
-                    try context.rows.load(model, rowID: rowID, tables: tables)
-                } catch let error as StorageError where error.code == .notFound {
-                    deletedElsewhere.append(id)
-                    continue
-                }
-                record = try Self.appendRecord(of: model, tables: tables, to: &updateRecords)
-            }
-            EntryLayout.withRowKey(rowID) { updateRecords.seal(record, forKey: $0) }
-            state.planPosition = updates.count
-            updates.append(SavePlan.Update(tables: tables, row: rowID, record: record, changed: state.changed))
-            changedIdentifiers.append(id)
-        }
-        if !deletedElsewhere.isEmpty { throw SaveError.deletedElsewhere(deletedElsewhere) }
-        let plan = try planDeletes()
+        var changedRows = try planChangedRows(changedModels)
+        let deletes = try planDeletes()
+        let noDeletes = deletes.deletedObjects.isEmpty
         let candidates = try InsertedModels(
-            plan.deletedObjects.isEmpty
-                ? context.insertedModelsArray : context.insertedModelsArray.filter { !plan.isDeleted($0) },
+            noDeletes ? context.insertedModelsArray : context.insertedModelsArray.filter { !deletes.isDeleted($0) },
             store: store)
-        let liveChanged = plan.deletedObjects.isEmpty ? changedModels : changedModels.filter { !plan.isDeleted($0) }
-        let isLive = { (model: any PersistentModel) in plan.deletedObjects.isEmpty || !plan.isDeleted(model) }
+        let liveChanged = noDeletes ? changedModels : changedModels.filter { !deletes.isDeleted($0) }
         let uniqueness = try planUniqueness(
-            inserted: candidates, changed: reaching.keys.filter(isLive), deletes: plan)
-        // The inserts that get rows: a later insert with the same unique values supersedes an
-        // earlier one. Their tables, records (sealed for their row keys in the transaction, where
-        // new rows get their ids) and positions among the new rows were all read in one pass.
-        let (insertedModels, newPositions) = candidates.removing(uniqueness.superseded)
-        /// An insert's position among those kept, from its position among the candidates.
-        func keptPosition(_ candidate: Int) -> Int? { newPositions.map { $0[candidate] } ?? candidate }
-        let inserted = insertedModels.models
-        let insertedTables = insertedModels.tables
-        // The row each kept insert takes over, by position (empty when none does).
-        let takeovers =
-            newPositions == nil || uniqueness.takeovers.isEmpty
-            ? uniqueness.takeovers
-            : uniqueness.takeovers.indices.filter { keptPosition($0) != nil }.map { uniqueness.takeovers[$0] }
-        // A stored model whose row an insert takes over gives way to it (only changed ones need
-        // finding: without any, no set of every takeover is made).
-        let takenOver =
-            takeovers.isEmpty || liveChanged.isEmpty
-            ? []
-            : Set(
-                zip(insertedModels.identifiers, takeovers).compactMap { identifier, row in
-                    row.map {
-                        PersistentIdentifier(entity: identifier.entity, store: store.internedIdentifier, rowID: $0)
-                    }
-                })
-        let isKept = { (model: any PersistentModel) in
-            isLive(model) && (takenOver.isEmpty || !takenOver.contains(model.persistentModelID))
-        }
+            inserted: candidates, changed: changedRows.reaching.keys.filter { noDeletes || !deletes.isDeleted($0) },
+            deletes: deletes)
+        let inserts = KeptInserts(candidates, uniqueness: uniqueness, changed: liveChanged, store: store)
+        let takenOver = inserts.takenOver
         let changed = takenOver.isEmpty ? liveChanged : liveChanged.filter { !takenOver.contains($0.persistentModelID) }
-        // Without deletes or takeovers every changed model is rewritten, in the first pass's
-        // order, and no model is touched again (a pass over a hundred thousand models is a cache
-        // miss per model and state); otherwise the kept ones' updates are picked out.
-        if changed.count != updates.count {
-            let positions = changed.map { $0._$state.planPosition }
-            updates = positions.map { updates[$0] }
-            changedIdentifiers = positions.map { changedIdentifiers[$0] }
-            for (position, model) in changed.enumerated() { model._$state.planPosition = position }
-        }
-        // The plan names rows, not models: a new model by its position among the new rows,
-        // noted in its state (`InsertedModels`), so no map has every model hashed into it.
-        func reference(_ model: any PersistentModel) -> SavePlan.RowReference {
-            let state = model._$state
-            if let row = state.persistentIdentifier?.rowID { return .stored(row) }
-            if let position = insertedModels.position(of: model, state: state) { return .new(position) }
-            return .missing(Schema.internedEntityName(of: type(of: model)))
-        }
+        changedRows.keep(changed)
+        let written = WrittenModels(inserts: inserts, updates: changedRows.updates, deletes: deletes)
         var savePlan = SavePlan()
         savePlan.author = context.author
-        // Room for about one list and one target per model written, reserved once: grown by
-        // doubling, the lists of a large save were copied into fresh memory at each step (about a
-        // tenth of a graph insert's planning under `perf`, page faults and copies).
-        let listsExpected = inserted.count + reaching.relationships.count
-        savePlan.edgeLists.reserveCapacity(listsExpected)
-        savePlan.edgeTargets.reserveCapacity(listsExpected)
-        // The relationships to write: every one of an inserted model, the changed ones of a
-        // changed model, and the inverses the deletes nullify. Each is rewritten whole, in its
-        // order, without the deleted models; its targets are named as rows as they are read
-        // (lists of the target models cost an array and a retain of each model per list).
-        var counted: [CountedList] = []
-        // The plan and the counts come in as `inout` parameters, not captured: a local variable
-        // captured by the closures below was checked for exclusive access at run time, five
-        // checks per list written.
-        func writeList(
-            _ owner: any PersistentModel, _ relationship: Schema.Relationship, ownerTables: Store.EntityTables,
-            isNew: Bool, into savePlan: inout SavePlan, counting counted: inout [CountedList],
-            _ forEachTarget: ((any PersistentModel) -> Void) -> Void
-        ) {
-            let start = savePlan.edgeTargets.count
-            forEachTarget { target in
-                if plan.deletedObjects.isEmpty || !plan.isDeleted(target) {
-                    savePlan.edgeTargets.append(reference(target))
-                }
-            }
-            let targets = start..<savePlan.edgeTargets.count
-            if relationship.hasCountBounds { counted.append((owner, relationship, targets.count)) }
-            guard !(isNew && targets.isEmpty) else { return }
-            let kind = savePlan.edgeKind(relationship, of: ownerTables)
-            savePlan.edgeLists.append(SavePlan.EdgeList(kind: kind, owner: reference(owner), targets: targets))
-        }
-        // The inserted models, then those of `changedOnes`, each with its tables and whether it
-        // is new (walked in place: joining the two lists copied every model).
-        func forEachWritten(
-            _ changedOnes: [any PersistentModel], _ body: (any PersistentModel, Store.EntityTables, Bool) throws -> Void
-        ) rethrows {
-            for (model, tables) in zip(inserted, insertedTables) { try body(model, tables, true) }
-            for model in changedOnes where isKept(model) {
-                try body(model, updates[model._$state.planPosition].tables, false)
-            }
-        }
-        forEachWritten(reaching.relationships) { model, tables, isNew in
-            guard !tables.entity.relationships.isEmpty else { return }
-            let state = model._$state
-            for relationship in tables.entity.relationships where isNew || state.isChanged(relationship.index) {
-                if isNew && !relationship.access.hasTargets(model) {
-                    // An empty new list matters only to a lower bound on its count.
-                    if relationship.minimumModelCount != nil { counted.append((model, relationship, 0)) }
-                    continue
-                }
-                writeList(
-                    model, relationship, ownerTables: tables, isNew: isNew, into: &savePlan, counting: &counted
-                ) { relationship.access.forEachTarget(model, $0) }
-            }
-        }
-        for (owner, relationship, targets) in plan.nullified + uniqueness.released where !plan.isDeleted(owner) {
-            writeList(
-                owner, relationship, ownerTables: store.tables(of: owner), isNew: false, into: &savePlan,
-                counting: &counted
-            ) { targets.forEach($0) }
-        }
-        try checkCounts(counted)
+        try checkCounts(
+            planEdgeLists(
+                written, reaching: changedRows.reaching.relationships, released: uniqueness.released, into: &savePlan))
         // Planning read relationships through getters: one that failed to load read as empty, so
         // the plan (cascades, inverses) may be wrong. Nothing is written then.
         try context.loadFailures.throwPending()
         let (indexRemovals, indexAdditions) = try planIndexes(
-            inserted: insertedModels, changed: reaching.keys.filter(isKept), deleted: plan.deletedSaved,
-            takeovers: takeovers)
-        // External-storage values: all of an inserted model, the changed ones of a changed model.
-        var externalWrites: [(table: Table, owner: any PersistentModel, tag: UInt32, value: EncodedRecord)] = []
-        try forEachWritten(reaching.externals) { model, tables, isNew in
-            guard !tables.externalAttributes.isEmpty else { return }
-            for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
-            where isNew || model._$state.isChanged(index) {
-                var writer = RecordWriter()
-                try access.encode(model, tag, &writer)
-                externalWrites.append((tables.externals!, model, tag, writer.encoded()))
-            }
-        }
-        // An insert that takes over a stored row updates that row.
-        // (By the new rows' own note, below: looking each insert up again cost two hashes apiece.)
-        var newIdentifiers = insertedModels.identifiers
-        var takeoverIdentifiers: [PersistentIdentifier] = []
-
-        savePlan.newRows.reserveCapacity(inserted.count)
-        for position in 0..<insertedModels.count {
-            let tables = insertedTables[position]
-            var row = SavePlan.NewRow(tables: tables, takesOver: takeovers.isEmpty ? nil : takeovers[position])
-            if row.takesOver != nil {
-                let model = inserted[position]
-                row.isLeftAloneWhenSame =
-                    tables.externalAttributes.isEmpty
-                    && !tables.entity.relationships.contains { $0.access.hasTargets(model) }
-                takeoverIdentifiers.append(insertedModels.identifiers[position])
-            }
-            savePlan.newRows.append(row)
-        }
-        if !takeovers.isEmpty {
-            newIdentifiers = zip(insertedModels.identifiers, savePlan.newRows).compactMap {
-                $0.1.takesOver == nil ? $0.0 : nil
-            }
-        }
+            inserted: inserts.kept, changed: changedRows.reaching.keys.filter(written.isKept),
+            deleted: deletes.deletedSaved, takeovers: inserts.takeovers)
+        savePlan.externals = try planExternalValues(written, reaching: changedRows.reaching.externals)
+        let identifiers = planNewRows(inserts, into: &savePlan)
         // The records, each list taken over whole (a new row's record is at its position).
-        savePlan.newRecords = insertedModels.records
-        savePlan.newRowIdentifiers = insertedModels.identifiers
-        savePlan.updateRecords = updateRecords
+        savePlan.newRecords = inserts.kept.records
+        savePlan.newRowIdentifiers = inserts.kept.identifiers
+        savePlan.updateRecords = changedRows.records
         savePlan.readSnapshot = uniqueness.readSnapshot
-        // Inserted models are named by position (their identifiers were read in the one pass),
-        // their keys by position in the candidates' list of keys, which the plan takes over.
-        savePlan.uniqueKeys = candidates.keys
-        savePlan.keptKeys = uniqueness.kept.compactMap { kept in
-            keptPosition(kept.position).map {
-                SavePlan.KeptKey(
-                    table: candidates.keyTables[kept.key], key: kept.key, row: kept.row,
-                    identifier: insertedModels.identifiers[$0])
-            }
-        }
-        savePlan.updates = updates
-        savePlan.deletes = plan.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
+        savePlan.updates = changedRows.updates
+        savePlan.deletes = deletes.deletedSaved.map { (store.tables(of: $0), $0.persistentModelID.rowID!) }
         savePlan.indexRemovals = indexRemovals.map { ($0.0, $0.1, $0.2) }
         savePlan.indexAdditions = indexAdditions.map {
-            SavePlan.KeyEntry(table: $0.0, key: $0.1, row: reference($0.2))
+            SavePlan.KeyEntry(table: $0.0, key: $0.1, row: inserts.reference($0.2))
         }
-        savePlan.externals = externalWrites.map {
-            SavePlan.External(table: $0.table, owner: reference($0.owner), tag: $0.tag, value: $0.value)
-        }
-        savePlan.uniqueFreed = uniqueness.freed
-        savePlan.uniqueClaims.reserveCapacity(uniqueness.claimed.count + uniqueness.insertClaims.count)
-        for (table, key, model) in uniqueness.claimed {
-            savePlan.uniqueKeys.append(key)
-            savePlan.uniqueClaims.append(
-                SavePlan.UniqueClaim(
-                    table: table, key: savePlan.uniqueKeys.count - 1, row: reference(model),
-                    entity: model.persistentModelID.entity))
-        }
-        for claim in uniqueness.insertClaims {
-            guard let position = keptPosition(claim.position) else { continue }
-            savePlan.uniqueClaims.append(
-                SavePlan.UniqueClaim(
-                    table: candidates.keyTables[claim.key], key: claim.key, row: .new(position),
-                    entity: insertedTables[position].entityName))
-        }
+        planUniqueEntries(uniqueness, inserts, into: &savePlan)
         return PlannedSave(
-            plan: savePlan, inserted: inserted, insertedTables: insertedTables, changed: changed, deletes: plan,
-            uniqueness: uniqueness, superseded: uniqueness.superseded.map { candidates.models[$0] },
-            newIdentifiers: newIdentifiers,
-            changedIdentifiers: changedIdentifiers, takeoverIdentifiers: takeoverIdentifiers)
+            plan: savePlan, inserted: inserts.kept.models, insertedTables: inserts.kept.tables, changed: changed,
+            deletes: deletes, uniqueness: uniqueness, superseded: uniqueness.superseded.map { candidates.models[$0] },
+            newIdentifiers: identifiers.inserted, changedIdentifiers: changedRows.identifiers,
+            takeoverIdentifiers: identifiers.takingOver)
     }
 
     /// A relationship list about to be written whose count has a bound, with its number of targets.
@@ -379,7 +174,7 @@ struct SavePlanner {
 
     /// The index entries a save removes (old values, read from the stored records of deleted,
     /// changed and taken-over rows) and adds (the models' values).
-    private func planIndexes(
+    func planIndexes(
         inserted: InsertedModels, changed: [any PersistentModel], deleted: [any PersistentModel],
         takeovers: [UInt64?]
     ) throws -> (removals: [(Table, [UInt8], UInt64)], additions: [(Table, [UInt8], any PersistentModel)]) {
@@ -433,7 +228,7 @@ struct SavePlanner {
 
     /// Checks `minimumModelCount` and `maximumModelCount` of the relationships about to be written
     /// (only those with a bound are listed, with the number of targets written).
-    private func checkCounts(_ relationships: [CountedList]) throws {
+    func checkCounts(_ relationships: [CountedList]) throws {
         for (owner, relationship, count) in relationships where !relationship.isToOneRelationship {
             let tooFew = relationship.minimumModelCount.map { count < $0 } ?? false
             let tooMany = relationship.maximumModelCount.map { count > $0 } ?? false
