@@ -45,10 +45,44 @@ struct SaveApplier {
     func apply(
         _ planned: SavePlanner.PlannedSave, _ outcome: SaveOutcome, pending: inout PendingChanges
     ) -> Applied {
-        let (inserted, insertedTables, changed) = (planned.inserted, planned.insertedTables, planned.changed)
-        let (written, plan, uniqueness, superseded) = (
-            planned.plan, planned.deletes, planned.uniqueness, planned.superseded
-        )
+        let (insertedIDs, takenOverIDs) = applyInserts(planned, outcome)
+        for model in planned.superseded {
+            rows.identity.remove(model.persistentModelID)
+            Self.detach(model)
+        }
+        for (owner, relationship, targets) in planned.uniqueness.released { relationship.access.load(owner, targets) }
+        for (model, update) in zip(planned.changed, planned.plan.updates) {
+            let state = model._$state
+            state.clearChanges()
+            state.recordChecksum = planned.plan.updateRecords.contentChecksum(update.record)
+        }
+        applyDeletes(planned.deletes)
+        pending.removeAll()
+        // Rows whose edges the repair changed without this context having written them: their
+        // loaded relationships load the stored edges again when next read.
+        for id in outcome.repaired {
+            if let model = rows.identity.model(for: id), let tables = store.entitiesByName[id.entity] {
+                Refresher.makeRelationshipsStale(model, tables: tables)
+            }
+        }
+        var outcomes = planned.plan.newRows.map { $0.takesOver == nil ? SavedInserts.Outcome.inserted : .tookOver }
+        for position in outcome.leftAlone { outcomes[position] = .leftAlone }
+        // Updated: the changed models, then the inserts that took over stored rows.
+        return Applied(
+            inserted: insertedIDs,
+            updated: takenOverIDs.isEmpty ? planned.changedIdentifiers : planned.changedIdentifiers + takenOverIDs,
+            saved: SavedInserts(models: planned.inserted, rows: outcome.newRows, outcomes: outcomes))
+    }
+
+    /// The inserted models get their rows' permanent identifiers, join the identity map, and hold
+    /// what their rows hold.
+    ///
+    /// - Returns: The identifiers of the inserts that got new rows, and of those that took stored
+    ///   rows over with other values (an update).
+    private func applyInserts(
+        _ planned: SavePlanner.PlannedSave, _ outcome: SaveOutcome
+    ) -> (inserted: [PersistentIdentifier], tookOver: [PersistentIdentifier]) {
+        let (inserted, insertedTables, written) = (planned.inserted, planned.insertedTables, planned.plan)
         let (rowIDs, leftAlone) = (outcome.newRows, outcome.leftAlone)
         var insertedIDs: [PersistentIdentifier] = []
         var takenOverIDs: [PersistentIdentifier] = []
@@ -81,16 +115,12 @@ struct SaveApplier {
                 }
             }
         }
-        for model in superseded {
-            rows.identity.remove(model.persistentModelID)
-            Self.detach(model)
-        }
-        for (owner, relationship, targets) in uniqueness.released { relationship.access.load(owner, targets) }
-        for (model, update) in zip(changed, written.updates) {
-            let state = model._$state
-            state.clearChanges()
-            state.recordChecksum = written.updateRecords.contentChecksum(update.record)
-        }
+        return (insertedIDs, takenOverIDs)
+    }
+
+    /// Nullified inverses and other loaded relationships drop the deleted models, which leave the
+    /// context: a saved one reads as deleted, an insert as if it had never joined.
+    private func applyDeletes(_ plan: SavePlanner.DeletePlan) {
         for (owner, relationship, targets) in plan.nullified where !plan.isDeleted(owner) {
             relationship.access.load(owner, targets)
         }
@@ -123,21 +153,6 @@ struct SaveApplier {
                 state.detach()
             }
         }
-        pending.removeAll()
-        // Rows whose edges the repair changed without this context having written them: their
-        // loaded relationships load the stored edges again when next read.
-        for id in outcome.repaired {
-            if let model = rows.identity.model(for: id), let tables = store.entitiesByName[id.entity] {
-                Refresher.makeRelationshipsStale(model, tables: tables)
-            }
-        }
-        var outcomes = written.newRows.map { $0.takesOver == nil ? SavedInserts.Outcome.inserted : .tookOver }
-        for position in leftAlone { outcomes[position] = .leftAlone }
-        // Updated: the changed models, then the inserts that took over stored rows.
-        return Applied(
-            inserted: insertedIDs,
-            updated: takenOverIDs.isEmpty ? planned.changedIdentifiers : planned.changedIdentifiers + takenOverIDs,
-            saved: SavedInserts(models: inserted, rows: rowIDs, outcomes: outcomes))
     }
 
     /// Makes a model leave its context as if it had never joined: an insert that is rolled back,

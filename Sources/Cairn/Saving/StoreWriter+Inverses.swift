@@ -32,6 +32,23 @@ extension StoreWriter {
         }
     }
 
+    /// An edge list by its table and owner row.
+    struct ListKey: Hashable {
+        let table: UInt32
+        let owner: UInt64
+    }
+
+    /// The targets an edge list was written with, hashed when there are many.
+    struct WrittenList {
+        let rows: [UInt64]
+        let set: Set<UInt64>?
+        init(_ rows: [UInt64]) {
+            self.rows = rows
+            set = rows.count > 16 ? Set(rows) : nil
+        }
+        func contains(_ row: UInt64) -> Bool { set?.contains(row) ?? rows.contains(row) }
+    }
+
     /// Makes the stored inverse edges agree with every relationship list this save rewrote.
     ///
     /// A context rewrites a relationship from what it has in memory, which may predate another
@@ -51,22 +68,9 @@ extension StoreWriter {
         // written with the owner in it needs no read (inserted graphs are consistent in memory,
         // and reading every target's edges back cost more than writing them). Any list the
         // repair below changes is dropped from here, so it is read from the store again.
-        struct ListKey: Hashable {
-            let table: UInt32
-            let owner: UInt64
-        }
-        struct Written {
-            let rows: [UInt64]
-            let set: Set<UInt64>?
-            init(_ rows: [UInt64]) {
-                self.rows = rows
-                set = rows.count > 16 ? Set(rows) : nil
-            }
-            func contains(_ row: UInt64) -> Bool { set?.contains(row) ?? rows.contains(row) }
-        }
-        var written: [ListKey: Written] = [:]
+        var written: [ListKey: WrittenList] = [:]
         written.reserveCapacity(rewritten.count)
-        for entry in rewritten { written[ListKey(table: entry.table.handle, owner: entry.owner)] = Written(entry.new) }
+        for entry in rewritten { written[ListKey(table: entry.table.handle, owner: entry.owner)] = WrittenList(entry.new) }
         func removeEdge(_ table: Table, owner: UInt64, target: UInt64, entity: InternedName, field: Int) throws {
             written[ListKey(table: table.handle, owner: owner)] = nil
             for edge in try Self.storedEdges(of: owner, in: table, txn: txn) where edge.target == target {
