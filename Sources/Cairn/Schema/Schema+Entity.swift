@@ -92,6 +92,28 @@ extension Schema {
             modelType = type
             name = Schema.entityName(of: type)
             superentityName = Schema.superclass(of: type).map(Schema.entityName(of:))
+            var (properties, problems) = Self.readProperties(of: type, entity: name)
+            self.properties = properties
+            let attributes = properties.compactMap { $0 as? Attribute }
+            let relationships = properties.compactMap { $0 as? Relationship }
+            self.attributes = Set(attributes)
+            self.relationships = Set(relationships)
+            attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            relationshipsByName = Dictionary(
+                relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            storedProperties = properties.filter { !$0.isTransient }
+            let names = KeyConstraintNames(type: type, entity: name, attributes: attributes, byName: attributesByName)
+            let declared = names.resolve(type._$uniquenessConstraints, macro: "#Unique constraint", problems: &problems)
+            let fromOptions = attributes.filter { $0.isUnique }.map { [$0.name] }
+            uniquenessConstraints = fromOptions + declared.filter { !fromOptions.contains($0) }
+            indices = names.resolve(type._$indices, macro: "#Index", problems: &problems)
+            self.problems = problems
+        }
+
+        /// The properties the model's generated metadata describes, and the problems found in it.
+        private static func readProperties(
+            of type: any PersistentModel.Type, entity name: String
+        ) -> (properties: [any SchemaProperty], problems: [SchemaError]) {
             var properties: [any SchemaProperty] = []
             var problems: [SchemaError] = []
             for metadata in type.schemaMetadata {
@@ -106,28 +128,7 @@ extension Schema {
                             isOptional: isOptional, isTransient: false, keyPath: metadata.keyPath,
                             index: metadata.index,
                             storage: metadata.storage, access: metadata.attributeAccess))
-                    if metadata.attributeAccess == nil,
-                        let transformer = attribute?.options.lazy.compactMap(\.transformer).first
-                    {
-                        problems.append(
-                            SchemaError(
-                                code: .invalidProperty, entity: name, property: metadata.name,
-                                message: "\(name).\(metadata.name) is transformable by \(transformer.name), but no "
-                                    + "ValueTransformer is registered under that name. Call "
-                                    + "ValueTransformer.setValueTransformer(_:forName:) before the container opens, or "
-                                    + "write .transformable(by: TheTransformer.self)."))
-                    } else if metadata.attributeAccess == nil {
-                        problems.append(
-                            SchemaError(
-                                code: .invalidProperty, entity: name, property: metadata.name,
-                                message: "\(name).\(metadata.name) has type \(valueType), which cannot be stored. Make "
-                                    + "the type Codable (or RawRepresentable with a Codable raw value), or mark the "
-                                    + "property @Transient."))
-                    }
-                    if let constant = metadata.attributeAccess?.constant {
-                        problems += Self.constantProblems(
-                            constant, entity: name, valueType: valueType, options: attribute?.options ?? [])
-                    }
+                    problems += attributeProblems(metadata, attribute, valueType: valueType, entity: name)
                 case .transient(let valueType, let isOptional):
                     properties.append(
                         Attribute(
@@ -157,27 +158,61 @@ extension Schema {
                             index: metadata.index!, storage: metadata.storage!, access: metadata.relationshipAccess!))
                 }
             }
-            self.properties = properties
-            let attributes = properties.compactMap { $0 as? Attribute }
-            let relationships = properties.compactMap { $0 as? Relationship }
-            self.attributes = Set(attributes)
-            self.relationships = Set(relationships)
-            attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            relationshipsByName = Dictionary(
-                relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            storedProperties = properties.filter { !$0.isTransient }
+            return (properties, problems)
+        }
 
-            let entityName = name
-            // A subclass inherits its superclasses' `#Unique` and `#Index`, whose key paths are
-            // rooted at the class that declares them: found by the name they have there.
-            var inheritedNames: [AnyKeyPath: String] = [:]
-            var ancestor = Schema.superclass(of: type)
-            while let up = ancestor {
-                for property in up.schemaMetadata { inheritedNames[property.keyPath] = property.name }
-                ancestor = Schema.superclass(of: up)
+        /// What keeps an attribute from being stored: a transformer that is not registered, a type
+        /// with no storage, a `let` that cannot be one.
+        private static func attributeProblems(
+            _ metadata: PropertyMetadata, _ attribute: AttributeMetadata?, valueType: any Any.Type, entity name: String
+        ) -> [SchemaError] {
+            var problems: [SchemaError] = []
+            if metadata.attributeAccess == nil, let transformer = attribute?.options.lazy.compactMap(\.transformer).first {
+                problems.append(
+                    SchemaError(
+                        code: .invalidProperty, entity: name, property: metadata.name,
+                        message: "\(name).\(metadata.name) is transformable by \(transformer.name), but no "
+                            + "ValueTransformer is registered under that name. Call "
+                            + "ValueTransformer.setValueTransformer(_:forName:) before the container opens, or "
+                            + "write .transformable(by: TheTransformer.self)."))
+            } else if metadata.attributeAccess == nil {
+                problems.append(
+                    SchemaError(
+                        code: .invalidProperty, entity: name, property: metadata.name,
+                        message: "\(name).\(metadata.name) has type \(valueType), which cannot be stored. Make "
+                            + "the type Codable (or RawRepresentable with a Codable raw value), or mark the "
+                            + "property @Transient."))
             }
-            let byName = attributesByName
-            func names(of keyPaths: [[AnyKeyPath]], macro: String) -> [[String]] {
+            if let constant = metadata.attributeAccess?.constant {
+                problems += constantProblems(
+                    constant, entity: name, valueType: valueType, options: attribute?.options ?? [])
+            }
+            return problems
+        }
+
+        /// The attribute names of `#Unique` and `#Index` key paths. A subclass inherits its
+        /// superclasses' constraints and indexes, whose key paths are rooted at the class that
+        /// declares them: found by the name they have there.
+        private struct KeyConstraintNames {
+            let entity: String
+            let attributes: [Attribute]
+            let byName: [String: Attribute]
+            var inheritedNames: [AnyKeyPath: String] = [:]
+
+            init(type: any PersistentModel.Type, entity: String, attributes: [Attribute], byName: [String: Attribute]) {
+                self.entity = entity
+                self.attributes = attributes
+                self.byName = byName
+                var ancestor = Schema.superclass(of: type)
+                while let up = ancestor {
+                    for property in up.schemaMetadata { inheritedNames[property.keyPath] = property.name }
+                    ancestor = Schema.superclass(of: up)
+                }
+            }
+
+            /// Each group's attribute names; a group naming anything but a stored attribute is
+            /// left out, with a problem.
+            func resolve(_ keyPaths: [[AnyKeyPath]], macro: String, problems: inout [SchemaError]) -> [[String]] {
                 keyPaths.compactMap { group in
                     let resolved = group.map { keyPath -> String? in
                         guard
@@ -187,10 +222,10 @@ extension Schema {
                         else {
                             problems.append(
                                 SchemaError(
-                                    code: .invalidConstraint, entity: entityName, property: nil,
+                                    code: .invalidConstraint, entity: entity, property: nil,
                                     message:
-                                        "A \(macro) of \(entityName) names \(keyPath), which is not a stored attribute "
-                                        + "of \(entityName). Name stored attributes only: not relationships, transient or "
+                                        "A \(macro) of \(entity) names \(keyPath), which is not a stored attribute "
+                                        + "of \(entity). Name stored attributes only: not relationships, transient or "
                                         + "computed properties."))
                             return nil
                         }
@@ -199,11 +234,6 @@ extension Schema {
                     return resolved.contains(nil) || resolved.isEmpty ? nil : resolved.map { $0! }
                 }
             }
-            let declared = names(of: type._$uniquenessConstraints, macro: "#Unique constraint")
-            let fromOptions = attributes.filter { $0.isUnique }.map { [$0.name] }
-            uniquenessConstraints = fromOptions + declared.filter { !fromOptions.contains($0) }
-            indices = names(of: type._$indices, macro: "#Index")
-            self.problems = problems
         }
 
         /// What keeps a `let` attribute from being stored: an option that leaves its value out of

@@ -180,86 +180,95 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         EntityNames.shared.interned(type)
     }
 
-    /// Pairs each relationship with its inverse and reports inconsistencies.
+    /// Pairs each relationship with its inverse and reports inconsistencies: the inverses the
+    /// models name, then the ones inferred, then those of inherited relationships.
     private static func pairInverses(_ entities: [Entity], byName: [String: Entity]) -> [SchemaError] {
         var problems: [SchemaError] = []
-        // A relationship a subentity inherits is paired where it is declared, and takes that
-        // pairing (below): its inverse points at the superentity, whose rows include the subentity's.
-        func isInherited(_ relationship: Relationship, of entity: Entity) -> Bool {
-            entity.superentity?.relationshipsByName[relationship.name] != nil
-        }
         for entity in entities {
             for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
             where !isInherited(relationship, of: entity) {
-                let label = "\(entity.name).\(relationship.name)"
-                guard let destination = entities.first(where: { $0.modelType == relationship.destinationType }) else {
-                    problems.append(
-                        SchemaError(
-                            code: .missingEntity, entity: entity.name, property: relationship.name,
-                            message: "\(label) points at \(relationship.destination), which is not in the schema. "
-                                + "Add \(relationship.destination).self to the schema's model types."))
-                    continue
-                }
-                if relationship.minimumModelCount ?? 0 < 0 || relationship.maximumModelCount ?? 0 < 0
-                    || (relationship.maximumModelCount.map { max in (relationship.minimumModelCount ?? 0) > max }
-                        ?? false)
-                {
-                    problems.append(
-                        SchemaError(
-                            code: .invalidProperty, entity: entity.name, property: relationship.name,
-                            message: "\(label) has minimumModelCount \(relationship.minimumModelCount ?? 0) and "
-                                + "maximumModelCount \(relationship.maximumModelCount ?? 0). Use counts of 0 or more, with "
-                                + "the minimum at most the maximum (0 means no limit)."))
-                }
-                if let inverseKeyPath = relationship.inverseKeyPath {
-                    guard let inverse = destination.relationships.first(where: { $0.keyPath == inverseKeyPath }),
-                        inverse.destinationType == entity.modelType
-                    else {
-                        problems.append(
-                            SchemaError(
-                                code: .invalidInverse, entity: entity.name, property: relationship.name,
-                                message:
-                                    "\(label) names \(inverseKeyPath) as its inverse, but that is not a relationship "
-                                    + "of \(destination.name) pointing back at \(entity.name). Name a relationship of "
-                                    + "\(destination.name) whose type is \(entity.name), \(entity.name)? or [\(entity.name)]."
-                            ))
-                        continue
-                    }
-                    if let other = inverse.inverseKeyPath, other != relationship.keyPath {
-                        problems.append(
-                            SchemaError(
-                                code: .inverseMismatch, entity: entity.name, property: relationship.name,
-                                message: "\(label) names \(destination.name).\(inverse.name) as its inverse, but "
-                                    + "\(destination.name).\(inverse.name) names \(other) as its own. Make the two "
-                                    + "relationships name each other, or give the inverse on one side only."))
-                        continue
-                    }
-                    if let claimed = inverse.inverseName, claimed != relationship.name {
-                        problems.append(
-                            SchemaError(
-                                code: .inverseMismatch, entity: entity.name, property: relationship.name,
-                                message:
-                                    "\(label) and \(entity.name).\(claimed) both name \(destination.name).\(inverse.name) "
-                                    + "as their inverse. A relationship has one inverse: give each its own relationship "
-                                    + "on \(destination.name)."))
-                        continue
-                    }
-                    if inverse === relationship {
-                        problems.append(
-                            SchemaError(
-                                code: .invalidInverse, entity: entity.name, property: relationship.name,
-                                message:
-                                    "\(label) names itself as its inverse. Name the other side of the relationship, "
-                                    + "or remove the inverse."))
-                        continue
-                    }
-                    relationship.inverseName = inverse.name
-                    inverse.inverseName = relationship.name
+                if let problem = pairNamedInverse(of: relationship, in: entity, entities: entities) {
+                    problems.append(problem)
                 }
             }
         }
-        // Inference: a relationship without an explicit inverse pairs with the only relationship
-        // of its destination that points back and is not paired yet.
+        inferInverses(entities, byName: byName)
+        for entity in entities {
+            for relationship in entity.relationships where isInherited(relationship, of: entity) {
+                let declaring = entity.declaring { $0.relationshipsByName[relationship.name] != nil }
+                relationship.inverseName = declaring.relationshipsByName[relationship.name]?.inverseName
+            }
+        }
+        return problems
+    }
+
+    /// A relationship a subentity inherits is paired where it is declared, and takes that pairing:
+    /// its inverse points at the superentity, whose rows include the subentity's.
+    private static func isInherited(_ relationship: Relationship, of entity: Entity) -> Bool {
+        entity.superentity?.relationshipsByName[relationship.name] != nil
+    }
+
+    /// Checks one declared relationship (its destination, its counts) and pairs it with the
+    /// inverse it names, if any.
+    ///
+    /// - Returns: What is wrong with it, or `nil`.
+    private static func pairNamedInverse(
+        of relationship: Relationship, in entity: Entity, entities: [Entity]
+    ) -> SchemaError? {
+        let label = "\(entity.name).\(relationship.name)"
+        func problem(_ code: SchemaError.Code, _ message: String) -> SchemaError {
+            SchemaError(code: code, entity: entity.name, property: relationship.name, message: message)
+        }
+        guard let destination = entities.first(where: { $0.modelType == relationship.destinationType }) else {
+            return problem(
+                .missingEntity,
+                "\(label) points at \(relationship.destination), which is not in the schema. "
+                    + "Add \(relationship.destination).self to the schema's model types.")
+        }
+        let (minimum, maximum) = (relationship.minimumModelCount, relationship.maximumModelCount)
+        if minimum ?? 0 < 0 || maximum ?? 0 < 0 || (maximum.map { (minimum ?? 0) > $0 } ?? false) {
+            return problem(
+                .invalidProperty,
+                "\(label) has minimumModelCount \(minimum ?? 0) and maximumModelCount \(maximum ?? 0). Use counts of 0 "
+                    + "or more, with the minimum at most the maximum (0 means no limit).")
+        }
+        guard let inverseKeyPath = relationship.inverseKeyPath else { return nil }
+        guard let inverse = destination.relationships.first(where: { $0.keyPath == inverseKeyPath }),
+            inverse.destinationType == entity.modelType
+        else {
+            return problem(
+                .invalidInverse,
+                "\(label) names \(inverseKeyPath) as its inverse, but that is not a relationship "
+                    + "of \(destination.name) pointing back at \(entity.name). Name a relationship of "
+                    + "\(destination.name) whose type is \(entity.name), \(entity.name)? or [\(entity.name)].")
+        }
+        if let other = inverse.inverseKeyPath, other != relationship.keyPath {
+            return problem(
+                .inverseMismatch,
+                "\(label) names \(destination.name).\(inverse.name) as its inverse, but "
+                    + "\(destination.name).\(inverse.name) names \(other) as its own. Make the two "
+                    + "relationships name each other, or give the inverse on one side only.")
+        }
+        if let claimed = inverse.inverseName, claimed != relationship.name {
+            return problem(
+                .inverseMismatch,
+                "\(label) and \(entity.name).\(claimed) both name \(destination.name).\(inverse.name) "
+                    + "as their inverse. A relationship has one inverse: give each its own relationship "
+                    + "on \(destination.name).")
+        }
+        if inverse === relationship {
+            return problem(
+                .invalidInverse,
+                "\(label) names itself as its inverse. Name the other side of the relationship, or remove the inverse.")
+        }
+        relationship.inverseName = inverse.name
+        inverse.inverseName = relationship.name
+        return nil
+    }
+
+    /// Inference: a relationship without an explicit inverse pairs with the only relationship of
+    /// its destination that points back and is not paired yet, when it is that one's only such too.
+    private static func inferInverses(_ entities: [Entity], byName: [String: Entity]) {
         for entity in entities {
             for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
             where relationship.inverseName == nil && relationship.inverseKeyPath == nil
@@ -272,7 +281,6 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
                     $0 !== relationship && $0.destinationType == entity.modelType && $0.inverseName == nil
                         && $0.inverseKeyPath == nil
                 }
-                // The candidate must see this relationship as its only candidate too.
                 guard candidates.count == 1, let candidate = candidates.first else { continue }
                 let reverse = entity.relationships.filter {
                     $0 !== candidate && $0.destinationType == destination.modelType && $0.inverseName == nil
@@ -283,13 +291,6 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
                 candidate.inverseName = relationship.name
             }
         }
-        for entity in entities {
-            for relationship in entity.relationships where isInherited(relationship, of: entity) {
-                let declaring = entity.declaring { $0.relationshipsByName[relationship.name] != nil }
-                relationship.inverseName = declaring.relationshipsByName[relationship.name]?.inverseName
-            }
-        }
-        return problems
     }
 }
 
