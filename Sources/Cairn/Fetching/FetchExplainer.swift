@@ -17,21 +17,7 @@ struct FetchExplainer {
     ///
     /// - Throws: `StorageError` when the store cannot be read.
     func plan() throws -> FetchPlan {
-        let (request, planner, access, tables) = (
-            executor.request, executor.planner, executor.access, executor.request.tables
-        )
-        // Whether part of the predicate is left to evaluate on the rows the access path reads.
-        let evaluates = !executor.residual.isEmptyForVouchedRows
-        func bound(_ condition: PredicatePlanner.Condition?) -> String? {
-            condition.map { condition in
-                switch condition.kind {
-                case .lower(let inclusive): (inclusive ? ">= " : "> ") + condition.text
-                case .upper(let inclusive): (inclusive ? "<= " : "< ") + condition.text
-                case .equal: "== " + condition.text
-                case .oneOf: "in " + condition.text
-                }
-            }
-        }
+        let (request, planner, access) = (executor.request, executor.planner, executor.access)
         if let limit = request.fetchLimit, let order = planner.order(for: request.sortBy, access: access) {
             let needed = max(request.fetchOffset ?? 0, 0).addingClamped(max(limit, 0))
             var count = 0
@@ -43,66 +29,87 @@ struct FetchExplainer {
             }
             return FetchPlan(
                 accessPath: .indexOrder(
-                    table: order.index.table.name, attribute: order.index.names[0], lower: bound(order.lower),
-                    upper: bound(order.upper), descending: order.direction == .backward),
+                    table: order.index.table.name, attribute: order.index.names[0], lower: Self.bound(order.lower),
+                    upper: Self.bound(order.upper), descending: order.direction == .backward),
                 evaluatesPredicate: request.predicate != nil, estimatedRows: count)
         }
+        // Whether part of the predicate is left to evaluate on the rows the access path reads.
+        let evaluates = !executor.residual.isEmptyForVouchedRows
         return try store.read { txn in
-            switch access {
-            case .fullScan:
-                return FetchPlan(
-                    accessPath: .fullScan, evaluatesPredicate: evaluates,
-                    estimatedRows: try txn.count(of: tables.records))
-            case .rows(let rows):
-                var count = 0
-                for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.records) { count += 1 }
-                return FetchPlan(
-                    accessPath: .identifiers(table: tables.records.name, count: rows.count),
-                    evaluatesPredicate: evaluates, estimatedRows: count)
-            case .unique(let unique, let key):
-                return FetchPlan(
-                    accessPath: .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),
-                    evaluatesPredicate: evaluates, estimatedRows: try txn.contains(key, in: unique.table) ? 1 : 0)
-            case .indexEquality(let index, let key):
-                return FetchPlan(
-                    accessPath: .indexEquality(table: index.table.name, attribute: index.names[0]),
-                    evaluatesPredicate: evaluates, estimatedRows: try txn.duplicateCount(of: key, in: index.table))
-            case .oneOf(let keyed, let keys, let isUnique):
-                var count = 0
-                let distinct = Set(keys.arrays)
-                for key in distinct {
-                    count +=
-                        isUnique
-                        ? (try txn.contains(key, in: keyed.table) ? 1 : 0)
-                        : try txn.duplicateCount(of: key, in: keyed.table)
+            let (accessPath, rows) = try describe(access, txn)
+            return FetchPlan(accessPath: accessPath, evaluatesPredicate: evaluates, estimatedRows: rows)
+        }
+    }
+
+    /// An access path as a plan names it, and the rows it reads, counted in `txn`.
+    private func describe(
+        _ access: PredicatePlanner.Access, _ txn: borrowing ReadTransaction
+    ) throws -> (FetchPlan.AccessPath, Int) {
+        let tables = executor.request.tables
+        switch access {
+        case .fullScan:
+            return (.fullScan, try txn.count(of: tables.records))
+        case .rows(let rows):
+            var count = 0
+            for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.records) { count += 1 }
+            return (.identifiers(table: tables.records.name, count: rows.count), count)
+        case .unique(let unique, let key):
+            return (
+                .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),
+                try txn.contains(key, in: unique.table) ? 1 : 0
+            )
+        case .indexEquality(let index, let key):
+            return (
+                .indexEquality(table: index.table.name, attribute: index.names[0]),
+                try txn.duplicateCount(of: key, in: index.table)
+            )
+        case .oneOf(let keyed, let keys, let isUnique):
+            var count = 0
+            let distinct = Set(keys.arrays)
+            for key in distinct {
+                count +=
+                    isUnique
+                    ? (try txn.contains(key, in: keyed.table) ? 1 : 0) : try txn.duplicateCount(of: key, in: keyed.table)
+            }
+            return (.keyList(table: keyed.table.name, attribute: keyed.names[0], count: distinct.count), count)
+        case .compound(let keyed, let range, let equalities, let lower, let upper):
+            let described =
+                equalities.map { "\($0.attribute.name) == \($0.text)" }
+                + [lower, upper].compactMap { condition in
+                    condition.flatMap { c in Self.bound(c).map { "\(c.attribute.name) \($0)" } }
                 }
-                return FetchPlan(
-                    accessPath: .keyList(table: keyed.table.name, attribute: keyed.names[0], count: distinct.count),
-                    evaluatesPredicate: evaluates, estimatedRows: count)
-            case .compound(let keyed, let range, let equalities, let lower, let upper):
-                var count = 0
-                try txn.scan(keyed.table, range) { _, _ in
-                    count += 1
-                    return true
-                }
-                let described =
-                    equalities.map { "\($0.attribute.name) == \($0.text)" }
-                    + [lower, upper].compactMap { condition in
-                        condition.flatMap { c in bound(c).map { "\(c.attribute.name) \($0)" } }
-                    }
-                return FetchPlan(
-                    accessPath: .compoundIndex(table: keyed.table.name, attributes: keyed.names, conditions: described),
-                    evaluatesPredicate: evaluates, estimatedRows: count)
-            case .indexRange(let index, let range, let lower, let upper):
-                var count = 0
-                try txn.scan(index.table, range) { _, _ in
-                    count += 1; return true
-                }
-                return FetchPlan(
-                    accessPath: .indexRange(
-                        table: index.table.name, attribute: index.names[0],
-                        lower: bound(lower), upper: bound(upper)),
-                    evaluatesPredicate: evaluates, estimatedRows: count)
+            return (
+                .compoundIndex(table: keyed.table.name, attributes: keyed.names, conditions: described),
+                try Self.count(keyed.table, range, txn)
+            )
+        case .indexRange(let index, let range, let lower, let upper):
+            return (
+                .indexRange(
+                    table: index.table.name, attribute: index.names[0], lower: Self.bound(lower),
+                    upper: Self.bound(upper)),
+                try Self.count(index.table, range, txn)
+            )
+        }
+    }
+
+    /// The entries of `table` in `range`.
+    private static func count(_ table: Table, _ range: KeyRange, _ txn: borrowing ReadTransaction) throws -> Int {
+        var count = 0
+        try txn.scan(table, range) { _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    /// A bound of a range as a plan describes it: `>= 1990`, `< "M"`, `in [1, 2]`.
+    private static func bound(_ condition: PredicatePlanner.Condition?) -> String? {
+        condition.map { condition in
+            switch condition.kind {
+            case .lower(let inclusive): (inclusive ? ">= " : "> ") + condition.text
+            case .upper(let inclusive): (inclusive ? "<= " : "< ") + condition.text
+            case .equal: "== " + condition.text
+            case .oneOf: "in " + condition.text
             }
         }
     }

@@ -118,15 +118,7 @@ struct DataFileValidator {
                     + "otherwise restore it from a backup.")
         }
         let (pageSize, metas) = try readMetaPages(file)
-        if let newer = metas.first, metas.allSatisfy({ $0.magic == MetaPage.magic && $0.version == newer.version }),
-            newer.version != MetaPage.dataVersion
-        {
-            throw StorageError(
-                code: .versionMismatch,
-                message: "The store has LMDB data version \(newer.version); this build reads version "
-                    + "\(MetaPage.dataVersion). Open the store with the release that wrote it.",
-                path: path)
-        }
+        try checkDataVersion(metas)
         // A newer commit the other page leads to, under an id that hides it (see below).
         var unfinished: (page: MetaPage, transaction: UInt64)?
         // LMDB's choice first (the newer transaction id, page 0 on a tie). The other is checked
@@ -190,6 +182,18 @@ struct DataFileValidator {
                     + "reported an error), or the page is damaged")
         }
         return summary
+    }
+
+    /// Refuses a store whose meta pages agree on an LMDB data version this build does not read.
+    private func checkDataVersion(_ metas: [MetaPage]) throws(StorageError) {
+        guard let newer = metas.first, metas.allSatisfy({ $0.magic == MetaPage.magic && $0.version == newer.version }),
+            newer.version != MetaPage.dataVersion
+        else { return }
+        throw StorageError(
+            code: .versionMismatch,
+            message: "The store has LMDB data version \(newer.version); this build reads version "
+                + "\(MetaPage.dataVersion). Open the store with the release that wrote it.",
+            path: path)
     }
 
     /// The checks that are sound while another process has the store open and may be committing:
