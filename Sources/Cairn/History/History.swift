@@ -203,7 +203,12 @@ struct History {
 
     /// The entries of a stored value, or `nil` when it does not parse.
     static func decode(_ bytes: UnsafeRawBufferPointer, commit: UInt64 = 0) -> [Entry]? {
-        guard let groups = EntryLayout.historyEntry(bytes, commit: commit)?.groups else { return nil }
+        EntryLayout.historyEntry(bytes, commit: commit).flatMap(entries(of:))
+    }
+
+    /// The entries of a stored entry's groups, or `nil` when a group's kind is unknown.
+    static func entries(of entry: EntryLayout.HistoryEntry) -> [Entry]? {
+        let groups = entry.groups
         var entries: [Entry] = []
         for group in groups {
             guard let kind = Kind(rawValue: group.kind) else { return nil }
@@ -240,12 +245,25 @@ struct History {
         case damagedFloor(StorageError)
     }
 
+    /// What the history table holds for the commits after `seen` up to `txn`'s snapshot: the one
+    /// reader of it for what changed since a commit (a context's freshness, its live queries).
+    enum Read {
+        /// The entries of those commits, oldest first (those `isSkipped` names left out).
+        case entries([EntryLayout.HistoryEntry])
+        /// The history cannot say: entries were removed (the floor is past `seen`), one is
+        /// damaged, or there are more than ``History/readCommitsLimit`` to read.
+        case unknown
+        /// The history floor in `meta` is damaged.
+        case damagedFloor(StorageError)
+    }
+
     /// The entries of the commits after `seen` up to `txn`'s snapshot, leaving out those
-    /// `isSkipped` names (a context's own).
-    static func changes(
-        after seen: UInt64, skipping isSkipped: (UInt64) -> Bool, history: Table, meta: Table,
+    /// `isSkipped` names (a context's own), with the floor rule: a reader that has not seen every
+    /// commit before the floor cannot know what changed.
+    static func read(
+        after seen: UInt64, skipping isSkipped: (UInt64) -> Bool = { _ in false }, history: Table, meta: Table,
         txn: borrowing ReadTransaction
-    ) throws -> Changes {
+    ) throws -> Read {
         let floor: UInt64
         do {
             floor = try Self.floor(meta: meta, txn: txn)
@@ -255,8 +273,8 @@ struct History {
             return .damagedFloor(error)
         }
         // Entries were removed, or reading them all would cost more than refreshing everything.
-        guard seen + 1 >= floor, txn.id &- seen <= readCommitsLimit else { return .unknown }
-        var entries: [Entry] = []
+        guard seen &+ 1 >= floor, txn.id >= seen, txn.id - seen <= readCommitsLimit else { return .unknown }
+        var entries: [EntryLayout.HistoryEntry] = []
         var damaged = false
         let range = KeyRange(
             from: .exclusive(EntryLayout.historyKey(commit: seen)),
@@ -268,14 +286,32 @@ struct History {
                 return false
             }
             guard !isSkipped(commit) else { return true }
-            guard let decoded = Self.decode(value, commit: commit) else {
+            guard let entry = EntryLayout.historyEntry(value, commit: commit) else {
                 damaged = true
                 return false
             }
-            entries += decoded
+            entries.append(entry)
             return true
         }
         return damaged ? .unknown : .entries(entries)
+    }
+
+    /// The rows the commits after `seen` changed, one entry per row and kind (see ``read(after:skipping:history:meta:txn:)``).
+    static func changes(
+        after seen: UInt64, skipping isSkipped: (UInt64) -> Bool, history: Table, meta: Table,
+        txn: borrowing ReadTransaction
+    ) throws -> Changes {
+        switch try read(after: seen, skipping: isSkipped, history: history, meta: meta, txn: txn) {
+        case .unknown: return .unknown
+        case .damagedFloor(let error): return .damagedFloor(error)
+        case .entries(let stored):
+            var entries: [Entry] = []
+            for entry in stored {
+                guard let decoded = Self.entries(of: entry) else { return .unknown }
+                entries += decoded
+            }
+            return .entries(entries)
+        }
     }
 
     /// The commit after the newest one whose entry was removed (0 before any was).

@@ -162,25 +162,9 @@ struct HistoryLog {
     func rows(after commit: UInt64) throws -> (through: UInt64, rows: [HistoryChanges.Row])? {
         guard let table = store.history else { return nil }
         return try store.read { txn -> (through: UInt64, rows: [HistoryChanges.Row])? in
-            guard let floor = try? History.floor(meta: store.meta, txn: txn), commit &+ 1 >= floor,
-                txn.id >= commit, txn.id - commit <= History.readCommitsLimit
+            guard case .entries(let entries) = try History.read(after: commit, history: table, meta: store.meta, txn: txn)
             else { return nil }
-            var entries: [EntryLayout.HistoryEntry] = []
-            var damaged = false
-            let range = KeyRange(
-                from: .exclusive(EntryLayout.historyKey(commit: commit)),
-                to: .inclusive(EntryLayout.historyKey(commit: txn.id)))
-            try txn.scan(table, range) { key, value in
-                guard let stored = try? EntryLayout.commit(historyKey: key, table: table),
-                    let entry = EntryLayout.historyEntry(value, commit: stored)
-                else {
-                    damaged = true
-                    return false
-                }
-                entries.append(entry)
-                return true
-            }
-            return damaged ? nil : (txn.id, HistoryChanges.rows(in: entries, store: store))
+            return (txn.id, HistoryChanges.rows(in: entries, store: store))
         }
     }
 
