@@ -69,8 +69,9 @@ extension SavePlanner {
 
     /// The inserts that get rows once the uniqueness constraints are applied: a later insert with
     /// the same unique values supersedes an earlier one, and an insert with a stored row's takes
-    /// that row over.
-    struct KeptInserts {
+    /// that row over. A class: the stages and their closures share one reference to it, where
+    /// each copy of a struct of these arrays retained every one of them.
+    final class KeptInserts {
         /// The inserts that were candidates (not deleted), whose keys the plan takes over.
         let candidates: InsertedModels
         /// The inserts kept: their tables, records and positions among the new rows, all read in
@@ -118,11 +119,18 @@ extension SavePlanner {
     }
 
     /// The models a save writes: the kept inserts, then the changed models that are neither
-    /// deleted nor taken over, each with its tables and whether it is new.
-    struct WrittenModels {
+    /// deleted nor taken over, each with its tables and whether it is new. A class, as
+    /// ``KeptInserts`` is.
+    final class WrittenModels {
         let inserts: KeptInserts
         let updates: [SavePlan.Update]
         let deletes: DeletePlan
+
+        init(inserts: KeptInserts, updates: [SavePlan.Update], deletes: DeletePlan) {
+            self.inserts = inserts
+            self.updates = updates
+            self.deletes = deletes
+        }
 
         /// Whether a changed model is written: not deleted, and its row not taken over.
         func isKept(_ model: any PersistentModel) -> Bool {

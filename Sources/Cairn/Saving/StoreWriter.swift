@@ -69,11 +69,18 @@ struct StoreWriter {
         }
     }
 
-    /// The row ids of a plan's row references, once its new rows have theirs.
-    struct RowResolver {
+    /// The row ids of a plan's row references, once its new rows have theirs. A class: the
+    /// writer's methods and their closures share one reference, where each copy of a struct of
+    /// these arrays retained both.
+    final class RowResolver {
         /// Each new row's id, by its position in ``SavePlan/newRows``.
         let assigned: [UInt64]
         let newRows: [SavePlan.NewRow]
+
+        init(assigned: [UInt64], newRows: [SavePlan.NewRow]) {
+            self.assigned = assigned
+            self.newRows = newRows
+        }
 
         func row(_ reference: SavePlan.RowReference) throws -> UInt64 {
             switch reference {
