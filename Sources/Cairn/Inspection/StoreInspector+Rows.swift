@@ -84,39 +84,14 @@ extension StoreInspector {
                 let id = identifier(entity, row)
                 do {
                     let reader = try RecordReader(copying: value, key: key)
-                    var values: [(name: String, value: StoredValue?)] = []
-                    values.reserveCapacity(description.attributes.count)
-                    for attribute in description.attributes {
-                        var payload = reader.payload(tag: attribute.tag)
-                        // An `.externalStorage` value is kept apart from the record, under its row and tag.
-                        if payload == nil, let externals {
-                            let externalKey = EntryLayout.externalKey(row: row, tag: attribute.tag)
-                            let stored = try txn.withValue(for: externalKey, in: externals) {
-                                try RecordReader(copying: $0, key: externalKey)
-                            }
-                            payload = stored?.payload(tag: attribute.tag)
-                        }
-                        values.append(
-                            (attribute.name, try payload.map { try StoredValue(field: $0, type: attribute.type) }))
-                    }
+                    let values = try attributeValues(
+                        of: reader, row: row, attributes: description.attributes, externals: externals, txn)
                     if let filter, let match = values.first(where: { $0.name == filter.name }),
                         match.value?.text ?? "null" != filter.value
                     {
                         return true
                     }
-                    var relationships: [(name: String, isToMany: Bool, targets: [PersistentIdentifier])] = []
-                    let ownerKey = Array(key)
-                    for (relationship, table) in edges {
-                        var targets: [PersistentIdentifier] = []
-                        if let table {
-                            try txn.forEachDuplicate(of: ownerKey, in: table) { edge in
-                                let target = try EntryLayout.edge(value: edge, ownerKey: key, table: table).target
-                                targets.append(identifier(relationship.destination, target))
-                                return true
-                            }
-                        }
-                        relationships.append((relationship.name, relationship.isToMany, targets))
-                    }
+                    let relationships = try relationshipTargets(of: key, edges: edges, txn)
                     return try body(InspectedRow(id: id, values: values, relationships: relationships))
                 } catch let error as StorageError {
                     damaged("\(id)", error.message)
@@ -124,6 +99,52 @@ extension StoreInspector {
                 }
             }
         }
+    }
+}
+
+extension StoreInspector {
+    /// A row's attribute values as its description names them; an `.externalStorage` value is
+    /// read from the external table, under the row and the attribute's tag.
+    fileprivate func attributeValues(
+        of reader: RecordReader, row: UInt64, attributes: [StoredEntity.StoredAttribute], externals: Table?,
+        _ txn: borrowing ReadTransaction
+    ) throws -> [(name: String, value: StoredValue?)] {
+        var values: [(name: String, value: StoredValue?)] = []
+        values.reserveCapacity(attributes.count)
+        for attribute in attributes {
+            var payload = reader.payload(tag: attribute.tag)
+            if payload == nil, let externals {
+                let externalKey = EntryLayout.externalKey(row: row, tag: attribute.tag)
+                let stored = try txn.withValue(for: externalKey, in: externals) {
+                    try RecordReader(copying: $0, key: externalKey)
+                }
+                payload = stored?.payload(tag: attribute.tag)
+            }
+            values.append((attribute.name, try payload.map { try StoredValue(field: $0, type: attribute.type) }))
+        }
+        return values
+    }
+
+    /// The targets of each relationship of the row under `key`, read from its edge table (none
+    /// when the table is missing).
+    fileprivate func relationshipTargets(
+        of key: UnsafeRawBufferPointer, edges: [(StoredEntity.StoredRelationship, Table?)],
+        _ txn: borrowing ReadTransaction
+    ) throws -> [(name: String, isToMany: Bool, targets: [PersistentIdentifier])] {
+        var relationships: [(name: String, isToMany: Bool, targets: [PersistentIdentifier])] = []
+        let ownerKey = Array(key)
+        for (relationship, table) in edges {
+            var targets: [PersistentIdentifier] = []
+            if let table {
+                try txn.forEachDuplicate(of: ownerKey, in: table) { edge in
+                    let target = try EntryLayout.edge(value: edge, ownerKey: key, table: table).target
+                    targets.append(identifier(relationship.destination, target))
+                    return true
+                }
+            }
+            relationships.append((relationship.name, relationship.isToMany, targets))
+        }
+        return relationships
     }
 }
 
