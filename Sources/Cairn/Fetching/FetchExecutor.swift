@@ -418,7 +418,7 @@ struct CandidateReader {
     ) throws -> RecordBatch.Rows {
         prepare(&batch, for: rowIDs.count)
         for row in rowIDs {
-            // The key on the stack: an array per row was an allocation per record read.
+            // The key on the stack, so that no record read costs an allocation.
             _ = try EntryLayout.withRowKey(row) { key in
                 try txn.withValue(for: key, in: tables.records) { try batch.append(copying: $0, key: key, row: row) }
             }

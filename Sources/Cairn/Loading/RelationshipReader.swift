@@ -55,7 +55,7 @@ struct RelationshipReader {
                     let isFirst = seen?.insert(row).inserted ?? true
                     if isFirst && wantsRecord(row) {
                         let position = batch.count
-                        // The key on the stack: an array per target was an allocation per record.
+                        // The key on the stack, so that no record costs an allocation.
                         let isStored = try EntryLayout.withRowKey(row) { key in
                             try txn.withValue(for: key, in: destination.records) {
                                 try batch.append(copying: $0, key: key, row: row)

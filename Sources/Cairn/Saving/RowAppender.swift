@@ -31,7 +31,7 @@ struct RowAppender {
         // a table with other classes', whose ids may come after its own, so they are put, not appended.
         let row = tables.firstRow | counter
         let options: PutOptions = tables.hierarchy == nil ? .append : .noOverwrite
-        // The key on the stack: an array per new row was an allocation per row.
+        // The key on the stack, so that no row costs an allocation.
         let appended = try EntryLayout.withRowKey(row) { key in
             records.seal(record, forKey: key)
             return try records.withRecord(record) { bytes in

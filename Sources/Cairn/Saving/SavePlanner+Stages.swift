@@ -160,8 +160,8 @@ extension SavePlanner {
         _ written: WrittenModels, reaching: [any PersistentModel], released: [UniquenessPlan.Release],
         into savePlan: inout SavePlan
     ) -> [CountedList] {
-        // Room for about one list and one target per model written, reserved once: grown by
-        // doubling, the lists of a large save were copied into fresh memory at each step.
+        // Room for about one list and one target per model written, reserved once, so that the
+        // lists of a large save are not copied into fresh memory as they grow.
         let listsExpected = written.inserts.kept.count + reaching.count
         savePlan.edgeLists.reserveCapacity(listsExpected)
         savePlan.edgeTargets.reserveCapacity(listsExpected)

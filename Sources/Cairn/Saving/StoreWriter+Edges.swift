@@ -9,9 +9,9 @@ extension StoreWriter {
         // Made once: an option-set literal is built by generic code each time it is spelt.
         let appendingKey = PutOptions.append.union(.appendDuplicate)
         let edgeTargets = plan.edgeTargets
-        // Each kind's plain values, read once: read from the kind per list, its references were
-        // retained and released per list. The fields the history names: the relationship on its
-        // owner, its inverse on the targets.
+        // Each kind's plain values, read once, so that no list retains and releases the kind's
+        // references. The fields the history names: the relationship on its owner, its inverse
+        // on the targets.
         let kinds = plan.edgeKinds.map {
             (
                 table: $0.table, destination: $0.relationship.internedDestination, owner: $0.ownerTables.entityName,
@@ -39,7 +39,7 @@ extension StoreWriter {
             // A row appended by this transaction is new to every other context, so its edges are
             // news to none (its insertion is recorded).
             let destination = kind.destination
-            // The key on the stack: an array per list was an allocation per owner.
+            // The key on the stack, so that no owner costs an allocation.
             try EntryLayout.withRowKey(owner) { key in
                 for (rank, reference) in edgeTargets[list.targets].enumerated() {
                     let target = try rows.row(reference)

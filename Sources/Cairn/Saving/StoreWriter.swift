@@ -39,8 +39,8 @@ struct StoreWriter {
     private func transact(_ plan: inout SavePlan, noting: (SaveOutcome) -> Void) throws -> SaveOutcome {
         try store.write(expectedBytes: plan.expectedBytes) { txn in
             let (assigned, leftAlone) = try writeNewRows(&plan, txn)
-            // The rows as constants from here: a variable read inside the methods below went
-            // through the runtime's exclusivity checks (about 150 instructions per row named).
+            // The rows as constants from here: a variable read inside the methods below would go
+            // through the runtime's exclusivity checks for every row named.
             let rows = RowResolver(assigned: assigned, newRows: plan.newRows)
             var history = History(author: plan.author)
             try rewriteUpdates(plan, txn)
@@ -151,7 +151,7 @@ struct StoreWriter {
     private func rewriteUpdates(_ plan: borrowing SavePlan, _ txn: borrowing WriteTransaction) throws {
         var gone: [PersistentIdentifier] = []
         for update in plan.updates {
-            // The key on the stack: an array per update was an allocation per changed model.
+            // The key on the stack, so that no changed model costs an allocation.
             let rewrite = try EntryLayout.withRowKey(update.row) { key in
                 if !update.tables.foreignTags.isEmpty,
                     let rewrite = try rewriteKeepingForeignFields(
