@@ -161,7 +161,7 @@ final class Store: @unchecked Sendable {
         /// written attribute by attribute, in tag order (``encodingOrder``).
         let fieldsAscendInPropertyOrder: Bool
         /// `\Model.persistentModelID` for the entity's class, made once: a key path over a generic
-        /// root is instantiated anew each time it is written (8,000 instructions per fetch).
+        /// root is instantiated anew each time it is written, which a fetch would pay each time.
         let identifierKeyPath: AnyKeyPath
         /// The entity's class, which faults are made of (read through ``entity`` it retained and
         /// released the entity at every fault).

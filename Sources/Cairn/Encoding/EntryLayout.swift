@@ -190,8 +190,8 @@ package enum EntryLayout {
     }
 
     /// The same for key bytes held elsewhere (a list of keys stored end to end). Always inlined:
-    /// a save calls it once per unique claim, and called out of line (as the compiler chose once
-    /// the writer's transaction closure grew) it cost about 110 instructions per claim more.
+    /// a save calls it once per unique claim, and the compiler may otherwise call it out of line
+    /// from a large caller, at a call's cost per claim.
     @inline(__always)
     package static func withKeyedValue<R>(
         row: UInt64, key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R

@@ -18,8 +18,7 @@ struct KeySlot: Hashable {
 }
 
 /// Key bytes as a hash key: hashed as one block of bytes, where `[UInt8]`'s own hashing feeds the
-/// hasher a byte at a time (a batch upsert of new models, which hashes each key twice, spent about
-/// 900 instructions per model less with it).
+/// hasher a byte at a time (a batch upsert of new models hashes each key twice).
 struct HashedKey: Hashable {
     let bytes: [UInt8]
 

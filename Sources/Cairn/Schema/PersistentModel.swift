@@ -216,8 +216,8 @@ extension PersistentModel {
 
     /// Marks the attribute at `index` changed, and tells the context when the attribute keys a
     /// unique or index table (only those concern it after the model's first change). Not
-    /// inlinable: inlined into a setter in the model's module, the read of the state's bits was
-    /// checked for exclusive access at run time, about forty instructions per set.
+    /// inlinable: inlined into a setter in the model's module, the read of the state's bits would
+    /// be checked for exclusive access at run time on every set.
     @usableFromInline
     func _$attributeDidChange(_ index: Int) {
         _$markChanged(index)
