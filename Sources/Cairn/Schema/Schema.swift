@@ -266,6 +266,17 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
         return nil
     }
 
+    /// The relationships of `entity` that point at `destination`'s class, name no inverse and
+    /// have none yet, other than `excluded`.
+    private static func unpaired(
+        of entity: Entity, pointingAt destination: Entity, besides excluded: Relationship
+    ) -> [Relationship] {
+        entity.relationships.filter {
+            $0 !== excluded && $0.destinationType == destination.modelType && $0.inverseName == nil
+                && $0.inverseKeyPath == nil
+        }
+    }
+
     /// Inference: a relationship without an explicit inverse pairs with the only relationship of
     /// its destination that points back and is not paired yet, when it is that one's only such too.
     private static func inferInverses(_ entities: [Entity], byName: [String: Entity]) {
@@ -277,15 +288,9 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
                 guard let destination = byName[relationship.destination],
                     destination.modelType == relationship.destinationType
                 else { continue }
-                let candidates = destination.relationships.filter {
-                    $0 !== relationship && $0.destinationType == entity.modelType && $0.inverseName == nil
-                        && $0.inverseKeyPath == nil
-                }
+                let candidates = unpaired(of: destination, pointingAt: entity, besides: relationship)
                 guard candidates.count == 1, let candidate = candidates.first else { continue }
-                let reverse = entity.relationships.filter {
-                    $0 !== candidate && $0.destinationType == destination.modelType && $0.inverseName == nil
-                        && $0.inverseKeyPath == nil
-                }
+                let reverse = unpaired(of: entity, pointingAt: destination, besides: candidate)
                 guard reverse.count == 1, reverse.first === relationship else { continue }
                 relationship.inverseName = candidate.name
                 candidate.inverseName = relationship.name
