@@ -189,12 +189,13 @@ struct EntityOpening {
     private func openKeyTables(of entity: Schema.Entity, into tables: Store.EntityTables, hasRows: Bool) throws {
         tables.uniques = try entity.uniquenessConstraints.map { names in
             try keyTable(
-                names, of: entity, kind: .unique, flags: [], purpose: "a uniqueness constraint",
+                names, of: entity, tags: tables.tags, kind: .unique, flags: [], purpose: "a uniqueness constraint",
                 declaredIn: { $0.uniquenessConstraints.contains(names) })
         }
         tables.indexes = try entity.indices.map { names in
             try keyTable(
-                names, of: entity, kind: .index, flags: [.duplicateSort, .duplicateFixed], purpose: "an index",
+                names, of: entity, tags: tables.tags, kind: .index, flags: [.duplicateSort, .duplicateFixed],
+                purpose: "an index",
                 declaredIn: { $0.indices.contains(names) })
         }
         tables.keyedAttributeIndexes = tables.propertyIndexes(of: (tables.uniques + tables.indexes).flatMap(\.names))
@@ -208,20 +209,10 @@ struct EntityOpening {
     /// One uniqueness constraint's or index's table and key parts. An inherited one covers the
     /// whole hierarchy: its declaring entity's table.
     private func keyTable(
-        _ names: [String], of entity: Schema.Entity, kind: StoreLayout.KeyTableKind, flags: TableFlags, purpose: String,
-        declaredIn has: (Schema.Entity) -> Bool
+        _ names: [String], of entity: Schema.Entity, tags: [String: UInt32], kind: StoreLayout.KeyTableKind,
+        flags: TableFlags, purpose: String, declaredIn has: (Schema.Entity) -> Bool
     ) throws -> Store.EntityTables.UniqueConstraint {
-        let parts = try names.map { name throws -> (AnyObject, inout KeyBuilder) -> Bool in
-            guard let appendKey = entity.attributesByName[name]?.access?.appendKey else {
-                throw SchemaError(
-                    code: .invalidConstraint, entity: entity.name, property: name,
-                    message: "\(entity.name).\(name) is in \(purpose), but its type "
-                        + "(\(entity.attributesByName[name].map { "\($0.valueType)" } ?? "?")) has no key encoding. "
-                        + "Use attributes of type Bool, integers, Float, Double, Date, String, UUID, Data, "
-                        + "or an optional of these.")
-            }
-            return appendKey
-        }
+        let parts = try names.map { name in try keyPart(name, of: entity, tags: tags, purpose: purpose) }
         let declaring = entity.declaring(has)
         guard
             let table = try environment.openTable(
@@ -233,8 +224,36 @@ struct EntityOpening {
                     + "once with allowsSave: true.")
         }
         return Store.EntityTables.UniqueConstraint(
-            names: names, table: table, isUnique: kind == .unique, parts: parts,
+            names: names, table: table, parts: parts.map(\.model),
+            recordKey: RecordKey(parts: parts.map(\.record), isUnique: kind == .unique),
             attributeIndexes: names.map { entity.attributesByName[$0]!.index! })
+    }
+
+    /// How the attribute `name` is keyed: from a model's storage, and from a stored record.
+    private func keyPart(
+        _ name: String, of entity: Schema.Entity, tags: [String: UInt32], purpose: String
+    ) throws -> (model: (AnyObject, inout KeyBuilder) -> Bool, record: RecordKey.Part) {
+        let attribute = entity.attributesByName[name]
+        guard let attribute, let appendKey = attribute.access?.appendKey,
+            let native = NativeValues.type(of: attribute.valueType), let tag = tags[name]
+        else {
+            throw SchemaError(
+                code: .invalidConstraint, entity: entity.name, property: name,
+                message: "\(entity.name).\(name) is in \(purpose), but its type "
+                    + "(\(attribute.map { "\($0.valueType)" } ?? "?")) has no key encoding. "
+                    + "Use attributes of type \(NativeValues.names), or an optional of these.")
+        }
+        guard !attribute.options.contains(.externalStorage) else {
+            throw SchemaError(
+                code: .invalidConstraint, entity: entity.name, property: name,
+                message: "\(entity.name).\(name) is in \(purpose), but it is stored outside its record "
+                    + "(.externalStorage), where no key is kept. Remove one of the two.")
+        }
+        let defaultValue = native.isOptional ? nil : attribute.defaultValue as? any NativeValue
+        return (
+            appendKey,
+            RecordKey.Part(tag: tag, type: native.native, isOptional: native.isOptional, defaultValue: defaultValue)
+        )
     }
 
     /// The `meta` entries of the descriptions that changed (a read-only store keeps a description

@@ -80,23 +80,26 @@ final class Store: @unchecked Sendable {
         final class UniqueConstraint {
             let names: [String]
             let table: Table
-            /// Whether this is a uniqueness constraint (else an index): a model whose key holds a
-            /// value not equal to itself (a NaN) has no key in it (see ``key(of:)``).
-            let isUnique: Bool
             /// Append each attribute's key encoding; each returns whether its value equals itself.
             let parts: [(AnyObject, inout KeyBuilder) -> Bool]
+            /// The same key made from a stored record, without a model.
+            let recordKey: RecordKey
             /// The property indexes of `names`: what a save checks a changed model's change bits
             /// against (looking each name up cost a string hash per model and name).
             let attributeIndexes: [Int]
 
+            /// Whether this is a uniqueness constraint (else an index): a model whose key holds a
+            /// value not equal to itself (a NaN) has no key in it (see ``key(of:)``).
+            var isUnique: Bool { recordKey.isUnique }
+
             init(
-                names: [String], table: Table, isUnique: Bool, parts: [(AnyObject, inout KeyBuilder) -> Bool],
+                names: [String], table: Table, parts: [(AnyObject, inout KeyBuilder) -> Bool], recordKey: RecordKey,
                 attributeIndexes: [Int]
             ) {
                 self.names = names
                 self.table = table
-                self.isUnique = isUnique
                 self.parts = parts
+                self.recordKey = recordKey
                 self.attributeIndexes = attributeIndexes
             }
 
@@ -115,6 +118,11 @@ final class Store: @unchecked Sendable {
                 var builder = KeyBuilder()
                 appendKey(of: model, to: &builder)
                 return builder.finalized()
+            }
+
+            /// The constraint's key for the row a stored record holds (see ``RecordKey``).
+            func key(ofRecord record: RecordReader) throws(StorageError) -> [UInt8] {
+                try recordKey.key(of: record)
             }
 
             /// Appends the constraint's key encoding for a model to `builder` (not finalized: see

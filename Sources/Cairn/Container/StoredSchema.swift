@@ -19,6 +19,10 @@ struct StoredEntity: Codable, Equatable {
         /// Whether rows stored before the attribute existed may lack it; such an attribute must
         /// stay optional or keep a default value.
         var mayBeAbsent: Bool
+        /// Whether the attribute is declared optional, whose keys carry a presence byte: a note
+        /// for tools that compute keys from records (`cairn verify`); `nil` in descriptions
+        /// recorded before it was kept.
+        var isOptional: Bool?
     }
 
     struct StoredRelationship: Codable, Equatable {
@@ -110,10 +114,13 @@ struct StoredEntity: Codable, Equatable {
                             + "properties another name.")
                 }
                 tags[attribute.name] = tag
-                current.append(StoredAttribute(name: attribute.name, tag: tag, type: type, mayBeAbsent: hasRows))
+                current.append(
+                    StoredAttribute(
+                        name: attribute.name, tag: tag, type: type, mayBeAbsent: hasRows, isOptional: attribute.isOptional))
                 nextTag = max(nextTag, tag + 1)
             } else if let stored {
-                guard stored.type == type else {
+                // Either platform's spelling of Foundation's types (StoredTypeName) is the same type.
+                guard StoredTypeName.canonical(stored.type) == type else {
                     throw SchemaError(
                         code: .incompatibleStore, entity: entity.name, property: attribute.name,
                         message:
@@ -123,10 +130,15 @@ struct StoredEntity: Codable, Equatable {
                 }
                 tags[attribute.name] = stored.tag
                 current.append(
-                    StoredAttribute(name: attribute.name, tag: stored.tag, type: type, mayBeAbsent: stored.mayBeAbsent))
+                    StoredAttribute(
+                        name: attribute.name, tag: stored.tag, type: stored.type, mayBeAbsent: stored.mayBeAbsent,
+                        isOptional: attribute.isOptional))
             } else {
                 tags[attribute.name] = nextTag
-                current.append(StoredAttribute(name: attribute.name, tag: nextTag, type: type, mayBeAbsent: hasRows))
+                current.append(
+                    StoredAttribute(
+                        name: attribute.name, tag: nextTag, type: type, mayBeAbsent: hasRows,
+                        isOptional: attribute.isOptional))
                 nextTag += 1
             }
             if current.last!.mayBeAbsent && !attribute.isOptional && attribute.defaultValue == nil {
@@ -154,11 +166,14 @@ struct StoredEntity: Codable, Equatable {
     }
 
     /// Whether the description says the same as `other` about the store's contents (attributes,
-    /// tags, relationships, subentities), whatever their notes for tools (inverses, delete rules,
-    /// edge tables, superentity) say: a read-only store whose description lacks the notes opens.
+    /// tags, relationships, subentities), whatever their notes for tools (optionality, inverses,
+    /// delete rules, edge tables, superentity) say: a read-only store whose description lacks the notes opens.
     func hasTheSameContents(as other: StoredEntity) -> Bool {
         var noted = other
         noted.superentity = superentity
+        for index in noted.attributes.indices where index < attributes.count {
+            noted.attributes[index].isOptional = attributes[index].isOptional
+        }
         for index in noted.relationships.indices where index < relationships.count {
             noted.relationships[index].inverse = relationships[index].inverse
             noted.relationships[index].deleteRule = relationships[index].deleteRule
@@ -167,9 +182,10 @@ struct StoredEntity: Codable, Equatable {
         return noted == self
     }
 
-    /// A type's name without optionality, so `String` and `String?` store alike.
+    /// A type's name without optionality, so `String` and `String?` store alike, in the
+    /// spelling every platform shares (``StoredTypeName/canonical(_:)``).
     static func typeName(_ type: any Any.Type) -> String {
-        var name = String(reflecting: type)
+        var name = StoredTypeName.canonical(String(reflecting: type))
         while name.hasPrefix("Swift.Optional<"), name.hasSuffix(">") {
             name = String(name.dropFirst("Swift.Optional<".count).dropLast())
         }

@@ -347,25 +347,10 @@ struct PredicatePlanner {
         for child in Mirror(reflecting: node).children { collectKeyPaths(child.value, into: &keyPaths) }
     }
 
-    /// Whether keys of `type` order as its `Comparable` implementation does: numbers, dates,
-    /// strings (NFC bytes), and optionals of them (nil first, as `SortDescriptor` orders it).
+    /// Whether keys of `type` order as its `Comparable` implementation does: the native types
+    /// whose registry entry says so (``NativeValue/keyOrderIsValueOrder``), and optionals of
+    /// them (nil first, as `SortDescriptor` orders it).
     static func keyOrderIsComparableOrder(_ type: Any.Type) -> Bool {
-        let ordered: [Any.Type] = [
-            Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self,
-            UInt64.self, Float.self, Double.self, Date.self, String.self,
-        ]
-        return ordered.contains { $0 == type || $0 == _optionalType(of: type) }
+        NativeValues.type(of: type)?.native.keyOrderIsValueOrder ?? false
     }
-}
-
-/// The wrapped type of `Optional<Wrapped>.Type`, else `nil`.
-private func _optionalType(of type: Any.Type) -> Any.Type? {
-    (type as? any _PlannerOptional.Type)?.plannerWrapped
-}
-
-private protocol _PlannerOptional {
-    static var plannerWrapped: Any.Type { get }
-}
-extension Optional: _PlannerOptional {
-    static var plannerWrapped: Any.Type { Wrapped.self }
 }

@@ -4,10 +4,11 @@ extension StoreVerifier {
     /// A verifier of an inspected store against its own descriptions, for a tool without the
     /// app's models (`cairn verify`).
     ///
-    /// Every check runs as for ``ModelContainer/verify()`` but one: the models' key encoding is
-    /// not at hand, so unique and index entries are checked against the rows they name (each row
-    /// has exactly one entry in each of its entity's keyed tables, and each entry names a row),
-    /// not against the values those rows hold. Records are checked field by field against the
+    /// Every check runs as for ``ModelContainer/verify()``. Unique and index entries are checked
+    /// against the keys the rows' records give (``RecordKey``), computed from the types the
+    /// description records; where it does not tell enough (``recordKey(_:of:unique:)``), they
+    /// are checked against the rows they name (each row has exactly one entry in each of its
+    /// entity's keyed tables, and each entry names a row). Records are checked field by field against the
     /// types the description records. Inverse edges are checked for relationships whose
     /// description notes their inverse (recorded by a writable open of this version or later); an
     /// entity in a hierarchy whose descriptions lack the superentity notes has its records checked
@@ -59,37 +60,63 @@ extension StoreVerifier {
             }
         }
         let descriptions = store.descriptions
-        // The uniqueness constraints over each entity's rows (its own and those it inherits).
-        var uniques: [String: [(table: String, attributes: [String])]] = [:]
-        for keyed in keyed where keyed.unique {
-            for entity in store.descendants(of: keyed.entity) {
-                uniques[entity, default: []].append((keyed.table.name, keyed.names))
-            }
+        // The keyed tables over each entity's rows (its own and those it inherits), with the key
+        // their records give when the description tells enough to compute it.
+        var covering: [String: [(keyed: Keyed, key: RecordKey?)]] = [:]
+        for keyed in keyed {
+            let key = descriptions[keyed.entity].flatMap { Self.recordKey(keyed.names, of: $0, unique: keyed.unique) }
+            for entity in store.descendants(of: keyed.entity) { covering[entity, default: []].append((keyed, key)) }
         }
+        let compared = Set(covering.values.joined().filter { $0.key != nil }.map(\.keyed.table.name))
         self.init(
             environment: store.environment, storeIdentifier: store.storeIdentifier, entities: entities, keyed: keyed,
             relationships: relationships, classes: classes,
             readRecord: { reader, entity in
-                var notEqualToItself: Set<String> = []
-                for attribute in descriptions[entity]?.attributes ?? [] {
-                    guard let payload = reader.payload(tag: attribute.tag) else { continue }
-                    do throws(StorageError) {
-                        let value = try StoredValue(field: payload, type: attribute.type)
-                        if !value.equalsItself { notEqualToItself.insert(attribute.name) }
-                    } catch {
-                        throw StorageError(
-                            code: error.code,
-                            message: "its \(attribute.name) (\(attribute.type)) cannot be read: \(error.message)")
+                let notEqualToItself = try Self.readFields(of: reader, described: descriptions[entity])
+                var keys: [String: [UInt8]] = [:]
+                for (keyed, key) in covering[entity] ?? [] {
+                    if let key {
+                        keys[keyed.table.name] = try key.key(of: reader)
+                    } else if keyed.unique && keyed.names.contains(where: notEqualToItself.contains) {
+                        // A unique value not equal to itself (a NaN) has no entry: an empty key says so.
+                        keys[keyed.table.name] = []
                     }
                 }
-                guard !notEqualToItself.isEmpty else { return nil }
-                // A unique value not equal to itself (a NaN) has no entry: an empty key says so.
-                var keyless: [String: [UInt8]] = [:]
-                for unique in uniques[entity] ?? [] where unique.attributes.contains(where: notEqualToItself.contains) {
-                    keyless[unique.table] = []
-                }
-                return keyless
-            }, comparesKeys: false)
+                return keys
+            }, comparedTables: compared)
+    }
+
+    /// Reads every described field of a record by its stored type; returns the attributes whose
+    /// value is not equal to itself (a NaN).
+    private static func readFields(of reader: RecordReader, described: StoredEntity?) throws -> Set<String> {
+        var notEqualToItself: Set<String> = []
+        for attribute in described?.attributes ?? [] {
+            guard let payload = reader.payload(tag: attribute.tag) else { continue }
+            do throws(StorageError) {
+                let value = try StoredValue(field: payload, type: attribute.type)
+                if !value.equalsItself { notEqualToItself.insert(attribute.name) }
+            } catch {
+                throw StorageError(
+                    code: error.code, message: "its \(attribute.name) (\(attribute.type)) cannot be read: \(error.message)")
+            }
+        }
+        return notEqualToItself
+    }
+
+    /// The key of the attributes `names` as records give it, from the description alone; `nil`
+    /// when it does not tell enough: a type outside the registry, an optionality not recorded
+    /// (descriptions written before it was), or a required attribute that older rows may lack
+    /// (whose default only the app's models know).
+    static func recordKey(_ names: [String], of description: StoredEntity, unique: Bool) -> RecordKey? {
+        var parts: [RecordKey.Part] = []
+        for name in names {
+            guard let attribute = description.attributes.first(where: { $0.name == name }),
+                let type = NativeValues.named(attribute.type), let isOptional = attribute.isOptional,
+                isOptional || !attribute.mayBeAbsent
+            else { return nil }
+            parts.append(RecordKey.Part(tag: attribute.tag, type: type, isOptional: isOptional, defaultValue: nil))
+        }
+        return RecordKey(parts: parts, isUnique: unique)
     }
 }
 

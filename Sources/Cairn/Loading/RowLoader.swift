@@ -376,15 +376,14 @@ final class RowLoader {
         }
     }
 
-    /// A scratch instance holding a stored row's attributes as its record has them (not the
-    /// context's instance, which may have unsaved values), or `nil` if the row is gone.
-    func storedModel(
+    /// A stored row's record as the store has it (not the context's instance, which may have
+    /// unsaved values), or `nil` if the row is gone.
+    func storedRecord(
         row: UInt64, tables given: Store.EntityTables, in txn: borrowing ReadTransaction
-    ) throws -> (any PersistentModel)? {
+    ) throws -> RecordReader? {
         let tables = given.concrete(forRow: row)
         let key = EntryLayout.rowKey(row)
-        let reader = try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
-        return try reader.map { try scratchModel(from: $0, tables: tables) }
+        return try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
     }
 
     /// A scratch instance, in no context, holding a record's attributes.

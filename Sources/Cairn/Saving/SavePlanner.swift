@@ -185,11 +185,11 @@ struct SavePlanner {
                 let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!
                 guard !tables.indexes.isEmpty,
-                    let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
+                    let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
                 else {
                     continue
                 }
-                for index in tables.indexes { removals.append((index.table, index.key(of: stored), row)) }
+                for index in tables.indexes { removals.append((index.table, try index.key(ofRecord: stored), row)) }
             }
             for model in changed {
                 let tables = store.tables(of: model)
@@ -197,10 +197,10 @@ struct SavePlanner {
                 let state = model._$state
                 let touched = tables.indexes.filter { $0.isTouched(by: state) }
                 guard !touched.isEmpty, let row = model.persistentModelID.rowID,
-                    let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
+                    let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
                 else { continue }
                 for index in touched {
-                    let (old, new) = (index.key(of: stored), index.key(of: model))
+                    let (old, new) = (try index.key(ofRecord: stored), index.key(of: model))
                     guard old != new else { continue }
                     removals.append((index.table, old, row))
                     additions.append((index.table, new, model))
@@ -210,10 +210,10 @@ struct SavePlanner {
                 let (model, tables) = (inserted.models[position], inserted.tables[position])
                 // A row taken over keeps the entries whose key stays the same.
                 if !takeovers.isEmpty, let row = takeovers[position],
-                    let stored = try context.rows.storedModel(row: row, tables: tables, in: txn)
+                    let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
                 {
                     for index in tables.indexes {
-                        let (old, new) = (index.key(of: stored), index.key(of: model))
+                        let (old, new) = (try index.key(ofRecord: stored), index.key(of: model))
                         guard old != new else { continue }
                         removals.append((index.table, old, row))
                         additions.append((index.table, new, model))

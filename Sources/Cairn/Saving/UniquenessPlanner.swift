@@ -295,9 +295,9 @@ struct UniquenessPlanner {
     static func storedKeys(
         row: UInt64, tables: Store.EntityTables, reading rows: RowLoader, in txn: borrowing ReadTransaction
     ) throws -> [[UInt8]] {
-        guard let stored = try rows.storedModel(row: row, tables: tables, in: txn) else {
+        guard let stored = try rows.storedRecord(row: row, tables: tables, in: txn) else {
             return tables.uniques.map { _ in [] }
         }
-        return tables.uniques.map { $0.key(of: stored) }
+        return try tables.uniques.map { (unique) throws(StorageError) in try unique.key(ofRecord: stored) }
     }
 }

@@ -193,10 +193,7 @@ func placeholder<Value>(_ type: Value.Type) -> Value? {
     if let set = type as? any SetAlgebra.Type { return set.init() as? Value }
     if let number = type as? any AdditiveArithmetic.Type { return number.zero as? Value }
     if let cases = type as? any CaseIterable.Type { return firstCase(cases) as? Value }
-    let others: [Any] = [
-        false, Date(timeIntervalSinceReferenceDate: 0), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
-    ]
-    if let value = others.lazy.compactMap({ $0 as? Value }).first { return value }
+    if let native = type as? any NativeValue.Type { return native.emptyValue as? Value }
     // A struct of plain fields: what it decodes from empty values.
     if let decodable = type as? any Decodable.Type {
         return (try? EmptyValueDecoder.empty(decodable, at: [])) as? Value

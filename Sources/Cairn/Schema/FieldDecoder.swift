@@ -43,7 +43,7 @@ public struct _FieldDecoder {
     }
 
     @inline(__always)
-    private mutating func plain<V: FieldCodable>(_ slot: inout _PersistedValue<V>, _ index: Int) throws(StorageError) {
+    private mutating func plain<V: NativeValue>(_ slot: inout _PersistedValue<V>, _ index: Int) throws(StorageError) {
         let tag = wanted(index)
         guard tag != 0, !slot.isLoaded else { return }
         guard let value = try reader.read(V.self, tag: tag) else { return deferred.append(index) }
@@ -51,7 +51,7 @@ public struct _FieldDecoder {
     }
 
     @inline(__always)
-    private mutating func optional<V: FieldCodable>(
+    private mutating func optional<V: NativeValue>(
         _ slot: inout _PersistedValue<V?>, _ index: Int
     )
         throws(StorageError)
@@ -399,6 +399,38 @@ public struct _FieldDecoder {
     /// try decoder.decode(&_$name, 1)   // generated
     /// ```
     public mutating func decode(_ slot: inout _PersistedValue<Float?>, _ index: Int) throws(StorageError) {
+        try optional(&slot, index)
+    }
+    /// A `Decimal` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
+    public mutating func decode(_ slot: inout _PersistedValue<Decimal>, _ index: Int) throws(StorageError) {
+        try plain(&slot, index)
+    }
+    /// A `Decimal?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
+    public mutating func decode(_ slot: inout _PersistedValue<Decimal?>, _ index: Int) throws(StorageError) {
+        try optional(&slot, index)
+    }
+    /// A `URL` attribute: its field read into the storage (an absent one left to the general codec).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
+    public mutating func decode(_ slot: inout _PersistedValue<URL>, _ index: Int) throws(StorageError) {
+        try plain(&slot, index)
+    }
+    /// A `URL?` attribute: its field read into the storage (an absent one is `nil`).
+    ///
+    /// ```swift
+    /// try decoder.decode(&_$name, 1)   // generated
+    /// ```
+    public mutating func decode(_ slot: inout _PersistedValue<URL?>, _ index: Int) throws(StorageError) {
         try optional(&slot, index)
     }
 }

@@ -44,7 +44,7 @@ public struct _FieldEncoder {
     // The value is written where it lies, borrowed: bound to a local (`if let`), a string was
     // retained and released around its write.
     @inline(__always)
-    private mutating func plain<V: FieldCodable>(_ value: _PersistedValue<V>, _ index: Int) {
+    private mutating func plain<V: NativeValue>(_ value: _PersistedValue<V>, _ index: Int) {
         let tag = tags[index]
         guard tag != 0 else { return }
         guard value.isLoaded else { return isIncomplete = true }
@@ -52,7 +52,7 @@ public struct _FieldEncoder {
     }
 
     @inline(__always)
-    private mutating func optional<V: FieldCodable>(_ value: _PersistedValue<V?>, _ index: Int) {
+    private mutating func optional<V: NativeValue>(_ value: _PersistedValue<V?>, _ index: Int) {
         let tag = tags[index]
         guard tag != 0 else { return }
         guard value.isLoaded else { return isIncomplete = true }
@@ -400,6 +400,38 @@ public struct _FieldEncoder {
     /// try encoder.encode(&_$name, 1)   // generated
     /// ```
     public mutating func encode(_ value: inout _PersistedValue<Float?>, _ index: Int) throws(StorageError) {
+        optional(value, index)
+    }
+    /// A `Decimal` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(&_$name, 1)   // generated
+    /// ```
+    public mutating func encode(_ value: inout _PersistedValue<Decimal>, _ index: Int) throws(StorageError) {
+        plain(value, index)
+    }
+    /// A `Decimal?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(&_$name, 1)   // generated
+    /// ```
+    public mutating func encode(_ value: inout _PersistedValue<Decimal?>, _ index: Int) throws(StorageError) {
+        optional(value, index)
+    }
+    /// A `URL` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(&_$name, 1)   // generated
+    /// ```
+    public mutating func encode(_ value: inout _PersistedValue<URL>, _ index: Int) throws(StorageError) {
+        plain(value, index)
+    }
+    /// A `URL?` attribute: its field written from the storage.
+    ///
+    /// ```swift
+    /// try encoder.encode(&_$name, 1)   // generated
+    /// ```
+    public mutating func encode(_ value: inout _PersistedValue<URL?>, _ index: Int) throws(StorageError) {
         optional(value, index)
     }
 }

@@ -166,9 +166,11 @@ struct InvariantChecker {
         for row in stored {
             // A record its types cannot decode (an init(from:) that refuses a stored value) is
             // the world's; the check is of the keys Cairn wrote.
-            guard let model = try? rows.storedModel(row: row, tables: tables, in: txn) else { continue }
+            guard let record = try? rows.storedRecord(row: row, tables: tables, in: txn),
+                let key = try? index.key(ofRecord: record)
+            else { continue }
             var isUnderKey = false
-            try txn.forEachIndexedRow(for: index.key(of: model), in: index.table) { indexed in
+            try txn.forEachIndexedRow(for: key, in: index.table) { indexed in
                 isUnderKey = indexed == row
                 return !isUnderKey
             }

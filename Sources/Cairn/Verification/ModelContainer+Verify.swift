@@ -77,11 +77,12 @@ extension StoreVerifier {
             classes: classes,
             readRecord: { reader, entity in
                 let tables = store.entities[entity]!
-                let model = try decoder.rows.scratchModel(from: reader, tables: tables)
+                // Every attribute decodes through the app's types; the keys come from the record.
+                _ = try decoder.rows.scratchModel(from: reader, tables: tables)
                 var keys: [String: [UInt8]] = [:]
                 // An empty unique key (a value not equal to itself, such as a NaN) has no entry.
-                for keyed in tables.uniques + tables.indexes { keys[keyed.table.name] = keyed.key(of: model) }
+                for keyed in tables.uniques + tables.indexes { keys[keyed.table.name] = try keyed.key(ofRecord: reader) }
                 return keys
-            }, comparesKeys: true)
+            }, comparedTables: Set(store.entities.values.flatMap { ($0.uniques + $0.indexes).map(\.table.name) }))
     }
 }

@@ -59,13 +59,13 @@ struct StoreVerifier {
     /// The concrete entity of a row of a shared records table, by the row's class number.
     var classes: [Table: [Int: String]]
     /// Decodes a row's record (throwing when it cannot be read) and returns the key each of its
-    /// keyed tables must hold for it, by table name (none when ``comparesKeys`` is false). An
+    /// keyed tables must hold for it, by table name (for the tables in ``comparedTables``). An
     /// empty key says that the row has no entry in that table (a unique value not equal to
-    /// itself, such as a NaN), also when ``comparesKeys`` is false.
+    /// itself, such as a NaN), for any table.
     var readRecord: (_ reader: RecordReader, _ entity: String) throws -> [String: [UInt8]]?
-    /// Whether `readRecord` gives the keys (the description knows the models' key encoding), so
-    /// keyed entries are compared with them; otherwise each row is checked to have one entry.
-    var comparesKeys: Bool
+    /// The keyed tables whose keys `readRecord` gives (``RecordKey``), so their entries are
+    /// compared with them; in the others each row is checked to have one entry.
+    var comparedTables: Set<String>
     /// Told the number of rows and entries read so far, now and then.
     var progress: ((Int) -> Void)?
 
@@ -134,7 +134,7 @@ struct StoreVerifier {
             for keyed in keyed.sorted(by: { ($0.entity, $0.table.name) < ($1.entity, $1.table.name) }) {
                 try verify(
                     keyed, rows: (covered[keyed.entity] ?? []).subtracting(keyless[keyed.table.name] ?? []),
-                    expected: comparesKeys ? expected[keyed.table.name] ?? [:] : nil,
+                    expected: comparedTables.contains(keyed.table.name) ? expected[keyed.table.name] ?? [:] : nil,
                     txn, &report, tick)
             }
             try verifyEdges(rows: covered, txn, &report, tick)

@@ -133,14 +133,14 @@ final class LoaderVolume {
         )
         let loader = context.rows
         let scratch = try container.store.environment.read { txn in
-            try loader.storedModel(row: row, tables: tables, in: txn)
+            try loader.storedRecord(row: row, tables: tables, in: txn).map { try loader.scratchModel(from: $0, tables: tables) }
         }
         let copy = try #require(scratch as? LoaderShelf)
         #expect(copy !== registered && copy.label == "A")
         #expect(loader.identity.model(entity: tables.ordinal, row: row) === registered)
         #expect(
             try container.store.environment.read { txn in
-                try loader.storedModel(row: row + 100, tables: tables, in: txn)
+                try loader.storedRecord(row: row + 100, tables: tables, in: txn)
             } == nil)
     }
 

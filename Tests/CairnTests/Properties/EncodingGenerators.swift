@@ -66,6 +66,25 @@ enum EncodingGenerators {
 
     static let uuid = Gen<UInt8>.value(in: 0...255).array(of: 16).map { UUID(uuidBytes: $0) }
 
+    /// Decimals with shared digits and exponents often (equal values written differently:
+    /// 1.5 and 1.50), sometimes any significand and exponent Decimal holds, and NaN.
+    static let decimal = zip(Gen.int64(), Gen.int8(in: -128...127), Gen.uint8(in: 0...9)).map {
+        significand, exponent, shape -> Decimal in
+        switch shape {
+        case 0: return .nan
+        case 1, 2, 3:
+            let small = Decimal(significand.magnitude % 50) * (shape == 3 ? 10 : 1)
+            return Decimal(sign: significand < 0 ? .minus : .plus, exponent: Int(exponent % 3), significand: small)
+        default:
+            return Decimal(
+                sign: significand < 0 ? .minus : .plus, exponent: Int(exponent), significand: Decimal(significand.magnitude))
+        }
+    }
+
+    static let url = Gen<UInt8>.value(in: 0...5).array(of: 0...4).map { parts in
+        URL(string: "https://h/" + parts.map { ["a", "b", "%20", "~", "ab", "-"][Int($0)] }.joined())!
+    }
+
     static let date = double.map { Date(timeIntervalSinceReferenceDate: $0) }
 }
 

@@ -161,6 +161,33 @@ private func checkPair<Value: KeyComponent>(
         }
     }
 
+    /// Decimal keys order like `<`, with NaN first; equal values written differently (1.5, 1.50)
+    /// have one key.
+    @Test func decimalsOrderLikeTheirValues() async {
+        func decimalOrder(_ lhs: Decimal, _ rhs: Decimal) -> Int {
+            switch (lhs.isNaN, rhs.isNaN) {
+            case (true, true): 0
+            case (true, false): -1
+            case (false, true): 1
+            case (false, false): order(lhs, rhs)
+            }
+        }
+        await propertyCheck(
+            count: PropertyScale.count(800), input: EncodingGenerators.decimal, EncodingGenerators.decimal
+        ) {
+            try checkPair($0, $1, by: decimalOrder)
+        }
+        #expect(encoded(Decimal(string: "1.5")!) == encoded(Decimal(string: "1.50")!))
+        #expect(encoded(Decimal(string: "-0.0")!) == encoded(Decimal(0)))
+        #expect(encoded(Decimal(string: "1.5")!) == [0x03, 0x80, 0x01, 0x31, 0x35, 0x00])
+    }
+
+    @Test func urlsOrderByTheirStoredString() async {
+        await propertyCheck(count: PropertyScale.count(300), input: EncodingGenerators.url, EncodingGenerators.url) {
+            try checkPair($0, $1) { bytesOrder($0.absoluteString.utf8, $1.absoluteString.utf8) }
+        }
+    }
+
     @Test func optionalsSortNilFirst() async {
         let string = EncodingGenerators.string.optional()
         await propertyCheck(count: PropertyScale.count(300), input: string, string) { a, b throws in

@@ -87,6 +87,30 @@ import Testing
         #expect(report.problems.contains { $0.kind == .missingEntry && $0.identifiers == [id] })
     }
 
+    /// The same wrong key, found without the app's models: `cairn verify` computes each row's
+    /// keys from its record by the types the store's description records.
+    @Test func anIndexEntryUnderAWrongKeyIsFoundWithoutTheModels() throws {
+        let directory = TemporaryDirectory()
+        let id: PersistentIdentifier
+        do {
+            let container = try libraryContainer(directory)
+            let context = ModelContext(container)
+            let author = LibraryAuthor(firstName: "Jane", lastName: "Austen", email: "j@example.org")
+            context.insert(author)
+            try context.save()
+            id = author.persistentModelID
+            let index = container.store.entities["LibraryAuthor"]!.indexes.first { $0.names == ["lastName"] }!.table
+            let (key, wrong) = (KeyBuilder.key("Austen"), KeyBuilder.key("Bront\u{EB}"))
+            try write(container) { txn in
+                _ = try txn.delete(key, value: EntryLayout.keyedValue(row: id.rowID!, key: key), in: index)
+                try txn.put(EntryLayout.keyedValue(row: id.rowID!, key: wrong), for: wrong, in: index)
+            }
+        }
+        let report = try StoreInspector(path: directory.child("Library.store")).verify()
+        #expect(report.problems.contains { $0.kind == .strayEntry && $0.identifiers.map(\.rowID) == [id.rowID] }, "\(report)")
+        #expect(report.problems.contains { $0.kind == .missingEntry && $0.identifiers.map(\.rowID) == [id.rowID] })
+    }
+
     @Test func anIndexEntryOfAMissingRowIsFound() throws {
         let (container, _, _) = try library()
         let index = container.store.entities["LibraryAuthor"]!.indexes.first { $0.names == ["lastName"] }!.table

@@ -22,9 +22,13 @@ final class EveryBuiltInType {
     var unsigned16: UInt16
     var unsigned8: UInt8
     var single: Float
+    var price: Decimal
+    var link: URL
     var maybeText: String?
     var maybeNumber: Int? = 3
     var maybeDate: Date?
+    var maybePrice: Decimal?
+    var maybeLink: URL?
     var format: BookFormat = BookFormat.paperback
     var size: BookDimensions?
 
@@ -45,6 +49,9 @@ final class EveryBuiltInType {
         unsigned16 = 16
         unsigned8 = 8
         single = 1.5
+        price = Decimal(string: "-1234.5678")!
+        link = URL(string: "https://example.com/a%20b?q=1")!
+        maybePrice = Decimal(string: "0.001")!
         maybeText = "x"
         maybeDate = nil
         size = BookDimensions(width: 1, height: 2)
@@ -85,9 +92,13 @@ final class EveryBuiltInType {
         try check("unsigned16", UInt16.self, absent: .damaged)
         try check("unsigned8", UInt8.self, absent: .damaged)
         try check("single", Float.self, absent: .damaged)
+        try check("price", Decimal.self, absent: .damaged)
+        try check("link", URL.self, absent: .damaged)
         try check("maybeText", String?.self, absent: .value(nil))
         try check("maybeNumber", Int?.self, absent: .value(nil))
         try check("maybeDate", Date?.self, absent: .value(nil))
+        try check("maybePrice", Decimal?.self, absent: .value(nil))
+        try check("maybeLink", URL?.self, absent: .value(nil))
     }
 
     @Test func otherTypesKeepTheGeneralPath() throws {

@@ -14,7 +14,8 @@ import Testing
         var when: Date
         var small: UInt8
     }
-    struct WithIdentifier: Codable { var id: UUID }
+    struct WithIdentifier: Codable, Equatable { var id: UUID }
+    struct WithLink: Codable { var link: URL }
     enum Letter: String, Codable { case a, b }
     enum Blank: String, Codable { case blank = "", full }
 
@@ -27,8 +28,14 @@ import Testing
                     when: Date(timeIntervalSinceReferenceDate: 0), small: 0))
     }
 
+    @Test func nativeValuesInsideAStructTakeTheirRegisteredEmptyValue() {
+        let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        #expect(placeholder(WithIdentifier.self) == WithIdentifier(id: zero), "as a UUID attribute's placeholder")
+        #expect(placeholder(UUID.self) == zero)
+    }
+
     @Test func typesThatRefuseEmptyValuesHaveNone() {
-        #expect(placeholder(WithIdentifier.self) == nil, "a UUID does not decode from \"\"")
+        #expect(placeholder(WithLink.self) == nil, "a URL has no empty value and does not decode from \"\"")
         #expect(placeholder(Letter.self) == nil, "no case has the raw value \"\"")
         #expect(placeholder(Blank.self) == .blank)
     }

@@ -69,3 +69,37 @@ extension UUID {
         self.init(uuid: raw)
     }
 }
+
+extension URL: KeyComponent {
+    /// Appends the UTF-8 bytes of `absoluteString`, escaped and terminated as `Data` is: the
+    /// string the record stores, so two URLs have one key when they store alike.
+    ///
+    /// ```swift
+    /// var key = KeyBuilder()
+    /// URL(string: "a:b")!.appendKey(to: &key)   // 61 3A 62 00 01
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key being built.
+    package func appendKey(to key: inout KeyBuilder) {
+        key.appendEscapedAndTerminated(absoluteString.utf8)
+    }
+
+    /// Reads a URL keyed by ``appendKey(to:)``.
+    ///
+    /// ```swift
+    /// let link = try URL.readKey(from: &reader)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - reader: The key being read.
+    /// - Returns: The URL.
+    /// - Throws: `StorageError` when the bytes are no terminated UTF-8 string or no URL.
+    package static func readKey(from reader: inout KeyReader) throws(StorageError) -> URL {
+        let raw = try reader.readEscapedAndTerminated()
+        guard let string = String(validating: raw, as: UTF8.self), let url = URL(string: string) else {
+            throw StorageError.damagedKey("A URL in the key is not a valid URL string.")
+        }
+        return url
+    }
+}

@@ -4,8 +4,8 @@ import Foundation
 /// opens a store by itself (`cairn dump`) can tell about it from the stored type name and the
 /// field's wire type.
 ///
-/// Native types (`String`, `Bool`, integers, `Float`, `Double`, `Date`, `Data`, `UUID`, `URL`,
-/// `Decimal`) decode exactly, by the type the store's description records. A `Codable` value
+/// Native types (the registry, ``NativeValues/all``) decode exactly, by the type the store's
+/// description records. A `Codable` value
 /// (a struct, an array, a dictionary) decodes into its structure from the binary coder's tags;
 /// a value of a type the store names but this reader does not know (a `RawRepresentable` enum)
 /// is read by its wire type: an integer, a number, or text when its bytes are UTF-8.
@@ -58,6 +58,7 @@ package enum StoredValue: Sendable, Equatable {
         switch self {
         case .double(let value): !value.isNaN
         case .date(let value): !value.timeIntervalSinceReferenceDate.isNaN
+        case .decimal(let value): !value.isNaN
         default: true
         }
     }
@@ -69,26 +70,12 @@ package enum StoredValue: Sendable, Equatable {
     /// - Throws: `StorageError` `.unsupportedValue` when the field's wire type does not fit the
     ///   type, `.damagedRecord` when its bytes are not a valid value of it.
     package init(field: FieldPayload, type: String) throws(StorageError) {
-        switch type {
-        case "Swift.String": self = .string(try String(fieldPayload: field))
-        case "Swift.Bool": self = .bool(try Bool(fieldPayload: field))
-        case "Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64":
-            self = .integer(try Int64(fieldPayload: field))
-        case "Swift.UInt", "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64":
-            self = .unsigned(try UInt64(fieldPayload: field))
-        case "Swift.Double": self = .double(try Double(fieldPayload: field))
-        case "Swift.Float": self = .double(Double(try Float(fieldPayload: field)))
-        case "Foundation.Date": self = .date(try Date(fieldPayload: field))
-        case "Foundation.Data": self = .bytes(try Data(fieldPayload: field))
-        case "Foundation.UUID": self = .uuid(try UUID(fieldPayload: field))
-        case "Foundation.URL": self = .url(try URL(fieldPayload: field).absoluteString)
-        case "Foundation.Decimal": self = .decimal(try Decimal(fieldPayload: field))
-        default:
-            if type.hasPrefix("transformable ") {
-                self = .bytes(try Data(fieldPayload: field))
-            } else {
-                self = try Self(unknownField: field)
-            }
+        if let native = NativeValues.named(type) {
+            self = try native.storedValue(of: field)
+        } else if type.hasPrefix("transformable ") {
+            self = .bytes(try Data(fieldPayload: field))
+        } else {
+            self = try Self(unknownField: field)
         }
     }
 

@@ -4,8 +4,9 @@ import Foundation
 /// `false`, `nil` for an optional, an empty collection, and, for a nested type, what its own
 /// `init(from:)` makes of those. ``placeholder(_:)`` uses it for `Decodable` types with no
 /// obvious empty value (a struct of plain fields): the value a model whose row cannot be read
-/// shows. A type that refuses those values (an enumeration whose raw values do not include
-/// `""`, a `UUID` decoded from a string) has no empty value.
+/// shows. A native value inside it takes its registered empty value (``NativeValue/emptyValue``,
+/// the all-zero `UUID` too); a type that refuses those values (an enumeration whose raw values
+/// do not include `""`, a `URL` decoded from a string) has no empty value.
 ///
 /// ```swift
 /// struct Point: Codable { var x = 0.0, y = 0.0 }
@@ -23,27 +24,10 @@ struct EmptyValueDecoder: Decoder {
 
     func singleValueContainer() -> any SingleValueDecodingContainer { Single(codingPath: codingPath) }
 
-    /// The empty value of `type`: a plain value's own, or what the type decodes from an
-    /// ``EmptyValueDecoder``.
+    /// The empty value of `type`: a native value's own (``NativeValue/emptyValue``), or what
+    /// the type decodes from an ``EmptyValueDecoder``.
     static func empty<T: Decodable>(_ type: T.Type, at codingPath: [any CodingKey]) throws -> T {
-        let plain: Any? =
-            switch type {
-            case is String.Type: ""
-            case is Bool.Type: false
-            case is Double.Type: 0.0
-            case is Float.Type: Float(0)
-            case is Int.Type: 0
-            case is Int8.Type: Int8(0)
-            case is Int16.Type: Int16(0)
-            case is Int32.Type: Int32(0)
-            case is Int64.Type: Int64(0)
-            case is UInt.Type: UInt(0)
-            case is UInt8.Type: UInt8(0)
-            case is UInt16.Type: UInt16(0)
-            case is UInt32.Type: UInt32(0)
-            case is UInt64.Type: UInt64(0)
-            default: nil
-            }
+        let plain = NativeValues.type(of: type).flatMap { $0.isOptional ? nil : $0.native.emptyValue }
         if let plain = plain as? T { return plain }
         return try T(from: EmptyValueDecoder(codingPath: codingPath))
     }

@@ -1,16 +1,15 @@
 import Foundation
 @_spi(Reflection) import Swift
 
-// Direct access to an attribute's generated storage, for the common value types.
+// Direct access to an attribute's generated storage, for every type in the registry of native
+// values (NativeValue.swift).
 //
 // The general closures in AttributeAccess.make go through the storage key path and the
 // attribute's codec, in code generic over the model and the value type, which Cairn cannot
-// specialize (the types are the app's). Profiling a 20,000-author save with callgrind showed
-// about 2,600 instructions per attribute encoded: 870 in `swift_getAtKeyPath`, 600 in the
-// unspecialized `_PersistedValue.value` getter, 440 looking up `AttributeCodec<Value>`'s
-// metadata, the rest in the codec. Here the storage is found once, by its field offset in the
-// class (the runtime's own field table, `_forEachField`), and the closures are specialized for
-// the value type, so reading `_$name` is a load at a fixed offset and the encoding is inlined.
+// specialize (the types are the app's): a key-path read, an unspecialized getter and a metadata
+// lookup for every value. Here the storage is found once, by its field offset in the class (the
+// runtime's own field table, `_forEachField`), and the closures are specialized for the value
+// type, so reading `_$name` is a load at a fixed offset and the encoding is inlined.
 //
 // The bytes are those of the codec (the same RecordWriter/RecordReader overloads a native
 // codec calls), so records do not depend on which path wrote them; tests check both paths
@@ -22,21 +21,15 @@ extension AttributeAccess {
     static func direct<Model: PersistentModel, Value>(
         _: Model.Type, _: Value.Type, name: String, entity: String, defaultValue: Value?, general: AttributeAccess
     ) -> AttributeAccess? {
-        guard let offset = storageOffset(in: Model.self, field: "_$" + name, type: _PersistedValue<Value>.self) else {
+        guard let native = NativeValues.type(of: Value.self)?.native,
+            let offset = storageOffset(in: Model.self, field: "_$" + name, type: _PersistedValue<Value>.self)
+        else {
             return nil
         }
-        let context = DirectContext(
-            valueType: Value.self, offset: offset, name: name, entity: entity, defaultValue: defaultValue,
-            general: general)
-        let attempts: [() -> AttributeAccess?] = [
-            { context.attempt(String.self) }, { context.attempt(Int.self) }, { context.attempt(Int64.self) },
-            { context.attempt(Double.self) }, { context.attempt(Bool.self) }, { context.attempt(Date.self) },
-            { context.attempt(UUID.self) }, { context.attempt(Data.self) }, { context.attempt(Int32.self) },
-            { context.attempt(Int16.self) }, { context.attempt(Int8.self) }, { context.attempt(UInt.self) },
-            { context.attempt(UInt64.self) }, { context.attempt(UInt32.self) }, { context.attempt(UInt16.self) },
-            { context.attempt(UInt8.self) }, { context.attempt(Float.self) },
-        ]
-        return attempts.lazy.compactMap { $0() }.first
+        return native.directAccess(
+            DirectAccessContext(
+                valueType: Value.self, offset: offset, name: name, entity: entity, defaultValue: defaultValue,
+                general: general))
     }
 }
 
@@ -57,9 +50,10 @@ func storageOffset(in model: AnyClass, field: String, type: Any.Type) -> Int? {
     return found
 }
 
-/// What the specialized closures need, without the generic `Value`, so that each
-/// ``attempt(_:)`` call is a fully concrete, specialized call.
-private struct DirectContext {
+/// What the specialized closures need, without the generic `Value`: each native type's
+/// ``NativeValue/directAccess(_:)`` calls ``attempt(_:)`` with itself, a call the compiler
+/// specializes for that type.
+struct DirectAccessContext {
     let valueType: Any.Type
     let offset: Int
     let name: String
@@ -68,13 +62,13 @@ private struct DirectContext {
     let general: AttributeAccess
 
     /// The access for `V` or `V?`, when that is the attribute's type.
-    func attempt<V: FieldCodable & KeyComponent>(_: V.Type) -> AttributeAccess? {
+    func attempt<V: NativeValue>(_: V.Type) -> AttributeAccess? {
         if valueType == V.self { return plain(V.self) }
         if valueType == V?.self { return optional(V.self) }
         return nil
     }
 
-    private func plain<V: FieldCodable & KeyComponent>(_: V.Type) -> AttributeAccess {
+    private func plain<V: NativeValue>(_: V.Type) -> AttributeAccess {
         let offset = offset
         let defaultValue = defaultValue.map { $0 as! V }
         let (entity, name) = (entity, name)
@@ -101,7 +95,7 @@ private struct DirectContext {
             fillPlaceholder: general.fillPlaceholderBody, value: general.valueBody)
     }
 
-    private func optional<V: FieldCodable & KeyComponent>(_: V.Type) -> AttributeAccess {
+    private func optional<V: NativeValue>(_: V.Type) -> AttributeAccess {
         let offset = offset
         return AttributeAccess(
             isLoaded: { model in slot(model, offset, V?.self).pointee.isLoaded },
