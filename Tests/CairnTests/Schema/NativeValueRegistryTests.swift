@@ -46,6 +46,18 @@ import Testing
     init() {}
 }
 
+@Model final class KeyedPhoto {
+    #Index<KeyedPhoto>([\.pixels])
+    @Attribute(.externalStorage) var pixels = Data()
+    init() {}
+}
+
+@Model final class DatedNote {
+    var text = ""
+    var when = Date(timeIntervalSinceReferenceDate: 0)
+    init(_ text: String, _ when: Date) { (self.text, self.when) = (text, when) }
+}
+
 /// The registry of native value types (`Values/NativeValue.swift`) against everything that must
 /// agree with it: the generated codec's concrete overloads, direct access, keys, the planner,
 /// the model-free reader, the macros' list of value types and the stored type names.
@@ -147,5 +159,43 @@ import Testing
             let short = "\"\(type.storedTypeName.split(separator: ".").last!)\""
             #expect(names.contains(short), "the macros' list of value types has \(short)")
         }
+    }
+
+    @Test func aKeyOnAnAttributeStoredOutsideItsRecordIsRefusedAtOpen() throws {
+        let directory = TemporaryDirectory()
+        #expect {
+            try makeContainer(KeyedPhoto.self, in: directory)
+        } throws: { error in
+            guard let error = error as? SchemaError else { return false }
+            return error.code == .invalidConstraint && error.property == "pixels"
+                && error.message.contains(".externalStorage")
+        }
+    }
+
+    /// A store written where Foundation's types are named `FoundationEssentials.Date` (Linux) or
+    /// `Foundation.Date` (Apple platforms) opens on the other.
+    @Test(arguments: ["FoundationEssentials.Date", "Foundation.Date"])
+    func aStoreOpensWhateverSpellingItsDescriptionHasForFoundationTypes(_ spelling: String) throws {
+        let directory = TemporaryDirectory()
+        let key = StoreLayout.entityDescriptionKey("DatedNote")
+        do {
+            let container = try makeContainer(DatedNote.self, in: directory)
+            let context = ModelContext(container)
+            context.insert(DatedNote("a", Date(timeIntervalSinceReferenceDate: 42)))
+            try context.save()
+            try container.store.environment.write { txn in
+                let value = try #require(try txn.get(key, in: container.store.meta))
+                var stored = try BinaryDecoder().decode(StoredEntity.self, from: try EntryLayout.metaPayload(value, key: key))
+                let index = try #require(stored.attributes.firstIndex { $0.name == "when" })
+                #expect(stored.attributes[index].type == "Foundation.Date", "recorded in the shared spelling")
+                stored.attributes[index].type = spelling
+                try txn.put(EntryLayout.metaValue(try BinaryEncoder().encode(stored), key: key), for: key, in: container.store.meta)
+            }
+        }
+        let reopened = try makeContainer(DatedNote.self, in: directory)
+        let notes = try ModelContext(reopened).fetch(FetchDescriptor<DatedNote>())
+        #expect(notes.map(\.when) == [Date(timeIntervalSinceReferenceDate: 42)])
+        let dump = try StoreInspector(path: directory.child("Test.store")).descriptions["DatedNote"]
+        #expect(dump?.attributes.first { $0.name == "when" }?.type == spelling, "a matching description is not rewritten")
     }
 }
