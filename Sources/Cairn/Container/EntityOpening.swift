@@ -74,7 +74,7 @@ struct EntityOpening {
         }
         let describedRelationships = existed ? Set(stored.relationships.map(\.name)) : []
         if let root { stored.nextTag = max(stored.nextTag, hierarchyNextTag[root.name]!) }
-        let inherited = entity.superentity.flatMap { result[$0.name]?.tags } ?? [:]
+        let inherited = entity.superentity.flatMap { result[$0.name]?.codec.tags } ?? [:]
         let tags = try stored.reconcile(
             with: entity, hasRows: hasRows,
             inherited: inherited.filter { name, _ in entity.superentity?.attributesByName[name] != nil })
@@ -187,21 +187,21 @@ struct EntityOpening {
     /// The uniqueness constraints' and indexes' tables; one with no key while the entity has rows
     /// was added by this schema (every row has a key in each), and the container fills it first.
     private func openKeyTables(of entity: Schema.Entity, into tables: Store.EntityTables, hasRows: Bool) throws {
-        tables.uniques = try entity.uniquenessConstraints.map { names in
+        tables.keys.uniques = try entity.uniquenessConstraints.map { names in
             try keyTable(
-                names, of: entity, tags: tables.tags, kind: .unique, flags: [], purpose: "a uniqueness constraint",
+                names, of: entity, tags: tables.codec.tags, kind: .unique, flags: [], purpose: "a uniqueness constraint",
                 declaredIn: { $0.uniquenessConstraints.contains(names) })
         }
-        tables.indexes = try entity.indices.map { names in
+        tables.keys.indexes = try entity.indices.map { names in
             try keyTable(
-                names, of: entity, tags: tables.tags, kind: .index, flags: [.duplicateSort, .duplicateFixed],
+                names, of: entity, tags: tables.codec.tags, kind: .index, flags: [.duplicateSort, .duplicateFixed],
                 purpose: "an index",
                 declaredIn: { $0.indices.contains(names) })
         }
-        tables.keyedAttributeIndexes = tables.propertyIndexes(of: (tables.uniques + tables.indexes).flatMap(\.names))
+        tables.keys.attributeIndexes = tables.propertyIndexes(of: (tables.keys.uniques + tables.keys.indexes).flatMap(\.names))
         if hasRows && !readOnly {
-            tables.unfilledKeyTables = try environment.read { txn in
-                try (tables.uniques + tables.indexes).filter { try txn.count(of: $0.table) == 0 }
+            tables.keys.unfilled = try environment.read { txn in
+                try (tables.keys.uniques + tables.keys.indexes).filter { try txn.count(of: $0.table) == 0 }
             }
         }
     }

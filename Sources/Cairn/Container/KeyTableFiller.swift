@@ -2,7 +2,7 @@ import CairnStorage
 import Foundation
 
 /// Fills the unique and index tables a schema adds to entities that already have rows
-/// (``Store/EntityTables/unfilledKeyTables``), as a container opens: the key of every stored
+/// (``Store/EntityTables/KeyTables/unfilled``), as a container opens: the key of every stored
 /// model goes in, in one write transaction. A uniqueness constraint that the stored models
 /// break (two with the same values) refuses the open with a ``SchemaError`` naming them, and
 /// its table stays empty, to be filled at the next open: remove the duplicates first, in a
@@ -15,9 +15,9 @@ struct KeyTableFiller {
     let container: ModelContainer
 
     func fill() throws {
-        for tables in container.store.entities.values where !tables.unfilledKeyTables.isEmpty {
+        for tables in container.store.entities.values where !tables.keys.unfilled.isEmpty {
             try fill(tables, type: tables.modelType)
-            tables.unfilledKeyTables = []
+            tables.keys.unfilled = []
         }
     }
 
@@ -31,7 +31,7 @@ struct KeyTableFiller {
         descriptor.includePendingChanges = false
         let ids = try ModelContext(container).fetchIdentifiers(descriptor)
         var entries: [(table: Table, key: [UInt8], row: UInt64)] = []
-        var claimed = [[[UInt8]: PersistentIdentifier]](repeating: [:], count: tables.unfilledKeyTables.count)
+        var claimed = [[[UInt8]: PersistentIdentifier]](repeating: [:], count: tables.keys.unfilled.count)
         for start in stride(from: 0, to: ids.count, by: Self.partSize) {
             let context = ModelContext(container)
             for id in ids[start..<min(start + Self.partSize, ids.count)] {
@@ -55,8 +55,8 @@ struct KeyTableFiller {
         _ model: any PersistentModel, row: UInt64, of tables: Store.EntityTables,
         to entries: inout [(table: Table, key: [UInt8], row: UInt64)], claimed: inout [[[UInt8]: PersistentIdentifier]]
     ) throws {
-        for (position, constraint) in tables.unfilledKeyTables.enumerated() {
-            let isUnique = tables.uniques.contains { $0 === constraint }
+        for (position, constraint) in tables.keys.unfilled.enumerated() {
+            let isUnique = tables.keys.uniques.contains { $0 === constraint }
             let key = constraint.key(of: model)
             // A unique value not equal to itself (a NaN) has no key.
             if isUnique && key.isEmpty { continue }

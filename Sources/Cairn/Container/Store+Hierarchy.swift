@@ -41,9 +41,9 @@ extension Store.EntityTables {
     /// (a damaged edge, a class the schema dropped).
     @inline(__always)
     func tables(forRow row: UInt64) -> Store.EntityTables? {
-        guard let hierarchy else { return self }
+        guard let hierarchy = lineage.hierarchy else { return self }
         let number = Self.classNumber(ofRow: row)
-        guard number == classNumber else {
+        guard number == lineage.classNumber else {
             return number < hierarchy.members.count ? hierarchy.members[number]?.tables : nil
         }
         return self
@@ -58,21 +58,21 @@ extension Store.EntityTables {
     /// of a class that inherits from it.
     @inline(__always)
     func includes(row: UInt64) -> Bool {
-        guard hierarchy != nil else { return true }
-        return descendantClasses.contains(Self.classNumber(ofRow: row))
+        guard lineage.hierarchy != nil else { return true }
+        return lineage.descendantClasses.contains(Self.classNumber(ofRow: row))
     }
 
     /// Whether the entity's table holds rows of other classes than its own and its subclasses'
     /// (it is a subentity), so a scan of it filters by class.
-    var sharesRecordsWithOtherClasses: Bool { hierarchy != nil && classNumber != 0 }
+    var sharesRecordsWithOtherClasses: Bool { lineage.hierarchy != nil && lineage.classNumber != 0 }
 
     /// The first row id of this class.
-    var firstRow: UInt64 { UInt64(classNumber) << Store.classShift }
+    var firstRow: UInt64 { UInt64(lineage.classNumber) << Store.classShift }
 
     /// The tables of this entity and of every entity that inherits from it, by class number.
     var descendants: [Store.EntityTables] {
-        guard let hierarchy else { return [self] }
-        return descendantClasses.sorted().compactMap {
+        guard let hierarchy = lineage.hierarchy else { return [self] }
+        return lineage.descendantClasses.sorted().compactMap {
             $0 < hierarchy.members.count ? hierarchy.members[$0]?.tables : nil
         }
     }
@@ -94,17 +94,17 @@ extension Store {
                 hierarchy.members += Array(repeating: nil, count: number + 1 - hierarchy.members.count)
             }
             hierarchy.members[number] = Hierarchy.Member(tables: member)
-            member.hierarchy = hierarchy
-            member.classNumber = number
+            member.lineage.hierarchy = hierarchy
+            member.lineage.classNumber = number
         }
-        for member in tables.values where member.hierarchy != nil {
+        for member in tables.values where member.lineage.hierarchy != nil {
             var classes: Set<Int> = []
             var pending = [member.entity]
             while let entity = pending.popLast() {
                 classes.insert(classNumbers[entity.name] ?? 0)
                 pending += entity.subentities
             }
-            member.descendantClasses = classes
+            member.lineage.descendantClasses = classes
         }
     }
 }

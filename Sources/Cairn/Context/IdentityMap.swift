@@ -47,7 +47,7 @@ struct IdentityMap {
         for tables in store.entities.values { ordinalsByName[Int(tables.entityName.number)] = Int32(tables.ordinal) }
         self.ordinalsByName = ordinalsByName
         var rows = Array(repeating: RowSlots(), count: store.entities.count)
-        for tables in store.entities.values { rows[tables.ordinal].classNumber = UInt64(tables.classNumber) }
+        for tables in store.entities.values { rows[tables.ordinal].classNumber = UInt64(tables.lineage.classNumber) }
         self.rows = rows
         storeIdentifier = store.internedIdentifier
     }

@@ -92,7 +92,7 @@ final class InverseMaintainer {
         }
         guard let id = state.persistentIdentifier,
             let tables = context.store.entitiesByType[ObjectIdentifier(type(of: model))],
-            let relationship = tables.relationshipsByIndex[index]
+            let relationship = tables.layout.relationshipsByIndex[index]
         else { return nil }
         return (tables, relationship, tables.inverses[index]?.inverse, id.rowID)
     }

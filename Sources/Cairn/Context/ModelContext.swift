@@ -178,7 +178,7 @@ public final class ModelContext {
     func attributeDidChange(_ model: any PersistentModel, _ index: Int) {
         // Most attributes are keyed by no table: that is the first, cheapest check.
         guard let tables = store.entitiesByType[ObjectIdentifier(type(of: model))],
-            tables.keyedAttributeIndexes.contains(index), let id = model._$state.persistentIdentifier,
+            tables.keys.attributeIndexes.contains(index), let id = model._$state.persistentIdentifier,
             !id.isTemporary, identity.model(for: id) === model
         else { return }
         pending.markKeyChanged(model)
@@ -220,7 +220,7 @@ public final class ModelContext {
         // Keep a temporary identifier the model was already asked for.
         let id = state.persistentIdentifier ?? PersistentIdentifier.temporary(entity: tables.entityName)
         state.persistentIdentifier = id
-        state.attach(to: link, reporting: tables.keyedAttributeMask)
+        state.attach(to: link, reporting: tables.keys.attributeMask)
         // Found by its temporary identifier through the pending inserts (see `registered(_:)`);
         // the identity map holds it once it has a row.
         pending.insert(model)
@@ -461,7 +461,7 @@ public final class ModelContext {
     /// ```
     func keepFirstOccurrences(_ model: any PersistentModel, _ index: Int) {
         guard let tables = store.entitiesByName[model.persistentModelID.entity],
-            let relationship = tables.relationshipsByIndex[index]
+            let relationship = tables.layout.relationshipsByIndex[index]
         else { return }
         var seen = Set<ObjectIdentifier>()
         let members = relationship.access.targets(model).filter { seen.insert(ObjectIdentifier($0)).inserted }

@@ -41,10 +41,10 @@ struct FetchCounter {
     ) throws -> Int {
         let rows = try context.store.read { txn in
             // A subclass's rows share their table with the hierarchy's other classes': counted by id.
-            guard tables.sharesRecordsWithOtherClasses else { return try txn.count(of: tables.records) }
+            guard tables.sharesRecordsWithOtherClasses else { return try txn.count(of: tables.layout.records) }
             var count = 0
-            try txn.scan(tables.records, .all) { key, _ in
-                if tables.includes(row: try EntryLayout.row(key: key, table: tables.records)) { count += 1 }
+            try txn.scan(tables.layout.records, .all) { key, _ in
+                if tables.includes(row: try EntryLayout.row(key: key, table: tables.layout.records)) { count += 1 }
                 return true
             }
             return count

@@ -191,7 +191,7 @@ struct FetchExecutor {
                     }
                     // A dangling index entry (no record) is skipped.
                     let rowKey = EntryLayout.rowKey(row)
-                    let reader = try txn.withValue(for: rowKey, in: tables.records) {
+                    let reader = try txn.withValue(for: rowKey, in: tables.layout.records) {
                         try RecordReader(copying: $0, key: rowKey)
                     }
                     entries.append((key, row, reader))
@@ -362,7 +362,7 @@ struct CandidateReader {
         _ count: Int, txn: borrowing ReadTransaction, into batch: inout RecordBatch
     ) throws -> RecordBatch.Rows {
         if case .fullScan = access {
-            if after == nil && scanned == nil { scanned = try txn.count(of: tables.records) }
+            if after == nil && scanned == nil { scanned = try txn.count(of: tables.layout.records) }
             Self.prepare(&batch, for: min(count, Self.scanReserveLimit))
             let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
@@ -370,8 +370,8 @@ struct CandidateReader {
             // A subclass's rows share the table with its hierarchy's other classes': only its own
             // (and its subclasses') are candidates.
             let filters = tables.sharesRecordsWithOtherClasses
-            try txn.scan(tables.records, range) { key, value in
-                let row = try EntryLayout.row(key: key, table: tables.records)
+            try txn.scan(tables.layout.records, range) { key, value in
+                let row = try EntryLayout.row(key: key, table: tables.layout.records)
                 last = row
                 guard !filters || tables.includes(row: row) else { return true }
                 try batch.append(copying: value, key: key, row: row)
@@ -420,7 +420,7 @@ struct CandidateReader {
         for row in rowIDs {
             // The key on the stack, so that no record read costs an allocation.
             _ = try EntryLayout.withRowKey(row) { key in
-                try txn.withValue(for: key, in: tables.records) { try batch.append(copying: $0, key: key, row: row) }
+                try txn.withValue(for: key, in: tables.layout.records) { try batch.append(copying: $0, key: key, row: row) }
             }
         }
         return batch.rowsAndReaders()

@@ -48,11 +48,11 @@ struct FetchExplainer {
         let tables = executor.request.tables
         switch access {
         case .fullScan:
-            return (.fullScan, try txn.count(of: tables.records))
+            return (.fullScan, try txn.count(of: tables.layout.records))
         case .rows(let rows):
             var count = 0
-            for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.records) { count += 1 }
-            return (.identifiers(table: tables.records.name, count: rows.count), count)
+            for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.layout.records) { count += 1 }
+            return (.identifiers(table: tables.layout.records.name, count: rows.count), count)
         case .unique(let unique, let key):
             return (
                 .uniqueKey(table: unique.table.name, attribute: unique.names.joined(separator: ",")),

@@ -348,7 +348,7 @@ extension PredicatePlanner {
             )
         }
         var candidates: [Candidate] = []
-        for unique in tables.uniques {
+        for unique in tables.keys.uniques {
             let equalities = unique.names.compactMap(equality)
             // Always applies: nothing after it is tried.
             if equalities.count == unique.names.count { return [.unique(unique, equalities: equalities)] }
@@ -356,7 +356,7 @@ extension PredicatePlanner {
         // Equalities on leading attributes: the most win, then a range on the next attribute,
         // then a single-attribute index (its equality is an exact key).
         var ranked: [(keyed: Store.EntityTables.UniqueConstraint, equalities: [Int], rank: Int)] = []
-        for keyed in tables.indexes + tables.uniques.filter({ $0.names.count > 1 }) {
+        for keyed in tables.keys.indexes + tables.keys.uniques.filter({ $0.names.count > 1 }) {
             var equalities: [Int] = []
             for name in keyed.names {
                 guard let slot = equality(name) else { break }
@@ -384,18 +384,18 @@ extension PredicatePlanner {
         let singles = { (keyed: [Store.EntityTables.UniqueConstraint]) in keyed.filter { $0.names.count == 1 } }
         for (position, slot) in slots.enumerated() {
             guard case .oneOf = slot.kind else { continue }
-            for (keyed, isUnique) in [(singles(tables.uniques), true), (singles(tables.indexes), false)] {
+            for (keyed, isUnique) in [(singles(tables.keys.uniques), true), (singles(tables.keys.indexes), false)] {
                 guard let table = keyed.first(where: { $0.names[0] == slot.attribute.name }) else { continue }
                 candidates.append(.oneOf(table, slot: position, isUnique: isUnique))
                 break
             }
         }
-        for index in singles(tables.indexes) {
+        for index in singles(tables.keys.indexes) {
             let (lower, upper) = bounds(on: index.names[0])
             guard lower != nil || upper != nil else { continue }
             candidates.append(.indexRange(index, lower: lower, upper: upper))
         }
-        for keyed in tables.indexes + tables.uniques where keyed.names.count > 1 {
+        for keyed in tables.keys.indexes + tables.keys.uniques where keyed.names.count > 1 {
             let (lower, upper) = bounds(on: keyed.names[0])
             guard lower != nil || upper != nil else { continue }
             candidates.append(.compound(keyed, equalities: [], lower: lower, upper: upper))

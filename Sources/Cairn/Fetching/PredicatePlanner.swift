@@ -310,7 +310,7 @@ struct PredicatePlanner {
             Self.keyOrderIsComparableOrder(attribute.valueType)
         else { return nil }
         let direction: ScanDirection = first.isForward ? .forward : .backward
-        let keyed = (tables.uniques + tables.indexes).filter { $0.names == [attribute.name] }
+        let keyed = (tables.keys.uniques + tables.keys.indexes).filter { $0.names == [attribute.name] }
         switch access {
         case .fullScan:
             guard let index = keyed.first else { return nil }
@@ -337,7 +337,7 @@ struct PredicatePlanner {
         keyPaths.formUnion(request.sortBy.compactMap(\.keyPath))
         if let expression = request.predicate?.expression { Self.collectKeyPaths(expression, into: &keyPaths) }
         return Set(
-            tables.entity.attributes.filter { keyPaths.contains($0.keyPath) }.compactMap { tables.tags[$0.name] })
+            tables.entity.attributes.filter { keyPaths.contains($0.keyPath) }.compactMap { tables.codec.tags[$0.name] })
     }
 
     /// Every key path an expression applies, at any depth (captured values are not searched).

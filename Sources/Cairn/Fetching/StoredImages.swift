@@ -65,7 +65,7 @@ final class StoredImages: _ModelLoader {
             let tables = context.store.entitiesByName[id.entity]
         else { return }
         for relationship in tables.entity.relationships { relationship.access.unload(image) }
-        state.attach(to: context.link, reporting: tables.keyedAttributeMask)
+        state.attach(to: context.link, reporting: tables.keys.attributeMask)
         context.identity.register(image, entity: tables.ordinal, row: row)
     }
 

@@ -107,7 +107,7 @@ struct Refresher {
                 try refreshed.indices.filter { position in
                     let (model, tables) = refreshed[position]
                     guard let row = model.persistentModelID.rowID else { return false }
-                    return try !txn.contains(EntryLayout.rowKey(row), in: tables.records)
+                    return try !txn.contains(EntryLayout.rowKey(row), in: tables.layout.records)
                 }
             }) ?? []
         for position in gone { Self.markDeletedElsewhere(refreshed[position].model, identity: &rows.identity) }

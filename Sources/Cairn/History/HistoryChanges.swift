@@ -128,7 +128,7 @@ struct HistoryChanges {
     ) -> [(key: PartialKeyPath<Model>, value: any Sendable)] {
         guard let record, let reader = try? RecordReader(record) else { return [] }
         return tables.entity.attributes.compactMap { attribute in
-            guard attribute.options.contains(.preserveValueOnDeletion), let tag = tables.tags[attribute.name],
+            guard attribute.options.contains(.preserveValueOnDeletion), let tag = tables.codec.tags[attribute.name],
                 let access = attribute.access, let keyPath = attribute.keyPath as? PartialKeyPath<Model>,
                 let value = try? access.value(tag: tag, in: reader)
             else { return nil }

@@ -91,7 +91,7 @@ struct LoadFailures {
         var state = _ModelState()
         state.persistentIdentifier = id
         let model = tables.modelType.init(_$modelState: state, _$constants: RowLoader.placeholderConstants(tables))
-        model._$state.attach(to: link, reporting: tables.keyedAttributeMask)
+        model._$state.attach(to: link, reporting: tables.keys.attributeMask)
         return model
     }
 
@@ -99,7 +99,7 @@ struct LoadFailures {
     /// gone, damaged, or not of this store): an attribute's default or empty value, an empty
     /// relationship.
     static func fillPlaceholder(_ model: any PersistentModel, _ index: Int, tables: Store.EntityTables) {
-        if let relationship = tables.relationshipsByIndex[index] {
+        if let relationship = tables.layout.relationshipsByIndex[index] {
             relationship.access.load(model, [])
             return
         }
@@ -115,7 +115,7 @@ struct LoadFailures {
 
     /// The name of the persisted property at `index`, for error messages.
     static func propertyName(_ index: Int, tables: Store.EntityTables) -> String {
-        tables.relationshipsByIndex[index]?.name
+        tables.layout.relationshipsByIndex[index]?.name
             ?? tables.entity.attributes.first { $0.index == index }?.name ?? "property #\(index)"
     }
 }

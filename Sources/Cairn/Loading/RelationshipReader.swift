@@ -57,7 +57,7 @@ struct RelationshipReader {
                         let position = batch.count
                         // The key on the stack, so that no record costs an allocation.
                         let isStored = try EntryLayout.withRowKey(row) { key in
-                            try txn.withValue(for: key, in: destination.records) {
+                            try txn.withValue(for: key, in: destination.layout.records) {
                                 try batch.append(copying: $0, key: key, row: row)
                             } != nil
                         }
@@ -66,7 +66,7 @@ struct RelationshipReader {
                         } else if !checkRows {
                             targets.append((row, nil))
                         }
-                    } else if try !checkRows || txn.contains(EntryLayout.rowKey(row), in: destination.records) {
+                    } else if try !checkRows || txn.contains(EntryLayout.rowKey(row), in: destination.layout.records) {
                         targets.append((row, nil))
                     }
                 }

@@ -77,7 +77,7 @@ final class RowLoader {
         _ persistentModelID: PersistentIdentifier, tables: Store.EntityTables, record: RecordReader? = nil
     ) -> any PersistentModel {
         // Most entities neither inherit nor have `let`s: nothing to read or resolve first.
-        guard tables.hierarchy == nil && tables.constants.isEmpty else {
+        guard tables.lineage.hierarchy == nil && tables.codec.constants.isEmpty else {
             return resolvedFault(persistentModelID, tables: tables, record: record)
         }
         return fault(persistentModelID, tables: tables, constants: .none)
@@ -89,7 +89,7 @@ final class RowLoader {
         _ persistentModelID: PersistentIdentifier, tables given: Store.EntityTables, record: RecordReader?
     ) -> any PersistentModel {
         var (persistentModelID, tables) = (persistentModelID, given)
-        if given.hierarchy != nil, let row = persistentModelID.rowID, let concrete = given.tables(forRow: row),
+        if given.lineage.hierarchy != nil, let row = persistentModelID.rowID, let concrete = given.tables(forRow: row),
             concrete !== given
         {
             tables = concrete
@@ -97,7 +97,7 @@ final class RowLoader {
                 entity: concrete.entityName, store: store.internedIdentifier, rowID: row)
             if let registered = identity.model(entity: concrete.ordinal, row: row) { return registered }
         }
-        guard !tables.constants.isEmpty else { return fault(persistentModelID, tables: tables, constants: .none) }
+        guard !tables.codec.constants.isEmpty else { return fault(persistentModelID, tables: tables, constants: .none) }
         let reader = record ?? persistentModelID.rowID.flatMap { try? self.record(row: $0, tables: tables) }
         let constants = reader.flatMap { try? self.constants(in: $0, tables: tables) }
         let model = fault(persistentModelID, tables: tables, constants: constants ?? Self.placeholderConstants(tables))
@@ -127,9 +127,9 @@ final class RowLoader {
     private static func constantFields(
         _ tables: Store.EntityTables, _ value: (UInt32, ConstantAccess) throws(StorageError) -> Any
     ) throws(StorageError) -> _ConstantFields {
-        guard let last = tables.constants.map(\.index).max() else { return .none }
+        guard let last = tables.codec.constants.map(\.index).max() else { return .none }
         var values = [Any](repeating: (), count: last + 1)
-        for (index, tag, access) in tables.constants { values[index] = try value(tag, access) }
+        for (index, tag, access) in tables.codec.constants { values[index] = try value(tag, access) }
         return _ConstantFields(values: values)
     }
 
@@ -142,7 +142,7 @@ final class RowLoader {
             "RowLoader.fault: the context that owns this loader is gone; keep the context while you use it")
         var state = _ModelState()
         state.persistentIdentifier = persistentModelID
-        state.attach(to: link, reporting: tables.keyedAttributeMask)
+        state.attach(to: link, reporting: tables.keys.attributeMask)
         let model = tables.modelType.init(_$modelState: state, _$constants: constants)
         if let row = persistentModelID.rowID {
             identity.register(model, entity: tables.ordinal, row: row)
@@ -173,7 +173,7 @@ final class RowLoader {
         guard let rowID = row(of: id), let tables = store.entitiesByName[id.entity] else { return false }
         statistics.readTransactions += 1
         let exists = try? store.read { txn in
-            try txn.contains(EntryLayout.rowKey(rowID), in: tables.records)
+            try txn.contains(EntryLayout.rowKey(rowID), in: tables.layout.records)
         }
         return exists == true
     }
@@ -185,9 +185,9 @@ final class RowLoader {
     func loadProperty(
         _ index: Int, of model: any PersistentModel, rowID: UInt64, tables: Store.EntityTables
     ) throws {
-        if let relationship = tables.relationshipsByIndex[index] {
+        if let relationship = tables.layout.relationshipsByIndex[index] {
             try loadRelationship(relationship, of: model, rowID: rowID, tables: tables)
-        } else if let (tag, access) = tables.externalAttributes[index] {
+        } else if let (tag, access) = tables.codec.externalAttributes[index] {
             try loadExternal(access, tag: tag, of: model, rowID: rowID, tables: tables)
         } else {
             try load(model, rowID: rowID, tables: tables)
@@ -200,7 +200,7 @@ final class RowLoader {
     ) throws {
         let key = EntryLayout.externalKey(row: rowID, tag: tag)
         let reader = try store.read { txn in
-            try txn.withValue(for: key, in: tables.externals!) { try RecordReader(copying: $0, key: key) }
+            try txn.withValue(for: key, in: tables.layout.externals!) { try RecordReader(copying: $0, key: key) }
         }
         // An absent value reads as an absent field: the default, or nil for an optional.
         try access.decode(model, tag, reader ?? RecordReader(RecordWriter().finished()))
@@ -246,13 +246,13 @@ final class RowLoader {
         let destination = reader.destination
         // A superclass's relationship may hold a subclass's row: the row id names its class. Only
         // a destination in a hierarchy looks it up (a reference more per target otherwise).
-        let inHierarchy = destination.hierarchy != nil
+        let inHierarchy = destination.lineage.hierarchy != nil
         statistics.readTransactions += 1
         var batch = takeRecordBatch()
         func wantsRecord(_ row: UInt64, _ tables: Store.EntityTables) -> Bool {
             // A new model with `let` properties is made from its record.
             guard let registered = identity.model(entity: tables.ordinal, row: row) else {
-                return loadingRecords || !tables.constants.isEmpty
+                return loadingRecords || !tables.codec.constants.isEmpty
             }
             return loadingRecords && !registered.hasChanges && !isFullyLoaded(registered, tables: tables)
         }
@@ -290,7 +290,7 @@ final class RowLoader {
 
     /// Whether every attribute kept in the record of `model` is loaded.
     private func isFullyLoaded(_ model: any PersistentModel, tables: Store.EntityTables) -> Bool {
-        tables.encodingOrder.allSatisfy { $0.access.isLoaded(model) }
+        tables.codec.encodingOrder.allSatisfy { $0.access.isLoaded(model) }
     }
 
     /// Loads every unloaded attribute of `model` from its stored record.
@@ -309,7 +309,7 @@ final class RowLoader {
         statistics.readTransactions += 1
         return try store.read { txn in
             let key = EntryLayout.rowKey(rowID)
-            return try txn.withValue(for: key, in: tables.records) { bytes in
+            return try txn.withValue(for: key, in: tables.layout.records) { bytes in
                 try RecordReader(copying: bytes, key: key)
             }
         }
@@ -336,18 +336,18 @@ final class RowLoader {
         // (absent fields, types it has no concrete reader for) goes through the attributes'
         // general codecs, as does every field of a class without a generated codec.
         // The reader moves into the decoder (a copy retained its two buffers again).
-        var decoder = _FieldDecoder(reader: consume reader, tags: tables.recordTags, only: only)
+        var decoder = _FieldDecoder(reader: consume reader, tags: tables.codec.recordTags, only: only)
         try model._$decodeFields(from: &decoder)
         if decoder.isGenerated {
             for index in decoder.deferred {
-                try tables.accessByIndex[index]!.decode(model, tables.recordTags[index], decoder.reader)
+                try tables.codec.accessByIndex[index]!.decode(model, tables.codec.recordTags[index], decoder.reader)
             }
         } else {
-            for (tag, access) in tables.encodingOrder where only?.contains(tag) ?? true {
+            for (tag, access) in tables.codec.encodingOrder where only?.contains(tag) ?? true {
                 try access.decode(model, tag, decoder.reader)
             }
         }
-        for access in tables.ephemeralAttributes where !access.isLoaded(model) { _ = access.fillPlaceholder(model) }
+        for access in tables.codec.ephemeralAttributes where !access.isLoaded(model) { _ = access.fillPlaceholder(model) }
         if unchanged { state.recordChecksum = checksum }
     }
 
@@ -361,7 +361,7 @@ final class RowLoader {
     ) throws {
         statistics.recordLoads += rows.count
         let storeName = store.internedIdentifier
-        let isHierarchy = tables.hierarchy != nil
+        let isHierarchy = tables.lineage.hierarchy != nil
         for (rowID, reader) in rows {
             // In a hierarchy, each row is of the class its id names (a superclass's fetch reads
             // its subclasses' rows).
@@ -383,7 +383,7 @@ final class RowLoader {
     ) throws -> RecordReader? {
         let tables = given.concrete(forRow: row)
         let key = EntryLayout.rowKey(row)
-        return try txn.withValue(for: key, in: tables.records) { try RecordReader(copying: $0, key: key) }
+        return try txn.withValue(for: key, in: tables.layout.records) { try RecordReader(copying: $0, key: key) }
     }
 
     /// A scratch instance, in no context, holding a record's attributes.

@@ -41,7 +41,7 @@ struct InsertedModels {
         for (position, model) in models.enumerated() {
             let tables = store.tables(of: model)
             self.tables.append(tables)
-            for unique in tables.uniques {
+            for unique in tables.keys.uniques {
                 builder.removeAll()
                 unique.appendKey(of: model, to: &builder)
                 keys.append(builder)

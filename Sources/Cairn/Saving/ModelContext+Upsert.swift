@@ -73,7 +73,7 @@ extension ModelContext {
             report.insertedRows.append(contentsOf: part.insertedRows)
             report.updatedRows.append(contentsOf: part.updatedRows)
             report.unchangedRows.append(contentsOf: part.unchangedRows)
-            report.entityNamesByClass[concrete.classNumber] = concrete.entity.name
+            report.entityNamesByClass[concrete.lineage.classNumber] = concrete.entity.name
         }
         return report
     }

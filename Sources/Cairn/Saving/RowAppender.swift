@@ -30,12 +30,12 @@ struct RowAppender {
         // A subclass's row ids start at its class number (`Store+Hierarchy.swift`); its rows share
         // a table with other classes', whose ids may come after its own, so they are put, not appended.
         let row = tables.firstRow | counter
-        let options: PutOptions = tables.hierarchy == nil ? .append : .noOverwrite
+        let options: PutOptions = tables.lineage.hierarchy == nil ? .append : .noOverwrite
         // The key on the stack, so that no row costs an allocation.
         let appended = try EntryLayout.withRowKey(row) { key in
             records.seal(record, forKey: key)
             return try records.withRecord(record) { bytes in
-                try txn.put(bytes, for: key, in: tables.records, options: options)
+                try txn.put(bytes, for: key, in: tables.layout.records, options: options)
             }
         }
         guard appended else {

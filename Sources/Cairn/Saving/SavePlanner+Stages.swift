@@ -215,14 +215,14 @@ extension SavePlanner {
     func planExternalValues(_ written: WrittenModels, reaching: [any PersistentModel]) throws -> [SavePlan.External] {
         var externals: [SavePlan.External] = []
         try written.forEach(reaching) { model, tables, isNew in
-            guard !tables.externalAttributes.isEmpty else { return }
-            for (index, (tag, access)) in tables.externalAttributes.sorted(by: { $0.key < $1.key })
+            guard !tables.codec.externalAttributes.isEmpty else { return }
+            for (index, (tag, access)) in tables.codec.externalAttributes.sorted(by: { $0.key < $1.key })
             where isNew || model._$state.isChanged(index) {
                 var writer = RecordWriter()
                 try access.encode(model, tag, &writer)
                 externals.append(
                     SavePlan.External(
-                        table: tables.externals!, owner: written.inserts.reference(model), tag: tag,
+                        table: tables.layout.externals!, owner: written.inserts.reference(model), tag: tag,
                         value: writer.encoded()))
             }
         }
@@ -244,7 +244,7 @@ extension SavePlanner {
             if row.takesOver != nil {
                 let model = kept.models[position]
                 row.isLeftAloneWhenSame =
-                    tables.externalAttributes.isEmpty
+                    tables.codec.externalAttributes.isEmpty
                     && !tables.entity.relationships.contains { $0.access.hasTargets(model) }
                 takingOver.append(kept.identifiers[position])
             }

@@ -184,18 +184,18 @@ struct SavePlanner {
             for model in deleted {
                 let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!
-                guard !tables.indexes.isEmpty,
+                guard !tables.keys.indexes.isEmpty,
                     let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
                 else {
                     continue
                 }
-                for index in tables.indexes { removals.append((index.table, try index.key(ofRecord: stored), row)) }
+                for index in tables.keys.indexes { removals.append((index.table, try index.key(ofRecord: stored), row)) }
             }
             for model in changed {
                 let tables = store.tables(of: model)
-                guard !tables.indexes.isEmpty else { continue }
+                guard !tables.keys.indexes.isEmpty else { continue }
                 let state = model._$state
-                let touched = tables.indexes.filter { $0.isTouched(by: state) }
+                let touched = tables.keys.indexes.filter { $0.isTouched(by: state) }
                 guard !touched.isEmpty, let row = model.persistentModelID.rowID,
                     let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
                 else { continue }
@@ -206,13 +206,13 @@ struct SavePlanner {
                     additions.append((index.table, new, model))
                 }
             }
-            for position in 0..<inserted.count where !inserted.tables[position].indexes.isEmpty {
+            for position in 0..<inserted.count where !inserted.tables[position].keys.indexes.isEmpty {
                 let (model, tables) = (inserted.models[position], inserted.tables[position])
                 // A row taken over keeps the entries whose key stays the same.
                 if !takeovers.isEmpty, let row = takeovers[position],
                     let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
                 {
-                    for index in tables.indexes {
+                    for index in tables.keys.indexes {
                         let (old, new) = (try index.key(ofRecord: stored), index.key(of: model))
                         guard old != new else { continue }
                         removals.append((index.table, old, row))
@@ -220,7 +220,7 @@ struct SavePlanner {
                     }
                     continue
                 }
-                for index in tables.indexes { additions.append((index.table, index.key(of: model), model)) }
+                for index in tables.keys.indexes { additions.append((index.table, index.key(of: model), model)) }
             }
         }
         return (removals, additions)
@@ -258,7 +258,7 @@ struct SavePlanner {
                 records.discard(&writer)
                 return nil
             case .notGenerated:
-                guard !tables.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) else {
+                guard !tables.codec.encodingOrder.contains(where: { !$0.access.isLoaded(model) }) else {
                     records.discard(&writer)
                     return nil
                 }
@@ -292,7 +292,7 @@ struct SavePlanner {
     /// ``appendRecord(of:tables:to:)`` appends).
     static func record(of model: any PersistentModel, tables: Store.EntityTables) throws -> EncodedRecord {
         // Room for a typical record and its checksum, so the bytes are not regrown while written.
-        let capacity = tables.encodingOrder.count * 24 + 8
+        let capacity = tables.codec.encodingOrder.count * 24 + 8
         var writer = RecordWriter(capacity: capacity)
         if try encodeGenerated(model, tables: tables, with: &writer) != .complete {
             writer = RecordWriter(capacity: capacity)
@@ -317,11 +317,11 @@ struct SavePlanner {
     private static func encodeGenerated(
         _ model: any PersistentModel, tables: Store.EntityTables, with writer: inout RecordWriter
     ) throws -> GeneratedEncoding {
-        guard tables.fieldsAscendInPropertyOrder else { return .notGenerated }
+        guard tables.codec.fieldsAscendInPropertyOrder else { return .notGenerated }
         // The writer is moved into the encoder and back, never copied: a second reference to its
         // bytes (a save's list of records) would make each write copy them all.
         var encoder = _FieldEncoder(
-            tags: tables.recordTags, accesses: tables.accessByIndex, model: model, writer: .empty)
+            tags: tables.codec.recordTags, accesses: tables.codec.accessByIndex, model: model, writer: .empty)
         swap(&encoder.writer, &writer)
         defer { swap(&encoder.writer, &writer) }
         try model._$encodeFields(into: &encoder)
@@ -333,7 +333,7 @@ struct SavePlanner {
     private static func encodeAttributes(
         _ model: any PersistentModel, tables: Store.EntityTables, with writer: inout RecordWriter
     ) throws {
-        for (tag, access) in tables.encodingOrder {
+        for (tag, access) in tables.codec.encodingOrder {
             try access.encode(model, tag, &writer)
         }
     }
@@ -360,12 +360,12 @@ struct ChangeReach {
     /// Notes what `model`'s change (in `state`) reaches.
     mutating func note(_ model: any PersistentModel, state: _UnretainedModelState, tables: Store.EntityTables) {
         if tables.entity.relationships.contains(where: { state.isChanged($0.index) }) { relationships.append(model) }
-        if !tables.keyedAttributeIndexes.isEmpty,
-            tables.keyedAttributeIndexes.contains(where: { state.isChanged($0) })
+        if !tables.keys.attributeIndexes.isEmpty,
+            tables.keys.attributeIndexes.contains(where: { state.isChanged($0) })
         {
             keys.append(model)
         }
-        if !tables.externalAttributes.isEmpty, tables.externalAttributes.keys.contains(where: { state.isChanged($0) }) {
+        if !tables.codec.externalAttributes.isEmpty, tables.codec.externalAttributes.keys.contains(where: { state.isChanged($0) }) {
             externals.append(model)
         }
     }

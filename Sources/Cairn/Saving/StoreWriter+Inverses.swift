@@ -102,7 +102,7 @@ extension StoreWriter {
                 if !isDeleted, written[ListKey(table: inverseTable.handle, owner: target)]?.contains(owner) == true {
                     continue
                 }
-                guard !isDeleted, try txn.contains(EntryLayout.rowKey(target), in: destination.records)
+                guard !isDeleted, try txn.contains(EntryLayout.rowKey(target), in: destination.layout.records)
                 else {
                     try removeEdge(
                         table, owner: owner, target: target, entity: inverse.internedDestination,

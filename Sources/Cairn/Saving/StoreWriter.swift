@@ -120,15 +120,15 @@ struct StoreWriter {
                 // values. A row gone meanwhile is written anew. The key on the stack.
                 let rewrite = try EntryLayout.withRowKey(takenOver) { key in
                     plan.newRecords.seal(position, forKey: key)
-                    if !tables.foreignTags.isEmpty,
+                    if !tables.codec.foreignTags.isEmpty,
                         let rewrite = try rewriteKeepingForeignFields(
                             of: tables, record: position, in: plan.newRecords, key: key, txn)
                     {
                         return rewrite
                     }
                     return try plan.newRecords.withRecord(position) { bytes in
-                        let rewrite = try txn.rewrite(bytes, for: key, in: tables.records)
-                        if rewrite == .missing { _ = try txn.put(bytes, for: key, in: tables.records) }
+                        let rewrite = try txn.rewrite(bytes, for: key, in: tables.layout.records)
+                        if rewrite == .missing { _ = try txn.put(bytes, for: key, in: tables.layout.records) }
                         return rewrite
                     }
                 }
@@ -153,14 +153,14 @@ struct StoreWriter {
         for update in plan.updates {
             // The key on the stack, so that no changed model costs an allocation.
             let rewrite = try EntryLayout.withRowKey(update.row) { key in
-                if !update.tables.foreignTags.isEmpty,
+                if !update.tables.codec.foreignTags.isEmpty,
                     let rewrite = try rewriteKeepingForeignFields(
                         of: update.tables, record: update.record, in: plan.updateRecords, key: key, txn)
                 {
                     return rewrite
                 }
                 return try plan.updateRecords.withRecord(update.record) { bytes in
-                    try txn.rewrite(bytes, for: key, in: update.tables.records)
+                    try txn.rewrite(bytes, for: key, in: update.tables.layout.records)
                 }
             }
             if rewrite == .missing {
@@ -179,11 +179,11 @@ struct StoreWriter {
     ) throws {
         for (tables, deleted) in plan.deletes {
             let key = EntryLayout.rowKey(deleted)
-            if !tables.preservedTags.isEmpty, let tombstone = try Self.tombstone(of: tables, key: key, txn) {
+            if !tables.codec.preservedTags.isEmpty, let tombstone = try Self.tombstone(of: tables, key: key, txn) {
                 history.recordTombstone(tables.entityName, deleted, record: tombstone)
             }
-            try txn.delete(key, in: tables.records)
-            for (name, table) in tables.edges {
+            try txn.delete(key, in: tables.layout.records)
+            for (name, table) in tables.layout.edges {
                 if let relationship = tables.entity.relationshipsByName[name] {
                     let old = try txn.edges(of: deleted, in: table).map(\.target)
                     if !old.isEmpty {
@@ -192,8 +192,8 @@ struct StoreWriter {
                 }
                 try txn.delete(key, in: table)
             }
-            for (tag, _) in tables.externalAttributes.values {
-                try txn.delete(EntryLayout.externalKey(row: deleted, tag: tag), in: tables.externals!)
+            for (tag, _) in tables.codec.externalAttributes.values {
+                try txn.delete(EntryLayout.externalKey(row: deleted, tag: tag), in: tables.layout.externals!)
             }
         }
     }
@@ -276,7 +276,7 @@ struct StoreWriter {
             if new.takesOver == nil {
                 history.record(.inserted, new.tables.entityName, rows.assigned[position])
             } else {
-                history.record(.updated, new.tables.entityName, rows.assigned[position], fields: new.tables.attributeBits)
+                history.record(.updated, new.tables.entityName, rows.assigned[position], fields: new.tables.layout.attributeBits)
             }
         }
         for update in plan.updates {
@@ -290,7 +290,7 @@ struct StoreWriter {
         guard let table = store.history, !history.isEmpty else { return }
         let store = store
         try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn) { entity, index in
-            store.entitiesByName[entity].flatMap { index < $0.propertyNames.count ? $0.propertyNames[index] : nil }
+            store.entitiesByName[entity].flatMap { index < $0.layout.propertyNames.count ? $0.layout.propertyNames[index] : nil }
         }
     }
 }
@@ -303,11 +303,11 @@ extension StoreWriter {
     static func tombstone(
         of tables: Store.EntityTables, key: [UInt8], _ txn: borrowing WriteTransaction
     ) throws -> [UInt8]? {
-        guard let stored = try txn.get(key, in: tables.records),
+        guard let stored = try txn.get(key, in: tables.layout.records),
             let reader = try? RecordReader(stored, key: key)
         else { return nil }
         var writer = RecordWriter()
-        for tag in tables.preservedTags {
+        for tag in tables.codec.preservedTags {
             if let payload = reader.payload(tag: tag) { writer.write(payload: payload, tag: tag) }
         }
         return writer.finished()
@@ -331,7 +331,7 @@ extension StoreWriter {
             return nil
         }
         merged.seal(forKey: key)
-        return try merged.bytes.withUnsafeBytes { try txn.rewrite($0, for: key, in: tables.records) }
+        return try merged.bytes.withUnsafeBytes { try txn.rewrite($0, for: key, in: tables.layout.records) }
     }
 
     private func keepingForeignFields(
@@ -339,9 +339,9 @@ extension StoreWriter {
         _ txn: borrowing WriteTransaction
     ) throws -> EncodedRecord? {
         guard
-            let stored = try? txn.withValue(for: key, in: tables.records, { try RecordReader(copying: $0, key: key) })
+            let stored = try? txn.withValue(for: key, in: tables.layout.records, { try RecordReader(copying: $0, key: key) })
         else { return nil }
         let new = try records.withRecord(record) { try RecordReader(copying: $0, key: key) }
-        return new.merging(kept: tables.foreignTags, from: stored)
+        return new.merging(kept: tables.codec.foreignTags, from: stored)
     }
 }

@@ -120,9 +120,9 @@ struct UniquenessPlanner {
     ) throws {
         for model in deleted {
             let tables = store.tables(of: model)
-            guard !tables.uniques.isEmpty else { continue }
+            guard !tables.keys.uniques.isEmpty else { continue }
             let row = model.persistentModelID.rowID!
-            for (unique, key) in zip(tables.uniques, try storedKeys(row, tables)) where !key.isEmpty {
+            for (unique, key) in zip(tables.keys.uniques, try storedKeys(row, tables)) where !key.isEmpty {
                 freed.free(unique.table, key, of: row, in: &plan)
             }
         }
@@ -135,13 +135,13 @@ struct UniquenessPlanner {
     ) throws {
         for model in changed {
             let tables = store.tables(of: model)
-            guard !tables.uniques.isEmpty else { continue }
+            guard !tables.keys.uniques.isEmpty else { continue }
             let state = model._$state
-            let touched = tables.uniques.filter { $0.isTouched(by: state) }
+            let touched = tables.keys.uniques.filter { $0.isTouched(by: state) }
             guard !touched.isEmpty else { continue }
             let oldKeys = try storedKeys(model.persistentModelID.rowID!, tables)
             for unique in touched {
-                let index = tables.uniques.firstIndex { $0.table == unique.table }!
+                let index = tables.keys.uniques.firstIndex { $0.table == unique.table }!
                 let newKey = unique.key(of: model)
                 guard newKey != oldKeys[index] else { continue }
                 if !oldKeys[index].isEmpty {
@@ -237,7 +237,7 @@ struct UniquenessPlanner {
                     PersistentIdentifier(entity: tables.entityName, store: store.internedIdentifier, rowID: row),
                 ])
         }
-        if tables.hierarchy != nil, let stored = tables.tables(forRow: row), stored !== tables {
+        if tables.lineage.hierarchy != nil, let stored = tables.tables(forRow: row), stored !== tables {
             throw SaveError(
                 code: .uniquenessViolated,
                 message: "A new \(tables.entity.name) has the unique values of a stored "
@@ -296,8 +296,8 @@ struct UniquenessPlanner {
         row: UInt64, tables: Store.EntityTables, reading rows: RowLoader, in txn: borrowing ReadTransaction
     ) throws -> [[UInt8]] {
         guard let stored = try rows.storedRecord(row: row, tables: tables, in: txn) else {
-            return tables.uniques.map { _ in [] }
+            return tables.keys.uniques.map { _ in [] }
         }
-        return try tables.uniques.map { (unique) throws(StorageError) in try unique.key(ofRecord: stored) }
+        return try tables.keys.uniques.map { (unique) throws(StorageError) in try unique.key(ofRecord: stored) }
     }
 }

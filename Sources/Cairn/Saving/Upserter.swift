@@ -25,7 +25,7 @@ struct Upserter {
     /// - Throws: ``SaveError`` with code `.noUniquenessConstraint` when the entity has no
     ///   uniqueness constraint to match models by.
     init(context: ModelContext, tables: Store.EntityTables) throws {
-        guard let constraint = tables.uniques.first else {
+        guard let constraint = tables.keys.uniques.first else {
             throw SaveError(
                 code: .noUniquenessConstraint,
                 message: "upsert(_:) matches models by a uniqueness constraint, and \(tables.entity.name) has none. "
@@ -134,7 +134,7 @@ struct Upserter {
                 guard !keys[position].isEmpty, let row = try txn.uniqueRow(for: keys[position], in: constraint.table),
                     let registered = context.identity.model(entity: tables.ordinal, row: row)
                 else { return nil }
-                return (row, try txn.get(EntryLayout.rowKey(row), in: tables.records), registered)
+                return (row, try txn.get(EntryLayout.rowKey(row), in: tables.layout.records), registered)
             }
         }
         for (position, existing) in zip(winners, held) {
@@ -147,7 +147,7 @@ struct Upserter {
             var record = try SavePlanner.record(of: model, tables: tables)
             let relates = tables.entity.relationships.contains { $0.access.hasTargets(model) }
             // Equal bytes under the same key: the stored record is intact and holds these values.
-            if tables.externalAttributes.isEmpty && !relates && existing.record == record.sealed(forRow: existing.row) {
+            if tables.codec.externalAttributes.isEmpty && !relates && existing.record == record.sealed(forRow: existing.row) {
                 unchanged.append(existing.row)
                 continue
             }
@@ -161,7 +161,7 @@ struct Upserter {
     private func copyAttributes(from source: any PersistentModel, to target: any PersistentModel) throws {
         let context = context
         for attribute in tables.entity.attributes where !attribute.isTransient {
-            guard let access = attribute.access, let tag = tables.tags[attribute.name], let index = attribute.index
+            guard let access = attribute.access, let tag = tables.codec.tags[attribute.name], let index = attribute.index
             else { continue }
             var writer = RecordWriter()
             try access.encode(source, tag, &writer)

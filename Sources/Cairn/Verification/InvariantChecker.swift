@@ -69,10 +69,10 @@ struct InvariantChecker {
                     try checkEdges(of: relationship, in: tables, stored: stored, txn: txn, violations: &violations)
                 }
                 let own = stored[entity.name] ?? []
-                for index in tables.indexes where entity.declaring({ $0.indices.contains(index.names) }) === entity {
+                for index in tables.keys.indexes where entity.declaring({ $0.indices.contains(index.names) }) === entity {
                     try check(index, of: tables, rows: own, txn: txn, violations: &violations)
                 }
-                for (position, unique) in tables.uniques.enumerated()
+                for (position, unique) in tables.keys.uniques.enumerated()
                 where entity.declaring({ $0.uniquenessConstraints.contains(unique.names) }) === entity {
                     try check(unique, at: position, of: tables, rows: own, txn: txn, violations: &violations)
                 }
@@ -90,12 +90,12 @@ struct InvariantChecker {
         var stored: [String: Set<UInt64>] = [:]
         var total = 0
         for (name, tables) in store.entities {
-            total += try txn.count(of: tables.records)
+            total += try txn.count(of: tables.layout.records)
             guard total <= Self.rowLimit else { return nil }
             var ids = Set<UInt64>()
             var highestOwn: UInt64?
-            try txn.scan(tables.records) { key, _ in
-                let row = try EntryLayout.row(key: key, table: tables.records)
+            try txn.scan(tables.layout.records) { key, _ in
+                let row = try EntryLayout.row(key: key, table: tables.layout.records)
                 guard tables.includes(row: row) else { return true }
                 ids.insert(row)
                 if tables.tables(forRow: row) === tables {
@@ -123,10 +123,10 @@ struct InvariantChecker {
         let inverse = relationship.inverseName.flatMap {
             store.entities[relationship.destination]?.entity.relationshipsByName[$0]
         }
-        let inverseTable = inverse.flatMap { store.entities[relationship.destination]?.edges[$0.name] }
+        let inverseTable = inverse.flatMap { store.entities[relationship.destination]?.layout.edges[$0.name] }
         var lastOwner: UInt64?
         var lastRank: UInt64 = 0
-        let edgeTable = tables.edges[relationship.name]!
+        let edgeTable = tables.layout.edges[relationship.name]!
         var found: [String] = []
         try txn.scan(edgeTable) { key, value in
             let owner = try EntryLayout.row(key: key, table: edgeTable)

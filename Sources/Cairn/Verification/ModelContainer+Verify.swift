@@ -40,23 +40,23 @@ extension StoreVerifier {
         let decoder = ModelContext(container)
         let sorted = store.entities.sorted { $0.key < $1.key }
         var classes: [Table: [Int: String]] = [:]
-        for (name, tables) in sorted where tables.hierarchy != nil {
-            classes[tables.records, default: [:]][tables.classNumber] = name
+        for (name, tables) in sorted where tables.lineage.hierarchy != nil {
+            classes[tables.layout.records, default: [:]][tables.lineage.classNumber] = name
         }
         self.init(
             environment: store.environment, storeIdentifier: store.identifier,
             entities: sorted.map { name, tables in
                 Entity(
-                    name: name, records: tables.records, classNumber: tables.classNumber,
-                    sharesTable: tables.hierarchy != nil, descendants: tables.descendants.map(\.entity.name))
+                    name: name, records: tables.layout.records, classNumber: tables.lineage.classNumber,
+                    sharesTable: tables.lineage.hierarchy != nil, descendants: tables.descendants.map(\.entity.name))
             },
             // A table an entity inherits is checked once, with the entity that declares it.
             keyed: sorted.flatMap { name, tables in
                 let entity = tables.entity
-                return tables.uniques.filter { keyed in
+                return tables.keys.uniques.filter { keyed in
                     entity.declaring { $0.uniquenessConstraints.contains(keyed.names) } === entity
                 }.map { Keyed(entity: name, table: $0.table, unique: true, names: $0.names) }
-                    + tables.indexes.filter { keyed in entity.declaring { $0.indices.contains(keyed.names) } === entity
+                    + tables.keys.indexes.filter { keyed in entity.declaring { $0.indices.contains(keyed.names) } === entity
                     }
                     .map { Keyed(entity: name, table: $0.table, unique: false, names: $0.names) }
             },
@@ -67,9 +67,9 @@ extension StoreVerifier {
                 }.map { relationship in
                     Relationship(
                         owner: name, name: relationship.name, destination: relationship.destination,
-                        table: tables.edges[relationship.name]!,
+                        table: tables.layout.edges[relationship.name]!,
                         inverse: relationship.inverseName.flatMap { inverse in
-                            store.entities[relationship.destination]?.edges[inverse].map { (inverse, $0) }
+                            store.entities[relationship.destination]?.layout.edges[inverse].map { (inverse, $0) }
                         },
                         mayDangle: store.canDangle(relationship))
                 }
@@ -81,8 +81,8 @@ extension StoreVerifier {
                 _ = try decoder.rows.scratchModel(from: reader, tables: tables)
                 var keys: [String: [UInt8]] = [:]
                 // An empty unique key (a value not equal to itself, such as a NaN) has no entry.
-                for keyed in tables.uniques + tables.indexes { keys[keyed.table.name] = try keyed.key(ofRecord: reader) }
+                for keyed in tables.keys.uniques + tables.keys.indexes { keys[keyed.table.name] = try keyed.key(ofRecord: reader) }
                 return keys
-            }, comparedTables: Set(store.entities.values.flatMap { ($0.uniques + $0.indexes).map(\.table.name) }))
+            }, comparedTables: Set(store.entities.values.flatMap { ($0.keys.uniques + $0.keys.indexes).map(\.table.name) }))
     }
 }

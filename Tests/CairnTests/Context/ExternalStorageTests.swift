@@ -30,7 +30,7 @@ import Testing
         let container = try ModelContainer(for: ArchivedPhoto.self, configurations: ModelConfiguration(url: url))
         let tables = try #require(container.store.entities["ArchivedPhoto"])
         let recordSize = try container.store.environment.read { txn in
-            try txn.withValue(for: EntryLayout.rowKey(id.rowID!), in: tables.records) { $0.count }
+            try txn.withValue(for: EntryLayout.rowKey(id.rowID!), in: tables.layout.records) { $0.count }
         }
         #expect(try #require(recordSize) < 200, "the record holds the caption, not the pixels")
         let context = ModelContext(container)
@@ -50,7 +50,7 @@ import Testing
         try again.save()
         again.delete(reloaded)
         try again.save()
-        let externals = try #require(tables.externals)
+        let externals = try #require(tables.layout.externals)
         #expect(try container.store.environment.read { txn in try txn.count(of: externals) } == 0)
     }
 }

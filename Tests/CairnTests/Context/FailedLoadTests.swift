@@ -24,7 +24,7 @@ import Testing
     /// A saved book whose record has one byte flipped, so it fails its checksum.
     func bookWithDamagedRecord() throws -> (ModelContainer, PersistentIdentifier) {
         let (container, id) = try savedBook(TemporaryDirectory())
-        let records = try #require(container.store.entities["LibraryBook"]).records
+        let records = try #require(container.store.entities["LibraryBook"]).layout.records
         try container.store.environment.write { txn in
             var record = try #require(try txn.get(EntryLayout.rowKey(id.rowID!), in: records))
             record[3] ^= 0x20
@@ -50,7 +50,7 @@ import Testing
 
     @Test func aDamagedEdgeListReadsAsEmptyAndTheNextSaveThrows() throws {
         let (container, id) = try savedBook(TemporaryDirectory())
-        let edges = try #require(container.store.entities["LibraryBook"]?.edges["chapters"])
+        let edges = try #require(container.store.entities["LibraryBook"]?.layout.edges["chapters"])
         try container.store.environment.write { txn in
             let key = EntryLayout.rowKey(id.rowID!)
             let stored = try txn.edges(of: id.rowID!, in: edges)[0]
@@ -115,7 +115,7 @@ import Testing
     /// A record key shorter than 8 bytes, read as a row id, trapped in the fetch's candidate rows.
     @Test func aShortRecordKeyIsAnErrorNotATrap() throws {
         let (container, _) = try savedBook(TemporaryDirectory())
-        let records = try #require(container.store.entities["LibraryBook"]).records
+        let records = try #require(container.store.entities["LibraryBook"]).layout.records
         try container.store.environment.write { txn in
             try txn.put(RecordWriter().finished(), for: [0x00, 0x01], in: records)
         }

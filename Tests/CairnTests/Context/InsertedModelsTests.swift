@@ -22,9 +22,9 @@ import Testing
             #expect(inserted.records.withRecord(position) { Array($0) } == record.bytes)
             #expect(inserted.records.contentChecksum(position) == record.contentChecksum)
             let range = inserted.keyRange(of: position)
-            #expect(range.count == 1 && inserted.keys[range.lowerBound] == tables.uniques[0].key(of: gauge))
-            #expect(inserted.keys.withKey(range.lowerBound) { Array($0) } == tables.uniques[0].key(of: gauge))
-            #expect(inserted.keyTables[range.lowerBound] == tables.uniques[0].table)
+            #expect(range.count == 1 && inserted.keys[range.lowerBound] == tables.keys.uniques[0].key(of: gauge))
+            #expect(inserted.keys.withKey(range.lowerBound) { Array($0) } == tables.keys.uniques[0].key(of: gauge))
+            #expect(inserted.keyTables[range.lowerBound] == tables.keys.uniques[0].table)
             #expect(inserted.position(of: gauge, state: gauge._$state) == position)
         }
     }
@@ -57,7 +57,7 @@ import Testing
         for (position, gauge) in [gauges[0], gauges[2], gauges[3], gauges[5]].enumerated() {
             #expect(kept.models[position] === gauge)
             #expect(kept.position(of: gauge, state: gauge._$state) == position)
-            #expect(kept.keys[kept.keyRange(of: position).lowerBound] == tables.uniques[0].key(of: gauge))
+            #expect(kept.keys[kept.keyRange(of: position).lowerBound] == tables.keys.uniques[0].key(of: gauge))
         }
         // A removed model's note is an earlier list's: it names no position here.
         #expect(kept.position(of: gauges[4], state: gauges[4]._$state) == nil)

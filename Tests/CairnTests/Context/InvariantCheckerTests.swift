@@ -26,7 +26,7 @@ import Testing
     @Test func aRowMissingFromAnIndexAndAnEntryForAMissingRowAreFound() throws {
         let context = try savedReadings(2)
         let store = context.store
-        let valueIndex = store.entities["Reading"]!.indexes[0]
+        let valueIndex = store.entities["Reading"]!.keys.indexes[0]
         let index = valueIndex.table
         let key = valueIndex.key(of: Reading(sensor: 9, value: 9, note: ""))
         try store.environment.write { txn in
@@ -42,7 +42,7 @@ import Testing
     @Test func aStoreOverTheLimitIsNotChecked() throws {
         let context = try savedReadings(InvariantChecker.rowLimit + 1)
         let store = context.store
-        try store.environment.write { txn in try txn.removeAll(from: store.entities["Reading"]!.indexes[0].table) }
+        try store.environment.write { txn in try txn.removeAll(from: store.entities["Reading"]!.keys.indexes[0].table) }
         #expect(try checker(context).violations().isEmpty)
     }
 }

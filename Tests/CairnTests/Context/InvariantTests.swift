@@ -25,7 +25,7 @@ import Testing
         let (context, author, _) = try savedLibrary()
         let store = context.container.store
         try store.environment.write { txn in
-            try txn.removeAll(from: store.entities["LibraryBook"]!.edges["author"]!)
+            try txn.removeAll(from: store.entities["LibraryBook"]!.layout.edges["author"]!)
         }
         let violations = try context.invariantViolations()
         #expect(
@@ -36,7 +36,7 @@ import Testing
         let (context, _, book) = try savedLibrary()
         let store = context.container.store
         try store.environment.write { txn in
-            try txn.removeAll(from: store.entities["LibraryBook"]!.uniques[0].table)
+            try txn.removeAll(from: store.entities["LibraryBook"]!.keys.uniques[0].table)
         }
         let violations = try context.invariantViolations()
         #expect(violations.contains { $0.contains("row \(book.persistentModelID.rowID!) is not under its key") })
@@ -49,7 +49,7 @@ import Testing
         let store = context.container.store
         try store.environment.write { txn in
             try txn.delete(
-                EntryLayout.rowKey(book.persistentModelID.rowID!), in: store.entities["LibraryBook"]!.records)
+                EntryLayout.rowKey(book.persistentModelID.rowID!), in: store.entities["LibraryBook"]!.layout.records)
         }
         let violations = try context.invariantViolations()
         #expect(!violations.contains { $0.contains("\(book.persistentModelID) is registered") })

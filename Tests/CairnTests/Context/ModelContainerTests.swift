@@ -66,16 +66,16 @@ enum ItemsV4 {
     @Test func attributeTagsSurviveRenamesAdditionsAndRemovals() throws {
         let directory = TemporaryDirectory()
         let v1 = try ModelContainer(for: ItemsV1.Item.self, configurations: configuration(directory))
-        #expect(v1.store.entities["Item"]?.tags == ["title": 1, "count": 2])
+        #expect(v1.store.entities["Item"]?.codec.tags == ["title": 1, "count": 2])
         // Renamed with originalName: the same field; a new attribute gets the next tag.
         let v2 = try ModelContainer(for: ItemsV2.Item.self, configurations: configuration(directory))
-        #expect(v2.store.entities["Item"]?.tags == ["name": 1, "count": 2, "note": 3])
+        #expect(v2.store.entities["Item"]?.codec.tags == ["name": 1, "count": 2, "note": 3])
         // `note` removed, `count` made optional, `title` declared anew: a removed tag is never reused.
         let v4 = try ModelContainer(for: ItemsV4.Item.self, configurations: configuration(directory))
-        #expect(v4.store.entities["Item"]?.tags == ["name": 1, "count": 2, "title": 4])
+        #expect(v4.store.entities["Item"]?.codec.tags == ["name": 1, "count": 2, "title": 4])
         // Back to V2: `note` finds its old field again.
         let again = try ModelContainer(for: ItemsV2.Item.self, configurations: configuration(directory))
-        #expect(again.store.entities["Item"]?.tags == ["name": 1, "count": 2, "note": 3])
+        #expect(again.store.entities["Item"]?.codec.tags == ["name": 1, "count": 2, "note": 3])
     }
 
     @Test func anAttributeThatChangedTypeIsRefusedWithARemedy() throws {
@@ -180,13 +180,13 @@ enum ItemsV4 {
 
     @Test func eraseDeletesEveryRecord() throws {
         let container = try makeContainer(inMemory: ItemsV1.Item.self)
-        let records = try #require(container.store.entities["Item"]?.records)
+        let records = try #require(container.store.entities["Item"]?.layout.records)
         try container.store.environment.write { txn in
             for n in 0..<10 { try txn.put([1], for: key(n), in: records) }
         }
         try container.erase()
         #expect(try container.store.environment.read { txn in try txn.count(of: records) } == 0)
-        #expect(container.store.entities["Item"]?.tags.isEmpty == false, "the schema stays")
+        #expect(container.store.entities["Item"]?.codec.tags.isEmpty == false, "the schema stays")
     }
 
     @Test func theDefaultConfigurationLivesInApplicationSupport() {

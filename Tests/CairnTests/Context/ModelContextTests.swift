@@ -223,7 +223,7 @@ enum SpecimensV3 {
         #expect(context.deletedModelsArray.count == 1 && context.hasChanges)
         try context.save()
         #expect(gone.isDeleted && gone.modelContext == nil && !kept.isDeleted)
-        let records = container.store.entities["Specimen"]!.records
+        let records = container.store.entities["Specimen"]!.layout.records
         #expect(try container.store.environment.read { txn in try txn.count(of: records) } == 1)
     }
 
@@ -247,7 +247,7 @@ enum SpecimensV3 {
         #expect(saved.name == "saved" && saved.labels.isEmpty, "changed attributes reload their stored values")
         #expect(!doomed.isDeleted && doomed.modelContext === context)
         try context.save()
-        let records = container.store.entities["Specimen"]!.records
+        let records = container.store.entities["Specimen"]!.layout.records
         #expect(try container.store.environment.read { txn in try txn.count(of: records) } == 2)
     }
 

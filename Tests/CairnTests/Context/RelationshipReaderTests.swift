@@ -40,7 +40,7 @@ import Testing
         let withRecords = read.owners.joined().filter { $0.record != nil }.map(\.row)
         #expect(Set(withRecords) == wanted)
         #expect(read.records.count == 2)
-        let title = container.store.entities["LibraryBook"]!.tags["title"]!
+        let title = container.store.entities["LibraryBook"]!.codec.tags["title"]!
         #expect(try read.record(of: read.owners[0][0])?.read(String.self, tag: title) == "Book 2-0")
     }
 

@@ -67,7 +67,7 @@ final class LoaderVolume {
     func record(_ row: UInt64, _ container: ModelContainer) throws -> RecordReader {
         let key = EntryLayout.rowKey(row)
         let reader = try container.store.environment.read { txn in
-            try txn.withValue(for: key, in: shelfTables(container).records) { try RecordReader(copying: $0, key: key) }
+            try txn.withValue(for: key, in: shelfTables(container).layout.records) { try RecordReader(copying: $0, key: key) }
         }
         return try #require(reader)
     }
@@ -80,10 +80,10 @@ final class LoaderVolume {
         let tables = shelfTables(container)
         let fault = context.registeredOrFault(identifier(row, container))
         #expect(context.registeredOrFault(identifier(row, container)) === fault, "one instance per row")
-        #expect(tables.encodingOrder.allSatisfy { !$0.access.isLoaded(fault) }, "nothing is read for a fault")
+        #expect(tables.codec.encodingOrder.allSatisfy { !$0.access.isLoaded(fault) }, "nothing is read for a fault")
         #expect(loader.statistics == .init(readTransactions: 0, recordLoads: 0))
         try loader.load(fault, rowID: row, tables: tables)
-        #expect(tables.encodingOrder.allSatisfy { $0.access.isLoaded(fault) })
+        #expect(tables.codec.encodingOrder.allSatisfy { $0.access.isLoaded(fault) })
         #expect((fault as? LoaderShelf)?.label == "A")
         #expect(loader.statistics == .init(readTransactions: 1, recordLoads: 1))
     }

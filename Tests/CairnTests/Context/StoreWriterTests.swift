@@ -20,14 +20,14 @@ import Testing
         #expect(record == position, "a new row's record is at its position")
         plan.newRows.append(SavePlan.NewRow(tables: tables, takesOver: nil))
         plan.newRowIdentifiers.append(gauge.persistentModelID)
-        plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
+        plan.uniqueKeys.append(tables.keys.uniques[0].key(of: gauge))
         plan.uniqueClaims.append(
             SavePlan.UniqueClaim(
-                table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: .new(position),
+                table: tables.keys.uniques[0].table, key: plan.uniqueKeys.count - 1, row: .new(position),
                 entity: tables.entityName))
         plan.indexAdditions.append(
             SavePlan.KeyEntry(
-                table: tables.indexes[0].table, key: tables.indexes[0].key(of: gauge), row: .new(position)))
+                table: tables.keys.indexes[0].table, key: tables.keys.indexes[0].key(of: gauge), row: .new(position)))
     }
 
     func codes(_ context: ModelContext, where predicate: Predicate<Gauge>? = nil) throws -> [Int] {
@@ -67,10 +67,10 @@ import Testing
         // A stored row's claim names the row's identifier.
         let stored = try #require(try context.fetch(FetchDescriptor<Gauge>()).first)
         var changed = SavePlan()
-        changed.uniqueKeys.append(tables.uniques[0].key(of: Gauge(code: 7, reading: 0)))
+        changed.uniqueKeys.append(tables.keys.uniques[0].key(of: Gauge(code: 7, reading: 0)))
         changed.uniqueClaims.append(
             SavePlan.UniqueClaim(
-                table: tables.uniques[0].table, key: 0, row: .stored(stored.persistentModelID.rowID! + 1),
+                table: tables.keys.uniques[0].table, key: 0, row: .stored(stored.persistentModelID.rowID! + 1),
                 entity: tables.entityName))
         #expect { try StoreWriter(store: context.store).write(&changed) } throws: { error in
             let expected = PersistentIdentifier(
@@ -109,7 +109,7 @@ import Testing
     @Test func aReferenceToAModelWithoutARowFailsTheSave() throws {
         let (context, tables) = try store()
         var plan = SavePlan()
-        plan.indexAdditions.append(SavePlan.KeyEntry(table: tables.indexes[0].table, key: [1], row: .missing("Gauge")))
+        plan.indexAdditions.append(SavePlan.KeyEntry(table: tables.keys.indexes[0].table, key: [1], row: .missing("Gauge")))
         #expect { try StoreWriter(store: context.store).write(&plan) } throws: { error in
             (error as? StorageError)?.code == .unsupportedValue
         }
@@ -128,10 +128,10 @@ import Testing
             var new = SavePlan.NewRow(tables: tables, takesOver: UInt64(row))
             new.isLeftAloneWhenSame = true
             plan.newRows.append(new)
-            plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
+            plan.uniqueKeys.append(tables.keys.uniques[0].key(of: gauge))
             plan.keptKeys.append(
                 SavePlan.KeptKey(
-                    table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: UInt64(row),
+                    table: tables.keys.uniques[0].table, key: plan.uniqueKeys.count - 1, row: UInt64(row),
                     identifier: gauge.persistentModelID))
         }
         let outcome = try StoreWriter(store: context.store).write(&plan)
@@ -162,10 +162,10 @@ import Testing
         var plan = SavePlan()
         _ = try SavePlanner.appendRecord(of: gauge, tables: tables, to: &plan.newRecords)
         plan.newRows.append(SavePlan.NewRow(tables: tables, takesOver: 2))
-        plan.uniqueKeys.append(tables.uniques[0].key(of: gauge))
+        plan.uniqueKeys.append(tables.keys.uniques[0].key(of: gauge))
         plan.keptKeys.append(
             SavePlan.KeptKey(
-                table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
+                table: tables.keys.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
                 identifier: gauge.persistentModelID))
         #expect { try StoreWriter(store: context.store).write(&plan) } throws: { error in
             (error as? SaveError).map { $0.code == .uniquenessViolated && $0.isClaimedMeanwhile } ?? false
@@ -173,9 +173,9 @@ import Testing
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 2])
         // Read at the commit just before: the writer trusts the plan's read and does not look.
         plan.readSnapshot = UInt64(context.store.environment.info.lastTransactionID)
-        plan.uniqueKeys.append(tables.uniques[0].key(of: Gauge(code: 2, reading: 0)))
+        plan.uniqueKeys.append(tables.keys.uniques[0].key(of: Gauge(code: 2, reading: 0)))
         plan.keptKeys[0] = SavePlan.KeptKey(
-            table: tables.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
+            table: tables.keys.uniques[0].table, key: plan.uniqueKeys.count - 1, row: 2,
             identifier: gauge.persistentModelID)
         _ = try StoreWriter(store: context.store).write(&plan)
         #expect(try ModelContext(context.container).fetch(FetchDescriptor<Gauge>()).map(\.reading) == [1, 5])
@@ -200,7 +200,7 @@ import Testing
 
         // A plan made before the delete and the claim: it frees code 1 of the row now gone.
         var plan = SavePlan()
-        plan.uniqueFreed.append((tables.uniques[0].table, tables.uniques[0].key(of: first), gone))
+        plan.uniqueFreed.append((tables.keys.uniques[0].table, tables.keys.uniques[0].key(of: first), gone))
         _ = try StoreWriter(store: context.store).write(&plan)
 
         #expect(try context.container.verify().isClean)

@@ -19,7 +19,7 @@ import Testing
             store: container.store,
             storedKeys: { row, tables in
                 let probe = Gauge(code: codes[row]!, reading: 0)
-                return tables.uniques.map { $0.key(of: probe) }
+                return tables.keys.uniques.map { $0.key(of: probe) }
             },
             releasedRelationships: { _, _, _ in [] })
         return (container, gauges, planner)
@@ -27,7 +27,7 @@ import Testing
 
     private func key(_ code: Int, in container: ModelContainer) -> [UInt8] {
         let tables = container.store.entitiesByType[ObjectIdentifier(Gauge.self)]!
-        return tables.uniques[0].key(of: Gauge(code: code, reading: 0))
+        return tables.keys.uniques[0].key(of: Gauge(code: code, reading: 0))
     }
 
     @Test func anInsertWithAStoredValueTakesThatRowOver() throws {

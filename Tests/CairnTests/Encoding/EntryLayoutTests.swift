@@ -8,7 +8,7 @@ import Testing
 @Suite struct EntryLayoutTests {
     func table() throws -> (ModelContainer, Table) {
         let container = try makeContainer(inMemory: Gauge.self)
-        return (container, container.store.entitiesByType[ObjectIdentifier(Gauge.self)]!.records)
+        return (container, container.store.entitiesByType[ObjectIdentifier(Gauge.self)]!.layout.records)
     }
 
     /// `value` as 8 bytes, most significant first.

@@ -32,7 +32,7 @@ import Testing
         let gone = matches[0].identifier
         let store = context.store
         try store.environment.write { txn in
-            try txn.delete(EntryLayout.rowKey(gone.rowID!), in: store.entities["LibraryBook"]!.records)
+            try txn.delete(EntryLayout.rowKey(gone.rowID!), in: store.entities["LibraryBook"]!.layout.records)
         }
         // The match pass registered the rows' models; nothing else holds them.
         context.identity.releaseIfUnused(matches.map(\.identifier))

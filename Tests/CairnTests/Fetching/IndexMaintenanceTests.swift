@@ -9,7 +9,7 @@ import Testing
     func lastNamesInIndexOrder(_ context: ModelContext) throws -> [String] {
         let store = context.container.store
         let tables = try #require(store.entities["LibraryAuthor"])
-        let index = try #require(tables.indexes.first { $0.names == ["lastName"] })
+        let index = try #require(tables.keys.indexes.first { $0.names == ["lastName"] })
         let rows: [UInt64] = try store.environment.read { txn in
             var rows: [UInt64] = []
             try txn.scan(index.table) { key, value in

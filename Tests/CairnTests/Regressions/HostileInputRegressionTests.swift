@@ -190,7 +190,7 @@ private let keptNestingsLock = NSLock()
         try context.save()
         let store = context.container.store
         try store.environment.write { txn in
-            try txn.removeAll(from: store.entities["HostileItem"]!.uniques[0].table)
+            try txn.removeAll(from: store.entities["HostileItem"]!.keys.uniques[0].table)
         }
         let reported = InvariantChecker.collectingReports {
             context.insert(HostileItem(code: "2"))

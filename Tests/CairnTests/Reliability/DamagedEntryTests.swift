@@ -86,7 +86,7 @@ import Testing
 
     @Test func aUniqueEntryNamingAnotherRowIsAnError() throws {
         let container = try library(TemporaryDirectory())
-        let unique = try #require(container.store.entities["LibraryBook"]?.uniques.first)
+        let unique = try #require(container.store.entities["LibraryBook"]?.keys.uniques.first)
         let key = LibraryBook.uniqueKey("b19-3")
         try container.store.environment.write { txn in
             var value = try #require(try txn.get(key, in: unique.table))
@@ -104,7 +104,7 @@ import Testing
 
     @Test func aShortUniqueValueIsAnErrorNotATrap() throws {
         let container = try library(TemporaryDirectory())
-        let unique = try #require(container.store.entities["LibraryBook"]?.uniques.first)
+        let unique = try #require(container.store.entities["LibraryBook"]?.keys.uniques.first)
         try container.store.environment.write { txn in
             try txn.put([0x01, 0x02], for: LibraryBook.uniqueKey("b19-4"), in: unique.table)
         }
@@ -117,7 +117,7 @@ import Testing
     @Test func anIndexEntryUnderADamagedKeyIsAnErrorNotAMiss() throws {
         let container = try library(TemporaryDirectory())
         let tables = try #require(container.store.entities["LibraryAuthor"])
-        let index = try #require(tables.indexes.first { $0.names == ["lastName"] })
+        let index = try #require(tables.keys.indexes.first { $0.names == ["lastName"] })
         let key = stringKey("Eliot")
         var damagedKey = key
         damagedKey[0] ^= 0x01  // "Eliot" becomes "Dliot": still between "Austen" and "Shelley"
@@ -138,7 +138,7 @@ import Testing
     @Test func anIndexValueWithAFlippedBitIsAnError() throws {
         let container = try library(TemporaryDirectory())
         let tables = try #require(container.store.entities["LibraryAuthor"])
-        let index = try #require(tables.indexes.first { $0.names == ["lastName"] })
+        let index = try #require(tables.keys.indexes.first { $0.names == ["lastName"] })
         let key = stringKey("Austen")
         try container.store.environment.write { txn in
             let value = try #require(try txn.get(key, in: index.table))
@@ -161,7 +161,7 @@ import Testing
         let container = try library(TemporaryDirectory())
         let id = try bookID(container, isbn: "b19-2")
         let owner = try #require(id.rowID)
-        let table = try #require(container.store.entities["LibraryBook"]?.edges["chapters"])
+        let table = try #require(container.store.entities["LibraryBook"]?.layout.edges["chapters"])
         try container.store.environment.write { txn in
             let edges = try txn.edges(of: owner, in: table)
             let stored = EntryLayout.edgeValue(owner: owner, rank: edges[0].rank, target: edges[0].target)
@@ -182,7 +182,7 @@ import Testing
         let id = try bookID(container, isbn: "b19-0")
         let owner = try #require(id.rowID)
         #expect(owner == 1, "the first book saved")
-        let table = try #require(container.store.entities["LibraryBook"]?.edges["chapters"])
+        let table = try #require(container.store.entities["LibraryBook"]?.layout.edges["chapters"])
         try container.store.environment.write { txn in
             let edges = try txn.edges(of: owner, in: table)
             try txn.delete(EntryLayout.rowKey(owner), in: table)

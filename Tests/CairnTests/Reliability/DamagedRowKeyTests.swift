@@ -43,7 +43,7 @@ import Testing
 
     @Test func aRecordUnderAnotherRowKeyIsDamageNotAnotherModel() throws {
         let (container, ids) = try library(TemporaryDirectory())
-        let records = try #require(container.store.entities["LibraryBook"]).records
+        let records = try #require(container.store.entities["LibraryBook"]).layout.records
         try move(EntryLayout.rowKey(5), to: EntryLayout.rowKey(4), in: records, container)
 
         // A full scan would have listed book k-5's values under row 4.
@@ -69,10 +69,10 @@ import Testing
     @Test func anExternalValueUnderAnotherRowIsDamage() throws {
         let (container, ids) = try library(TemporaryDirectory())
         let tables = try #require(container.store.entities["LibraryBook"])
-        let tag = try #require(tables.tags["cover"])
+        let tag = try #require(tables.codec.tags["cover"])
         try move(
             EntryLayout.externalKey(row: 1, tag: tag), to: EntryLayout.externalKey(row: 2, tag: tag),
-            in: try #require(tables.externals), container)
+            in: try #require(tables.layout.externals), container)
 
         let context = ModelContext(container)
         let book = try #require(context.model(for: ids["k-2"]!) as? LibraryBook)
@@ -89,7 +89,7 @@ import Testing
         let container = try makeContainer(Reading.self, in: TemporaryDirectory(), named: "Upsert.store")
         let context = ModelContext(container)
         _ = try context.upsert((1...3).map { Reading(sensor: $0, value: Double($0), note: "v1") })
-        let records = try #require(container.store.entities["Reading"]).records
+        let records = try #require(container.store.entities["Reading"]).layout.records
         // Row 2 now holds row 1's bytes: its unique entry (sensor 2 → row 2) is intact.
         try container.store.environment.write { txn in
             let bytes = try #require(try txn.get(EntryLayout.rowKey(1), in: records))
@@ -108,7 +108,7 @@ import Testing
             context.insert(LibraryAuthor(firstName: first, lastName: last, email: "\(first)@example.org"))
         }
         try context.save()
-        let records = try #require(container.store.entities["LibraryAuthor"]).records
+        let records = try #require(container.store.entities["LibraryAuthor"]).layout.records
         try container.store.environment.write { txn in
             let bytes = try #require(try txn.get(EntryLayout.rowKey(1), in: records))
             try txn.put(bytes, for: EntryLayout.rowKey(2), in: records)

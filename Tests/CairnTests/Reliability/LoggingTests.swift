@@ -42,7 +42,7 @@ import Testing
         context.insert(LibraryBook(isbn: "log-1", title: "Logged"))
         try context.save()
         let id = try #require(try context.fetch(FetchDescriptor<LibraryBook>()).first).persistentModelID
-        let records = try #require(container.store.entities["LibraryBook"]).records
+        let records = try #require(container.store.entities["LibraryBook"]).layout.records
         try container.store.environment.write { txn in
             var record = try #require(try txn.get(EntryLayout.rowKey(id.rowID!), in: records))
             record[3] ^= 0x20

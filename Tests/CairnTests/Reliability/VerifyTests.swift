@@ -43,7 +43,7 @@ import Testing
     @Test func aDamagedRecordIsFound() throws {
         let (container, books, _) = try library()
         let id = books[2].persistentModelID
-        let records = container.store.entities["LibraryBook"]!.records
+        let records = container.store.entities["LibraryBook"]!.layout.records
         try write(container) { txn in
             var record = try #require(try txn.get(EntryLayout.rowKey(id.rowID!), in: records))
             record[4] ^= 0x10
@@ -55,7 +55,7 @@ import Testing
 
     @Test func aDamagedUniqueEntryAndTheRowLeftWithoutOneAreFound() throws {
         let (container, books, _) = try library()
-        let unique = container.store.entities["LibraryBook"]!.uniques[0].table
+        let unique = container.store.entities["LibraryBook"]!.keys.uniques[0].table
         let key = LibraryBook.uniqueKey("b-0")
         try write(container) { txn in
             var value = try #require(try txn.get(key, in: unique))
@@ -69,7 +69,7 @@ import Testing
 
     @Test func anIndexEntryUnderAWrongKeyIsFound() throws {
         let (container, _, authors) = try library()
-        let index = container.store.entities["LibraryAuthor"]!.indexes.first { $0.names == ["lastName"] }!.table
+        let index = container.store.entities["LibraryAuthor"]!.keys.indexes.first { $0.names == ["lastName"] }!.table
         let row = authors[1].persistentModelID.rowID!
         var builder = KeyBuilder()
         builder.append("Austen")
@@ -99,7 +99,7 @@ import Testing
             context.insert(author)
             try context.save()
             id = author.persistentModelID
-            let index = container.store.entities["LibraryAuthor"]!.indexes.first { $0.names == ["lastName"] }!.table
+            let index = container.store.entities["LibraryAuthor"]!.keys.indexes.first { $0.names == ["lastName"] }!.table
             let (key, wrong) = (KeyBuilder.key("Austen"), KeyBuilder.key("Bront\u{EB}"))
             try write(container) { txn in
                 _ = try txn.delete(key, value: EntryLayout.keyedValue(row: id.rowID!, key: key), in: index)
@@ -113,7 +113,7 @@ import Testing
 
     @Test func anIndexEntryOfAMissingRowIsFound() throws {
         let (container, _, _) = try library()
-        let index = container.store.entities["LibraryAuthor"]!.indexes.first { $0.names == ["lastName"] }!.table
+        let index = container.store.entities["LibraryAuthor"]!.keys.indexes.first { $0.names == ["lastName"] }!.table
         var builder = KeyBuilder()
         builder.append("Eliot")
         let key = builder.finalized()
@@ -125,7 +125,7 @@ import Testing
     /// Two rows with one unique value: what a missed unique lookup used to let an app store.
     @Test func aDuplicateUniqueValueIsFound() throws {
         let (container, books, _) = try library()
-        let records = container.store.entities["LibraryBook"]!.records
+        let records = container.store.entities["LibraryBook"]!.layout.records
         let source = books[0].persistentModelID.rowID!
         try write(container) { txn in
             // The same values under row 50: the record sealed for its new key (its checksum covers it).
@@ -143,7 +143,7 @@ import Testing
 
     @Test func anAsymmetricEdgeIsFound() throws {
         let (container, books, authors) = try library()
-        let table = container.store.entities["LibraryBook"]!.edges["author"]!
+        let table = container.store.entities["LibraryBook"]!.layout.edges["author"]!
         let book = books[1].persistentModelID.rowID!
         try write(container) { txn in try txn.delete(EntryLayout.rowKey(book), in: table) }
         let report = try container.verify()
@@ -156,7 +156,7 @@ import Testing
 
     @Test func aDamagedEdgeIsFound() throws {
         let (container, books, _) = try library()
-        let table = container.store.entities["LibraryBook"]!.edges["chapters"]!
+        let table = container.store.entities["LibraryBook"]!.layout.edges["chapters"]!
         let owner = books[0].persistentModelID.rowID!
         try write(container) { txn in
             let edge = try txn.edges(of: owner, in: table)[1]
@@ -173,8 +173,8 @@ import Testing
 
     @Test func anEdgeToAMissingRowIsFound() throws {
         let (container, books, _) = try library()
-        let chapters = container.store.entities["LibraryChapter"]!.records
-        let table = container.store.entities["LibraryBook"]!.edges["chapters"]!
+        let chapters = container.store.entities["LibraryChapter"]!.layout.records
+        let table = container.store.entities["LibraryBook"]!.layout.edges["chapters"]!
         let owner = books[2].persistentModelID.rowID!
         let target = try container.store.environment.read { txn in try txn.edges(of: owner, in: table)[0].target }
         try write(container) { txn in _ = try txn.delete(EntryLayout.rowKey(target), in: chapters) }

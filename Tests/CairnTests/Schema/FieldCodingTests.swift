@@ -82,13 +82,13 @@ import Testing
         let directory = TemporaryDirectory()
         let context = ModelContext(try container(directory))
         let tables = context.store.tables(of: Specimen(name: "x", count: 1))
-        #expect(tables.fieldsAscendInPropertyOrder)
+        #expect(tables.codec.fieldsAscendInPropertyOrder)
         for count in 0..<12 {
             let specimen = Specimen(name: "s\(count)", count: count)
             // Stores hold records the attribute codecs wrote: the generated codec must write
             // the same bytes, and read them.
             var writer = RecordWriter()
-            for (tag, access) in tables.encodingOrder { try access.encode(specimen, tag, &writer) }
+            for (tag, access) in tables.codec.encodingOrder { try access.encode(specimen, tag, &writer) }
             let general = writer.encoded()
             let generated = try SavePlanner.record(of: specimen, tables: tables)
             #expect(generated.bytes == general.bytes)
@@ -107,9 +107,9 @@ import Testing
         let specimen = Specimen(name: "old", count: 4)
         let tables = context.store.tables(of: specimen)
         // A record written before `label` existed: every field but its own.
-        let labelTag = try #require(tables.tags["label"])
+        let labelTag = try #require(tables.codec.tags["label"])
         var writer = RecordWriter()
-        for (tag, access) in tables.encodingOrder where tag != labelTag { try access.encode(specimen, tag, &writer) }
+        for (tag, access) in tables.codec.encodingOrder where tag != labelTag { try access.encode(specimen, tag, &writer) }
         var record = writer.encoded()
         let key = EntryLayout.rowKey(1)
         let fault = Specimen(_$modelState: _ModelState(), _$constants: .none)
@@ -122,13 +122,13 @@ import Testing
         let context = ModelContext(try container(directory))
         let stored = context.store.tables(of: Specimen(name: "x", count: 1))
         // As a store whose attributes a migration reordered: the tags run backwards.
-        let names = stored.tags.keys.sorted { stored.tags[$0]! < stored.tags[$1]! }
+        let names = stored.codec.tags.keys.sorted { stored.codec.tags[$0]! < stored.codec.tags[$1]! }
         var reversed: [String: UInt32] = [:]
         for (position, name) in names.enumerated() { reversed[name] = UInt32(names.count - position) }
         let tables = Store.EntityTables(
-            entity: stored.entity, ordinal: stored.ordinal, records: stored.records, tags: reversed,
-            edges: stored.edges, externals: stored.externals)
-        #expect(!tables.fieldsAscendInPropertyOrder)
+            entity: stored.entity, ordinal: stored.ordinal, records: stored.layout.records, tags: reversed,
+            edges: stored.layout.edges, externals: stored.layout.externals)
+        #expect(!tables.codec.fieldsAscendInPropertyOrder)
         let specimen = Specimen(name: "backwards", count: 7)
         var record = try SavePlanner.record(of: specimen, tables: tables)
         let key = EntryLayout.rowKey(1)

@@ -9,7 +9,7 @@ func libraryContainer(_ directory: TemporaryDirectory) throws -> ModelContainer 
 
 /// The number of stored rows of an entity, read straight from its table.
 func rowCount(_ entity: String, in container: ModelContainer) throws -> Int {
-    let records = container.store.entities[entity]!.records
+    let records = container.store.entities[entity]!.layout.records
     return try container.store.environment.read { txn in try txn.count(of: records) }
 }
 
