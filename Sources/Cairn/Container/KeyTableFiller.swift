@@ -3,10 +3,11 @@ import Foundation
 
 /// Fills the unique and index tables a schema adds to entities that already have rows
 /// (``Store/EntityTables/KeyTables/unfilled``), as a container opens: the key of every stored
-/// model goes in, in one write transaction. A uniqueness constraint that the stored models
-/// break (two with the same values) refuses the open with a ``SchemaError`` naming them, and
-/// its table stays empty, to be filled at the next open: remove the duplicates first, in a
-/// custom migration stage's `willMigrate`.
+/// row goes in, in one write transaction. The keys come from the stored records
+/// (``RecordKey``), as a save computes the keys of stored rows, with no model made. A uniqueness
+/// constraint that the stored rows break (two with the same values) refuses the open with a
+/// ``SchemaError`` naming them, and its table stays empty, to be filled at the next open: remove
+/// the duplicates first, in a custom migration stage's `willMigrate`.
 ///
 /// ```swift
 /// try KeyTableFiller(container: container).fill()
@@ -16,30 +17,37 @@ struct KeyTableFiller {
 
     func fill() throws {
         for tables in container.store.entities.values where !tables.keys.unfilled.isEmpty {
-            try fill(tables, type: tables.modelType)
+            try fill(tables)
             tables.keys.unfilled = []
         }
     }
 
-    /// How many models one context reads while the keys are computed: the models of a part are
-    /// freed before the next part is read, so memory holds keys, not models.
-    private static let partSize = 2_000
-
-    /// Fills `tables`' unfilled key tables from every stored model of `type`.
-    private func fill<Model: PersistentModel>(_ tables: Store.EntityTables, type: Model.Type) throws {
-        var descriptor = FetchDescriptor<Model>()
-        descriptor.includePendingChanges = false
-        let ids = try ModelContext(container).fetchIdentifiers(descriptor)
+    /// Fills `tables`' unfilled key tables from every stored row of the entity (and of the
+    /// entities that inherit from it).
+    private func fill(_ tables: Store.EntityTables) throws {
+        let unfilled = tables.keys.unfilled
+        let isUnique = unfilled.map { constraint in tables.keys.uniques.contains { $0 === constraint } }
         var entries: [(table: Table, key: [UInt8], row: UInt64)] = []
-        var claimed = [[[UInt8]: PersistentIdentifier]](repeating: [:], count: tables.keys.unfilled.count)
-        for start in stride(from: 0, to: ids.count, by: Self.partSize) {
-            let context = ModelContext(container)
-            for id in ids[start..<min(start + Self.partSize, ids.count)] {
-                let (model, row) = (context.model(for: id), id.rowID!)
-                // A record that cannot be read has no values to key: it is left out (verify()
-                // reports it), rather than keep the store from opening.
-                guard (try? context.rows.load(model, rowID: row, tables: tables)) != nil else { continue }
-                try add(model, row: row, of: tables, to: &entries, claimed: &claimed)
+        var claimed = [[[UInt8]: UInt64]](repeating: [:], count: unfilled.count)
+        try container.store.read { txn in
+            try txn.scan(tables.layout.records) { key, value in
+                guard let row = try? EntryLayout.row(key: key, table: tables.layout.records), tables.includes(row: row),
+                    let record = try? RecordReader(copying: value, key: key),
+                    // A record whose keyed values cannot be read has no key: it is left out
+                    // (verify() reports it), rather than keep the store from opening.
+                    let keys = try? unfilled.map({ (constraint) throws(StorageError) in
+                        try constraint.key(ofRecord: record)
+                    })
+                else { return true }
+                for (position, key) in keys.enumerated() {
+                    // A unique value not equal to itself (a NaN) has no key.
+                    if isUnique[position] && key.isEmpty { continue }
+                    if isUnique[position], let earlier = claimed[position].updateValue(row, forKey: key) {
+                        throw duplicate(unfilled[position], of: tables, rows: earlier, row)
+                    }
+                    entries.append((unfilled[position].table, key, row))
+                }
+                return true
             }
         }
         try container.store.write(expectedBytes: entries.reduce(0) { $0 + $1.key.count + 40 }) { txn in
@@ -49,28 +57,24 @@ struct KeyTableFiller {
         }
     }
 
-    /// Adds `model`'s key in each unfilled table of `tables` to `entries`; a unique key another
-    /// model has (`claimed`, per table) refuses the open.
-    private func add(
-        _ model: any PersistentModel, row: UInt64, of tables: Store.EntityTables,
-        to entries: inout [(table: Table, key: [UInt8], row: UInt64)], claimed: inout [[[UInt8]: PersistentIdentifier]]
-    ) throws {
-        for (position, constraint) in tables.keys.unfilled.enumerated() {
-            let isUnique = tables.keys.uniques.contains { $0 === constraint }
-            let key = constraint.key(of: model)
-            // A unique value not equal to itself (a NaN) has no key.
-            if isUnique && key.isEmpty { continue }
-            if isUnique, let earlier = claimed[position].updateValue(model.persistentModelID, forKey: key) {
-                throw SchemaError(
-                    code: .incompatibleStore, entity: tables.entityName.text,
-                    property: constraint.names.joined(separator: ","),
-                    message:
-                        "The schema makes \(tables.entityName.text).\(constraint.names.joined(separator: ", ")) "
-                        + "unique, but the store holds two models with the same values (\(earlier) and "
-                        + "\(model.persistentModelID)). Remove or merge the duplicates before the constraint "
-                        + "applies: in a custom migration stage's willMigrate, with the previous version's models.")
-            }
-            entries.append((constraint.table, key, row))
-        }
+    /// The error for two stored rows with the same values of a new uniqueness constraint.
+    private func duplicate(
+        _ constraint: Store.EntityTables.UniqueConstraint, of tables: Store.EntityTables, rows first: UInt64,
+        _ second: UInt64
+    ) -> SchemaError {
+        let (earlier, later) = (identifier(first, of: tables), identifier(second, of: tables))
+        return SchemaError(
+            code: .incompatibleStore, entity: tables.entityName.text, property: constraint.names.joined(separator: ","),
+            message:
+                "The schema makes \(tables.entityName.text).\(constraint.names.joined(separator: ", ")) "
+                + "unique, but the store holds two models with the same values (\(earlier) and \(later)). Remove "
+                + "or merge the duplicates before the constraint applies: in a custom migration stage's "
+                + "willMigrate, with the previous version's models.")
+    }
+
+    private func identifier(_ row: UInt64, of tables: Store.EntityTables) -> PersistentIdentifier {
+        PersistentIdentifier(
+            entityName: tables.concrete(forRow: row).entityName.text, storeIdentifier: container.store.identifier,
+            rowID: row)
     }
 }
