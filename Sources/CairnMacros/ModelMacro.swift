@@ -63,127 +63,21 @@ extension ModelMacro: MemberMacro {
             context.diagnose(notAClassDiagnostic(declaration))
             return []
         }
-        let className = classDecl.name.trimmedDescription
-        let access = GeneratedAccessLevel.modifier(for: classDecl.modifiers)
         let members = ModelMember.classify(classDecl.memberBlock.members)
-        let persisted = members.compactMap(\.persistedProperty)
         diagnoseKeyPaths(in: classDecl, members: members, in: context)
-        let hierarchy = ModelSuperclass(classDecl)
-        let indexes = PropertyIndexes(classDecl)
-        // A class whose subclasses may override its members, from another module too when it is `open`.
-        let overridable =
-            classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.open) } ? "open " : access
-        let override = hierarchy.isSubclass ? "override " : ""
-
-        // A fault's `var`s are unloaded; its `let`s take the stored values Cairn read for it.
-        let faultInitialisation = persisted.enumerated().map { index, property -> String in
-            guard property.isConstant else { return "self._$\(property.name) = Cairn._PersistedValue()\n" }
-            return "self.\(property.identifier.text) = _$constants.value(\(indexes.expression(index)))\n"
-        }.joined()
-        // In a hierarchy, the metadata is built for whichever class of it is described, so that
-        // a subclass's entity has its inherited properties with key paths rooted at itself.
-        let root = hierarchy.isInHierarchy ? "Root" : className
-        var metadata: [String] = []
-        var index = 0
-        for member in members {
-            switch member {
-            case .persisted(let property):
-                metadata.append(persistedMetadata(property, index: indexes.expression(index), root: root))
-                index += 1
-            case .transient(let names):
-                metadata += names.map {
-                    "Cairn.Schema.PropertyMetadata(transient: \"\($0)\", keyPath: \\\(root).\($0))"
-                }
-            case .rejected, .untouched:
-                continue
-            }
-        }
-        let metadataList = metadata.isEmpty ? "[]" : "[\n\(metadata.map { "\($0),\n" }.joined())]"
-        // The record codec: every persisted property's storage, in declaration order; the type of
-        // each picks its function (a relationship's writes and reads nothing).
-        // A `let` is written from a copy of its value and never read back (it cannot change).
-        let encodeFields = persisted.enumerated().map { index, property in
-            property.isConstant
-                ? "do {\nvar value = Cairn._PersistedValue(self.\(property.identifier.text))\n"
-                    + "try encoder.encode(&value, \(indexes.expression(index)))\n}\n"
-                : "try encoder.encode(\(property.isTransformable ? "transformed: " : "")&_$\(property.name), "
-                    + "\(indexes.expression(index)))\n"
-        }.joined()
-        let decodeFields = persisted.enumerated().filter { !$1.isConstant }.map {
-            "try decoder.decode(\($1.isTransformable ? "transformed: " : "")&_$\($1.name), \(indexes.expression($0)))\n"
-        }.joined()
-
-        var generated: [DeclSyntax] = []
-        if let superclass = hierarchy.name {
-            // The state, its offset and the registrar are the root model's; the subclass's
-            // properties are numbered after its superclass's.
-            generated.append(
-                "\(raw: access)static let \(raw: indexes.firstIndexName) = Cairn._persistedPropertyCount(of: \(raw: superclass).self)"
-            )
-            generated.append(
-                """
-                \(raw: access)required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
-                \(raw: faultInitialisation)super.init(_$modelState: _$modelState, _$constants: _$constants)
-                }
-                """)
-        } else {
-            // The state is stored in the model (one object per model, not two), and Cairn reaches
-            // it in place at the offset the class finds once.
-            generated += [
-                "@exclusivity(unchecked) \(raw: access)var _$modelState = Cairn._ModelState()",
-                "\(raw: access)static let _$modelStateOffset = Cairn._modelStateOffset(of: \(raw: className).self)",
-                """
-                \(raw: access)required init(_$modelState: Cairn._ModelState, _$constants: Cairn._ConstantFields) {
-                \(raw: faultInitialisation)self._$modelState = _$modelState
-                }
-                """,
-            ]
-        }
-        if hierarchy.isInHierarchy {
-            let inherited = hierarchy.name.map { "\(metadataFunction(of: $0))(rootedAt: root) + " } ?? ""
-            generated += [
-                """
-                \(raw: overridable)\(raw: override)class var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
-                \(raw: metadataFunction(of: className))(rootedAt: self)
-                }
-                """,
-                """
-                \(raw: overridable)class func \(raw: metadataFunction(of: className))<Root: \(raw: className)>(rootedAt root: Root.Type) -> [Cairn.Schema.PropertyMetadata] {
-                \(raw: inherited)\(raw: metadataList)
-                }
-                """,
-            ]
-        } else {
-            generated.append(
-                """
-                \(raw: access)static var schemaMetadata: [Cairn.Schema.PropertyMetadata] {
-                \(raw: metadataList)
-                }
-                """)
-        }
-        let callSuper = hierarchy.isSubclass
-        generated += [
-            """
-            \(raw: hierarchy.isInHierarchy ? overridable : access)\(raw: override)func _$encodeFields(into encoder: inout Cairn._FieldEncoder) throws(Cairn._FieldCodingError) {
-            \(raw: callSuper ? "try super._$encodeFields(into: &encoder)\n" : "")\(raw: encodeFields)}
-            """,
-            """
-            \(raw: hierarchy.isInHierarchy ? overridable : access)\(raw: override)func _$decodeFields(from decoder: inout Cairn._FieldDecoder) throws(Cairn._FieldCodingError) {
-            \(raw: callSuper ? "try super._$decodeFields(from: &decoder)\n" : "")\(raw: decodeFields)}
-            """,
-        ]
-        return generated
+        let generated = GeneratedModelMembers(classDecl, members: members)
+        return generated.stateAndInitialiser + generated.schemaMetadata + generated.recordCodec
     }
 
     /// The name of the function that builds a hierarchy class's metadata for any class of the
     /// hierarchy: one per class, as a subclass's must add to, not replace, its superclass's.
     /// Named after the class's own name (the last part of `Zoo.Animal`).
-    private static func metadataFunction(of className: String) -> String {
+    static func metadataFunction(of className: String) -> String {
         "_$schemaMetadata_\(className.split(separator: ".").last.map(String.init) ?? className)"
     }
 
     /// One `PropertyMetadata` entry for a persisted property.
-    private static func persistedMetadata(
+    static func persistedMetadata(
         _ property: ModelMember.PersistedProperty,
         index: String,
         root: String
