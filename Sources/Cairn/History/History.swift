@@ -258,42 +258,99 @@ struct History {
     }
 
     /// The entries of the commits after `seen` up to `txn`'s snapshot, leaving out those
-    /// `isSkipped` names (a context's own), with the floor rule: a reader that has not seen every
-    /// commit before the floor cannot know what changed.
+    /// `isSkipped` names (a context's own), with the floor rule (``keepsEntries(after:meta:txn:)``).
     static func read(
         after seen: UInt64, skipping isSkipped: (UInt64) -> Bool = { _ in false }, history: Table, meta: Table,
         txn: borrowing ReadTransaction
     ) throws -> Read {
-        let floor: UInt64
+        let kept: Bool
         do {
-            floor = try Self.floor(meta: meta, txn: txn)
+            kept = try keepsEntries(after: seen, meta: meta, txn: txn)
         } catch let error as StorageError where error.code == .damagedRecord {
             // Damage, not a passing failure: trying again next time would fail forever and never
             // take another commit into account.
             return .damagedFloor(error)
         }
         // Entries were removed, or reading them all would cost more than refreshing everything.
-        guard seen &+ 1 >= floor, txn.id >= seen, txn.id - seen <= readCommitsLimit else { return .unknown }
+        guard kept, txn.id >= seen, txn.id - seen <= readCommitsLimit else { return .unknown }
         var entries: [EntryLayout.HistoryEntry] = []
         var damaged = false
         let range = KeyRange(
             from: .exclusive(EntryLayout.historyKey(commit: seen)),
             to: .inclusive(EntryLayout.historyKey(commit: txn.id)))
-        try txn.scan(history, range) { key, value in
-            // A damaged entry cannot say which rows changed.
-            guard let commit = try? EntryLayout.commit(historyKey: key, table: history) else {
+        try scan(history, range, txn: txn) { stored in
+            switch stored {
+            case .entry(let commit, let entry):
+                if !isSkipped(commit) { entries.append(entry) }
+                return true
+            case .damagedEntry(let commit) where isSkipped(commit):
+                return true
+            case .damagedEntry, .damagedKey:
+                // A damaged entry cannot say which rows changed.
                 damaged = true
                 return false
             }
-            guard !isSkipped(commit) else { return true }
-            guard let entry = EntryLayout.historyEntry(value, commit: commit) else {
-                damaged = true
-                return false
-            }
-            entries.append(entry)
-            return true
         }
         return damaged ? .unknown : .entries(entries)
+    }
+
+    /// One stored entry of the history table, as ``scan(_:_:txn:_:)`` finds it.
+    enum StoredEntry {
+        case entry(commit: UInt64, EntryLayout.HistoryEntry)
+        /// The entry of `commit` fails its checksum or cannot be decoded.
+        case damagedEntry(commit: UInt64)
+        /// The entry's key is not a commit number.
+        case damagedKey(StorageError)
+    }
+
+    /// Reads the history table's entries in `range`, oldest first, until `body` returns `false`:
+    /// the one function that reads the `h` table's entries (what changed since a commit, the
+    /// public history, its deletion, `cairn history`; ``commitRange(of:txn:)`` reads only its
+    /// first and last keys).
+    static func scan(
+        _ history: Table, _ range: KeyRange, txn: borrowing some StorageTransaction & ~Copyable,
+        _ body: (StoredEntry) throws -> Bool
+    ) throws {
+        try txn.scan(history, range) { key, value in
+            let commit: UInt64
+            do {
+                commit = try EntryLayout.commit(historyKey: key, table: history)
+            } catch let error as StorageError {
+                return try body(.damagedKey(error))
+            }
+            guard let entry = EntryLayout.historyEntry(value, commit: commit) else {
+                return try body(.damagedEntry(commit: commit))
+            }
+            return try body(.entry(commit: commit, entry))
+        }
+    }
+
+    /// The commits of the oldest and the newest entries the history table holds (`nil` when it
+    /// is empty, or for a damaged key).
+    static func commitRange(
+        of history: Table, txn: borrowing some StorageTransaction & ~Copyable
+    ) throws -> (first: UInt64?, last: UInt64?) {
+        var range: (first: UInt64?, last: UInt64?) = (nil, nil)
+        try txn.scan(history) { key, _ in
+            range.first = try? EntryLayout.commit(historyKey: key, table: history)
+            return false
+        }
+        try txn.scan(history, direction: .backward) { key, _ in
+            range.last = try? EntryLayout.commit(historyKey: key, table: history)
+            return false
+        }
+        return range
+    }
+
+    /// Whether the history still holds every entry after commit `seen`: the floor rule. Entries
+    /// before the floor were deleted, so a reader that has not seen every commit before it cannot
+    /// know what changed (its token expired).
+    ///
+    /// - Throws: `StorageError` `.damagedRecord` when the floor in `meta` is damaged.
+    static func keepsEntries(
+        after seen: UInt64, meta: Table, txn: borrowing some StorageTransaction & ~Copyable
+    ) throws -> Bool {
+        seen &+ 1 >= (try floor(meta: meta, txn: txn))
     }
 
     /// The rows the commits after `seen` changed, one entry per row and kind (see ``read(after:skipping:history:meta:txn:)``).

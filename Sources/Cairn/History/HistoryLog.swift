@@ -102,8 +102,8 @@ struct HistoryLog {
         var found: [DefaultHistoryTransaction] = []
         try store.read { txn in
             try checkNotExpired(bounds, txn: txn)
-            try txn.scan(table, bounds.range) { key, value in
-                let transaction = try decode(key: key, value: value, table: table)
+            try History.scan(table, bounds.range, txn: txn) { stored in
+                let transaction = try decode(stored)
                 // A save that changed nothing visible (an insert deleted before it was saved) is
                 // not a transaction to report.
                 if !transaction.changes.isEmpty, try matches(transaction, descriptor.predicate) {
@@ -131,19 +131,23 @@ struct HistoryLog {
         let bounds = try Bounds(descriptor.predicate, store: store.identifier)
         guard let table = store.history else { return nil }
         return try store.write(expectedBytes: 64 * 1_024) { txn -> UInt64? in
-            var doomed: [[UInt8]] = []
+            var doomed: [UInt64] = []
             var newest: UInt64 = 0
-            try txn.scan(table, bounds.range) { key, value in
-                let commit = try EntryLayout.commit(historyKey: key, table: table)
-                let transaction = try? decode(key: key, value: value, table: table)
+            try History.scan(table, bounds.range, txn: txn) { stored in
+                let commit: UInt64
+                switch stored {
+                case .entry(let entryCommit, _), .damagedEntry(let entryCommit): commit = entryCommit
+                case .damagedKey(let error): throw error
+                }
+                let transaction = try? decode(stored)
                 if try transaction.map({ try matches($0, descriptor.predicate) }) ?? true {
-                    doomed.append(Array(key))
+                    doomed.append(commit)
                     newest = max(newest, commit)
                 }
                 return true
             }
             guard !doomed.isEmpty else { return nil }
-            for key in doomed { _ = try txn.delete(key, in: table) }
+            for commit in doomed { _ = try txn.delete(EntryLayout.historyKey(commit: commit), in: table) }
             let floor = (try? History.floor(meta: store.meta, txn: txn)) ?? 0
             if newest &+ 1 > floor {
                 try txn.put(
@@ -170,9 +174,10 @@ struct HistoryLog {
 
     /// Throws when the entries a lower bound needs were deleted.
     private func checkNotExpired(_ bounds: Bounds, txn: borrowing ReadTransaction) throws {
-        guard let needed = bounds.firstNeeded else { return }
+        guard let needed = bounds.firstNeeded,
+            try !History.keepsEntries(after: needed &- 1, meta: store.meta, txn: txn)
+        else { return }
         let floor = try History.floor(meta: store.meta, txn: txn)
-        guard needed < floor else { return }
         throw SwiftDataError.historyTokenExpired.with(
             message:
                 "The history after transaction \(needed &- 1) was deleted (the oldest transaction kept follows "
@@ -195,11 +200,13 @@ struct HistoryLog {
     }
 
     /// The transaction of a stored entry.
-    private func decode(
-        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, table: Table
-    ) throws -> DefaultHistoryTransaction {
-        let commit = try EntryLayout.commit(historyKey: key, table: table)
-        guard let entry = EntryLayout.historyEntry(value, commit: commit) else {
+    private func decode(_ stored: History.StoredEntry) throws -> DefaultHistoryTransaction {
+        switch stored {
+        case .entry(let commit, let entry):
+            return HistoryChanges(store: store, commit: commit, entry: entry).transaction()
+        case .damagedKey(let error):
+            throw error
+        case .damagedEntry(let commit):
             throw StorageError(
                 code: .damagedRecord,
                 message:
@@ -207,6 +214,5 @@ struct HistoryLog {
                     + "deleteHistory with a predicate on its token, or the history up to it) and fetch again; the "
                     + "models themselves are not affected.")
         }
-        return HistoryChanges(store: store, commit: commit, entry: entry).transaction()
     }
 }

@@ -40,8 +40,8 @@ extension StoreInspector {
         guard tableNames.contains(StoreLayout.historyTable) else { return }
         let history = try table(StoreLayout.historyTable)
         try environment.read { txn in
-            let floor = try History.floor(meta: meta, txn: txn)
-            if let token, token &+ 1 < floor {
+            if let token, try !History.keepsEntries(after: token, meta: meta, txn: txn) {
+                let floor = try History.floor(meta: meta, txn: txn)
                 throw StorageError(
                     code: .notFound,
                     message: "The history after transaction \(token) was deleted; the oldest transaction kept follows "
@@ -49,12 +49,12 @@ extension StoreInspector {
                     path: path)
             }
             let range = token.map { KeyRange(from: .exclusive(EntryLayout.historyKey(commit: $0))) } ?? .all
-            try txn.scan(history, range) { key, value in
-                let commit = try EntryLayout.commit(historyKey: key, table: history)
-                guard let entry = EntryLayout.historyEntry(value, commit: commit) else {
-                    return try body(InspectedTransaction(token: commit, changes: [], damaged: true))
+            try History.scan(history, range, txn: txn) { stored in
+                switch stored {
+                case .entry(let commit, let entry): return try body(transaction(commit, entry))
+                case .damagedEntry(let commit): return try body(InspectedTransaction(token: commit, changes: [], damaged: true))
+                case .damagedKey(let error): throw error
                 }
-                return try body(transaction(commit, entry))
             }
         }
     }

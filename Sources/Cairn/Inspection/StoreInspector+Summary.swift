@@ -118,14 +118,7 @@ extension StoreInspector {
                 classRows[root] = counts
             }
             if let history {
-                try txn.scan(history) { key, _ in
-                    summary.history.first = try? EntryLayout.commit(historyKey: key, table: history)
-                    return false
-                }
-                try txn.scan(history, direction: .backward) { key, _ in
-                    summary.history.last = try? EntryLayout.commit(historyKey: key, table: history)
-                    return false
-                }
+                (summary.history.first, summary.history.last) = try History.commitRange(of: history, txn: txn)
             }
             summary.history.floor = try History.floor(meta: meta, txn: txn)
         }
