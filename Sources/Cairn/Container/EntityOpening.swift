@@ -34,10 +34,9 @@ struct EntityOpening {
         originals = descriptions.mapValues(\.stored)
     }
 
-    /// Each hierarchy's next tag, and its subentities' class numbers (new subentities are
-    /// numbered after those the root's description lists).
-    mutating func numberClasses(of schema: Schema) throws -> [String: Int] {
-        var classNumbers: [String: Int] = [:]
+    /// Each hierarchy's next tag, and its subentities' class numbers: new subentities are listed
+    /// after those the root's description lists (``catalog`` numbers them by that list).
+    mutating func numberClasses(of schema: Schema) throws {
         for entity in schema.entities {
             guard let root = entity.hierarchyRoot?.name else { continue }
             hierarchyNextTag[root] = max(hierarchyNextTag[root] ?? 1, descriptions[entity.name]!.stored.nextTag)
@@ -53,9 +52,12 @@ struct EntityOpening {
                 }
                 descriptions[root]!.stored.subentityNames = names
             }
-            classNumbers[entity.name] = names.firstIndex(of: entity.name)! + 1
         }
-        return classNumbers
+    }
+
+    /// The store's shape as the descriptions, reconciled so far, give it.
+    var catalog: StoreCatalog {
+        StoreCatalog(descriptions: descriptions.mapValues(\.stored), tableNames: [])
     }
 
     /// Reconciles `entity` with its stored description and opens its tables (its superentity's

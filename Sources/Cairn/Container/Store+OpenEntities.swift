@@ -16,7 +16,10 @@ extension Store {
         _ schema: Schema, environment: LMDBEnvironment, meta: Table, readOnly: Bool, recordsVersion: Bool
     ) throws -> [String: EntityTables] {
         var opening = try EntityOpening(schema, environment: environment, meta: meta, readOnly: readOnly)
-        let classNumbers = try opening.numberClasses(of: schema)
+        try opening.numberClasses(of: schema)
+        let catalog = opening.catalog
+        let classNumbers = Dictionary(
+            uniqueKeysWithValues: schema.entities.map { ($0.name, catalog.classNumber(of: $0.name)) })
         // Superentities before the entities that inherit from them.
         func depth(_ entity: Schema.Entity) -> Int {
             var depth = 0

@@ -50,11 +50,11 @@ extension StoreInspector {
                 path: path)
         }
         let records = try recordsTable(of: entity)
-        let classes = Set(descendants(of: entity).map { classNumber(of: $0) })
-        let externalsName = StoreLayout.externalsTable(of: root(of: entity))
+        let classes = Set(catalog.descendants(of: entity).map { catalog.classNumber(of: $0) })
+        let externalsName = StoreLayout.externalsTable(of: catalog.root(of: entity))
         let externals = tableNames.contains(externalsName) ? try table(externalsName) : nil
         let edges = try description.relationships.map { relationship in
-            (relationship, try edgeTableName(of: relationship, entity: entity).map { try table($0) })
+            (relationship, try catalog.edgeTableName(of: relationship, entity: entity).map { try table($0) })
         }
         var count = 0
         // The span of the map the scan has read since its pages were last given back.

@@ -98,7 +98,7 @@ extension StoreInspector {
             })
         let history = tableNames.contains(StoreLayout.historyTable) ? try table(StoreLayout.historyTable) : nil
         let tables = try Dictionary(uniqueKeysWithValues: tableNames.map { ($0, try table($0)) })
-        let sharedRoots = Set(entityNames.filter { sharesTable($0) }.map { root(of: $0) })
+        let sharedRoots = Set(entityNames.filter { catalog.sharesTable($0) }.map { catalog.root(of: $0) })
         // Entries per table, and the rows of each class of each shared records table, in one snapshot.
         var entries: [String: Int] = [:]
         var classRows: [String: [Int: Int]] = [:]
@@ -126,9 +126,9 @@ extension StoreInspector {
         for name in entityNames {
             let description = descriptions[name]!
             let rows =
-                sharesTable(name) ? classRows[root(of: name)]?[classNumber(of: name)] ?? 0 : entries[StoreLayout.recordsTable(of: name)] ?? 0
+                catalog.sharesTable(name) ? classRows[catalog.root(of: name)]?[catalog.classNumber(of: name)] ?? 0 : entries[StoreLayout.recordsTable(of: name)] ?? 0
             func keyed(_ kind: StoreLayout.KeyTableKind) -> [StoreSummary.KeyedTable] {
-                keyedTables(of: name, kind).map {
+                catalog.keyedTables(of: name, kind).map {
                     StoreSummary.KeyedTable(attributes: $0.attributes, entries: entries[$0.name] ?? 0)
                 }
             }
@@ -143,7 +143,7 @@ extension StoreInspector {
                             name: relationship.name, destination: relationship.destination,
                             toMany: relationship.isToMany, inverse: relationship.inverse,
                             deleteRule: relationship.deleteRule,
-                            edges: edgeTableName(of: relationship, entity: name).flatMap { entries[$0] } ?? 0)
+                            edges: catalog.edgeTableName(of: relationship, entity: name).flatMap { entries[$0] } ?? 0)
                     },
                     uniqueConstraints: keyed(.unique), indexes: keyed(.index)))
         }

@@ -6,7 +6,7 @@ extension StoreVerifier {
     ///
     /// Every check runs as for ``ModelContainer/verify()``. Unique and index entries are checked
     /// against the keys the rows' records give (``RecordKey``), computed from the types the
-    /// description records; where it does not tell enough (``recordKey(_:of:unique:)``), they
+    /// description records; where it does not tell enough (``StoreCatalog/recordKey(_:of:unique:)``), they
     /// are checked against the rows they name (each row has exactly one entry in each of its
     /// entity's keyed tables, and each entry names a row). Records are checked field by field against the
     /// types the description records. Inverse edges are checked for relationships whose
@@ -19,18 +19,18 @@ extension StoreVerifier {
         var entities: [Entity] = []
         for name in names {
             let records = try store.recordsTable(of: name)
-            let shares = store.sharesTable(name)
-            if shares { classes[records, default: [:]][store.classNumber(of: name)] = name }
+            let shares = store.catalog.sharesTable(name)
+            if shares { classes[records, default: [:]][store.catalog.classNumber(of: name)] = name }
             entities.append(
                 Entity(
-                    name: name, records: records, classNumber: store.classNumber(of: name), sharesTable: shares,
-                    descendants: store.descendants(of: name)))
+                    name: name, records: records, classNumber: store.catalog.classNumber(of: name), sharesTable: shares,
+                    descendants: store.catalog.descendants(of: name)))
         }
         var keyed: [Keyed] = []
         // Entities whose covered rows are unknown (descriptions without notes) are left out.
         for name in names where store.knowsDescendants(of: name) {
             for kind in StoreLayout.KeyTableKind.allCases {
-                for (table, attributes) in store.keyedTables(of: name, kind) {
+                for (table, attributes) in store.catalog.keyedTables(of: name, kind) {
                     keyed.append(
                         Keyed(entity: name, table: try store.table(table), unique: kind == .unique, names: attributes))
                 }
@@ -41,14 +41,14 @@ extension StoreVerifier {
             for relationship in store.descriptions[name]!.relationships
             where store.knowsDescendants(of: relationship.destination) {
                 // Each table once, with the entity that declares it (the table carries its name).
-                guard let tableName = store.edgeTableName(of: relationship, entity: name),
+                guard let tableName = store.catalog.edgeTableName(of: relationship, entity: name),
                     tableName == StoreLayout.edgeTable(of: name, relationship.name)
                 else { continue }
                 let inverse = relationship.inverse.flatMap { inverseName in
                     store.descriptions[relationship.destination]?.relationships.first { $0.name == inverseName }
                 }
                 let inverseTable = try inverse.flatMap { inverse in
-                    try store.edgeTableName(of: inverse, entity: relationship.destination).map { try store.table($0) }
+                    try store.catalog.edgeTableName(of: inverse, entity: relationship.destination).map { try store.table($0) }
                 }
                 relationships.append(
                     Relationship(
@@ -64,8 +64,8 @@ extension StoreVerifier {
         // their records give when the description tells enough to compute it.
         var covering: [String: [(keyed: Keyed, key: RecordKey?)]] = [:]
         for keyed in keyed {
-            let key = descriptions[keyed.entity].flatMap { Self.recordKey(keyed.names, of: $0, unique: keyed.unique) }
-            for entity in store.descendants(of: keyed.entity) { covering[entity, default: []].append((keyed, key)) }
+            let key = store.catalog.recordKey(keyed.names, of: keyed.entity, unique: keyed.unique)
+            for entity in store.catalog.descendants(of: keyed.entity) { covering[entity, default: []].append((keyed, key)) }
         }
         let compared = Set(covering.values.joined().filter { $0.key != nil }.map(\.keyed.table.name))
         self.init(
@@ -103,21 +103,6 @@ extension StoreVerifier {
         return notEqualToItself
     }
 
-    /// The key of the attributes `names` as records give it, from the description alone; `nil`
-    /// when it does not tell enough: a type outside the registry, an optionality not recorded
-    /// (descriptions written before it was), or a required attribute that older rows may lack
-    /// (whose default only the app's models know).
-    static func recordKey(_ names: [String], of description: StoredEntity, unique: Bool) -> RecordKey? {
-        var parts: [RecordKey.Part] = []
-        for name in names {
-            guard let attribute = description.attributes.first(where: { $0.name == name }),
-                let type = NativeValues.named(attribute.type), let isOptional = attribute.isOptional,
-                isOptional || !attribute.mayBeAbsent
-            else { return nil }
-            parts.append(RecordKey.Part(tag: attribute.tag, type: type, isOptional: isOptional, defaultValue: nil))
-        }
-        return RecordKey(parts: parts, isUnique: unique)
-    }
 }
 
 extension StoreInspector {
