@@ -25,10 +25,13 @@ extension Store {
         let layout: Layout
         /// How its records are written and read.
         let codec: RecordCodec
-        /// Its uniqueness constraints and indexes, set as the store opens.
-        var keys = KeyTables()
-        /// Its place in a hierarchy of models, set as the store opens (`Store+Hierarchy.swift`).
-        var lineage = Lineage()
+        /// Its uniqueness constraints and indexes, set as the store opens (the unfilled ones
+        /// emptied once the container filled them, before the store is shared), then only read:
+        /// no runtime exclusivity checks (one per insert and per key read).
+        @exclusivity(unchecked) var keys = KeyTables()
+        /// Its place in a hierarchy of models, set as the store opens (`Store+Hierarchy.swift`),
+        /// then only read, without runtime exclusivity checks.
+        @exclusivity(unchecked) var lineage = Lineage()
         /// The other side of each relationship that has an inverse, by the relationship's
         /// property index: set once every entity's tables are open, before the store is shared,
         /// and only read after (no runtime exclusivity checks: one per relationship change).
