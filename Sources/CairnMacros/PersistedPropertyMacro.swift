@@ -89,7 +89,7 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             // A change in place (`books.append(b)`, `count += 1`) reads the value without
             // registering an observation access: a mutation is not a read, and registering one
-            // marked the property observed, which sent every later change of it through the
+            // would mark the property observed, which sends every later change of it through the
             // registrar (about 7,000 instructions each). The change is then set as `set` does,
             // also when it throws (as a stored property keeps a throwing change). A to-many
             // relationship's list is taken out of the storage for the change

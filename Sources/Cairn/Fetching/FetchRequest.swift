@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The descriptor is erased once, where a fetch enters the context, and everything after runs as
 /// ordinary compiled code. The erasing itself is inlinable (``FetchQuery``), so it is compiled in
-/// the app for its model types: done inside the library it ran as unspecialized generic code (a
+/// the app for its model types: inside the library it would run as unspecialized generic code (a
 /// metadata lookup for each generic type touched, value-witness copies of the optional predicate,
 /// about 5,000 instructions a fetch). What needs the model type — evaluating the predicate and
 /// comparing by the sort descriptors — is captured there in closures; a pending model's type is
@@ -85,7 +85,7 @@ struct FetchQuery {
     /// executor and the residual each hold it, and copying the value (an existential and a
     /// closure) cost a value-witness call each time. Made as a ``Bound`` for the fetched type,
     /// which keeps the predicate's variable: one object, where a closure capturing the variable
-    /// was a second allocation per fetch.
+    /// would be a second allocation per fetch.
     @usableFromInline
     class Predicate {
         let expression: any PredicateExpression<Bool>

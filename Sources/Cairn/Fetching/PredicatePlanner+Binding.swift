@@ -6,7 +6,7 @@ import Foundation
 extension PredicatePlanner {
     /// The best access path for `predicate` (see ``shape(of:)`` for the order of preference).
     /// Takes the predicate object, not its expression: the expression is read where it lies (an
-    /// optional expression unwrapped into a local was a copy of every node).
+    /// optional expression unwrapped into a local would be a copy of every node).
     ///
     /// - Parameter cache: Where the shapes of earlier fetches are kept; `nil` makes the shape anew.
     func plan(for predicate: FetchQuery.Predicate?, cache: PlanCache? = nil) -> Plan {
@@ -26,7 +26,7 @@ extension PredicatePlanner {
         }
         // Each slot's condition is made when a candidate path asks for it: most plans are one
         // key lookup, which needs its key bytes only (a list of every slot's condition objects
-        // was two allocations and their releases per fetch). A list's condition is missing when
+        // would be two allocations and their releases per fetch). A list's condition is missing when
         // an element is not of the attribute's type.
         func condition(at slot: Int) -> Condition? { self.condition(shape.slots[slot], parts[shape.slots[slot].part]) }
         /// The plan for `access`, which finds exactly the rows that satisfy each of `exact` that is
@@ -127,7 +127,7 @@ extension PredicatePlanner {
     /// The key encoding (not finalized) of `value`, which a part compares a slot's attribute
     /// with, and whether the value equals itself (not NaN). The shape holds only parts with a
     /// value of the attribute's type that has a key encoding. (The value, not its part: a part
-    /// passed was a copy of the part's whole expression.)
+    /// passed would be a copy of the part's whole expression.)
     private func equalityKey(_ slot: Slot, value: Any) -> (key: [UInt8], isExact: Bool) {
         var builder = KeyBuilder()
         let equalsItself = slot.encode!(value, &builder)

@@ -122,8 +122,8 @@ extension PredicatePlanner {
 
             /// Whether this is the key of a part of form `form`: what `self == PartKey(form: form)`
             /// says, without making that key (which retained its key path), with the numbers
-            /// `fields(of:)` gives each form. (One table of numbers for both made every fetch's
-            /// comparison switch twice and copy the form: 140 instructions and a retain more.)
+            /// `fields(of:)` gives each form. (One table of numbers for both would switch twice per
+            /// comparison and copy the form, with a retain.)
             func matches(_ form: Part.Form) -> Bool {
                 switch form {
                 case .other: return self.form == 0 && keyPath == nil
@@ -187,7 +187,7 @@ extension PredicatePlanner {
         let encode: ((Any, inout KeyBuilder) -> Bool)?
         /// For a captured list (`ids.contains($0.id)`): each element's key and whether every
         /// element equals itself, for an array of exactly the attribute's type (one cast for
-        /// the array, where casting each element cost about 1,000 instructions); `nil` for a
+        /// the array, where casting each element costs about 1,000 instructions); `nil` for a
         /// value of another kind, which is read element by element.
         let encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)?
 
@@ -217,7 +217,7 @@ extension PredicatePlanner {
     static func listEncoder<Value: KeyComponent>(_: Value.Type) -> (Any) -> (keys: KeyList, isExact: Bool)? {
         { value in
             guard let values = value as? [Value] else { return nil }
-            // End to end and finalized, in one reused builder: an array per key was an allocation
+            // End to end and finalized, in one reused builder: an array per key would be an allocation
             // and, for each later pass over a hundred thousand of them, a cache miss per key.
             var keys = KeyList(reservingCapacity: values.count)
             var builder = KeyBuilder()
@@ -269,7 +269,7 @@ extension PredicatePlanner {
     /// The predicate's `&&`-joined parts, left to right, each read as a condition where it is one.
     static func parts(of expression: any PredicateExpression<Bool>, readers: PlanCache? = nil) -> [Part] {
         // Whether the node's type is a condition the planner reads, asked of its type once per
-        // cache (a conditional conformance: a dynamic cast cost about 1,200 instructions a fetch).
+        // cache (a conditional conformance: a dynamic cast costs about 1,200 instructions a fetch).
         let reader =
             readers.map { $0.partReader(for: type(of: expression)) }
             ?? (type(of: expression) as? any _PlannerPart.Type)

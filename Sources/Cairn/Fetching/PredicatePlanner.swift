@@ -5,8 +5,8 @@ import Foundation
 // inside without knowing the generic arguments.
 
 /// One node of a predicate's expression as the planner sees it: one dynamic cast per node
-/// (``init(_:)``), where asking for each view in turn cost a cast each (about 1,200
-/// instructions apiece, most of a simple fetch's planning).
+/// (``init(_:)``) rather than one per view asked for in turn (a cast costs about 1,200
+/// instructions, most of a simple fetch's planning).
 enum PlannerNode {
     case equal(Any, Any)
     case comparison(PredicateExpressions.ComparisonOperator, Any, Any)
@@ -90,7 +90,7 @@ extension PredicateExpressions.Value: _PlannerOperand {
 
 /// A part of a predicate made only of nodes the planner knows (`$0.id == id`, `$0.year > y`,
 /// `ids.contains($0.id)`): one cast of the whole part reads it, where the node views above
-/// cost a cast per node (about 1,200 instructions each).
+/// take a cast per node (about 1,200 instructions each).
 protocol _PlannerPart {
     var plannerForm: PredicatePlanner.Part.Form { get }
 }
@@ -98,7 +98,7 @@ protocol _PlannerPart {
 extension _PlannerPart {
     /// The form of `expression`, which is of this type (checked by the caller, which found this
     /// conformance for the expression's type): read without casting it again, where it lies
-    /// (`inout`: a value's address was a copy of the whole expression).
+    /// (`inout`: a value's address would be a copy of the whole expression).
     static func plannerForm<Expression: PredicateExpression>(
         of expression: inout Expression
     ) -> PredicatePlanner.Part.Form {
@@ -141,8 +141,8 @@ struct PredicatePlanner {
     /// One condition on an attribute that the predicate requires (it is joined by `&&`).
     ///
     /// A class: a plan passes its conditions through lists, access paths and orders, and a copy
-    /// of this value (an existential and two arrays) cost about 200 instructions where a reference
-    /// costs a retain.
+    /// of this value (an existential and two arrays) would cost about 200 instructions where a
+    /// reference costs a retain.
     final class Condition {
         enum Kind {
             case equal
@@ -285,7 +285,7 @@ struct PredicatePlanner {
     let tables: Store.EntityTables
     /// The store's identifier, interned: identifiers of other stores name none of its rows.
     /// `nil` for a planner that does not recognise identifier conditions. (A number, where a
-    /// string and the identifier key path were two more references to retain and release
+    /// string and the identifier key path would be two more references to retain and release
     /// with every fetch.)
     let store: InternedName?
 

@@ -17,7 +17,7 @@
 struct _MembershipChange<Element> {
     @usableFromInline var removed: [Element]
     /// A slice: members appended at the end are the new list's tail, handed over without a copy
-    /// (an array made for them was an allocation per append).
+    /// (an array made for them would be an allocation per append).
     @usableFromInline var added: ArraySlice<Element>
 
     /// About how many pointer comparisons hashing one member costs: lists are compared pairwise

@@ -5,8 +5,8 @@ import Foundation
 /// state, see ``SavePlanner``).
 ///
 /// Models are far apart in memory, and each pass over a hundred thousand of them misses the
-/// caches once per model: the save planner used to make a pass for the tables, one for the keys,
-/// one for the records and one for the positions. Now it makes this one.
+/// caches once per model, so the save planner makes this one pass for the tables, the keys, the
+/// records and the positions, not one each.
 ///
 /// ```swift
 /// let inserted = try InsertedModels(context.insertedModelsArray, store: store)

@@ -145,7 +145,7 @@ struct SavePlan {
     /// The kind ``edgeKind(_:of:)`` found last.
     private var lastEdgeKind = 0
     /// The targets of every list in ``edgeLists``, list after list (one array for all: an array
-    /// per list was an allocation per model of a large graph).
+    /// per list would be an allocation per model of a large graph).
     var edgeTargets: [RowReference] = []
 
     /// The position in ``edgeKinds`` of `relationship` of `ownerTables`' entity, added when new

@@ -34,8 +34,8 @@ struct HashedKey: Hashable {
 /// transaction without changing any model.
 ///
 /// Inserted models are named by their position in the ``InsertedModels`` planned, not by
-/// reference: the plan of a large insert then holds no model (each reference was a retain and a
-/// release of a model far away in memory).
+/// reference: the plan of a large insert then holds no model (each reference would be a retain
+/// and a release of a model far away in memory).
 struct UniquenessPlan {
     /// The stored row each inserted model takes over because it has the same unique values
     /// (SwiftData's upsert), by position; `nil` for one that gets a new row. Empty when none does.

@@ -79,7 +79,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Ide
     /// ```
     public var storeIdentifier: String? { store?.text }
     /// The entity's name, interned: identifiers are copied at every step of a save and a fetch,
-    /// and with two strings in them every copy was two retains (see ``InternedName``).
+    /// and with two strings in them every copy would be two retains (see ``InternedName``).
     let entity: InternedName
     /// The store's interned number (``noStore`` when there is none) and, in the top bit, whether
     /// the identifier is temporary: sixteen bytes in all, where the store as an optional and the

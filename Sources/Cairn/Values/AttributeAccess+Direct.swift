@@ -152,7 +152,7 @@ struct StorageLocation<Model: PersistentModel, Value> {
     }
 
     /// Puts `value` in the storage and hands back what it held, moved out (reading it with
-    /// ``get(_:)`` and then setting was a copy and a destruction: a retain and a release).
+    /// ``get(_:)`` and then setting would be a copy and a destruction: a retain and a release).
     @inlinable
     func exchange(_ model: AnyObject, _ value: __owned _PersistedValue<Value>) -> _PersistedValue<Value> {
         if let offset {

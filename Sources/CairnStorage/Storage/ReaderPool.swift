@@ -6,9 +6,9 @@ import Foundation
 /// ``parkingLimit``. `EnvironmentState` begins and ends reads with it and decides whether a parked
 /// transaction's snapshot can serve the next read.
 ///
-/// Resetting a transaction and renewing it for the next read cost LMDB, with the renewal of its
-/// cursors (each looks its table up in the catalogue again), about 1,500 instructions a read: a
-/// context that fetches one model at a time paid that at every fetch. A parked transaction keeps
+/// Resetting a transaction and renewing it for the next read costs LMDB, with the renewal of its
+/// cursors (each looks its table up in the catalogue again), about 1,500 instructions a read,
+/// which a context that fetches one model at a time would pay at every fetch. A parked transaction keeps
 /// its snapshot's pages from reuse, so it is reset before a write of this process
 /// (``resetParked()``), before the map changes, and by a sweep once unused for ``parkingLimit``,
 /// so that writers in other processes are held back for about that long (up to twice it: the

@@ -283,7 +283,7 @@ package struct RecordReader: Sendable {
 
 /// Records read together, copied into one buffer and indexed into one field list, so a batch of
 /// records costs two allocations instead of two per record (each reader's own copy and field
-/// list were most of the allocations of a model fetched, after the model itself).
+/// list would be most of the allocations of a model fetched, after the model itself).
 ///
 /// ```swift
 /// var batch = RecordBatch()
@@ -388,7 +388,7 @@ package struct RecordBatch {
     package func readers() -> [RecordReader] { entries.indices.map(reader) }
 
     /// Each record's reader with the row it was appended for, in the order appended (the rows
-    /// travel in the batch: a list of them beside it was an allocation per read).
+    /// travel in the batch: a list of them beside it would be an allocation per read).
     ///
     /// ```swift
     /// try batch.append(copying: value, key: key, row: 7)

@@ -57,7 +57,7 @@ package struct RecordWriter: Sendable {
     }
 
     /// A writer whose record follows `bytes`, the records before it in a ``RecordList``: one
-    /// array holds them all, where a record each was an allocation per model.
+    /// array holds them all, where a record each would be an allocation per model.
     ///
     /// ```swift
     /// var writer = RecordWriter(appendingTo: bytes)
