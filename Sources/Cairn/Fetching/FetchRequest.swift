@@ -25,6 +25,8 @@ struct FetchRequest {
     var sortBy: [SortKey] { query.sortBy }
     /// Sorts models of the fetched type by the descriptor's sort descriptors; `nil` without any.
     var sort: FetchQuery.Sort? { query.sort }
+    /// The comparison ``sort`` sorts by; `nil` without sort descriptors.
+    var precedes: FetchQuery.Precedes? { query.precedes }
     var fetchLimit: Int? { query.fetchLimit }
     var fetchOffset: Int? { query.fetchOffset }
     var includePendingChanges: Bool
@@ -125,10 +127,15 @@ struct FetchQuery {
     /// Sorts models of the fetched type in place, as `sort(using:)` with the descriptor's sort
     /// descriptors does.
     @usableFromInline typealias Sort = (inout [any PersistentModel]) -> Void
+    /// Whether the first model of the fetched type comes before the second by the descriptor's
+    /// sort descriptors (`false` for equals): the one comparison fetches sort by and live queries
+    /// place a changed model by.
+    @usableFromInline typealias Precedes = (any PersistentModel, any PersistentModel) -> Bool
 
     @usableFromInline let predicate: Predicate?
     @usableFromInline let sortBy: [SortKey]
     @usableFromInline let sort: Sort?
+    @usableFromInline let precedes: Precedes?
     @usableFromInline let fetchLimit: Int?
     @usableFromInline let fetchOffset: Int?
     @usableFromInline let includePendingChanges: Bool
@@ -148,6 +155,7 @@ struct FetchQuery {
         var sortBy: [SortKey] = []
         if descriptor.sortBy.isEmpty {
             sort = nil
+            precedes = nil
         } else {
             for sort in descriptor.sortBy {
                 sortBy.append(
@@ -156,22 +164,22 @@ struct FetchQuery {
                         hasStringComparator: sort.stringComparator != nil))
             }
             let descriptors = descriptor.sortBy
-            sort = { models in
-                // What `sort(using: descriptors)` does, on the erased models.
-                models.sort { lhs, rhs in
-                    let (lhs, rhs) = (
-                        unsafeDowncast(lhs as AnyObject, to: T.self), unsafeDowncast(rhs as AnyObject, to: T.self)
-                    )
-                    for descriptor in descriptors {
-                        switch descriptor.compare(lhs, rhs) {
-                        case .orderedAscending: return true
-                        case .orderedDescending: return false
-                        case .orderedSame: continue
-                        }
+            // What `sort(using: descriptors)` compares, on the erased models.
+            let precedes: Precedes = { lhs, rhs in
+                let (lhs, rhs) = (
+                    unsafeDowncast(lhs as AnyObject, to: T.self), unsafeDowncast(rhs as AnyObject, to: T.self)
+                )
+                for descriptor in descriptors {
+                    switch descriptor.compare(lhs, rhs) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
                     }
-                    return false
                 }
+                return false
             }
+            self.precedes = precedes
+            sort = { models in models.sort(by: precedes) }
         }
         self.sortBy = sortBy
         propertiesToFetch = descriptor.propertiesToFetch.isEmpty ? [] : descriptor.propertiesToFetch.map { $0 }

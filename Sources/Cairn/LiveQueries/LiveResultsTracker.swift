@@ -11,7 +11,9 @@ import Foundation
 ///   field the predicate or the sort reads, and no row of the results changed at all;
 /// - otherwise checks only the changed rows: a deleted row leaves the results; an inserted or
 ///   changed one is loaded and evaluated against the predicate, and goes in or out, in its sorted
-///   place (found by binary search: the rest are not compared again);
+///   place (found by binary search: the rest are not compared again). Which rows can change the
+///   results is the fetch's region (``FetchRegion``); the predicate is evaluated and the order
+///   compared by the fetch executor's own code (``PredicateResidual``, ``FetchQuery/Precedes``);
 /// - fetches again when the descriptor cannot be kept incrementally (a limit or an offset, a
 ///   predicate or sort that reads through a relationship) and a change reaches it, or when the
 ///   history cannot say what changed.
@@ -39,16 +41,17 @@ final class LiveResultsTracker<Model: PersistentModel> {
 
     /// The identifiers of ``results``.
     private var members: Set<PersistentIdentifier> = []
-    /// The entities whose rows the fetch returns: the fetched one and its subentities.
-    private let entities: Set<InternedName>
-    /// The names of the attributes the predicate and the sort read.
-    private let readFields: Set<String>
+    /// What the fetch reads: which changed rows can change the results.
+    private let region: FetchRegion
+    /// The fetch's predicate as the fetch executor evaluates it on a candidate.
+    private let residual: PredicateResidual
+    /// The fetch executor's comparison by the sort descriptors; `nil` without any.
+    private let precedes: FetchQuery.Precedes?
+    /// The fetched entity's tables.
+    private let tables: Store.EntityTables
     /// Whether changed rows can be checked one by one (no limit or offset, and a predicate and
     /// sort on the entity's own attributes only).
     private let isIncremental: Bool
-    /// Whether the predicate or the sort reads other entities' properties (through a
-    /// relationship): a change to any entity can change the results.
-    private let readsOtherEntities: Bool
 
     init(_ descriptor: FetchDescriptor<Model>, in context: ModelContext) {
         // Results follow saves: the context's unsaved inserts (with temporary identifiers) would
@@ -57,20 +60,13 @@ final class LiveResultsTracker<Model: PersistentModel> {
         descriptor.includePendingChanges = false
         self.descriptor = descriptor
         self.context = context
-        let tables = context.store.entityTables(of: Model.self, for: "liveResults(for:)")
-        entities = Set(tables.descendants.map(\.entityName))
-        var keyPaths = Set<AnyKeyPath>()
-        if let expression = descriptor.predicate?.expression {
-            PredicatePlanner.collectKeyPaths(expression, into: &keyPaths)
-        }
-        let sortKeyPaths = descriptor.sortBy.map(\.keyPath)
-        keyPaths.formUnion(sortKeyPaths.compactMap { $0 })
-        keyPaths.remove(tables.identifierKeyPath)
-        let attributes = tables.entity.attributes.filter { keyPaths.contains($0.keyPath) }
-        readFields = Set(attributes.map(\.name))
-        readsOtherEntities = attributes.count < keyPaths.count || sortKeyPaths.contains { $0 == nil }
+        tables = context.store.entityTables(of: Model.self, for: "liveResults(for:)")
+        let request = FetchRequest(descriptor, tables: tables)
+        region = FetchRegion(request)
+        precedes = request.precedes
+        residual = FetchExecutor(request, in: context).residual
         isIncremental =
-            !readsOtherEntities && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) == 0
+            !region.readsOtherEntities && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) == 0
         refetch()
     }
 
@@ -94,7 +90,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
         }
         guard let changes else { return refetch() }
         let reaching = changes.rows.filter { row in
-            guard entities.contains(row.tables.entityName) else { return readsOtherEntities }
+            guard region.returns(row.tables.entityName) else { return region.readsOtherEntities }
             return row.deleted || rereads(row) || members.contains(row.identifier(in: context.store.internedIdentifier))
         }
         guard !reaching.isEmpty else {
@@ -129,7 +125,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
             }
             for (model, id, wasMember) in rechecked {
                 evaluations += 1
-                let matches = try descriptor.predicate.map { try $0.evaluate(model) } ?? true
+                let matches = try residual.matches(model, tables: tables, vouched: false)
                 if matches { insert(model, id) }
                 changed = changed || wasMember || matches
             }
@@ -144,7 +140,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
     /// Whether `row` must be evaluated again: it is new, or changed in a field the predicate or
     /// the sort reads (or in fields the history does not name).
     private func rereads(_ row: HistoryChanges.Row) -> Bool {
-        row.inserted || row.unnamed || !row.fields.isDisjoint(with: readFields)
+        region.reads(entity: row.tables.entityName, fields: row.fields, inserted: row.inserted, unnamed: row.unnamed)
     }
 
     private func remove(_ id: PersistentIdentifier) {
@@ -164,13 +160,11 @@ final class LiveResultsTracker<Model: PersistentModel> {
         members.insert(id)
     }
 
+    /// The fetch's order, ties (and no sort at all) by row.
     private func precedes(_ lhs: Model, _ rhs: Model) -> Bool {
-        for sort in descriptor.sortBy {
-            switch sort.compare(lhs, rhs) {
-            case .orderedAscending: return true
-            case .orderedDescending: return false
-            case .orderedSame: continue
-            }
+        if let precedes {
+            if precedes(lhs, rhs) { return true }
+            if precedes(rhs, lhs) { return false }
         }
         return (lhs.persistentModelID.rowID ?? 0) < (rhs.persistentModelID.rowID ?? 0)
     }
