@@ -134,7 +134,7 @@ if selected.contains("W2") {
     ]
     // The idiomatic variants again at a tenth of the size, interleaved with the rest in this run,
     // so that their growth from n/10 to n is measured on the same machine state (Benchmarks.md,
-    // "linearity").
+    // "Current figures").
     if n >= 1000 {
         let tenth = n / 10
         let smallFresh = Array(fresh.prefix(tenth))
