@@ -121,7 +121,7 @@ struct EntityOpening {
         if let root, root !== entity {
             // A subentity has had rows if its class's counter moved.
             let hasRows = try environment.read { txn in
-                try RowAppender.nextRow(of: entity.name, meta: meta, txn: txn) > 1
+                try txn.nextRow(of: entity.name, meta: meta) > 1
             }
             return (records, hasRows)
         }

@@ -49,7 +49,7 @@ final class Store: @unchecked Sendable {
     /// (``ModelConfiguration/faultStormThreshold``); `nil` for none.
     let faultStormThreshold: Int?
     /// The fault storms reported so far, once per relationship for all of this container's contexts.
-    let faultStormReports = FaultStormDetector.Reports()
+    let faultStormReports = ReportedNames()
 
     /// Runs `body` in a read transaction of the environment (``LMDBEnvironment/read(_:)``),
     /// reached unretained: what every fetch and fault reads through.

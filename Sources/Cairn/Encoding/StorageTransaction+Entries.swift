@@ -172,3 +172,17 @@ extension WriteTransaction {
         try delete(key, in: table)
     }
 }
+
+extension StorageTransaction where Self: ~Copyable {
+    /// An entity's next row id as `meta` stores it (1 when it has none yet).
+    ///
+    /// ```swift
+    /// let next = try txn.nextRow(of: "Book", meta: store.meta)
+    /// ```
+    ///
+    /// - Throws: `StorageError` `.damagedRecord` when the counter's entry is damaged.
+    func nextRow(of entity: String, meta: Table) throws -> UInt64 {
+        let key = StoreLayout.rowCounterKey(entity)
+        return try get(key, in: meta).map { try EntryLayout.counter($0, key: key, table: meta) } ?? 1
+    }
+}

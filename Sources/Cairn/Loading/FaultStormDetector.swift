@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Notices an N+1 pattern: one relationship loaded model by model, many times in a row, where a
 /// fetch could have loaded it for all of them at once (`relationshipKeyPathsForPrefetching`).
 ///
@@ -17,14 +15,6 @@ struct FaultStormDetector {
     /// through them does not.
     static let pause: Duration = .milliseconds(250)
 
-    /// The relationships reported so far, shared by every context of a container.
-    final class Reports: Sendable {
-        private let reported = Mutex<Set<String>>([])
-
-        /// Whether `name` had not been reported yet; it is now.
-        func claim(_ name: String) -> Bool { reported.withLock { $0.insert(name).inserted } }
-    }
-
     private struct Storm {
         var count: Int
         var first: ContinuousClock.Instant
@@ -33,10 +23,11 @@ struct FaultStormDetector {
 
     /// More loads than this in one storm are reported.
     let threshold: Int
-    let reports: Reports
+    /// The relationships reported so far, shared by every context of a container.
+    let reports: ReportedNames
     private var storms: [String: Storm] = [:]
 
-    init(threshold: Int, reports: Reports) {
+    init(threshold: Int, reports: ReportedNames) {
         self.threshold = threshold
         self.reports = reports
     }

@@ -17,7 +17,7 @@ struct RowAppender {
         if let found = next.firstIndex(where: { $0.tables === tables }) {
             position = found
         } else {
-            next.append((tables, try Self.nextRow(of: tables.entity.name, meta: meta, txn: txn)))
+            next.append((tables, try txn.nextRow(of: tables.entity.name, meta: meta)))
             position = next.count - 1
         }
         let counter = next[position].row
@@ -54,15 +54,5 @@ struct RowAppender {
             let key = StoreLayout.rowCounterKey(tables.entity.name)
             try txn.put(EntryLayout.counter(row, key: key), for: key, in: meta)
         }
-    }
-
-    /// An entity's next row id as `meta` stores it (1 when it has none yet).
-    static func nextRow(
-        of entity: String, meta: Table, txn: borrowing some StorageTransaction & ~Copyable
-    ) throws
-        -> UInt64
-    {
-        let key = StoreLayout.rowCounterKey(entity)
-        return try txn.get(key, in: meta).map { try EntryLayout.counter($0, key: key, table: meta) } ?? 1
     }
 }

@@ -259,15 +259,6 @@ extension PersistentModel {
     /// ```
     public var id: PersistentIdentifier { persistentModelID }
 
-    /// The context the model belongs to, if any.
-    ///
-    /// ```swift
-    /// book.modelContext === context   // true after context.insert(book)
-    /// ```
-    public var modelContext: ModelContext? {
-        _$state.isDeleted ? nil : (_$state.loader as? ContextHooks)?.context
-    }
-
     /// Whether the model was deleted and the deletion saved.
     ///
     /// ```swift

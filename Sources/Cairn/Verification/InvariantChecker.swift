@@ -104,7 +104,7 @@ struct InvariantChecker {
                 return true
             }
             stored[name] = ids
-            let counter = try RowAppender.nextRow(of: name, meta: store.meta, txn: txn)
+            let counter = try txn.nextRow(of: name, meta: store.meta)
             if let highest = highestOwn, highest >= counter {
                 violations.append("\(name): row \(highest) is not below the row counter \(counter)")
             }

@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func theRuleCountsLoadsWithoutAPauseAndReportsEachRelationshipOnce() {
-        let reports = FaultStormDetector.Reports()
+        let reports = ReportedNames()
         var detector = FaultStormDetector(threshold: 3, reports: reports)
         let start = ContinuousClock.now
         func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
