@@ -8,8 +8,8 @@ import Foundation
 /// every key entry against its row's values without the app's models.
 ///
 /// ```swift
-/// let key = try RecordKey(parts: [.init(tag: 2, type: String.self, isOptional: false)], isUnique: true)
-///     .key(of: reader)
+/// let email = RecordKey.Part(tag: 2, type: String.self, isOptional: false, defaultValue: nil)
+/// let key = try RecordKey(parts: [email], isUnique: true).key(of: reader)
 /// ```
 struct RecordKey: @unchecked Sendable {
     /// One keyed attribute.
