@@ -196,23 +196,7 @@ package struct RecordReader: Sendable {
     static func index(
         _ bytes: [UInt8], _ range: Range<Int>, keyChecksum: UInt32, into fields: inout [Field]
     ) throws(StorageError) {
-        guard range.count >= 5 else {
-            throw StorageError.damagedRecord(
-                "The record is \(range.count) bytes long, shorter than the 5-byte minimum.")
-        }
-        let end = range.upperBound - 4
-        var crc = CRC32C()
-        crc.update(bytes[range.lowerBound..<end])
-        guard crc.value ^ keyChecksum == EncodedRecord.storedChecksum(of: bytes, in: range) else {
-            throw StorageError.damagedRecord("The record's checksum does not match its contents and key.")
-        }
-        guard bytes[range.lowerBound] == RecordWriter.formatVersion else {
-            throw StorageError(
-                code: .versionMismatch,
-                message: "The record has format \(bytes[range.lowerBound]), but this version of Cairn reads format "
-                    + "\(RecordWriter.formatVersion) only. Open the store with the release that wrote it."
-            )
-        }
+        let end = try checkFrame(bytes, range, keyChecksum: keyChecksum)
         let firstField = fields.count
         // Nothing of this record stays in `fields` if it turns out damaged.
         var complete = false
@@ -242,42 +226,78 @@ package struct RecordReader: Sendable {
             }
             lastTag = tag
             var field = Field(tag: tag, wireType: wireType, start: position, end: position, scalar: 0)
-            switch wireType {
-            case .varint:
-                guard let value = Varint.read(bytes, at: &position, end: end) else {
-                    throw StorageError.damagedRecord("The varint of field \(tag) is cut off or overlong.")
-                }
-                field.scalar = value
-            case .fixed32, .fixed64:
-                let width = wireType == .fixed32 ? 4 : 8
-                guard end - position >= width else {
-                    throw StorageError.damagedRecord(
-                        "The field \(tag) needs \(width) bytes but \(end - position) remain.")
-                }
-                // Little-endian, in one load (the bounds are checked above).
-                field.scalar = bytes.withUnsafeBytes { raw in
-                    wireType == .fixed32
-                        ? UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
-                        : UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                }
-                position += width
-            case .lengthDelimited:
-                guard let length = Varint.read(bytes, at: &position, end: end) else {
-                    throw StorageError.damagedRecord("The length of field \(tag) is cut off or overlong.")
-                }
-                // Compare in UInt64 before converting: a huge claimed length must not trap or wrap.
-                guard length <= UInt64(end - position) else {
-                    throw StorageError.damagedRecord(
-                        "The field \(tag) claims \(length) bytes but only \(end - position) remain."
-                    )
-                }
-                field.start = position
-                position += Int(length)
-            }
+            try readPayload(of: &field, bytes, at: &position, end: end)
             field.end = position
             fields.append(field)
         }
         complete = true
+    }
+
+    /// Checks the record's size, checksum and format byte; returns where its fields end (its
+    /// checksum's first byte).
+    @inline(__always)
+    private static func checkFrame(
+        _ bytes: [UInt8], _ range: Range<Int>, keyChecksum: UInt32
+    ) throws(StorageError) -> Int {
+        guard range.count >= 5 else {
+            throw StorageError.damagedRecord(
+                "The record is \(range.count) bytes long, shorter than the 5-byte minimum.")
+        }
+        let end = range.upperBound - 4
+        var crc = CRC32C()
+        crc.update(bytes[range.lowerBound..<end])
+        guard crc.value ^ keyChecksum == EncodedRecord.storedChecksum(of: bytes, in: range) else {
+            throw StorageError.damagedRecord("The record's checksum does not match its contents and key.")
+        }
+        guard bytes[range.lowerBound] == RecordWriter.formatVersion else {
+            throw StorageError(
+                code: .versionMismatch,
+                message: "The record has format \(bytes[range.lowerBound]), but this version of Cairn reads format "
+                    + "\(RecordWriter.formatVersion) only. Open the store with the release that wrote it."
+            )
+        }
+        return end
+    }
+
+    /// Reads the payload of `field` (its tag and wire type read) at `position`, bounds-checked
+    /// against `end`: a varint's or fixed value's scalar, or a length-delimited payload's start;
+    /// `position` moves past it.
+    @inline(__always)
+    private static func readPayload(
+        of field: inout Field, _ bytes: [UInt8], at position: inout Int, end: Int
+    ) throws(StorageError) {
+        let tag = field.tag
+        switch field.wireType {
+        case .varint:
+            guard let value = Varint.read(bytes, at: &position, end: end) else {
+                throw StorageError.damagedRecord("The varint of field \(tag) is cut off or overlong.")
+            }
+            field.scalar = value
+        case .fixed32, .fixed64:
+            let isFixed32 = field.wireType == .fixed32
+            let width = isFixed32 ? 4 : 8
+            guard end - position >= width else {
+                throw StorageError.damagedRecord("The field \(tag) needs \(width) bytes but \(end - position) remain.")
+            }
+            // Little-endian, in one load (the bounds are checked above).
+            field.scalar = bytes.withUnsafeBytes { [position] raw in
+                isFixed32
+                    ? UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+                    : UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            }
+            position += width
+        case .lengthDelimited:
+            guard let length = Varint.read(bytes, at: &position, end: end) else {
+                throw StorageError.damagedRecord("The length of field \(tag) is cut off or overlong.")
+            }
+            // Compare in UInt64 before converting: a huge claimed length must not trap or wrap.
+            guard length <= UInt64(end - position) else {
+                throw StorageError.damagedRecord(
+                    "The field \(tag) claims \(length) bytes but only \(end - position) remain.")
+            }
+            field.start = position
+            position += Int(length)
+        }
     }
 }
 
