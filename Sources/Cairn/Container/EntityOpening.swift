@@ -201,10 +201,38 @@ struct EntityOpening {
                 declaredIn: { $0.indices.contains(names) })
         }
         tables.keys.attributeIndexes = tables.propertyIndexes(of: (tables.keys.uniques + tables.keys.indexes).flatMap(\.names))
+        if hasRows { try emptyKeyTablesOfChangedOptionality(of: entity, in: tables) }
         if hasRows && !readOnly {
             tables.keys.unfilled = try environment.read { txn in
                 try (tables.keys.uniques + tables.keys.indexes).filter { try txn.count(of: $0.table) == 0 }
             }
+        }
+    }
+
+    /// Empties the key tables of attributes whose optionality changed since the description was
+    /// written (allowed without a migration stage): their entries are in the other key encoding
+    /// (an optional's key has a presence byte), so the table is filled again from the records, as
+    /// a new one is. Descriptions written before they noted optionality cannot tell.
+    private func emptyKeyTablesOfChangedOptionality(of entity: Schema.Entity, in tables: Store.EntityTables) throws {
+        let stored = originals[entity.name]?.attributes ?? []
+        let changed = Set(
+            stored.compactMap { attribute -> String? in
+                guard let was = attribute.isOptional, let now = entity.attributesByName[attribute.name]?.isOptional,
+                    was != now
+                else { return nil }
+                return attribute.name
+            })
+        let stale = (tables.keys.uniques + tables.keys.indexes).filter { $0.names.contains(where: changed.contains) }
+        guard !stale.isEmpty else { return }
+        guard !readOnly else {
+            throw StorageError(
+                code: .readOnly,
+                message: "\(entity.name).\(stale[0].names.joined(separator: ", ")) changed optionality, so its "
+                    + "\(stale[0].isUnique ? "uniqueness constraint" : "index") must be rebuilt, and the store is "
+                    + "read-only. Open it once with allowsSave: true.")
+        }
+        try environment.write { txn in
+            for constraint in stale { try txn.removeAll(from: constraint.table) }
         }
     }
 
