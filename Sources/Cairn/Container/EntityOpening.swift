@@ -55,7 +55,8 @@ struct EntityOpening {
         }
     }
 
-    /// The store's shape as the descriptions, reconciled so far, give it.
+    /// The store's shape as the descriptions, reconciled so far, give it: roots and class numbers
+    /// (no table names: the tables are opened from the schema).
     var catalog: StoreCatalog {
         StoreCatalog(descriptions: descriptions.mapValues(\.stored), tableNames: [])
     }

@@ -26,7 +26,6 @@ struct KeyTableFiller {
     /// entities that inherit from it).
     private func fill(_ tables: Store.EntityTables) throws {
         let unfilled = tables.keys.unfilled
-        let isUnique = unfilled.map { constraint in tables.keys.uniques.contains { $0 === constraint } }
         var entries: [(table: Table, key: [UInt8], row: UInt64)] = []
         var claimed = [[[UInt8]: UInt64]](repeating: [:], count: unfilled.count)
         try container.store.read { txn in
@@ -41,8 +40,8 @@ struct KeyTableFiller {
                 else { return true }
                 for (position, key) in keys.enumerated() {
                     // A unique value not equal to itself (a NaN) has no key.
-                    if isUnique[position] && key.isEmpty { continue }
-                    if isUnique[position], let earlier = claimed[position].updateValue(row, forKey: key) {
+                    if unfilled[position].isUnique && key.isEmpty { continue }
+                    if unfilled[position].isUnique, let earlier = claimed[position].updateValue(row, forKey: key) {
                         throw duplicate(unfilled[position], of: tables, rows: earlier, row)
                     }
                     entries.append((unfilled[position].table, key, row))

@@ -56,6 +56,11 @@ public protocol SchemaProperty: AnyObject, Hashable, CustomStringConvertible {
     var isUnique: Bool { get }
 }
 
-/// Lets a type say at run time whether it is an `Optional`.
-protocol _OptionalType {}
-extension Optional: _OptionalType {}
+/// Lets a type say at run time whether it is an `Optional`, and what it wraps.
+protocol _OptionalType {
+    /// The wrapped type.
+    static var wrappedType: Any.Type { get }
+}
+extension Optional: _OptionalType {
+    static var wrappedType: Any.Type { Wrapped.self }
+}

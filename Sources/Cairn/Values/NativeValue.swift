@@ -21,7 +21,7 @@ import Foundation
 ///     var storedValue: StoredValue { .uuid(self) }
 /// }
 /// ```
-protocol NativeValue: FieldCodable, KeyComponent, Equatable {
+protocol NativeValue: FieldCodable, KeyComponent, Equatable, SendableMetatype {
     /// The value a never-loaded attribute of a deleted model reads as, and the empty value of a
     /// `Decodable` struct of such fields (zero, `false`, `""`, the reference date, …); `nil`
     /// when the type has none.
@@ -63,7 +63,7 @@ extension NativeValue {
 /// The registry's list and lookups.
 enum NativeValues {
     /// Every native attribute type: the one list.
-    nonisolated(unsafe) static let all: [any NativeValue.Type] = [
+    static let all: [any NativeValue.Type] = [
         Bool.self, Int.self, Int8.self, Int16.self, Int32.self, Int64.self,
         UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self,
         Float.self, Double.self, Decimal.self, String.self, Date.self, Data.self, UUID.self, URL.self,
@@ -75,7 +75,7 @@ enum NativeValues {
     }
 
     /// The native type a store's description names (either platform's spelling), if any.
-    nonisolated(unsafe) private static let byStoredName: [String: any NativeValue.Type] = Dictionary(
+    private static let byStoredName: [String: any NativeValue.Type] = Dictionary(
         uniqueKeysWithValues: all.map { ($0.storedTypeName, $0) })
 
     /// The native type a store's description names, if any.
@@ -91,20 +91,11 @@ enum NativeValues {
     /// `nil` when `type` is neither.
     static func type(of type: Any.Type) -> (native: any NativeValue.Type, isOptional: Bool)? {
         if let native = type as? any NativeValue.Type { return (native, false) }
-        if let wrapped = (type as? any OptionalValueType.Type)?.wrappedType as? any NativeValue.Type {
+        if let wrapped = (type as? any _OptionalType.Type)?.wrappedType as? any NativeValue.Type {
             return (wrapped, true)
         }
         return nil
     }
-}
-
-/// Lets ``NativeValues/type(of:)`` see through an `Optional`.
-private protocol OptionalValueType {
-    static var wrappedType: Any.Type { get }
-}
-
-extension Optional: OptionalValueType {
-    fileprivate static var wrappedType: Any.Type { Wrapped.self }
 }
 
 /// The spelling of type names in a store's description.

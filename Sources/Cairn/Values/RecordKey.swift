@@ -11,7 +11,7 @@ import Foundation
 /// let email = RecordKey.Part(tag: 2, type: String.self, isOptional: false, defaultValue: nil)
 /// let key = try RecordKey(parts: [email], isUnique: true).key(of: reader)
 /// ```
-struct RecordKey: @unchecked Sendable {
+struct RecordKey {
     /// One keyed attribute.
     struct Part {
         /// Its field in the record.
