@@ -120,14 +120,14 @@ final class InverseMaintainer {
     /// maintainer.nullifyInverses(deleting: author, in: context)   // book.author == nil
     /// ```
     func nullifyInverses(deleting model: any PersistentModel, in context: ModelContext) {
-        let doomed = CascadedDeletes([model], in: context)
+        let doomed = CascadedDeletes([model], rows: context.rows)
         for deleted in doomed.models {
             guard let tables = context.store.entitiesByType[ObjectIdentifier(type(of: deleted))] else { continue }
             for relationship in tables.entity.relationships where relationship.deleteRule == .nullify {
                 guard let inverse = tables.inverses[relationship.index]?.inverse,
                     inverse.isOptional || !inverse.isToOneRelationship
                 else { continue }
-                let survivors = context.loadedTargets(relationship, of: deleted).filter {
+                let survivors = context.rows.loadedTargets(relationship, of: deleted).filter {
                     !doomed.identities.contains(ObjectIdentifier($0)) && !context.pending.deleted.contains($0)
                 }
                 guard !survivors.isEmpty else { continue }
@@ -143,7 +143,7 @@ final class InverseMaintainer {
     /// maintainer.relink(author, in: context)   // book.author === author again
     /// ```
     func relink(_ model: any PersistentModel, in context: ModelContext) {
-        for restored in CascadedDeletes([model], in: context).models {
+        for restored in CascadedDeletes([model], rows: context.rows).models {
             guard let tables = context.store.entitiesByType[ObjectIdentifier(type(of: restored))] else { continue }
             for relationship in tables.entity.relationships
             where relationship.deleteRule == .nullify && relationship.access.hasTargets(restored) {

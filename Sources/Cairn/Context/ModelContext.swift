@@ -98,8 +98,6 @@ public final class ModelContext {
     }
     /// Which commits this context has taken into account (see `refreshIfNeeded`).
     @exclusivity(unchecked) var commits: CommitTracker
-    /// Loads that failed in a getter, not yet reported (see ``LoadFailures``).
-    @exclusivity(unchecked) var loadFailures = LoadFailures()
     /// What the store's recent commits changed, read once for all of the context's live queries.
     @exclusivity(unchecked) var liveChangeReader = LiveChangeReader()
 
@@ -325,7 +323,9 @@ public final class ModelContext {
     /// The registered model for an identifier, or a new registered fault; for an identifier that
     /// names no saved model of this store, an untracked placeholder (see ``model(for:)``).
     func registeredOrFault(_ persistentModelID: PersistentIdentifier) -> any PersistentModel {
-        registered(persistentModelID) ?? rows.faultOrPlaceholder(persistentModelID, failures: &loadFailures)
+        persistentModelID.isTemporary
+            ? pending.insertedModel(for: persistentModelID) ?? rows.faultOrPlaceholder(persistentModelID)
+            : rows.modelOrFault(persistentModelID)
     }
 
     /// Saves the context after the current turn of the executor it belongs to, once per burst
@@ -359,9 +359,9 @@ public final class ModelContext {
     /// ```
     func fulfill(_ model: any PersistentModel, _ index: Int) {
         checkOwner()
-        guard let (rowID, tables) = rows.source(of: model, index, failures: &loadFailures) else { return }
+        guard let (rowID, tables) = rows.source(of: model, index) else { return }
         refreshIfNeeded()
-        rows.load(index, of: model, rowID: rowID, tables: tables, failures: &loadFailures)
+        rows.load(index, of: model, rowID: rowID, tables: tables)
     }
 
     /// Keeps a model with its first change until it is saved or rolled back.
@@ -466,11 +466,5 @@ public final class ModelContext {
         var seen = Set<ObjectIdentifier>()
         let members = relationship.access.targets(model).filter { seen.insert(ObjectIdentifier($0)).inserted }
         relationship.access.load(model, members)
-    }
-
-    /// A relationship's targets, loading them first if needed.
-    func loadedTargets(_ relationship: Schema.Relationship, of model: any PersistentModel) -> [any PersistentModel] {
-        if !relationship.access.isLoaded(model) { fulfill(model, relationship.index) }
-        return relationship.access.targets(model)
     }
 }

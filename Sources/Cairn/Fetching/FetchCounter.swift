@@ -53,7 +53,7 @@ struct FetchCounter {
         let inserted = context.insertedModelsArray.count { $0 is T }
         // Deleted models and those their cascades take (stored or inserted: each is counted once
         // among the rows or the inserts).
-        let deleted = CascadedDeletes(of: context).models.count { $0 is T }
+        let deleted = CascadedDeletes(context.deletedModelsArray, rows: context.rows).models.count { $0 is T }
         return rows + inserted - deleted
     }
 }

@@ -267,7 +267,7 @@ struct FetchExecutor {
     /// The context's models a request leaves out: when pending changes count, the deleted models
     /// and those their cascades take, before the save as after it.
     static func leftOut(by request: FetchRequest, in context: ModelContext) -> Set<ObjectIdentifier> {
-        request.includePendingChanges && !context.pending.deleted.isEmpty ? CascadedDeletes(of: context).identities : []
+        request.includePendingChanges && !context.pending.deleted.isEmpty ? CascadedDeletes(context.deletedModelsArray, rows: context.rows).identities : []
     }
 
     // MARK: Pending matches

@@ -11,7 +11,7 @@ extension ModelContext {
         guard commits.hasUnseen(upTo: lastCommit) else { return }
         var invalidated: [PersistentIdentifier]?
         if let floorDamage = Refresher(store: store, rows: rows).catchUp(&commits, invalidated: &invalidated) {
-            loadFailures.recordStoreDamage(floorDamage, what: "The store's history floor")
+            rows.failures.recordStoreDamage(floorDamage, what: "The store's history floor")
         }
         // The history could not say what changed (the store was erased): observers learn that
         // every model the context held was invalidated.

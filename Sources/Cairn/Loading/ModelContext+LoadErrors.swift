@@ -36,7 +36,7 @@ extension ModelContext {
     /// ```
     public var pendingLoadErrors: [FetchError] {
         checkOwner()
-        return loadFailures.errors
+        return rows.failures.errors
     }
 
     /// Where every public call that reads the store through this context begins (the fetches,
@@ -46,6 +46,6 @@ extension ModelContext {
     func beginStoreAccess(_ operation: StaticString = #function) throws {
         checkOwner(operation)
         refreshIfNeeded()
-        try loadFailures.throwPending()
+        try rows.failures.throwPending()
     }
 }

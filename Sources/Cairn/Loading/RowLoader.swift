@@ -7,7 +7,8 @@ import Foundation
 /// It owns the context's identity map (one instance per row: a row read again comes back as the
 /// instance the context holds) and counts what it reads. Its reads throw; a generated getter's
 /// load (`RowLoader+Fulfill.swift`) turns what cannot be read into a placeholder and an error
-/// recorded in the context's ``LoadFailures`` (or a model deleted elsewhere).
+/// recorded in its ``failures`` (or a model deleted elsewhere), which the context's next save or
+/// fetch throws.
 final class RowLoader {
     let store: Store
     /// One instance per stored row (see ``IdentityMap``). Used on the context's executor only, and
@@ -17,6 +18,9 @@ final class RowLoader {
     /// How much has been read: for tests of fetching and prefetching. Counters bumped on the
     /// context's executor, never held across a call: no runtime exclusivity checks.
     @exclusivity(unchecked) var statistics = Statistics()
+    /// Loads that failed in a getter, not yet reported (see ``LoadFailures``). Used on the
+    /// context's executor only, never held across a call.
+    @exclusivity(unchecked) var failures = LoadFailures()
     /// What new faults reach their loader through: the owning context's link (or a stored
     /// view's, see ``StoredImages``). Emptied when the owner goes away, so a fault made after
     /// that could not load; making one is a programming error.
@@ -161,11 +165,21 @@ final class RowLoader {
     /// A new fault for an identifier from outside that the context does not hold; for one that names no
     /// saved model of this store, the placeholder the failed-load policy hands out (see
     /// `ModelContext.model(for:)`): an empty deleted model for an entity the schema lacks (its
-    /// error recorded in `failures`), an untracked model for a row of no store of this context.
-    func faultOrPlaceholder(_ id: PersistentIdentifier, failures: inout LoadFailures) -> any PersistentModel {
+    /// error recorded in ``failures``), an untracked model for a row of no store of this context.
+    func faultOrPlaceholder(_ id: PersistentIdentifier) -> any PersistentModel {
         guard let tables = store.entitiesByName[id.entity] else { return failures.unknownEntityModel(id) }
         guard row(of: id) != nil else { return LoadFailures.untrackedModel(id, tables: tables, link: link) }
         return fault(id, tables: tables)
+    }
+
+    /// The instance the loader holds for a stored row's identifier, else a new fault for it (or
+    /// the placeholder ``faultOrPlaceholder(_:)`` hands out).
+    ///
+    /// ```swift
+    /// let author = rows.modelOrFault(authorID)
+    /// ```
+    func modelOrFault(_ id: PersistentIdentifier) -> any PersistentModel {
+        identity.model(for: id) ?? faultOrPlaceholder(id)
     }
 
     /// Whether `id` names a stored row of this store (one read; no fault is made).

@@ -4,7 +4,7 @@
 /// SwiftData; the save planner starts from the same list.
 ///
 /// ```swift
-/// let doomed = CascadedDeletes(of: context)
+/// let doomed = CascadedDeletes(context.deletedModelsArray, rows: context.rows)
 /// let leftOut = doomed.identities   // what a fetch with pending changes leaves out
 /// ```
 struct CascadedDeletes {
@@ -13,14 +13,9 @@ struct CascadedDeletes {
     /// The same, by identity.
     private(set) var identities: Set<ObjectIdentifier> = []
 
-    /// Expands `context`'s pending deletes (loading the cascading relationships of each deleted
-    /// model that are not loaded yet).
-    init(of context: ModelContext) {
-        self.init(context.deletedModelsArray, in: context)
-    }
-
-    /// Expands the deletes of `deleted`, models of `context`.
-    init(_ deleted: [any PersistentModel], in context: ModelContext) {
+    /// Expands the deletes of `deleted`, loading through `rows` (their context's loader) the
+    /// cascading relationships that are not loaded yet.
+    init(_ deleted: [any PersistentModel], rows: RowLoader) {
         guard !deleted.isEmpty else { return }
         var queue: [any PersistentModel] = []
         for model in deleted where identities.insert(ObjectIdentifier(model)).inserted {
@@ -28,10 +23,10 @@ struct CascadedDeletes {
             queue.append(model)
         }
         while let model = queue.popLast() {
-            let entity = context.store.entity(of: model.persistentModelID)
+            let entity = rows.store.entity(of: model.persistentModelID)
             for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
             where relationship.deleteRule == .cascade {
-                for target in context.loadedTargets(relationship, of: model)
+                for target in rows.loadedTargets(relationship, of: model)
                 where identities.insert(ObjectIdentifier(target)).inserted {
                     models.append(target)
                     queue.append(target)

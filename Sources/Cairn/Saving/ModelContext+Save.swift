@@ -39,7 +39,7 @@ extension ModelContext {
     /// visible in the context.
     func saveChanges() throws -> SavedChanges {
         checkOwner()
-        try loadFailures.throwPending()
+        try rows.failures.throwPending()
         guard hasChanges else { return SavedChanges() }
         guard isChangingNoListInPlace else { throw SaveError.changeInProgress }
         let store = container.store
@@ -48,7 +48,7 @@ extension ModelContext {
                 code: .readOnly,
                 message: "The container was opened with allowsSave: false. Open it with allowsSave: true to save.")
         }
-        var planned = try SavePlanner(context: self).plan()
+        var planned = try SavePlanner(changes: changeSet, rows: rows).plan()
         let deleted = planned.deletes.deleted.map(\.persistentModelID)
         SaveNotifier.post(
             Self.willSave, for: self, insertedIDs: planned.newIdentifiers, updatedIDs: planned.updatedIdentifiers,

@@ -8,7 +8,7 @@ import Foundation
 /// every model and the pending changes as they were.
 ///
 /// ```swift
-/// var planned = try SavePlanner(context: context).plan()
+/// var planned = try SavePlanner(changes: context.changeSet, rows: context.rows).plan()
 /// let outcome = try StoreWriter(store: context.store).write(&planned.plan)
 /// let applied = SaveApplier(store: context.store, rows: context.rows)
 ///     .apply(planned, outcome, pending: &context.pending)

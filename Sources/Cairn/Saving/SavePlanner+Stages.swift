@@ -33,7 +33,7 @@ extension SavePlanner {
     ///
     /// - Throws: ``SaveError`` `.modelDeletedElsewhere` when changed rows are gone.
     func planChangedRows(_ changedModels: [any PersistentModel]) throws -> ChangedRows {
-        let deleting = Set(context.deletedModelsArray.map(\.persistentModelID))
+        let deleting = Set(changes.deleted.map(\.persistentModelID))
         var deletedElsewhere: [PersistentIdentifier] = []
         var changed = ChangedRows(records: RecordList(reservingCapacity: changedModels.count, bytesPerRecord: 64))
         changed.updates.reserveCapacity(changedModels.count)
@@ -51,7 +51,7 @@ extension SavePlanner {
                 record = complete
             } else {
                 do {
-                    try context.rows.load(model, rowID: rowID, tables: tables)
+                    try rows.load(model, rowID: rowID, tables: tables)
                 } catch let error as StorageError where error.code == .notFound {
                     deletedElsewhere.append(id)
                     continue

@@ -2,13 +2,13 @@ import Foundation
 
 extension SavePlanner {
     /// Applies the uniqueness constraints to the inserts, changes and deletes of a save (see
-    /// ``UniquenessPlanner``), reading stored rows through the context.
+    /// ``UniquenessPlanner``), reading stored rows through the loader.
     func planUniqueness(
         inserted: InsertedModels, changed: [any PersistentModel], deletes: SavePlanner.DeletePlan
     ) throws -> UniquenessPlan {
         let planner = UniquenessPlanner(
             store: store,
-            storedKeys: { [store, rows = context.rows] row, tables in
+            storedKeys: { [store, rows] row, tables in
                 try store.read { txn in
                     try UniquenessPlanner.storedKeys(row: row, tables: tables, reading: rows, in: txn)
                 }
@@ -27,7 +27,7 @@ extension SavePlanner {
         var released: [UniquenessPlan.Release] = []
         let relating = tables.entity.relationships.filter { !$0.access.targets(model).isEmpty }
         guard !relating.isEmpty else { return [] }
-        let rowModel = context.registeredOrFault(
+        let rowModel = rows.modelOrFault(
             PersistentIdentifier(
                 entityName: tables.entity.name, storeIdentifier: store.identifier, rowID: row))
         for relationship in relating {
@@ -38,12 +38,12 @@ extension SavePlanner {
             if rowModel === model {
                 oldTargets = []
             } else {
-                oldTargets = context.loadedTargets(relationship, of: rowModel)
+                oldTargets = rows.loadedTargets(relationship, of: rowModel)
             }
             let kept = Set(relationship.access.targets(model).map { ObjectIdentifier($0) })
             for target in oldTargets where !kept.contains(ObjectIdentifier(target)) {
                 released.append(
-                    (target, inverse, context.loadedTargets(inverse, of: target).filter { $0 !== rowModel }))
+                    (target, inverse, rows.loadedTargets(inverse, of: target).filter { $0 !== rowModel }))
             }
         }
         return released

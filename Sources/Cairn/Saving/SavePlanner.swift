@@ -1,20 +1,24 @@
 import Foundation
 
-/// Turns a context's pending changes into a ``SavePlan``: the delete rules, the uniqueness
-/// constraints (takeovers, superseded inserts, refused changes), the records, the relationship
-/// lists with their counts checked, the index entries and the external values. Everything a save
-/// decides is decided here, before its write transaction; the planner reads the store and loads
-/// through its context, and changes nothing the save would have to undo.
+/// Turns a ``ChangeSet`` into a ``SavePlan``, in stages: delete expansion (the delete rules),
+/// the changed rows' records, uniqueness (takeovers, superseded inserts, refused changes), the
+/// relationship lists with their counts checked, the index entries, the external values, the new
+/// rows and the history author. Everything a save decides is decided here, before its write
+/// transaction. The planner reads stored rows through the context's ``RowLoader`` (records, and
+/// the relationship targets the delete rules and takeovers reach, which it may load) and changes
+/// nothing the save would have to undo.
 ///
 /// ```swift
-/// var planned = try SavePlanner(context: context).plan()
+/// var planned = try SavePlanner(changes: context.changeSet, rows: context.rows).plan()
 /// let outcome = try StoreWriter(store: context.store).write(&planned.plan)
 /// ```
 struct SavePlanner {
-    /// The context whose pending changes are planned; it owns the planner for one save.
-    unowned let context: ModelContext
+    /// What the save writes.
+    let changes: ChangeSet
+    /// The stored rows the plan reads, and the models loaded for them.
+    let rows: RowLoader
 
-    var store: Store { context.store }
+    var store: Store { rows.store }
 
     /// A plan, with what the context needs once it is written: the models it was made from and
     /// what `willSave` and `didSave` report.
@@ -44,7 +48,7 @@ struct SavePlanner {
         }
     }
 
-    /// The plan for the context's pending changes.
+    /// The plan for the change set.
     ///
     /// - Throws: ``SaveError`` when a delete is denied, a relationship count is out of range, a
     ///   uniqueness constraint refuses a change, or a changed model's row is gone; what loading a
@@ -54,12 +58,12 @@ struct SavePlanner {
         // Everything is prepared before the transaction: no encoding, and no reads of the store
         // through faults, may happen inside it. Nothing in memory changes until it commits.
         // Each list once: every read of one makes a new array of the models.
-        let changedModels = context.changedModelsArray
+        let changedModels = changes.changed
         var changedRows = try planChangedRows(changedModels)
         let deletes = try planDeletes()
         let noDeletes = deletes.deletedObjects.isEmpty
         let candidates = try InsertedModels(
-            noDeletes ? context.insertedModelsArray : context.insertedModelsArray.filter { !deletes.isDeleted($0) },
+            noDeletes ? changes.inserted : changes.inserted.filter { !deletes.isDeleted($0) },
             store: store)
         let liveChanged = noDeletes ? changedModels : changedModels.filter { !deletes.isDeleted($0) }
         let uniqueness = try planUniqueness(
@@ -71,13 +75,13 @@ struct SavePlanner {
         changedRows.keep(changed)
         let written = WrittenModels(inserts: inserts, updates: changedRows.updates, deletes: deletes)
         var savePlan = SavePlan()
-        savePlan.author = context.author
+        savePlan.author = changes.author
         try checkCounts(
             planEdgeLists(
                 written, reaching: changedRows.reaching.relationships, released: uniqueness.released, into: &savePlan))
         // Planning read relationships through getters: one that failed to load read as empty, so
         // the plan (cascades, inverses) may be wrong. Nothing is written then.
-        try context.loadFailures.throwPending()
+        try rows.failures.throwPending()
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: inserts.kept, changed: changedRows.reaching.keys.filter(written.isKept),
             deleted: deletes.deletedSaved, takeovers: inserts.takeovers)
@@ -125,7 +129,7 @@ struct SavePlanner {
     /// Expands the pending deletes through cascade rules, checks deny rules, and works out the
     /// nullified inverses, without changing any model.
     func planDeletes() throws -> DeletePlan {
-        let cascaded = CascadedDeletes(of: context)
+        let cascaded = CascadedDeletes(changes.deleted, rows: rows)
         var plan = DeletePlan()
         plan.deleted = cascaded.models
         plan.deletedObjects = cascaded.identities
@@ -135,7 +139,7 @@ struct SavePlanner {
             let entity = store.entity(of: model.persistentModelID)
             for relationship in entity.relationships.sorted(by: { $0.index < $1.index })
             where relationship.deleteRule == .deny {
-                let targets = context.loadedTargets(relationship, of: model)
+                let targets = rows.loadedTargets(relationship, of: model)
                 if !targets.isEmpty { denials.append((model, relationship, targets)) }
             }
         }
@@ -157,13 +161,13 @@ struct SavePlanner {
                 guard let inverseName = relationship.inverseName,
                     let inverse = store.entity(named: relationship.destination).relationshipsByName[inverseName]
                 else { continue }
-                for target in context.loadedTargets(relationship, of: model) where !plan.isDeleted(target) {
+                for target in rows.loadedTargets(relationship, of: model) where !plan.isDeleted(target) {
                     if let index = plan.nullified.firstIndex(where: {
                         $0.owner === target && $0.relationship === inverse
                     }) {
                         plan.nullified[index].targets.removeAll { $0 === model }
                     } else {
-                        let remaining = context.loadedTargets(inverse, of: target).filter { $0 !== model }
+                        let remaining = rows.loadedTargets(inverse, of: target).filter { $0 !== model }
                         plan.nullified.append((target, inverse, remaining))
                     }
                 }
@@ -185,7 +189,7 @@ struct SavePlanner {
                 let tables = store.tables(of: model)
                 let row = model.persistentModelID.rowID!
                 guard !tables.keys.indexes.isEmpty,
-                    let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
+                    let stored = try rows.storedRecord(row: row, tables: tables, in: txn)
                 else {
                     continue
                 }
@@ -197,7 +201,7 @@ struct SavePlanner {
                 let state = model._$state
                 let touched = tables.keys.indexes.filter { $0.isTouched(by: state) }
                 guard !touched.isEmpty, let row = model.persistentModelID.rowID,
-                    let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
+                    let stored = try rows.storedRecord(row: row, tables: tables, in: txn)
                 else { continue }
                 for index in touched {
                     let (old, new) = (try index.key(ofRecord: stored), index.key(of: model))
@@ -210,7 +214,7 @@ struct SavePlanner {
                 let (model, tables) = (inserted.models[position], inserted.tables[position])
                 // A row taken over keeps the entries whose key stays the same.
                 if !takeovers.isEmpty, let row = takeovers[position],
-                    let stored = try context.rows.storedRecord(row: row, tables: tables, in: txn)
+                    let stored = try rows.storedRecord(row: row, tables: tables, in: txn)
                 {
                     for index in tables.keys.indexes {
                         let (old, new) = (try index.key(ofRecord: stored), index.key(of: model))

@@ -161,13 +161,13 @@ final class LoaderVolume {
             shelf.container, shelf.row, shelf.tables, shelf.context, shelf.fault
         )
         let loader = context.rows
-        let source = try #require(loader.source(of: fault, 0, failures: &context.loadFailures))
+        let source = try #require(loader.source(of: fault, 0))
         #expect(source.rowID == row && source.tables === tables)
         try deleteElsewhere(row, container)
-        loader.load(0, of: fault, rowID: row, tables: tables, failures: &context.loadFailures)  // its label
+        loader.load(0, of: fault, rowID: row, tables: tables)  // its label
         #expect(fault.isDeleted, "a row deleted elsewhere marks its model deleted")
         #expect(loader.identity.model(for: identifier(row, container)) == nil, "and the map lets it go")
-        #expect(context.loadFailures.errors.isEmpty, "a deletion elsewhere is no error")
+        #expect(context.rows.failures.errors.isEmpty, "a deletion elsewhere is no error")
     }
 
     @Test func aGettersLoadOfAnUnsavedModelRecordsAnError() throws {
@@ -175,8 +175,8 @@ final class LoaderVolume {
         let context = ModelContext(container)
         let shelf = LoaderShelf(label: "new")
         context.insert(shelf)
-        #expect(context.rows.source(of: shelf, 1, failures: &context.loadFailures) == nil)
-        let error = try #require(context.loadFailures.errors.first)
+        #expect(context.rows.source(of: shelf, 1) == nil)
+        let error = try #require(context.rows.failures.errors.first)
         #expect(error.code == .loadFailed && "\(error)".contains("never saved"))
     }
 
@@ -189,13 +189,13 @@ final class LoaderVolume {
         #expect(!loader.hasRow(identifier(row + 100, container)), "no row, no fault")
         let other = PersistentIdentifier(entityName: "LoaderShelf", storeIdentifier: "elsewhere", rowID: row)
         #expect(!loader.hasRow(other), "a row of another store is not this store's")
-        let fault = loader.faultOrPlaceholder(identifier(row, container), failures: &context.loadFailures)
+        let fault = loader.faultOrPlaceholder(identifier(row, container))
         #expect(loader.identity.model(for: identifier(row, container)) === fault, "a stored row's fault is registered")
-        let untracked = loader.faultOrPlaceholder(other, failures: &context.loadFailures)
+        let untracked = loader.faultOrPlaceholder(other)
         #expect(loader.identity.model(for: other) == nil && untracked !== fault, "another store's is not")
         let unknown = PersistentIdentifier(
             entityName: "NoSuchEntity", storeIdentifier: container.store.identifier, rowID: 1)
-        #expect(loader.faultOrPlaceholder(unknown, failures: &context.loadFailures).isDeleted)
-        #expect(context.loadFailures.errors.count == 1, "an entity the schema lacks is recorded")
+        #expect(loader.faultOrPlaceholder(unknown).isDeleted)
+        #expect(context.rows.failures.errors.count == 1, "an entity the schema lacks is recorded")
     }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SaveApplierTests {
     /// Plans and writes the context's pending changes, then applies them.
     func planWriteAndApply(_ context: ModelContext) throws -> SaveApplier.Applied {
-        var planned = try SavePlanner(context: context).plan()
+        var planned = try SavePlanner(changes: context.changeSet, rows: context.rows).plan()
         let outcome = try StoreWriter(store: context.store).write(&planned.plan)
         return SaveApplier(store: context.store, rows: context.rows).apply(planned, outcome, pending: &context.pending)
     }

@@ -16,7 +16,7 @@ import Testing
         let book = LibraryBook(isbn: "1", title: "One")
         book.chapters = [LibraryChapter(title: "a", number: 1), LibraryChapter(title: "b", number: 2)]
         context.insert(book)
-        let planned = try SavePlanner(context: context).plan()
+        let planned = try SavePlanner(changes: context.changeSet, rows: context.rows).plan()
         #expect(planned.plan.newRows.count == 3 && planned.inserted.count == 3)
         #expect(planned.newIdentifiers.count == 3 && planned.updatedIdentifiers.isEmpty)
         #expect(planned.newIdentifiers == planned.inserted.map(\.persistentModelID))
@@ -47,7 +47,7 @@ import Testing
         #expect(reaching.relationships.map(ObjectIdentifier.init) == [ObjectIdentifier(books[2])])
         #expect(reaching.externals.isEmpty)
         // The plan: three records, the unique key moved, the book's chapters rewritten.
-        let planned = try SavePlanner(context: context).plan()
+        let planned = try SavePlanner(changes: context.changeSet, rows: context.rows).plan()
         #expect(planned.plan.updates.count == 3)
         #expect(planned.plan.uniqueFreed.count == 1 && planned.plan.uniqueClaims.count == 1)
         let kinds = planned.plan.edgeKinds
@@ -59,7 +59,7 @@ import Testing
         let (early, late) = (LibraryBook(isbn: "7", title: "Early"), LibraryBook(isbn: "7", title: "Late"))
         context.insert(early)
         context.insert(late)
-        let planned = try SavePlanner(context: context).plan()
+        let planned = try SavePlanner(changes: context.changeSet, rows: context.rows).plan()
         #expect(planned.inserted.count == 1 && planned.inserted[0] === late)
         #expect(planned.plan.newRows.count == 1 && planned.plan.uniqueClaims.count == 1)
     }
@@ -74,7 +74,7 @@ import Testing
         try context.save()
         other.title = "Two, revised"
         context.delete(book)
-        let planned = try SavePlanner(context: context).plan()
+        let planned = try SavePlanner(changes: context.changeSet, rows: context.rows).plan()
         // The delete cascades to the chapter; the changed book is one rewritten row.
         #expect(planned.deletes.deleted.count == 2 && planned.plan.deletes.count == 2)
         #expect(planned.changed.count == 1 && planned.changed[0] === other)
@@ -91,7 +91,7 @@ import Testing
         let author = LibraryAuthor(firstName: "A", lastName: "B", email: "a@b.c")
         author.awards = (0..<6).map { LibraryAward(name: "\($0)") }
         context.insert(author)
-        #expect(throws: SaveError.self) { try SavePlanner(context: context).plan() }
+        #expect(throws: SaveError.self) { try SavePlanner(changes: context.changeSet, rows: context.rows).plan() }
         #expect(context.hasChanges)
     }
 }
