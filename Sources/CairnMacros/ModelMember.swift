@@ -78,35 +78,9 @@ enum ModelMember {
             )
             return
         }
-        // A `let` is persisted when its value comes from the initialiser: the fault initialiser
-        // gives it the stored value. One with an initial value cannot be given another.
         let isConstant = variable.bindingSpecifier.tokenKind == .keyword(.let)
-        if isConstant, binding.initializer != nil {
-            self = .rejected(
-                name: name, diagnostic: Self.letDiagnostic(variable, name: name, message: .letWithValue(property: name))
-            )
-            return
-        }
-        if isConstant, variable.attributes.attribute(named: "Relationship") != nil {
-            self = .rejected(
-                name: name,
-                diagnostic: Self.letDiagnostic(variable, name: name, message: .letRelationship(property: name)))
-            return
-        }
-        if let lazy = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
-            self = .rejected(
-                name: name,
-                diagnostic: Self.transientFixItDiagnostic(
-                    variable, at: Syntax(lazy), message: .lazyProperty(property: name))
-            )
-            return
-        }
-        if binding.isObserved {
-            self = .rejected(
-                name: name,
-                diagnostic: Self.transientFixItDiagnostic(
-                    variable, at: Syntax(binding.pattern), message: .observedProperty(property: name))
-            )
+        if let diagnostic = Self.formDiagnostic(variable, binding, name: name, isConstant: isConstant) {
+            self = .rejected(name: name, diagnostic: diagnostic)
             return
         }
         guard let type = binding.declaredOrInferredType else {
@@ -134,6 +108,29 @@ enum ModelMember {
                 isConstant: isConstant
             )
         )
+    }
+
+    /// Why a stored property's form cannot be persisted, if it cannot: a `let` with an initial
+    /// value or a relationship, a `lazy` or observed property.
+    private static func formDiagnostic(
+        _ variable: VariableDeclSyntax, _ binding: PatternBindingSyntax, name: String, isConstant: Bool
+    ) -> Diagnostic? {
+        // A `let` is persisted when its value comes from the initialiser: the fault initialiser
+        // gives it the stored value. One with an initial value cannot be given another.
+        if isConstant, binding.initializer != nil {
+            return letDiagnostic(variable, name: name, message: .letWithValue(property: name))
+        }
+        if isConstant, variable.attributes.attribute(named: "Relationship") != nil {
+            return letDiagnostic(variable, name: name, message: .letRelationship(property: name))
+        }
+        if let lazy = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
+            return transientFixItDiagnostic(variable, at: Syntax(lazy), message: .lazyProperty(property: name))
+        }
+        if binding.isObserved {
+            return transientFixItDiagnostic(
+                variable, at: Syntax(binding.pattern), message: .observedProperty(property: name))
+        }
+        return nil
     }
 
     /// The persisted property, if this member is one.

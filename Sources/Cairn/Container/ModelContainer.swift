@@ -129,7 +129,7 @@ public final class ModelContainer: Sendable {
             try MigrationRunner(plan: migrationPlan, configuration: stages, target: schema.version).run()
         }
         store = try Store(schema: schema, configuration: configuration)
-        try KeyTableFiller(container: self).fill()
+        try KeyTableFiller(store: store).fill()
     }
 
     /// The identifier of the container's store, part of every ``PersistentIdentifier`` it hands out.

@@ -61,7 +61,7 @@ extension EntryLayout {
 
     /// The values of a deleted row's `.preserveValueOnDeletion` attributes: a record (sealed for
     /// no key) holding only those fields, under their tags.
-    package struct HistoryTombstone: Equatable {
+    package struct Tombstone: Equatable {
         package let entity: String
         package let row: UInt64
         package let record: [UInt8]
@@ -90,11 +90,11 @@ extension EntryLayout {
         package var groups: [HistoryGroup]
         /// The names the groups' field bit sets stand for, per entity.
         package var fieldNames: [String: [String]]
-        package var tombstones: [HistoryTombstone]
+        package var tombstones: [Tombstone]
 
         package init(
             author: String? = nil, process: (identifier: UInt64, bundle: String)? = nil, timestamp: UInt64 = 0,
-            groups: [HistoryGroup], fieldNames: [String: [String]] = [:], tombstones: [HistoryTombstone] = []
+            groups: [HistoryGroup], fieldNames: [String: [String]] = [:], tombstones: [Tombstone] = []
         ) {
             self.author = author
             self.process = process
@@ -178,7 +178,7 @@ extension EntryLayout {
                 end = run.first &+ run.count
             }
         }
-        var byEntity: [String: [HistoryTombstone]] = [:]
+        var byEntity: [String: [Tombstone]] = [:]
         for tombstone in entry.tombstones { byEntity[tombstone.entity, default: []].append(tombstone) }
         for (entity, tombstones) in byEntity.sorted(by: { $0.key < $1.key }) {
             appendEntity(tombstonesKind, entity)
@@ -295,7 +295,7 @@ extension EntryLayout {
                         let length = readLength(bytes, at: &position)
                     else { return nil }
                     entry.tombstones.append(
-                        HistoryTombstone(entity: entity, row: row, record: Array(bytes[position..<(position + length)]))
+                        Tombstone(entity: entity, row: row, record: Array(bytes[position..<(position + length)]))
                     )
                     position += length
                 }

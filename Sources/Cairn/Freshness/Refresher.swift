@@ -43,8 +43,8 @@ struct Refresher {
         // The read's own snapshot bounds what is taken into account: a commit the lock file
         // already counts but this snapshot does not include is left for the next refresh.
         var floorDamage: StorageError?
-        let found = try? store.read { txn -> (current: UInt64, entries: [History.Entry]?) in
-            let changes = try History.changes(
+        let found = try? store.read { txn -> (current: UInt64, entries: [ChangeLog.Entry]?) in
+            let changes = try ChangeLog.changes(
                 after: seen, skipping: tracker.isOwn, history: table, meta: store.meta, txn: txn)
             switch changes {
             case .entries(let entries): return (txn.id, entries)

@@ -16,74 +16,19 @@ struct HistoryChanges {
     let commit: UInt64
     let entry: EntryLayout.HistoryEntry
 
-    /// What happened to one row in one or more commits.
-    struct Row {
-        /// The tables of the row's own class.
-        let tables: Store.EntityTables
-        let row: UInt64
-        var inserted = false
-        var deleted = false
-        /// The names of the fields changed.
-        var fields: Set<String> = []
-        /// Whether a change named no field (an entry of an earlier format, or an edge of a
-        /// relationship without an inverse property): a reader must assume any field changed.
-        var unnamed = false
-
-        /// The row's identifier in the store `store` names.
-        func identifier(in store: InternedName) -> PersistentIdentifier {
-            PersistentIdentifier(entity: tables.entityName, store: store, rowID: row)
-        }
-    }
-
-    private struct RowKey: Hashable {
-        let entity: InternedName
-        let row: UInt64
-    }
-
-    /// The rows `entries` changed, each once, in the order the entries first name them.
-    static func rows(in entries: [EntryLayout.HistoryEntry], store: Store) -> [Row] {
-        var order: [RowKey] = []
-        var rows: [RowKey: Row] = [:]
-        for entry in entries {
-            for group in entry.groups {
-                guard let named = store.entitiesByName[InternedName(group.entity)] else { continue }
-                let names = entry.fieldNames[group.entity] ?? []
-                let fields = group.fieldPositions.compactMap { $0 < names.count ? names[$0] : nil }
-                for run in group.runs {
-                    for row in run.first..<(run.first &+ run.count) {
-                        guard let tables = named.tables(forRow: row) else { continue }
-                        let key = RowKey(entity: tables.entityName, row: row)
-                        if rows[key] == nil {
-                            order.append(key)
-                            rows[key] = Row(tables: tables, row: row)
-                        }
-                        switch group.kind {
-                        case History.Kind.inserted.rawValue: rows[key]!.inserted = true
-                        case History.Kind.deleted.rawValue: rows[key]!.deleted = true
-                        default:
-                            if fields.isEmpty { rows[key]!.unnamed = true }
-                            rows[key]!.fields.formUnion(fields)
-                        }
-                    }
-                }
-            }
-        }
-        return order.map { rows[$0]! }
-    }
-
     func transaction() -> DefaultHistoryTransaction {
-        var tombstones: [RowKey: [UInt8]] = [:]
+        var tombstones: [ChangedRow.Key: [UInt8]] = [:]
         for tombstone in entry.tombstones {
-            tombstones[RowKey(entity: InternedName(tombstone.entity), row: tombstone.row)] = tombstone.record
+            tombstones[ChangedRow.Key(entity: InternedName(tombstone.entity), row: tombstone.row)] = tombstone.record
         }
-        let rows = Self.rows(in: [entry], store: store)
+        let rows = ChangedRow.rows(in: [entry], store: store)
         var changes: [HistoryChange] = []
         changes.reserveCapacity(rows.count)
         let transaction = Int64(truncatingIfNeeded: commit)
         for change in rows where change.inserted || change.deleted || !change.fields.isEmpty {
             let made = Self.change(
                 change.tables.modelType, change: change, position: Int64(changes.count), transaction: transaction,
-                tombstone: tombstones[RowKey(entity: change.tables.entityName, row: change.row)], store: store)
+                tombstone: tombstones[ChangedRow.Key(entity: change.tables.entityName, row: change.row)], store: store)
             changes.append(made)
         }
         return DefaultHistoryTransaction(
@@ -95,7 +40,7 @@ struct HistoryChanges {
 
     /// The change of `change`'s row as a change of `Model`, its class.
     private static func change<Model: PersistentModel>(
-        _: Model.Type, change: Row, position: Int64, transaction: Int64, tombstone: [UInt8]?, store: Store
+        _: Model.Type, change: ChangedRow, position: Int64, transaction: Int64, tombstone: [UInt8]?, store: Store
     ) -> HistoryChange {
         let id = change.identifier(in: store.internedIdentifier)
         if change.inserted && !change.deleted {

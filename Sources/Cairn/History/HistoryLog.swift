@@ -1,6 +1,6 @@
 import Foundation
 
-/// The public history of a store: its `h` entries (``History``) read as
+/// The public history of a store: its `h` entries (``ChangeLog``) read as
 /// ``DefaultHistoryTransaction``s, and deleted. What ``ModelContext/fetchHistory(_:)`` and
 /// ``ModelContext/deleteHistory(_:)`` stand on.
 ///
@@ -102,7 +102,7 @@ struct HistoryLog {
         var found: [DefaultHistoryTransaction] = []
         try store.read { txn in
             try checkNotExpired(bounds, txn: txn)
-            try History.scan(table, bounds.range, txn: txn) { stored in
+            try ChangeLog.scan(table, bounds.range, txn: txn) { stored in
                 let transaction = try decode(stored)
                 // A save that changed nothing visible (an insert deleted before it was saved) is
                 // not a transaction to report.
@@ -133,7 +133,7 @@ struct HistoryLog {
         return try store.write(expectedBytes: 64 * 1_024) { txn -> UInt64? in
             var doomed: [UInt64] = []
             var newest: UInt64 = 0
-            try History.scan(table, bounds.range, txn: txn) { stored in
+            try ChangeLog.scan(table, bounds.range, txn: txn) { stored in
                 let commit: UInt64
                 switch stored {
                 case .entry(let entryCommit, _), .damagedEntry(let entryCommit): commit = entryCommit
@@ -148,7 +148,7 @@ struct HistoryLog {
             }
             guard !doomed.isEmpty else { return nil }
             for commit in doomed { _ = try txn.delete(EntryLayout.historyKey(commit: commit), in: table) }
-            let floor = (try? History.floor(meta: store.meta, txn: txn)) ?? 0
+            let floor = (try? ChangeLog.floor(meta: store.meta, txn: txn)) ?? 0
             if newest &+ 1 > floor {
                 try txn.put(
                     EntryLayout.counter(newest &+ 1, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: store.meta)
@@ -157,27 +157,12 @@ struct HistoryLog {
         }
     }
 
-    /// The rows the commits after `commit` changed, each once, up to the newest commit, and
-    /// that commit; `nil` when the history cannot say (entries deleted, damaged, or more than
-    /// ``History/readCommitsLimit`` commits to read): the reader must start again from the
-    /// models themselves.
-    ///
-    /// - Throws: `StorageError` when the store cannot be read.
-    func rows(after commit: UInt64) throws -> (through: UInt64, rows: [HistoryChanges.Row])? {
-        guard let table = store.history else { return nil }
-        return try store.read { txn -> (through: UInt64, rows: [HistoryChanges.Row])? in
-            guard case .entries(let entries) = try History.read(after: commit, history: table, meta: store.meta, txn: txn)
-            else { return nil }
-            return (txn.id, HistoryChanges.rows(in: entries, store: store))
-        }
-    }
-
     /// Throws when the entries a lower bound needs were deleted.
     private func checkNotExpired(_ bounds: Bounds, txn: borrowing ReadTransaction) throws {
         guard let needed = bounds.firstNeeded,
-            try !History.keepsEntries(after: needed &- 1, meta: store.meta, txn: txn)
+            try !ChangeLog.keepsEntries(after: needed &- 1, meta: store.meta, txn: txn)
         else { return }
-        let floor = try History.floor(meta: store.meta, txn: txn)
+        let floor = try ChangeLog.floor(meta: store.meta, txn: txn)
         throw SwiftDataError.historyTokenExpired.with(
             message:
                 "The history after transaction \(needed &- 1) was deleted (the oldest transaction kept follows "
@@ -200,7 +185,7 @@ struct HistoryLog {
     }
 
     /// The transaction of a stored entry.
-    private func decode(_ stored: History.StoredEntry) throws -> DefaultHistoryTransaction {
+    private func decode(_ stored: ChangeLog.StoredEntry) throws -> DefaultHistoryTransaction {
         switch stored {
         case .entry(let commit, let entry):
             return HistoryChanges(store: store, commit: commit, entry: entry).transaction()

@@ -40,8 +40,8 @@ extension StoreInspector {
         guard tableNames.contains(StoreLayout.historyTable) else { return }
         let history = try table(StoreLayout.historyTable)
         try environment.read { txn in
-            if let token, try !History.keepsEntries(after: token, meta: meta, txn: txn) {
-                let floor = try History.floor(meta: meta, txn: txn)
+            if let token, try !ChangeLog.keepsEntries(after: token, meta: meta, txn: txn) {
+                let floor = try ChangeLog.floor(meta: meta, txn: txn)
                 throw StorageError(
                     code: .notFound,
                     message: "The history after transaction \(token) was deleted; the oldest transaction kept follows "
@@ -49,7 +49,7 @@ extension StoreInspector {
                     path: path)
             }
             let range = token.map { KeyRange(from: .exclusive(EntryLayout.historyKey(commit: $0))) } ?? .all
-            try History.scan(history, range, txn: txn) { stored in
+            try ChangeLog.scan(history, range, txn: txn) { stored in
                 switch stored {
                 case .entry(let commit, let entry): return try body(transaction(commit, entry))
                 case .damagedEntry(let commit): return try body(InspectedTransaction(token: commit, changes: [], damaged: true))
@@ -90,7 +90,7 @@ extension StoreInspector {
 
     /// How `cairn history` names a group's kind.
     private static func name(of kind: UInt8) -> String {
-        switch History.Kind(rawValue: kind) {
+        switch ChangeLog.Kind(rawValue: kind) {
         case .inserted: "insert"
         case .updated: "update"
         case .deleted: "delete"

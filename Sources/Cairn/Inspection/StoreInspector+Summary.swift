@@ -118,9 +118,9 @@ extension StoreInspector {
                 classRows[root] = counts
             }
             if let history {
-                (summary.history.first, summary.history.last) = try History.commitRange(of: history, txn: txn)
+                (summary.history.first, summary.history.last) = try ChangeLog.commitRange(of: history, txn: txn)
             }
-            summary.history.floor = try History.floor(meta: meta, txn: txn)
+            summary.history.floor = try ChangeLog.floor(meta: meta, txn: txn)
         }
         summary.history.transactions = entries[StoreLayout.historyTable] ?? 0
         for name in entityNames {

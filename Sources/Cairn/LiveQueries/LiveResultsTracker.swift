@@ -4,7 +4,7 @@ import Foundation
 /// and ``ModelContext/liveResults(for:)``.
 ///
 /// Each ``update()`` reads what the commits since the last one changed from the history
-/// (``HistoryLog/rows(after:)``), once for every query of the context that is at the same
+/// (``ChangedRow/rows(after:store:)``), once for every query of the context that is at the same
 /// commit, and:
 ///
 /// - leaves the results alone when no row of the fetched entity (or its subclasses) changed in a
@@ -81,7 +81,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
         // The context's models take the commits into account first (their changed values are
         // observed), so what is evaluated below is what the store holds.
         context.refreshIfNeeded()
-        let changes: (through: UInt64, rows: [HistoryChanges.Row])?
+        let changes: (through: UInt64, rows: [ChangedRow])?
         do {
             changes = try context.liveChanges(after: commit)
         } catch {
@@ -139,7 +139,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
 
     /// Whether `row` must be evaluated again: it is new, or changed in a field the predicate or
     /// the sort reads (or in fields the history does not name).
-    private func rereads(_ row: HistoryChanges.Row) -> Bool {
+    private func rereads(_ row: ChangedRow) -> Bool {
         region.reads(entity: row.tables.entityName, fields: row.fields, inserted: row.inserted, unnamed: row.unnamed)
     }
 
@@ -192,5 +192,12 @@ final class LiveResultsTracker<Model: PersistentModel> {
             self.error = error
             return false
         }
+    }
+}
+
+extension ModelContext {
+    /// What the commits after `commit` changed (see ``LiveChangeReader``).
+    func liveChanges(after commit: UInt64) throws -> (through: UInt64, rows: [ChangedRow])? {
+        try liveChangeReader.rows(after: commit, store: store)
     }
 }

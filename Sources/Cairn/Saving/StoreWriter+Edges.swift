@@ -3,7 +3,7 @@ extension StoreWriter {
     /// read, noted for the inverse repair, and removed first), and the history names the rows
     /// whose relationships other contexts may hold stale.
     func writeEdgeLists(
-        _ plan: borrowing SavePlan, _ rows: RowResolver, history: inout History, rewritten: inout [RewrittenList],
+        _ plan: borrowing SavePlan, _ rows: RowResolver, history: inout ChangeLog, rewritten: inout [RewrittenList],
         _ txn: borrowing WriteTransaction
     ) throws {
         // Made once: an option-set literal is built by generic code each time it is spelt.

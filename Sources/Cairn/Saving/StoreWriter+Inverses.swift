@@ -61,7 +61,7 @@ extension StoreWriter {
     /// save, is dropped from the list.
     func repairInverses(
         of rewritten: [RewrittenList],
-        deleted: Set<PersistentIdentifier>, history: inout History, repaired: inout [PersistentIdentifier],
+        deleted: Set<PersistentIdentifier>, history: inout ChangeLog, repaired: inout [PersistentIdentifier],
         txn: borrowing WriteTransaction
     ) throws {
         // The edge lists this transaction wrote, as written: a target whose inverse list was

@@ -42,7 +42,7 @@ struct StoreWriter {
             // The rows as constants from here: a variable read inside the methods below would go
             // through the runtime's exclusivity checks for every row named.
             let rows = RowResolver(assigned: assigned, newRows: plan.newRows)
-            var history = History(author: plan.author)
+            var history = ChangeLog(author: plan.author)
             try rewriteUpdates(plan, txn)
             // A deleted row's stored edges may include targets the plan never saw (another context
             // added them since): their inverse edges are removed by the repair below.
@@ -174,7 +174,7 @@ struct StoreWriter {
     /// Deleted rows: their records (a tombstone of the preserved fields kept for the history),
     /// their edge lists (noted for the inverse repair) and their external values.
     private func deleteRows(
-        _ plan: borrowing SavePlan, history: inout History, rewritten: inout [RewrittenList],
+        _ plan: borrowing SavePlan, history: inout ChangeLog, rewritten: inout [RewrittenList],
         _ txn: borrowing WriteTransaction
     ) throws {
         for (tables, deleted) in plan.deletes {
@@ -265,7 +265,7 @@ struct StoreWriter {
     /// The history of the rows written: inserted, taken over (every attribute may have changed),
     /// updated with their changed fields, deleted.
     private func recordRows(
-        _ plan: borrowing SavePlan, _ rows: RowResolver, leftAlone: [Int], in history: inout History
+        _ plan: borrowing SavePlan, _ rows: RowResolver, leftAlone: [Int], in history: inout ChangeLog
     ) {
         var nextLeftAlone = 0
         for (position, new) in plan.newRows.enumerated() {
@@ -286,7 +286,7 @@ struct StoreWriter {
     }
 
     /// The commit's history entry, when it changed anything.
-    private func writeHistory(_ history: borrowing History, _ txn: borrowing WriteTransaction) throws {
+    private func writeHistory(_ history: borrowing ChangeLog, _ txn: borrowing WriteTransaction) throws {
         guard let table = store.history, !history.isEmpty else { return }
         let store = store
         try history.write(commit: txn.id, history: table, meta: store.meta, txn: txn) { entity, index in

@@ -131,12 +131,12 @@ import Testing
         #expect(a.amount == 0)
         let theirs = ModelContext(container)
         let theirA = try #require(theirs.model(for: ids[0]) as? Tally)
-        for n in 1...Int(History.readCommitsLimit + 200) {
+        for n in 1...Int(ChangeLog.readCommitsLimit + 200) {
             theirA.amount = n
             try theirs.save()
         }
         _ = try mine.fetchCount(FetchDescriptor<Tally>())
-        #expect(a.amount == Int(History.readCommitsLimit) + 200)
+        #expect(a.amount == Int(ChangeLog.readCommitsLimit) + 200)
     }
 
     /// Another process's saves reach this process's context on its next fetch or fault.

@@ -8,31 +8,31 @@ import Testing
 @Suite struct HistoryTests {
     @Test func entriesAreWrittenOnceAndReadBack() throws {
         var random = SeededGenerator(seed: 7)
-        var history = History()
-        var expected: Set<History.Entry> = []
+        var history = ChangeLog()
+        var expected: Set<ChangeLog.Entry> = []
         for _ in 0..<2_000 {
             let entity = InternedName(["Book", "Author", "Caf\u{E9}", "B"][Int(random.next() % 4)])
-            let kind = History.Kind(rawValue: UInt8(random.next() % 4))!
+            let kind = ChangeLog.Kind(rawValue: UInt8(random.next() % 4))!
             let row = random.next() % 300
             history.record(kind, entity, row)
-            expected.insert(History.Entry(kind: kind, entity: entity, row: row))
+            expected.insert(ChangeLog.Entry(kind: kind, entity: entity, row: row))
         }
         let bytes = history.encoded()
-        let decoded = try #require(bytes.withUnsafeBytes { History.decode($0) })
+        let decoded = try #require(bytes.withUnsafeBytes { ChangeLog.decode($0) })
         #expect(decoded.count == expected.count && Set(decoded) == expected)
     }
 
     @Test func consecutiveRowsTakeAFewBytes() throws {
-        var history = History()
+        var history = ChangeLog()
         for row in 1...1_000_000 as ClosedRange<UInt64> { history.record(.inserted, "Author", row) }
         for row in stride(from: 10, through: 40, by: 10) as StrideThrough<UInt64> {
             history.record(.updated, "Book", row)
         }
         let bytes = history.encoded()
         // The runs take a few bytes beyond the commit's header (time, process).
-        let header = History().encoded().count
+        let header = ChangeLog().encoded().count
         #expect(bytes.count - header < 40)
-        let decoded = try #require(bytes.withUnsafeBytes { History.decode($0) })
+        let decoded = try #require(bytes.withUnsafeBytes { ChangeLog.decode($0) })
         #expect(decoded.count == 1_000_004)
         #expect(decoded.filter { $0.entity == "Book" }.map(\.row) == [10, 20, 30, 40])
     }
@@ -42,8 +42,8 @@ import Testing
         // and deduplicated when encoded. Both give the same bytes for the same rows.
         var random = SeededGenerator(seed: 11)
         let rows = (0..<3_000).map { _ in random.next() % 5_000 }.sorted()
-        var ascending = History()
-        var shuffled = History()
+        var ascending = ChangeLog()
+        var shuffled = ChangeLog()
         var previous: UInt64?
         for row in rows where row != previous {
             ascending.record(.updated, "Book", row)
@@ -67,7 +67,7 @@ import Testing
                 EntryLayout.HistoryGroup(kind: 3, entity: "Author", rows: [4], fields: [0, 1]),
             ],
             fieldNames: ["Book": ["title", "year", "isbn"], "Author": (0..<9).map { "field\($0)" }],
-            tombstones: [EntryLayout.HistoryTombstone(entity: "Book", row: 5, record: [1, 2, 3, 4, 5])])
+            tombstones: [EntryLayout.Tombstone(entity: "Book", row: 5, record: [1, 2, 3, 4, 5])])
         let value = EntryLayout.historyValue(entry, commit: 77)
         let decoded = try #require(value.withUnsafeBytes { EntryLayout.historyEntry($0, commit: 77) })
         #expect(decoded == entry)
@@ -86,11 +86,11 @@ import Testing
     @Test func entriesOfTheFirstFormatStillRead() throws {
         // One entry per row: kind, name length, name, row (u64 big-endian).
         let bytes: [UInt8] = [2, 1, 0x42, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0x42, 0, 0, 0, 0, 0, 0, 1, 0]
-        let decoded = try #require(bytes.withUnsafeBytes { History.decode($0) })
+        let decoded = try #require(bytes.withUnsafeBytes { ChangeLog.decode($0) })
         #expect(
             decoded == [
-                History.Entry(kind: .deleted, entity: "B", row: 9),
-                History.Entry(kind: .inserted, entity: "B", row: 256),
+                ChangeLog.Entry(kind: .deleted, entity: "B", row: 9),
+                ChangeLog.Entry(kind: .inserted, entity: "B", row: 256),
             ])
     }
 
@@ -103,7 +103,7 @@ import Testing
             [0xC1, 0, 1, 0x42, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F],  // a run too long to be real
         ] as [[UInt8]])
     func damagedEntriesDoNotParse(_ bytes: [UInt8]) {
-        #expect(bytes.withUnsafeBytes { History.decode($0) } == nil)
+        #expect(bytes.withUnsafeBytes { ChangeLog.decode($0) } == nil)
     }
 
     /// A damaged `history.floor` used to stall refreshes: the refresh swallowed the error and
@@ -157,14 +157,14 @@ import Testing
             var value = EntryLayout.counter(7, key: StoreLayout.historyFloorKey)
             value[0] ^= 0x80
             try txn.put(value, for: StoreLayout.historyFloorKey, in: store.meta)
-            try txn.put(History().encoded(), for: EntryLayout.historyKey(commit: 3), in: table)
-            var history = History()
+            try txn.put(ChangeLog().encoded(), for: EntryLayout.historyKey(commit: 3), in: table)
+            var history = ChangeLog()
             history.record(.inserted, "LibraryBook", 1)
             try history.write(commit: 5_000, history: table, meta: store.meta, txn: txn)
         }
         let (floor, old, new) = try store.environment.read { txn in
             (
-                try History.floor(meta: store.meta, txn: txn),
+                try ChangeLog.floor(meta: store.meta, txn: txn),
                 try txn.get(EntryLayout.historyKey(commit: 3), in: table),
                 try txn.get(EntryLayout.historyKey(commit: 5_000), in: table)
             )
@@ -178,17 +178,17 @@ import Testing
     private func commitEntry(_ rows: [UInt64], store: Store) throws -> UInt64 {
         let table = try #require(store.history)
         return try store.environment.write { txn in
-            var history = History()
+            var history = ChangeLog()
             for row in rows { history.record(.updated, "LibraryBook", row) }
             try txn.put(history.encoded(commit: txn.id), for: EntryLayout.historyKey(commit: txn.id), in: table)
             return txn.id
         }
     }
 
-    private func changes(after seen: UInt64, skipping own: Set<UInt64> = [], store: Store) throws -> History.Changes {
+    private func changes(after seen: UInt64, skipping own: Set<UInt64> = [], store: Store) throws -> ChangeLog.Changes {
         let table = try #require(store.history)
         return try store.environment.read { txn in
-            try History.changes(after: seen, skipping: own.contains, history: table, meta: store.meta, txn: txn)
+            try ChangeLog.changes(after: seen, skipping: own.contains, history: table, meta: store.meta, txn: txn)
         }
     }
 

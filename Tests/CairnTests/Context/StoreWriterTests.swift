@@ -139,7 +139,7 @@ import Testing
         let store = context.store
         let commit = try #require(outcome.commit)
         let changes = try store.environment.read { txn in
-            try History.changes(
+            try ChangeLog.changes(
                 after: commit - 1, skipping: { _ in false }, history: store.history!, meta: store.meta, txn: txn
             )
         }

@@ -11,22 +11,15 @@ import Foundation
 /// ```
 struct LiveChangeReader {
     /// The last answer: the commit it was asked after, and what it said.
-    private var last: (after: UInt64, answer: (through: UInt64, rows: [HistoryChanges.Row])?)?
+    private var last: (after: UInt64, answer: (through: UInt64, rows: [ChangedRow])?)?
 
-    /// ``HistoryLog/rows(after:)``, from the last answer when it was asked after the same commit
+    /// ``ChangedRow/rows(after:store:)``, from the last answer when it was asked after the same commit
     /// and the store has no newer one since.
-    mutating func rows(after commit: UInt64, store: Store) throws -> (through: UInt64, rows: [HistoryChanges.Row])? {
+    mutating func rows(after commit: UInt64, store: Store) throws -> (through: UInt64, rows: [ChangedRow])? {
         let newest = UInt64(truncatingIfNeeded: store.lastCommittedTransactionID)
         if let last, last.after == commit, let answer = last.answer, answer.through >= newest { return answer }
-        let answer = try HistoryLog(store: store).rows(after: commit)
+        let answer = try ChangedRow.rows(after: commit, store: store)
         last = (commit, answer)
         return answer
-    }
-}
-
-extension ModelContext {
-    /// What the commits after `commit` changed (see ``LiveChangeReader``).
-    func liveChanges(after commit: UInt64) throws -> (through: UInt64, rows: [HistoryChanges.Row])? {
-        try liveChangeReader.rows(after: commit, store: store)
     }
 }

@@ -10,13 +10,13 @@ import Foundation
 /// the duplicates first, in a custom migration stage's `willMigrate`.
 ///
 /// ```swift
-/// try KeyTableFiller(container: container).fill()
+/// try KeyTableFiller(store: store).fill()
 /// ```
 struct KeyTableFiller {
-    let container: ModelContainer
+    let store: Store
 
     func fill() throws {
-        for tables in container.store.entities.values where !tables.keys.unfilled.isEmpty {
+        for tables in store.entities.values where !tables.keys.unfilled.isEmpty {
             try fill(tables)
             tables.keys.unfilled = []
         }
@@ -28,7 +28,7 @@ struct KeyTableFiller {
         let unfilled = tables.keys.unfilled
         var entries: [(table: Table, key: [UInt8], row: UInt64)] = []
         var claimed = [[[UInt8]: UInt64]](repeating: [:], count: unfilled.count)
-        try container.store.read { txn in
+        try store.read { txn in
             try txn.scan(tables.layout.records) { key, value in
                 guard let row = try? EntryLayout.row(key: key, table: tables.layout.records), tables.includes(row: row),
                     let record = try? RecordReader(copying: value, key: key),
@@ -49,7 +49,7 @@ struct KeyTableFiller {
                 return true
             }
         }
-        try container.store.write(expectedBytes: entries.reduce(0) { $0 + $1.key.count + 40 }) { txn in
+        try store.write(expectedBytes: entries.reduce(0) { $0 + $1.key.count + 40 }) { txn in
             for entry in entries {
                 try txn.put(EntryLayout.keyedValue(row: entry.row, key: entry.key), for: entry.key, in: entry.table)
             }
@@ -73,7 +73,7 @@ struct KeyTableFiller {
 
     private func identifier(_ row: UInt64, of tables: Store.EntityTables) -> PersistentIdentifier {
         PersistentIdentifier(
-            entityName: tables.concrete(forRow: row).entityName.text, storeIdentifier: container.store.identifier,
+            entityName: tables.concrete(forRow: row).entityName.text, storeIdentifier: store.identifier,
             rowID: row)
     }
 }

@@ -13,7 +13,7 @@ final class Store: @unchecked Sendable {
     let internedIdentifier: InternedName
     let meta: Table
     /// `h`: commit id (u64 big-endian) → the rows that commit inserted, updated, deleted or whose
-    /// edges it rewrote (see ``History``); `nil` in a read-only store that has none.
+    /// edges it rewrote (see ``ChangeLog``); `nil` in a read-only store that has none.
     let history: Table?
     let entities: [String: EntityTables]
     /// The same tables by model class, for the save path's per-model lookups (an integer key,
@@ -250,7 +250,7 @@ final class Store: @unchecked Sendable {
                 if let externals = tables.layout.externals { try txn.removeAll(from: externals) }
             }
             // No history entry lists every row: contexts that have not seen this commit refresh
-            // everything they hold (see History).
+            // everything they hold (see ChangeLog).
             if let history { try txn.removeAll(from: history) }
             try txn.put(EntryLayout.counter(txn.id + 1, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: meta)
         }

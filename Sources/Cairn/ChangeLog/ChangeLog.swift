@@ -9,7 +9,7 @@ import Foundation
 /// context's author, the time, and the deleted rows' preserved values. The key is the commit's
 /// transaction id (u64 big-endian). Entries are kept until ``ModelContext/deleteHistory(_:)``
 /// removes them; `meta`'s `history.floor` holds the commit after the newest one removed.
-struct History {
+struct ChangeLog {
     enum Kind: UInt8 {
         case inserted = 0, updated = 1, deleted = 2, edges = 3
     }
@@ -58,7 +58,7 @@ struct History {
     /// The key of `groups[last]`: its kind, entity, fields below 64, and whether it has none above.
     private var lastKey: (kind: Kind, entity: InternedName, low: UInt64, isSmall: Bool) = (.inserted, "", 0, false)
     /// Deleted rows' preserved values.
-    private var tombstones: [EntryLayout.HistoryTombstone] = []
+    private var tombstones: [EntryLayout.Tombstone] = []
 
     init(author: String? = nil) {
         self.author = author
@@ -133,7 +133,7 @@ struct History {
     /// Records a deleted row's preserved values: `record` holds the fields of its
     /// `.preserveValueOnDeletion` attributes.
     mutating func recordTombstone(_ entity: InternedName, _ row: UInt64, record: [UInt8]) {
-        tombstones.append(EntryLayout.HistoryTombstone(entity: entity.text, row: row, record: record))
+        tombstones.append(EntryLayout.Tombstone(entity: entity.text, row: row, record: record))
     }
 
     /// The stored value: groups by entity, then kind; rows ascending, each once; the fields as
@@ -251,7 +251,7 @@ struct History {
         /// The entries of those commits, oldest first (those `isSkipped` names left out).
         case entries([EntryLayout.HistoryEntry])
         /// The history cannot say: entries were removed (the floor is past `seen`), one is
-        /// damaged, or there are more than ``History/readCommitsLimit`` to read.
+        /// damaged, or there are more than ``ChangeLog/readCommitsLimit`` to read.
         case unknown
         /// The history floor in `meta` is damaged.
         case damagedFloor(StorageError)
