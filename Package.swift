@@ -7,6 +7,11 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "Cairn", targets: ["Cairn"]),
+        // Sync through a server: the engine and its transports. The server is its own package
+        // (Server/), so an app that depends on Cairn builds no web server.
+        .library(name: "CairnSync", targets: ["CairnSync"]),
+        // The sync protocol's messages, which the server shares.
+        .library(name: "CairnSyncProtocol", targets: ["CairnSyncProtocol"]),
         .executable(name: "cairn", targets: ["cairn"]),
     ],
     dependencies: [
@@ -47,7 +52,16 @@ let package = Package(
         .target(name: "CCRC32C"),
         .target(
             name: "Cairn",
-            dependencies: ["CairnStorage", "CairnMacros", "CCRC32C", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CairnStorage", "CairnMacros", "CCRC32C", "CairnSyncProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The sync protocol's messages and merge rule: Foundation only, shared with the server.
+        .target(name: "CairnSyncProtocol"),
+        .target(
+            name: "CairnSync",
+            dependencies: ["Cairn", "CairnSyncProtocol", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "cairn",
@@ -68,6 +82,8 @@ let package = Package(
             name: "CairnTests",
             dependencies: [
                 "Cairn",
+                "CairnSync",
+                "CairnSyncProtocol",
                 "CairnStorage",
                 // Only for writing another program's LMDB files, which Cairn must refuse.
                 "CLMDB",

@@ -375,4 +375,24 @@ struct ChangeLog {
     static func floor(meta: Table, txn: borrowing some StorageTransaction & ~Copyable) throws -> UInt64 {
         try txn.get(StoreLayout.historyFloorKey, in: meta).map { try EntryLayout.counter($0, key: StoreLayout.historyFloorKey, table: meta) } ?? 0
     }
+
+    /// Calls `body` with each row an entry names: the group's kind, the tables of the row's own
+    /// class, the row, and the names of the fields changed (none for inserts and deletes, and in
+    /// entries of the earlier formats). Rows of entities the schema no longer has are left out.
+    static func forEachRow(
+        of entry: EntryLayout.HistoryEntry, store: Store,
+        _ body: (UInt8, Store.EntityTables, UInt64, [String]) throws -> Void
+    ) rethrows {
+        for group in entry.groups {
+            guard let named = store.entitiesByName[InternedName(group.entity)] else { continue }
+            let names = entry.fieldNames[group.entity] ?? []
+            let fields = group.fieldPositions.compactMap { $0 < names.count ? names[$0] : nil }
+            for run in group.runs {
+                for row in run.first..<(run.first &+ run.count) {
+                    guard let tables = named.tables(forRow: row) else { continue }
+                    try body(group.kind, tables, row, fields)
+                }
+            }
+        }
+    }
 }

@@ -35,26 +35,18 @@ struct ChangedRow {
         var order: [Key] = []
         var rows: [Key: ChangedRow] = [:]
         for entry in entries {
-            for group in entry.groups {
-                guard let named = store.entitiesByName[InternedName(group.entity)] else { continue }
-                let names = entry.fieldNames[group.entity] ?? []
-                let fields = group.fieldPositions.compactMap { $0 < names.count ? names[$0] : nil }
-                for run in group.runs {
-                    for row in run.first..<(run.first &+ run.count) {
-                        guard let tables = named.tables(forRow: row) else { continue }
-                        let key = Key(entity: tables.entityName, row: row)
-                        if rows[key] == nil {
-                            order.append(key)
-                            rows[key] = ChangedRow(tables: tables, row: row)
-                        }
-                        switch group.kind {
-                        case ChangeLog.Kind.inserted.rawValue: rows[key]!.inserted = true
-                        case ChangeLog.Kind.deleted.rawValue: rows[key]!.deleted = true
-                        default:
-                            if fields.isEmpty { rows[key]!.unnamed = true }
-                            rows[key]!.fields.formUnion(fields)
-                        }
-                    }
+            ChangeLog.forEachRow(of: entry, store: store) { kind, tables, row, fields in
+                let key = Key(entity: tables.entityName, row: row)
+                if rows[key] == nil {
+                    order.append(key)
+                    rows[key] = ChangedRow(tables: tables, row: row)
+                }
+                switch kind {
+                case ChangeLog.Kind.inserted.rawValue: rows[key]!.inserted = true
+                case ChangeLog.Kind.deleted.rawValue: rows[key]!.deleted = true
+                default:
+                    if fields.isEmpty { rows[key]!.unnamed = true }
+                    rows[key]!.fields.formUnion(fields)
                 }
             }
         }

@@ -15,6 +15,17 @@ package enum StoreLayout {
     /// The history: one entry per commit that changed rows.
     package static let historyTable = "h"
 
+    /// Sync: what is known of each synced row, under its global identifier (`Docs/Sync.md`).
+    package static let syncRowsTable = "s/rows"
+    /// Sync: each synced local row's global identifier, under its root entity and row id.
+    package static let syncIdentifiersTable = "s/ids"
+    /// Sync: the rows changed here and not yet pushed, with the fields changed.
+    package static let syncPendingTable = "s/pending"
+    /// Sync: the replica's state (its identifier, clock, positions, the batch being pushed).
+    package static let syncStateTable = "s/state"
+    /// The sync tables, in the order a store opens them.
+    package static let syncTables = [syncRowsTable, syncIdentifiersTable, syncPendingTable, syncStateTable]
+
     /// The records of an entity's hierarchy, named after its root entity.
     ///
     /// ```swift
@@ -80,6 +91,19 @@ package enum StoreLayout {
     package static let historyFloorKey = Array("history.floor".utf8)
     /// What every entity description's key starts with.
     package static let entityDescriptionPrefix = Array("entity:".utf8)
+
+    /// Sync state: the replica's identifier (16 bytes).
+    package static let syncReplicaKey = Array("replica".utf8)
+    /// Sync state: the hybrid logical clock's last reading.
+    package static let syncClockKey = Array("clock".utf8)
+    /// Sync state: the last commit whose history entry was turned into pending changes.
+    package static let syncOutboxKey = Array("outbox".utf8)
+    /// Sync state: the position in the zone's feed that every batch up to has been applied.
+    package static let syncPositionKey = Array("position".utf8)
+    /// Sync state: the batch being pushed, as sent (sent again, the same, until the server has it).
+    package static let syncInFlightKey = Array("inflight".utf8)
+    /// Sync state: references to rows not here yet, kept until the rows arrive.
+    package static let syncUnresolvedKey = Array("unresolved".utf8)
 
     /// The key of an entity's stored description.
     ///

@@ -27,6 +27,16 @@ extension ModelContext {
         _ = try saveChanges()
     }
 
+    /// ``save()``, with writes that ride along in its transaction (sync's); with no changes to
+    /// save, the attachment is written in a transaction of its own. Not for apps.
+    ///
+    /// ```swift
+    /// try context.save(attaching: SaveAttachment { txn, saved in try recordPosition(txn) })
+    /// ```
+    package func save(attaching attachment: SaveAttachment) throws {
+        _ = try saveChanges(attaching: attachment)
+    }
+
     /// What a save did, for the context's own callers: what became of the inserted models, and
     /// the identifiers of every model it deleted (cascades included).
     struct SavedChanges {
@@ -37,10 +47,15 @@ extension ModelContext {
     /// ``save()``, saying what became of the inserted models and what was deleted: the planner
     /// makes the plan, the writer carries it out in one transaction, the applier makes it
     /// visible in the context.
-    func saveChanges() throws -> SavedChanges {
+    func saveChanges(attaching attachment: SaveAttachment? = nil) throws -> SavedChanges {
         checkOwner()
         try rows.failures.throwPending()
-        guard hasChanges else { return SavedChanges() }
+        guard hasChanges else {
+            if let attachment {
+                try store.write(expectedBytes: 4_096) { txn in try attachment.write(txn, SavedRows(inserted: [], deleted: [])) }
+            }
+            return SavedChanges()
+        }
         guard isChangingNoListInPlace else { throw SaveError.changeInProgress }
         let store = container.store
         guard !store.isReadOnly else {
@@ -49,6 +64,7 @@ extension ModelContext {
                 message: "The container was opened with allowsSave: false. Open it with allowsSave: true to save.")
         }
         var planned = try SavePlanner(changes: changeSet, rows: rows).plan()
+        planned.plan.attachment = attachment
         let deleted = planned.deletes.deleted.map(\.persistentModelID)
         SaveNotifier.post(
             Self.willSave, for: self, insertedIDs: planned.newIdentifiers, updatedIDs: planned.updatedIdentifiers,

@@ -114,6 +114,8 @@ struct SavePlan {
 
     /// The saving context's ``ModelContext/author``, recorded in the history.
     var author: String?
+    /// Writes that ride along in the transaction (sync's).
+    var attachment: SaveAttachment?
     var newRows: [NewRow] = []
     /// The temporary identifiers of ``newRows``' models, by position (a failed claim names one).
     var newRowIdentifiers: [PersistentIdentifier] = []

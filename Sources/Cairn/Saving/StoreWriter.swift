@@ -59,14 +59,27 @@ struct StoreWriter {
                 })
             var repaired: [PersistentIdentifier] = []
             try repairInverses(of: rewritten, deleted: deleted, history: &history, repaired: &repaired, txn: txn)
+            if let attachment = plan.attachment {
+                try attachment.write(txn, savedRows(plan, assigned: assigned, deleted: deleted))
+            }
             try writeHistory(history, txn)
-            // Every row written is in the history: with none, the transaction wrote nothing (rows
-            // left alone, an insert deleted before it was saved), and LMDB commits nothing.
+            // Every row written is in the history: with none (rows left alone, an insert deleted
+            // before it was saved) and no attachment, the transaction wrote nothing, and LMDB
+            // commits nothing.
+            let wrote = !history.isEmpty || plan.attachment != nil
             let outcome = SaveOutcome(
-                newRows: assigned, leftAlone: leftAlone, commit: history.isEmpty ? nil : txn.id, repaired: repaired)
+                newRows: assigned, leftAlone: leftAlone, commit: wrote ? txn.id : nil, repaired: repaired)
             noting(outcome)
             return outcome
         }
+    }
+
+    /// What an attachment is told of the rows written.
+    private func savedRows(_ plan: borrowing SavePlan, assigned: [UInt64], deleted: Set<PersistentIdentifier>) -> SavedRows {
+        let inserted = zip(plan.newRowIdentifiers, zip(plan.newRows, assigned)).map { temporary, new in
+            (temporary, PersistentIdentifier(entity: new.0.tables.entityName, store: store.internedIdentifier, rowID: new.1))
+        }
+        return SavedRows(inserted: inserted, deleted: Array(deleted))
     }
 
     /// The row ids of a plan's row references, once its new rows have theirs. A class: the

@@ -171,7 +171,7 @@ public final class Schema: Hashable, CustomStringConvertible, @unchecked Sendabl
     /// The entity name of a model class: its unqualified type name, as in SwiftData. Cached:
     /// `String(describing:)` costs thousands of instructions, and a new model asked for its
     /// identifier before it is inserted needs the name.
-    static func entityName(of type: any PersistentModel.Type) -> String {
+    package static func entityName(of type: any PersistentModel.Type) -> String {
         EntityNames.shared.name(of: type)
     }
 

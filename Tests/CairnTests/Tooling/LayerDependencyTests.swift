@@ -9,14 +9,14 @@ import Testing
     /// Each folder's layer; a folder may use types of its own layer and those below. The store
     /// and its change log know no model context; the context runtime (the public container and
     /// context, loading, fetching, saving, freshness, migration, verification) knows nothing of
-    /// the public history, live queries or model actors built on it; the tools sit on top.
+    /// the public history, live queries, model actors or sync built on it; the tools sit on top.
     static let layers: [String: Int] = [
         "Encoding": 0,
         "Schema": 1, "Values": 1, "ModelRuntime": 1,
         "Store": 2, "ChangeLog": 2,
         "Container": 3, "Context": 3, "Loading": 3, "Fetching": 3, "Saving": 3, "Freshness": 3,
         "Migration": 3, "Verification": 3,
-        "History": 4, "LiveQueries": 4, "Concurrency": 4,
+        "History": 4, "LiveQueries": 4, "Concurrency": 4, "Sync": 4,
         "Inspection": 5, "Macros": 5,
     ]
 

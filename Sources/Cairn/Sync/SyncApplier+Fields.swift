@@ -1,0 +1,139 @@
+import CairnSyncProtocol
+import Foundation
+
+extension SyncApplier {
+    /// A new row: a model made from the incoming attributes (those missing take their default
+    /// or empty values), inserted; its links are set once every row has its model.
+    func insert(
+        _ change: RowChange, id: SyncID, entity: SyncSchema.Entity, state: inout EntryLayout.SyncRowState
+    ) throws {
+        let tables = entity.tables
+        let record = try incomingRecord(change, entity: entity)
+        let constants = (try? context.rows.constants(in: record, tables: tables)) ?? RowLoader.placeholderConstants(tables)
+        let model = tables.modelType.init(_$modelState: _ModelState(), _$constants: constants)
+        for (attribute, tag) in entity.attributes.values where attribute.constant == nil {
+            guard let access = attribute.access else { continue }
+            do { try access.decode(model, tag, record) } catch { _ = access.fillPlaceholder(model) }
+        }
+        // A new model's relationships hold nothing until its links are set.
+        for relationship in tables.entity.relationships { relationship.access.load(model, []) }
+        context.insert(model)
+        insertedRows[model.persistentModelID] = id
+        models[id] = model
+        for (name, field) in change.fields { take(field, named: name, of: id, entity: entity, into: &state) }
+        report.rowsInserted += 1
+    }
+
+    /// A row that lives here: each field whose incoming stamp is newer than the one known here is set.
+    func update(
+        _ model: any PersistentModel, with change: RowChange, id: SyncID, entity: SyncSchema.Entity,
+        state: inout EntryLayout.SyncRowState
+    ) throws {
+        var changed = false
+        for (name, field) in change.fields {
+            if let local = state.stamp(of: name) {
+                guard local < field.stamp else {
+                    if local != field.stamp { report.conflicts += 1 }
+                    continue
+                }
+                if local.replica == replica { report.conflicts += 1 }
+            }
+            if let (attribute, tag) = entity.attributes[name], attribute.constant == nil, let access = attribute.access,
+                let index = attribute.index, let payload = try? Self.payload(field.value, for: attribute)
+            {
+                var writer = RecordWriter()
+                if let payload { writer.write(payload: payload, tag: tag) }
+                let record = try RecordReader(writer.finished())
+                access.unload(model)
+                do { try access.decode(model, tag, record) } catch { _ = access.fillPlaceholder(model) }
+                model._$state.markChanged(index)
+                context.attributeDidChange(model, index)
+                changed = true
+            }
+            take(field, named: name, of: id, entity: entity, into: &state)
+        }
+        if changed {
+            context.modelDidChange(model)
+            report.rowsChanged += 1
+        }
+    }
+
+    /// Records an incoming field's stamp; a relationship is queued to be set, a field this
+    /// schema does not have (or of another type) is kept to be passed on.
+    private func take(
+        _ field: FieldChange, named name: String, of id: SyncID, entity: SyncSchema.Entity,
+        into state: inout EntryLayout.SyncRowState
+    ) {
+        if let relationship = entity.relationships[name] {
+            links.append((id, relationship, field))
+        } else if entity.attributes[name].map({ (try? Self.payload(field.value, for: $0.attribute)) == nil }) ?? true {
+            if state.kept[name].map({ $0.stamp < field.stamp }) ?? true { state.kept[name] = field }
+            return
+        }
+        state.kept[name] = nil
+        state.setStamp(field.stamp, for: name)
+    }
+
+    /// The record field an incoming attribute value holds: `.some(nil)` for `nil`; `nil` when
+    /// the value is not one of this attribute (another stored type, a reference, damaged bytes).
+    static func payload(_ value: FieldValue, for attribute: Schema.Attribute) throws -> FieldPayload?? {
+        switch value {
+        case .null: return .some(nil)
+        case .value(let type, let data):
+            guard type == StoredEntity.typeName(attribute.valueType),
+                let payload = try? RecordReader(Array(data)).payload(tag: 1)
+            else { return nil }
+            return .some(payload)
+        case .reference, .references: return nil
+        }
+    }
+
+    /// Queues again the links of rows that waited for rows not here before this apply.
+    func retryUnresolved() {
+        for owner in waiting {
+            let id = canonical[owner] ?? owner
+            guard var state = states[id], state.deleted == nil, let entity = schema.entities[state.entity] else { continue }
+            for (name, field) in state.kept {
+                guard let relationship = entity.relationships[name] else { continue }
+                links.append((id, relationship, field))
+                if state.stamp(of: name).map({ $0 < field.stamp }) ?? true { state.setStamp(field.stamp, for: name) }
+            }
+            states[id] = state
+        }
+        waiting = []
+    }
+
+    /// Sets every queued link: each relationship to the models of its targets, as the app's
+    /// setter would (so inverses follow). A target not here yet leaves the value waiting, kept
+    /// in the row's state; a deleted one is left out.
+    func setLinks() throws {
+        for (owner, relationship, field) in links {
+            guard var state = states[owner], state.deleted == nil, let entity = schema.entities[state.entity],
+                let model = models[owner] ?? model(of: owner, state: state, entity: entity)
+            else { continue }
+            var targets: [any PersistentModel] = []
+            var missing = false
+            for target in Self.targets(of: field.value) {
+                let id = canonical[target] ?? target
+                guard let targetState = states[id] else {
+                    missing = true
+                    continue
+                }
+                guard targetState.deleted == nil, let targetEntity = schema.entities[targetState.entity],
+                    let targetModel = models[id] ?? self.model(of: id, state: targetState, entity: targetEntity)
+                else { continue }
+                targets.append(targetModel)
+            }
+            if missing {
+                state.kept[relationship.name] = field
+                waiting.insert(owner)
+            } else {
+                state.kept[relationship.name] = nil
+            }
+            states[owner] = state
+            touched.insert(owner)
+            relationship.access.set(model, relationship.isToOneRelationship ? Array(targets.prefix(1)) : targets)
+        }
+        links = []
+    }
+}

@@ -1,0 +1,89 @@
+import CairnSyncProtocol
+
+// Two replicas that insert rows with the same unique values (`.unique` attributes or `#Unique`
+// keys) make one row everywhere: every replica that meets both merges them into the row with the
+// smaller identifier, each field keeping its later write, so all replicas end with the same row.
+// The other identifier stays as an alias of it (``EntryLayout/SyncRowState/mergedInto``), so
+// changes and links that name it reach the merged row.
+
+extension SyncApplier {
+    /// The row, here or inserted earlier in this apply, that holds the unique values of the
+    /// incoming row `change`, if one does.
+    func collision(with change: RowChange, entity: SyncSchema.Entity) throws -> SyncID? {
+        let uniques = entity.tables.keys.uniques.filter(\.isUnique)
+        guard !uniques.isEmpty else { return nil }
+        let record = try incomingRecord(change, entity: entity)
+        var keys: [(table: Table, key: [UInt8])] = []
+        for constraint in uniques {
+            let key = try constraint.recordKey.key(of: record)
+            guard !key.isEmpty else { continue }
+            if let inserted = insertedKeys[constraint.table.name + "\u{0}" + key.map { String($0) }.joined(separator: ",")] {
+                return inserted
+            }
+            keys.append((constraint.table, key))
+        }
+        let tables = tables
+        return try store.read { txn -> SyncID? in
+            for (table, key) in keys {
+                guard let row = try txn.uniqueRow(for: key, in: table) else { continue }
+                let rowTables = entity.tables.concrete(forRow: row)
+                guard let id = try tables.identifier(of: row, in: rowTables, txn) else { continue }
+                let (canonicalID, state) = try tables.canonical(id, txn)
+                if let state, states[canonicalID] == nil { states[canonicalID] = state }
+                return canonicalID
+            }
+            return nil
+        }
+    }
+
+    /// Notes the unique keys of a row this apply inserts, so a later incoming row with the
+    /// same values merges with it.
+    func noteInsertedKeys(of change: RowChange, id: SyncID, entity: SyncSchema.Entity) throws {
+        let uniques = entity.tables.keys.uniques.filter(\.isUnique)
+        guard !uniques.isEmpty else { return }
+        let record = try incomingRecord(change, entity: entity)
+        for constraint in uniques {
+            let key = try constraint.recordKey.key(of: record)
+            guard !key.isEmpty else { continue }
+            insertedKeys[constraint.table.name + "\u{0}" + key.map { String($0) }.joined(separator: ",")] = id
+        }
+    }
+
+    /// Merges the incoming row `incoming` with the row `local` that holds its unique values:
+    /// the smaller identifier names the row from now on, the other becomes its alias, and the
+    /// incoming fields apply as to any row (each keeps the later write).
+    func merge(_ change: RowChange, incoming: SyncID, into local: SyncID, entity: SyncSchema.Entity) throws {
+        guard var localState = states[local], let model = model(of: local, state: localState, entity: entity) else {
+            return
+        }
+        let (survivor, alias) = incoming < local ? (incoming, local) : (local, incoming)
+        if survivor == incoming {
+            renamed[local] = incoming
+            if let temporary = insertedRows.first(where: { $0.value == local })?.key { insertedRows[temporary] = incoming }
+            models[incoming] = model
+        }
+        var aliasState = EntryLayout.SyncRowState(entity: localState.entity, row: nil)
+        aliasState.mergedInto = survivor
+        states[alias] = aliasState
+        canonical[alias] = survivor
+        canonical[survivor] = survivor
+        touched.formUnion([alias, survivor])
+        try update(model, with: change, id: survivor, entity: entity, state: &localState)
+        states[survivor] = localState
+    }
+
+    /// The incoming row's attributes as a record under this schema's tags (fields of another
+    /// type left out).
+    func incomingRecord(_ change: RowChange, entity: SyncSchema.Entity) throws -> RecordReader {
+        var fields: [(tag: UInt32, payload: FieldPayload)] = []
+        for (name, field) in change.fields {
+            guard let (attribute, tag) = entity.attributes[name],
+                case .some(.some(let payload)) = try Self.payload(field.value, for: attribute)
+            else { continue }
+            fields.append((tag, payload))
+        }
+        var writer = RecordWriter()
+        for (tag, payload) in fields.sorted(by: { $0.tag < $1.tag }) { writer.write(payload: payload, tag: tag) }
+        return try RecordReader(writer.finished())
+    }
+}

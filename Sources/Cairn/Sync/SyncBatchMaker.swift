@@ -1,0 +1,93 @@
+import CairnSyncProtocol
+import Foundation
+
+/// Makes the batches a replica pushes: the pending rows (``SyncOutbox``) with the values their
+/// records and edges hold now, each field with the stamp of its last write. A batch, once made,
+/// is kept as sent until the server has it (``inFlight(_:)``): a push that failed is sent again
+/// the same, under the same identifier, so the server stores it once.
+///
+/// ```swift
+/// let batch = try store.write(expectedBytes: 1 << 20) { txn in try maker.next(limit: 500, txn) }
+/// ```
+struct SyncBatchMaker {
+    let store: Store
+    let tables: SyncTables
+    let schema: SyncSchema
+    let replica: SyncID
+
+    /// The batch in flight, or a new one of up to `limit` pending rows (which leave the pending
+    /// table for it), or `nil` when nothing is pending.
+    func next(limit: Int, _ txn: borrowing WriteTransaction) throws -> ChangeBatch? {
+        if let batch = try inFlight(txn) { return batch }
+        let pending = try tables.pendingRows(limit: limit, txn)
+        guard !pending.isEmpty else { return nil }
+        var rows: [RowChange] = []
+        rows.reserveCapacity(pending.count)
+        for (id, fields) in pending {
+            if let row = try change(of: id, fields: fields, txn) { rows.append(row) }
+            try txn.delete(id.bytes, in: tables.pending)
+        }
+        guard !rows.isEmpty else { return nil }
+        let batch = ChangeBatch(id: SyncID.make(), replica: replica, rows: rows)
+        try tables.setStateValue(Array(try JSONEncoder().encode(batch)), for: StoreLayout.syncInFlightKey, txn)
+        return batch
+    }
+
+    /// The batch made and not yet acknowledged by the server.
+    func inFlight(_ txn: borrowing some StorageTransaction & ~Copyable) throws -> ChangeBatch? {
+        guard let bytes = try tables.stateValue(StoreLayout.syncInFlightKey, txn) else { return nil }
+        do {
+            return try JSONDecoder().decode(ChangeBatch.self, from: Data(bytes))
+        } catch {
+            throw StorageError(
+                code: .damagedRecord,
+                message: "The sync batch waiting to be pushed cannot be read (\(error)). Run cairn verify.")
+        }
+    }
+
+    /// Row `id` as it is to be pushed: its deletion, or `fields` with their values and stamps,
+    /// and the fields this schema does not have, passed on; `nil` when the row is not here.
+    func change(of id: SyncID, fields: Set<String>, _ txn: borrowing some StorageTransaction & ~Copyable) throws -> RowChange? {
+        guard let state = try tables.rowState(id, txn), state.mergedInto == nil else { return nil }
+        if let deleted = state.deleted { return RowChange(entity: state.entity, id: id, deleted: deleted) }
+        guard let row = state.row, let entity = schema.entities[state.entity] else { return nil }
+        let key = EntryLayout.rowKey(row)
+        guard let stored = try txn.get(key, in: entity.tables.layout.records) else { return nil }
+        let record = try RecordReader(stored, key: key)
+        var change = RowChange(entity: state.entity, id: id, fields: state.kept)
+        for name in fields {
+            guard let stamp = state.stamp(of: name) else { continue }
+            if let (attribute, tag) = entity.attributes[name] {
+                change.fields[name] = FieldChange(stamp: stamp, value: Self.value(of: attribute, tag: tag, in: record))
+            } else if let relationship = entity.relationships[name] {
+                let value = try targets(of: row, relationship, entity: entity, txn)
+                change.fields[name] = FieldChange(stamp: stamp, value: value)
+            }
+        }
+        return change
+    }
+
+    /// An attribute's value on the wire: its stored type's name and a one-field record.
+    static func value(of attribute: Schema.Attribute, tag: UInt32, in record: RecordReader) -> FieldValue {
+        guard let payload = record.payload(tag: tag) else { return .null }
+        var writer = RecordWriter()
+        writer.write(payload: payload, tag: 1)
+        return .value(type: StoredEntity.typeName(attribute.valueType), data: Data(writer.finished()))
+    }
+
+    /// A relationship's stored targets as global identifiers (targets that have none are not synced).
+    private func targets(
+        of row: UInt64, _ relationship: Schema.Relationship, entity: SyncSchema.Entity,
+        _ txn: borrowing some StorageTransaction & ~Copyable
+    ) throws -> FieldValue {
+        let edges = try txn.edges(of: row, in: entity.tables.layout.edgeTable(of: relationship, in: entity.tables.entity))
+        guard let destination = store.entities[relationship.destination] else { return .null }
+        var ids: [SyncID] = []
+        for edge in edges {
+            let tables = destination.concrete(forRow: edge.target)
+            if let id = try self.tables.identifier(of: edge.target, in: tables, txn) { ids.append(id) }
+        }
+        if relationship.isToOneRelationship { return ids.first.map(FieldValue.reference) ?? .null }
+        return .references(ids)
+    }
+}

@@ -1,0 +1,133 @@
+import CairnSyncProtocol
+import Foundation
+
+/// Turns what was saved here into pending changes: each commit's history entry since the last
+/// run (the change log is the only source of outgoing changes) gives the rows it inserted,
+/// changed and deleted, and the fields it changed. Each commit is stamped by the replica's
+/// clock at the commit's time, each row gets its global identifier when its insert is read,
+/// and its changed fields are marked to push. Commits that sync itself saved (author
+/// ``authorName``) are passed over: they hold what other replicas wrote.
+///
+/// A store that never synced is taken in whole the first time: every row of a synced entity
+/// gets an identifier and is pushed with all its fields.
+///
+/// ```swift
+/// try store.write(expectedBytes: 1 << 20) { txn in
+///     try SyncOutbox(store: store, tables: tables, schema: schema, replica: id).collect(txn, clock: &clock)
+/// }
+/// ```
+struct SyncOutbox {
+    /// The author of the saves sync makes, which the history of those saves names.
+    static let authorName = "cairn.sync"
+
+    let store: Store
+    let tables: SyncTables
+    let schema: SyncSchema
+    let replica: SyncID
+
+    /// Collects the commits after the last one collected, up to `txn`'s snapshot.
+    ///
+    /// - Throws: `StorageError` when the store cannot be read or a history entry is damaged.
+    func collect(_ txn: borrowing WriteTransaction, clock: inout HybridLogicalClock) throws {
+        let seen = try tables.counter(StoreLayout.syncOutboxKey, txn)
+        let newest = txn.id &- 1
+        guard seen < newest else { return }
+        if seen == 0 {
+            try takeInWhole(txn, clock: &clock)
+        } else if let history = store.history, try ChangeLog.keepsEntries(after: seen, meta: store.meta, txn: txn) {
+            let range = KeyRange(from: .exclusive(EntryLayout.historyKey(commit: seen)))
+            try ChangeLog.scan(history, range, txn: txn) { stored in
+                switch stored {
+                case .entry(_, let entry):
+                    guard entry.author != Self.authorName else { return true }
+                    let stamp = SyncStamp(clock: clock.tick(wallMilliseconds: entry.timestamp / 1000), replica: replica)
+                    try collect(entry, stamp: stamp, txn)
+                case .damagedEntry(let commit):
+                    throw StorageError(
+                        code: .damagedRecord,
+                        message: "The history entry of commit \(commit) is damaged, so sync cannot tell what it changed. "
+                            + "Run cairn verify, and restore the store from a backup.")
+                case .damagedKey(let error): throw error
+                }
+                return true
+            }
+        } else {
+            // The entries since the last run were deleted (a store opened by an earlier version):
+            // every row is pushed again with all its fields, stamped now.
+            try takeInWhole(txn, clock: &clock)
+        }
+        try tables.setCounter(newest, for: StoreLayout.syncOutboxKey, txn)
+    }
+
+    /// One commit's rows.
+    private func collect(_ entry: EntryLayout.HistoryEntry, stamp: SyncStamp, _ txn: borrowing WriteTransaction) throws {
+        try ChangeLog.forEachRow(of: entry, store: store) { kind, tables, row, fields in
+            guard let entity = schema.entities[tables.entity.name] else { return }
+            try note(kind: kind, row: row, entity: entity, fields: fields, stamp: stamp, txn)
+        }
+    }
+
+    /// Records one row's change: its stamps, its identifier, and what to push.
+    private func note(
+        kind: UInt8, row: UInt64, entity: SyncSchema.Entity, fields: [String], stamp: SyncStamp,
+        _ txn: borrowing WriteTransaction
+    ) throws {
+        switch kind {
+        case ChangeLog.Kind.deleted.rawValue:
+            guard let id = try tables.identifier(of: row, in: entity.tables, txn) else { return }
+            var state = try tables.rowState(id, txn) ?? EntryLayout.SyncRowState(entity: entity.tables.entity.name, row: nil)
+            state.row = nil
+            state.deleted = state.deleted ?? stamp
+            try tables.setRowState(state, of: id, txn)
+            try tables.setIdentifier(nil, of: row, in: entity.tables, txn)
+            try tables.addPending([], of: id, txn)
+        case ChangeLog.Kind.inserted.rawValue:
+            try mark(entity.fieldNames, of: row, entity: entity, at: stamp, txn)
+        default:
+            // An edge rewrite names no field (an inverse repaired): any relationship may have changed.
+            let named = fields.isEmpty ? Array(entity.relationships.keys) : fields
+            try mark(named.filter { entity.attributes[$0] != nil || entity.relationships[$0] != nil },
+                of: row, entity: entity, at: stamp, txn)
+        }
+    }
+
+    /// Stamps `fields` of local row `row` and marks them to push, giving the row an identifier
+    /// if it has none.
+    private func mark(
+        _ fields: [String], of row: UInt64, entity: SyncSchema.Entity, at stamp: SyncStamp,
+        _ txn: borrowing WriteTransaction
+    ) throws {
+        guard !fields.isEmpty else { return }
+        let existing = try tables.identifier(of: row, in: entity.tables, txn)
+        var generator = SystemRandomNumberGenerator()
+        let id = existing ?? SyncID.make(milliseconds: stamp.milliseconds, using: &generator)
+        var state = try existing.flatMap { try tables.rowState($0, txn) }
+            ?? EntryLayout.SyncRowState(entity: entity.tables.entity.name, row: row)
+        state.row = row
+        for name in fields { state.setStamp(stamp, for: name) }
+        try tables.setRowState(state, of: id, txn)
+        if existing == nil { try tables.setIdentifier(id, of: row, in: entity.tables, txn) }
+        try tables.addPending(fields, of: id, txn)
+    }
+
+    /// Takes in every row of the synced entities that has no identifier yet, with all its fields.
+    private func takeInWhole(_ txn: borrowing WriteTransaction, clock: inout HybridLogicalClock) throws {
+        let stamp = SyncStamp(clock: clock.tick(wallMilliseconds: Self.nowMilliseconds), replica: replica)
+        var visited = Set<String>()
+        for entity in schema.entities.values where visited.insert(SyncTables.root(of: entity.tables)).inserted {
+            var rows: [UInt64] = []
+            try txn.scan(entity.tables.layout.records) { key, _ in
+                if key.count == 8 { rows.append(key.loadUnaligned(as: UInt64.self).bigEndian) }
+                return true
+            }
+            for row in rows {
+                guard let tables = entity.tables.tables(forRow: row), let rowEntity = schema.entities[tables.entity.name],
+                    try self.tables.identifier(of: row, in: tables, txn) == nil
+                else { continue }
+                try mark(rowEntity.fieldNames, of: row, entity: rowEntity, at: stamp, txn)
+            }
+        }
+    }
+
+    static var nowMilliseconds: UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+}

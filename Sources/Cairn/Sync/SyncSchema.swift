@@ -1,0 +1,60 @@
+/// What of a store's schema syncs: the entities chosen (all by default) and, of each, the fields
+/// that travel — every persisted attribute, and the relationships that carry each link once.
+///
+/// A link between two rows lives on both sides of an inverse pair, and writing both sides would
+/// let two replicas' concurrent changes disagree (one side from each). So one side travels, and
+/// a receiver sets it as the app would, so the inverse follows (`Docs/Sync.md`, "Relationships"):
+/// of a to-one and a to-many, the to-one (each book's author, not the author's list: two
+/// replicas adding different books to one author both keep theirs); of two to-ones or two
+/// to-manys, the side whose entity and name sort first; a relationship without an inverse travels.
+///
+/// ```swift
+/// let schema = SyncSchema(store: store, only: nil)
+/// schema.entities["Book"]?.relationships.keys   // ["author"], not Author's "books"
+/// ```
+struct SyncSchema {
+    /// One synced entity.
+    struct Entity {
+        let tables: Store.EntityTables
+        /// The synced attributes by name, with their record tags.
+        let attributes: [String: (attribute: Schema.Attribute, tag: UInt32)]
+        /// The relationships that travel, by name.
+        let relationships: [String: Schema.Relationship]
+
+        /// Every field that travels.
+        var fieldNames: [String] { Array(attributes.keys) + Array(relationships.keys) }
+    }
+
+    /// The synced entities by name.
+    let entities: [String: Entity]
+
+    /// The synced part of `store`'s schema: the entities named in `only` (every entity when `nil`).
+    init(store: Store, only: Set<String>?) {
+        let chosen = store.entities.filter { only?.contains($0.key) ?? true }
+        var entities: [String: Entity] = [:]
+        for (name, tables) in chosen {
+            var attributes: [String: (Schema.Attribute, UInt32)] = [:]
+            for attribute in tables.entity.attributes where !attribute.isTransient && attribute.access != nil {
+                guard let tag = tables.codec.tags[attribute.name] else { continue }
+                attributes[attribute.name] = (attribute, tag)
+            }
+            var relationships: [String: Schema.Relationship] = [:]
+            for relationship in tables.entity.relationships where chosen[relationship.destination] != nil {
+                if Self.travels(relationship, of: tables.entity, inverse: tables.inverses[relationship.index]?.inverse) {
+                    relationships[relationship.name] = relationship
+                }
+            }
+            entities[name] = Entity(tables: tables, attributes: attributes, relationships: relationships)
+        }
+        self.entities = entities
+    }
+
+    /// Whether `relationship` of `entity` is the side of its inverse pair that travels.
+    static func travels(
+        _ relationship: Schema.Relationship, of entity: Schema.Entity, inverse: Schema.Relationship?
+    ) -> Bool {
+        guard let inverse else { return true }
+        if relationship.isToOneRelationship != inverse.isToOneRelationship { return relationship.isToOneRelationship }
+        return (entity.name, relationship.name) <= (relationship.destination, inverse.name)
+    }
+}

@@ -1,0 +1,80 @@
+import CairnSyncProtocol
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport to a `cairn-sync-server` over HTTP(S): JSON bodies, the token as a bearer
+/// token, the routes of `Docs/Sync.md` ("Protocol"). Put the server behind a reverse proxy that
+/// ends TLS, and give its `https` URL.
+///
+/// ```swift
+/// let transport = HTTPSyncTransport(server: URL(string: "https://sync.example.com")!, token: token)
+/// ```
+public struct HTTPSyncTransport: SyncTransport {
+    let server: URL
+    let token: String
+    let session: URLSession
+
+    /// A transport to `server`, sending `token`.
+    ///
+    /// ```swift
+    /// let transport = HTTPSyncTransport(server: url, token: token)
+    /// ```
+    public init(server: URL, token: String, session: URLSession = .shared) {
+        self.server = server
+        self.token = token
+        self.session = session
+    }
+
+    public func push(_ batch: ChangeBatch, zone: String) async throws -> PushResult {
+        var request = try request(zone: zone, path: "batches", query: [])
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONEncoder().encode(batch)
+        return try await send(request)
+    }
+
+    public func changes(zone: String, after: Int64, limit: Int, wait: Duration?) async throws -> ChangesPage {
+        var query = [URLQueryItem(name: "after", value: String(after)), URLQueryItem(name: "limit", value: String(limit))]
+        if let wait { query.append(URLQueryItem(name: "wait", value: String(wait.components.seconds))) }
+        var request = try request(zone: zone, path: "changes", query: query)
+        if let wait { request.timeoutInterval = Double(wait.components.seconds) + 30 }
+        return try await send(request)
+    }
+
+    public func snapshot(zone: String, after: SyncID?, limit: Int) async throws -> SnapshotPage {
+        var query = [URLQueryItem(name: "limit", value: String(limit))]
+        if let after { query.append(URLQueryItem(name: "after", value: after.description)) }
+        return try await send(try request(zone: zone, path: "snapshot", query: query))
+    }
+
+    private func request(zone: String, path: String, query: [URLQueryItem]) throws -> URLRequest {
+        guard SyncZoneName.isValid(zone) else {
+            throw SyncProtocolError(code: .badRequest, message: SyncZoneName.rule(zone))
+        }
+        var components = URLComponents(
+            url: server.appendingPathComponent("v1/zones/\(zone)/\(path)"), resolvingAgainstBaseURL: false)
+        components?.queryItems = query.isEmpty ? nil : query
+        guard let url = components?.url else {
+            throw SyncProtocolError(code: .badRequest, message: "The server URL \(server) cannot take a path.")
+        }
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    private func send<Answer: Decodable>(_ request: URLRequest) async throws -> Answer {
+        let (data, response) = try await session.data(for: request)
+        guard let status = (response as? HTTPURLResponse)?.statusCode else {
+            throw SyncProtocolError(code: .unavailable, message: "The server's answer was not HTTP.")
+        }
+        guard (200..<300).contains(status) else {
+            if let refusal = try? JSONDecoder().decode(SyncProtocolError.self, from: data) { throw refusal }
+            throw SyncProtocolError(
+                code: status >= 500 ? .unavailable : .badRequest, message: "The server answered \(status).")
+        }
+        return try JSONDecoder().decode(Answer.self, from: data)
+    }
+}

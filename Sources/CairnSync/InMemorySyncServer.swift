@@ -1,0 +1,206 @@
+import CairnSyncProtocol
+import Foundation
+
+/// A sync server that keeps its zones in memory, with the rules of `cairn-sync-server`: each
+/// zone a feed of batches stored once per identifier, its rows merged field by field for
+/// snapshots, a compacted start, and requests for changes that wait for one. For tests and
+/// previews, through ``InProcessSyncTransport``; it keeps nothing when the process ends.
+///
+/// ```swift
+/// let server = InMemorySyncServer()
+/// let engine = try SyncEngine(
+///     container: container, configuration: configuration, transport: InProcessSyncTransport(server: server))
+/// ```
+public actor InMemorySyncServer {
+    private struct Zone {
+        var batches: [StoredBatch] = []
+        var positions: [SyncID: Int64] = [:]
+        var rows: [SyncID: RowChange] = [:]
+        /// Batches at or before this position were compacted away.
+        var compactedThrough: Int64 = 0
+        var last: Int64 = 0
+    }
+
+    private var zones: [String: Zone] = [:]
+    private var waiters: [String: [UUID: CheckedContinuation<Void, Never>]] = [:]
+    /// The zones each token reaches (`nil`: every zone); no tokens at all lets every request in.
+    private var tokens: [String: Set<String>?] = [:]
+
+    /// An empty server.
+    ///
+    /// ```swift
+    /// let server = InMemorySyncServer()
+    /// ```
+    public init() {}
+
+    /// Lets `token` reach `zones` (every zone when `nil`). Once any token is added, requests
+    /// need one.
+    ///
+    /// ```swift
+    /// await server.addToken("alice-token", zones: ["alice"])
+    /// ```
+    public func addToken(_ token: String, zones: Set<String>?) {
+        tokens[token] = .some(zones)
+    }
+
+    /// Checks that `token` reaches `zone`.
+    func authorize(_ token: String?, zone: String) throws(SyncProtocolError) {
+        guard !tokens.isEmpty else { return }
+        guard let token, let reach = tokens[token] else {
+            throw SyncProtocolError(code: .unauthorized, message: "The token is not one this server knows.")
+        }
+        if let zones = reach, !zones.contains(zone) {
+            throw SyncProtocolError(code: .forbidden, message: "The token does not reach zone '\(zone)'.")
+        }
+    }
+
+    /// Stores `batch` in `zone`, once.
+    func push(_ batch: ChangeBatch, zone name: String) async throws -> PushResult {
+        if let position = zones[name]?.positions[batch.id] { return PushResult(position: position, duplicate: true) }
+        try batch.validate(nowMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000))
+        let ids = batch.rowsToLookUp
+        let inZone = Dictionary(uniqueKeysWithValues: ids.compactMap { id in zones[name]?.rows[id].map { (id, $0.entity) } })
+        let elsewhere = ids.filter { id in zones.contains { $0.key != name && $0.value.rows[id] != nil } }
+        try batch.checkAgainstZone(inZone: inZone, elsewhere: elsewhere)
+        var zone = zones[name] ?? Zone()
+        zone.last += 1
+        zone.batches.append(StoredBatch(position: zone.last, batch: batch))
+        zone.positions[batch.id] = zone.last
+        for row in batch.rows {
+            if var stored = zone.rows[row.id] {
+                stored.merge(row)
+                zone.rows[row.id] = stored
+            } else {
+                zone.rows[row.id] = row
+            }
+        }
+        zones[name] = zone
+        for waiter in waiters.removeValue(forKey: name)?.values ?? [:].values { waiter.resume() }
+        return PushResult(position: zone.last, duplicate: false)
+    }
+
+    /// The batches of `zone` after `after`.
+    func changes(zone name: String, after: Int64, limit: Int, wait: Duration?) async throws -> ChangesPage {
+        if let wait, (zones[name]?.last ?? 0) <= after { await waitForPush(to: name, upTo: wait) }
+        let zone = zones[name] ?? Zone()
+        guard after >= zone.compactedThrough else {
+            throw SyncProtocolError(
+                code: .positionExpired,
+                message: "Position \(after) is before the zone's compacted start (\(zone.compactedThrough)); read the snapshot.")
+        }
+        let start = zone.batches.firstIndex { $0.position > after } ?? zone.batches.endIndex
+        let page = Array(zone.batches[start...].prefix(max(1, limit)))
+        let more = start + page.count < zone.batches.endIndex
+        return ChangesPage(batches: page, position: page.last?.position ?? max(after, 0), more: more)
+    }
+
+    /// A page of `zone`'s merged rows after `after`.
+    func snapshot(zone name: String, after: SyncID?, limit: Int) -> SnapshotPage {
+        let zone = zones[name] ?? Zone()
+        let ordered = zone.rows.keys.sorted().filter { id in after.map { id > $0 } ?? true }
+        let page = ordered.prefix(max(1, limit)).map { zone.rows[$0]! }
+        return SnapshotPage(rows: page, position: zone.last, more: ordered.count > page.count)
+    }
+
+    /// Drops the batches of `zone` up to `position`: replicas behind it read the snapshot.
+    ///
+    /// ```swift
+    /// await server.compact(zone: "default", through: 100)
+    /// ```
+    public func compact(zone name: String, through position: Int64) {
+        guard var zone = zones[name] else { return }
+        let through = min(position, zone.last)
+        zone.batches.removeAll { $0.position <= through }
+        zone.compactedThrough = max(zone.compactedThrough, through)
+        zones[name] = zone
+    }
+
+    private func waitForPush(to zone: String, upTo wait: Duration) async {
+        let key = UUID()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiters[zone, default: [:]][key] = continuation
+            Task {
+                try? await Task.sleep(for: wait)
+                self.endWait(key, zone: zone)
+            }
+        }
+    }
+
+    private func endWait(_ key: UUID, zone: String) {
+        waiters[zone]?.removeValue(forKey: key)?.resume()
+    }
+}
+
+/// A transport to an ``InMemorySyncServer`` in the same process. It can lose, repeat and delay
+/// messages on purpose (``Faults``), as a network does, for tests of what the engine does then.
+///
+/// ```swift
+/// let transport = InProcessSyncTransport(server: server, token: "alice-token")
+/// ```
+public struct InProcessSyncTransport: SyncTransport {
+    /// What the transport does wrong, on purpose.
+    public struct Faults: Sendable {
+        /// The share of calls that fail before reaching the server.
+        public var dropRequests = 0.0
+        /// The share of calls that reach the server and lose the answer.
+        public var dropAnswers = 0.0
+        /// The share of pushes delivered twice.
+        public var duplicatePushes = 0.0
+        /// The longest delay added to a call.
+        public var maximumDelay: Duration = .zero
+
+        /// No faults.
+        ///
+        /// ```swift
+        /// var faults = InProcessSyncTransport.Faults()
+        /// faults.dropAnswers = 0.2
+        /// ```
+        public init() {}
+    }
+
+    let server: InMemorySyncServer
+    let token: String?
+    let faults: Faults
+
+    /// A transport to `server`, sending `token`.
+    public init(server: InMemorySyncServer, token: String? = nil, faults: Faults = Faults()) {
+        self.server = server
+        self.token = token
+        self.faults = faults
+    }
+
+    /// Thrown for a call the faults dropped.
+    public struct Dropped: Error {}
+
+    private func deliver<T: Sendable>(_ call: () async throws -> T) async throws -> T {
+        if faults.maximumDelay > .zero {
+            try await Task.sleep(for: faults.maximumDelay * Double.random(in: 0...1))
+        }
+        if Double.random(in: 0..<1) < faults.dropRequests { throw Dropped() }
+        let answer = try await call()
+        if Double.random(in: 0..<1) < faults.dropAnswers { throw Dropped() }
+        return answer
+    }
+
+    public func push(_ batch: ChangeBatch, zone: String) async throws -> PushResult {
+        try await deliver {
+            try await server.authorize(token, zone: zone)
+            if Double.random(in: 0..<1) < faults.duplicatePushes { _ = try await server.push(batch, zone: zone) }
+            return try await server.push(batch, zone: zone)
+        }
+    }
+
+    public func changes(zone: String, after: Int64, limit: Int, wait: Duration?) async throws -> ChangesPage {
+        try await deliver {
+            try await server.authorize(token, zone: zone)
+            return try await server.changes(zone: zone, after: after, limit: limit, wait: wait)
+        }
+    }
+
+    public func snapshot(zone: String, after: SyncID?, limit: Int) async throws -> SnapshotPage {
+        try await deliver {
+            try await server.authorize(token, zone: zone)
+            return await server.snapshot(zone: zone, after: after, limit: limit)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Cairn
+import Foundation
+
+/// Where and what a ``SyncEngine`` syncs: the server, the token that lets this user in, the
+/// zone (a set of rows the server keeps apart; every replica of one zone converges to the same
+/// rows), and the models to sync.
+///
+/// ```swift
+/// let configuration = SyncConfiguration(
+///     server: URL(string: "https://sync.example.com")!, token: token, zone: "family")
+/// let engine = try SyncEngine(container: container, configuration: configuration)
+/// ```
+// `@unchecked Sendable`: the model classes are metatypes, which nothing mutates.
+public struct SyncConfiguration: @unchecked Sendable {
+    /// The server's base URL.
+    public var server: URL
+    /// The token `cairn-sync-server token create` printed for this user.
+    public var token: String
+    /// The zone to sync.
+    public var zone: String
+    /// The model classes to sync; `nil` (the default) syncs every model of the schema.
+    public var models: [any PersistentModel.Type]?
+    /// The most rows pushed in one batch.
+    public var batchSize: Int = 500
+    /// How long a request for new changes waits on the server for one to arrive, when syncing
+    /// automatically (``SyncEngine/start()``).
+    public var waitForChanges: Duration = .seconds(25)
+
+    /// A configuration.
+    ///
+    /// ```swift
+    /// var configuration = SyncConfiguration(server: url, token: token)
+    /// configuration.models = [Note.self, Folder.self]
+    /// ```
+    public init(server: URL, token: String, zone: String = "default", models: [any PersistentModel.Type]? = nil) {
+        self.server = server
+        self.token = token
+        self.zone = zone
+        self.models = models
+    }
+}
+
+/// What one ``SyncEngine/sync()`` did.
+///
+/// ```swift
+/// let report = try await engine.sync()
+/// print("pushed \(report.pushed), pulled \(report.pulled), \(report.conflictsResolved) conflicts")
+/// ```
+public struct SyncReport: Sendable, Equatable {
+    /// Rows pushed to the server.
+    public var pushed = 0
+    /// Rows pulled from the server and applied.
+    public var pulled = 0
+    /// Incoming writes of a field that met a write made here since: the later one kept.
+    public var conflictsResolved = 0
+
+    /// An empty report.
+    ///
+    /// ```swift
+    /// var total = SyncReport()
+    /// ```
+    public init(pushed: Int = 0, pulled: Int = 0, conflictsResolved: Int = 0) {
+        self.pushed = pushed
+        self.pulled = pulled
+        self.conflictsResolved = conflictsResolved
+    }
+}
+
+/// Where a ``SyncEngine`` is.
+///
+/// ```swift
+/// for await status in await engine.statusUpdates() {
+///     if case .failed(let error) = status { show(error) }
+/// }
+/// ```
+public enum SyncStatus: Sendable, Equatable {
+    /// Not syncing: everything known was exchanged, or the engine was not started.
+    case idle
+    /// Pushing or pulling.
+    case syncing
+    /// The server cannot be reached; the engine tries again, waiting longer each time.
+    case offline
+    /// The server refused (a token it does not know, a zone the token does not reach) or the
+    /// store failed; automatic sync stops until ``SyncEngine/start()`` is called again.
+    case failed(SyncError)
+}
+
+/// Why syncing failed.
+///
+/// ```swift
+/// do { try await engine.sync() } catch let error as SyncError { print(error.message) }
+/// ```
+public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Kinds of failure.
+    public enum Code: String, Sendable, Equatable {
+        /// The server could not be reached, or did not answer in time.
+        case offline
+        /// The server refused the token, or the zone.
+        case unauthorized
+        /// The server refused a request as malformed.
+        case rejected
+        /// The store could not be read or written.
+        case store
+    }
+
+    /// The kind.
+    public var code: Code
+    /// What failed and how to fix it.
+    public var message: String
+
+    public var description: String { message }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// The limits a server holds a change batch to, and a replica its own batches before it sends
+/// them.
+///
+/// ```swift
+/// try batch.validate(nowMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000))
+/// ```
+public enum SyncLimits {
+    /// The largest request body a server reads, in bytes.
+    public static let maximumBodyBytes = 32 << 20
+    /// The most rows in one batch.
+    public static let maximumRows = 5_000
+    /// The most fields in one row.
+    public static let maximumFields = 1_000
+    /// The longest entity or field name, in UTF-8 bytes.
+    public static let maximumNameBytes = 255
+    /// The most targets of one to-many value.
+    public static let maximumReferences = 100_000
+    /// How far ahead of the receiver's clock a stamp may be, in milliseconds: a replica whose
+    /// clock is further ahead would pull every other replica's clock along with it.
+    public static let maximumClockSkew: UInt64 = 10 * 60 * 1000
+}
+
+extension ChangeBatch {
+    /// Checks the batch against ``SyncLimits``: names present and short enough, counts within
+    /// bounds, each row named once, no stamp further ahead of `nowMilliseconds` than the skew
+    /// allowed.
+    ///
+    /// ```swift
+    /// try batch.validate(nowMilliseconds: serverMilliseconds)
+    /// ```
+    /// - Throws: ``SyncProtocolError`` `.badRequest` naming the first row and field at fault.
+    public func validate(nowMilliseconds: UInt64) throws(SyncProtocolError) {
+        guard rows.count <= SyncLimits.maximumRows else {
+            throw Self.refusal("has \(rows.count) rows; send at most \(SyncLimits.maximumRows) per batch")
+        }
+        var seen = Set<SyncID>()
+        seen.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() {
+            guard seen.insert(row.id).inserted else {
+                throw Self.refusal("names row \(row.id) twice (rows \(position) and before); merge them into one")
+            }
+            try row.validate(nowMilliseconds: nowMilliseconds, position: position)
+        }
+    }
+
+    fileprivate static func refusal(_ what: String) -> SyncProtocolError {
+        SyncProtocolError(code: .badRequest, message: "The change batch \(what).")
+    }
+}
+
+extension RowChange {
+    fileprivate func validate(nowMilliseconds: UInt64, position: Int) throws(SyncProtocolError) {
+        let row = "row \(position) (\(id))"
+        guard !entity.isEmpty, entity.utf8.count <= SyncLimits.maximumNameBytes else {
+            throw ChangeBatch.refusal("\(row) has an entity name that is empty or over \(SyncLimits.maximumNameBytes) bytes")
+        }
+        guard fields.count <= SyncLimits.maximumFields else {
+            throw ChangeBatch.refusal("\(row) has \(fields.count) fields; at most \(SyncLimits.maximumFields) are allowed")
+        }
+        guard !fields.isEmpty || deleted != nil else {
+            throw ChangeBatch.refusal("\(row) writes no field and deletes nothing")
+        }
+        let limit = (nowMilliseconds &+ SyncLimits.maximumClockSkew) << 16 | 0xFFFF
+        if let deleted, deleted.clock > limit {
+            throw ChangeBatch.refusal("\(row) was deleted at a time more than ten minutes ahead; check the replica's clock")
+        }
+        for (name, change) in fields {
+            guard !name.isEmpty, name.utf8.count <= SyncLimits.maximumNameBytes else {
+                throw ChangeBatch.refusal("\(row) has a field name that is empty or over \(SyncLimits.maximumNameBytes) bytes")
+            }
+            guard change.stamp.clock <= limit else {
+                throw ChangeBatch.refusal(
+                    "\(row) field '\(name)' is stamped more than ten minutes ahead; check the replica's clock")
+            }
+            if case .references(let targets) = change.value, targets.count > SyncLimits.maximumReferences {
+                throw ChangeBatch.refusal("\(row) field '\(name)' has \(targets.count) targets")
+            }
+            if case .value(let type, _) = change.value, type.isEmpty || type.utf8.count > SyncLimits.maximumNameBytes {
+                throw ChangeBatch.refusal("\(row) field '\(name)' has a type name that is empty or too long")
+            }
+        }
+    }
+}

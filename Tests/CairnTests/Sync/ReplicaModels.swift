@@ -1,0 +1,86 @@
+import Cairn
+import CairnSync
+import Foundation
+
+// Models the sync tests replicate: a one-to-many pair with a cascade, a to-one without an
+// inverse, and a many-to-many pair.
+
+@Model final class ReplicatedAuthor {
+    var name: String
+    var born: Int
+    @Relationship(deleteRule: .cascade, inverse: \ReplicatedBook.author) var books: [ReplicatedBook] = []
+
+    init(name: String, born: Int = 1900) {
+        self.name = name
+        self.born = born
+    }
+}
+
+@Model final class ReplicatedBook {
+    var title: String
+    var pages: Int
+    var published: Date?
+    var author: ReplicatedAuthor?
+    @Relationship(inverse: \ReplicatedShelf.books) var shelves: [ReplicatedShelf] = []
+
+    init(title: String, pages: Int = 100, author: ReplicatedAuthor? = nil) {
+        self.title = title
+        self.pages = pages
+        self.author = author
+    }
+}
+
+@Model final class ReplicatedShelf {
+    var label: String
+    var books: [ReplicatedBook] = []
+    var favourite: ReplicatedBook?
+
+    init(label: String) { self.label = label }
+}
+
+/// One replica for a test: a store of its own and its engine, on a server shared by the test.
+struct TestReplica {
+    let container: ModelContainer
+    let engine: SyncEngine
+    let directory: TemporaryDirectory
+
+    init(server: InMemorySyncServer, zone: String = "default", faults: InProcessSyncTransport.Faults = .init()) throws {
+        directory = TemporaryDirectory()
+        container = try makeContainer(
+            ReplicatedAuthor.self, ReplicatedBook.self, ReplicatedShelf.self, in: directory)
+        let configuration = SyncConfiguration(server: URL(string: "http://unused.invalid")!, token: "", zone: zone)
+        engine = try SyncEngine(
+            container: container, configuration: configuration,
+            transport: InProcessSyncTransport(server: server, faults: faults))
+    }
+
+    /// Runs `body` in a new context of the replica and saves it.
+    func change(_ body: (ModelContext) throws -> Void) throws {
+        let context = ModelContext(container)
+        try body(context)
+        try context.save()
+    }
+
+    /// The replica's rows, as values to compare across replicas.
+    func contents() throws -> ReplicaContents {
+        let context = ModelContext(container)
+        let authors = try context.fetch(FetchDescriptor<ReplicatedAuthor>())
+        let books = try context.fetch(FetchDescriptor<ReplicatedBook>())
+        let shelves = try context.fetch(FetchDescriptor<ReplicatedShelf>())
+        return ReplicaContents(
+            authors: Set(authors.map { "\($0.name)|\($0.born)|\($0.books.map(\.title).sorted())" }),
+            books: Set(books.map { "\($0.title)|\($0.pages)|\($0.author?.name ?? "-")|\($0.published?.timeIntervalSince1970 ?? -1)" }),
+            shelves: Set(shelves.map { "\($0.label)|\($0.books.map(\.title).sorted())|\($0.favourite?.title ?? "-")" }))
+    }
+}
+
+/// What a replica holds, as sets of descriptions (row identity aside).
+struct ReplicaContents: Equatable, CustomStringConvertible {
+    var authors: Set<String>
+    var books: Set<String>
+    var shelves: Set<String>
+
+    var description: String {
+        "authors \(authors.sorted())\nbooks \(books.sorted())\nshelves \(shelves.sorted())"
+    }
+}
