@@ -28,6 +28,17 @@ extension EntryLayout {
         private var fields: [String: Int] = [:]
         /// Fields this version's schema does not have, with their values, passed on as received.
         package var kept: [String: FieldChange] = [:]
+        /// A digest of each relationship's targets as last pushed or applied: an edge rewrite
+        /// that leaves them as they were is not a change to push.
+        private var links: [String: UInt64]?
+
+        /// The digest of relationship `name`'s targets as last pushed or applied.
+        package func linkDigest(of name: String) -> UInt64? { links?[name] }
+
+        /// Records the digest of relationship `name`'s targets.
+        package mutating func setLinkDigest(_ digest: UInt64, for name: String) {
+            links = (links ?? [:]).merging([name: digest]) { $1 }
+        }
 
         /// A row's state with no field written yet.
         package init(entity: String, row: UInt64?) {

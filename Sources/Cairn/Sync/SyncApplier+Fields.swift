@@ -132,6 +132,7 @@ extension SyncApplier {
             }
             states[owner] = state
             touched.insert(owner)
+            linked.append((owner, relationship))
             relationship.access.set(model, relationship.isToOneRelationship ? Array(targets.prefix(1)) : targets)
         }
         links = []

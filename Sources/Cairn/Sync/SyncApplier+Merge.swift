@@ -18,7 +18,7 @@ extension SyncApplier {
             let key = try constraint.recordKey.key(of: record)
             guard !key.isEmpty else { continue }
             if let inserted = insertedKeys[constraint.table.name + "\u{0}" + key.map { String($0) }.joined(separator: ",")] {
-                return inserted
+                return resolved(inserted)
             }
             keys.append((constraint.table, key))
         }
@@ -30,10 +30,20 @@ extension SyncApplier {
                 guard let id = try tables.identifier(of: row, in: rowTables, txn) else { continue }
                 let (canonicalID, state) = try tables.canonical(id, txn)
                 if let state, states[canonicalID] == nil { states[canonicalID] = state }
-                return canonicalID
+                return resolved(canonicalID)
             }
             return nil
         }
+    }
+
+    /// The row `id` stands for after the merges this apply made so far.
+    func resolved(_ id: SyncID) -> SyncID {
+        var current = id
+        for _ in 0..<64 {
+            guard let next = canonical[current], next != current else { break }
+            current = next
+        }
+        return current
     }
 
     /// Notes the unique keys of a row this apply inserts, so a later incoming row with the

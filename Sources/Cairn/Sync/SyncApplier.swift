@@ -31,6 +31,8 @@ final class SyncApplier {
     var insertedKeys: [String: SyncID] = [:]
     /// Rows here that a merge gave the identifier of an incoming row: old identifier → new.
     var renamed: [SyncID: SyncID] = [:]
+    /// The relationships this apply set, whose digests are recorded once their edges are written.
+    var linked: [(owner: SyncID, relationship: Schema.Relationship)] = []
     /// The models of the rows touched, by canonical identifier.
     var models: [SyncID: any PersistentModel] = [:]
     /// Inserted models' temporary identifiers, with their rows' identifiers.
@@ -218,6 +220,11 @@ final class SyncApplier {
             states[id] = state
             touched.insert(id)
             try tables.setIdentifier(nil, of: rowID, in: entity, txn)
+        }
+        for (owner, relationship) in linked {
+            guard let row = states[owner]?.row, let entity = schema.entities[states[owner]!.entity] else { continue }
+            let digest = try SyncOutbox.linkDigest(of: row, relationship, entity: entity, txn)
+            states[owner]?.setLinkDigest(digest, for: relationship.name)
         }
         for id in touched { if let state = states[id] { try tables.setRowState(state, of: id, txn) } }
         try tables.setUnresolved(waiting, txn)

@@ -8,8 +8,9 @@ import Foundation
 /// and its changed fields are marked to push. Commits that sync itself saved (author
 /// ``authorName``) are passed over: they hold what other replicas wrote.
 ///
-/// A store that never synced is taken in whole the first time: every row of a synced entity
-/// gets an identifier and is pushed with all its fields.
+/// The first time, every commit the history holds is read the same way, so each row's fields are
+/// stamped with the time they were saved; rows older than the history (deleted entries) are
+/// taken in whole, stamped now.
 ///
 /// ```swift
 /// try store.write(expectedBytes: 1 << 20) { txn in
@@ -32,9 +33,7 @@ struct SyncOutbox {
         let seen = try tables.counter(StoreLayout.syncOutboxKey, txn)
         let newest = txn.id &- 1
         guard seen < newest else { return }
-        if seen == 0 {
-            try takeInWhole(txn, clock: &clock)
-        } else if let history = store.history, try ChangeLog.keepsEntries(after: seen, meta: store.meta, txn: txn) {
+        if let history = store.history, try ChangeLog.keepsEntries(after: seen, meta: store.meta, txn: txn) {
             let range = KeyRange(from: .exclusive(EntryLayout.historyKey(commit: seen)))
             try ChangeLog.scan(history, range, txn: txn) { stored in
                 switch stored {
@@ -51,9 +50,11 @@ struct SyncOutbox {
                 }
                 return true
             }
+            // The first time, rows whose inserts the history no longer holds are taken in too.
+            if seen == 0 { try takeInWhole(txn, clock: &clock) }
         } else {
-            // The entries since the last run were deleted (a store opened by an earlier version):
-            // every row is pushed again with all its fields, stamped now.
+            // The entries since the last run were deleted (a store last synced by an earlier
+            // version): every row is pushed again with all its fields, stamped now.
             try takeInWhole(txn, clock: &clock)
         }
         try tables.setCounter(newest, for: StoreLayout.syncOutboxKey, txn)
@@ -84,10 +85,12 @@ struct SyncOutbox {
         case ChangeLog.Kind.inserted.rawValue:
             try mark(entity.fieldNames, of: row, entity: entity, at: stamp, txn)
         default:
-            // An edge rewrite names no field (an inverse repaired): any relationship may have changed.
+            // An edge rewrite may name no field (an inverse repaired): any relationship may have
+            // changed. Edges are rewritten for rows whose links stay as they were (the other
+            // members of a list that changed), so a relationship counts only when its targets differ.
             let named = fields.isEmpty ? Array(entity.relationships.keys) : fields
             try mark(named.filter { entity.attributes[$0] != nil || entity.relationships[$0] != nil },
-                of: row, entity: entity, at: stamp, txn)
+                of: row, entity: entity, at: stamp, onlyChangedLinks: true, txn)
         }
     }
 
@@ -95,22 +98,48 @@ struct SyncOutbox {
     /// if it has none.
     private func mark(
         _ fields: [String], of row: UInt64, entity: SyncSchema.Entity, at stamp: SyncStamp,
-        _ txn: borrowing WriteTransaction
+        onlyChangedLinks: Bool = false, _ txn: borrowing WriteTransaction
     ) throws {
         guard !fields.isEmpty else { return }
         let existing = try tables.identifier(of: row, in: entity.tables, txn)
-        var generator = SystemRandomNumberGenerator()
-        let id = existing ?? SyncID.make(milliseconds: stamp.milliseconds, using: &generator)
         var state = try existing.flatMap { try tables.rowState($0, txn) }
             ?? EntryLayout.SyncRowState(entity: entity.tables.entity.name, row: row)
+        var changed: [String] = []
+        for name in fields {
+            if let relationship = entity.relationships[name] {
+                let digest = try Self.linkDigest(of: row, relationship, entity: entity, txn)
+                if onlyChangedLinks && state.linkDigest(of: name) == digest { continue }
+                state.setLinkDigest(digest, for: name)
+            }
+            changed.append(name)
+        }
+        guard !changed.isEmpty else { return }
+        var generator = SystemRandomNumberGenerator()
+        let id = existing ?? SyncID.make(milliseconds: stamp.milliseconds, using: &generator)
         state.row = row
-        for name in fields { state.setStamp(stamp, for: name) }
+        for name in changed { state.setStamp(stamp, for: name) }
         try tables.setRowState(state, of: id, txn)
         if existing == nil { try tables.setIdentifier(id, of: row, in: entity.tables, txn) }
-        try tables.addPending(fields, of: id, txn)
+        try tables.addPending(changed, of: id, txn)
     }
 
-    /// Takes in every row of the synced entities that has no identifier yet, with all its fields.
+    /// A digest of a relationship's stored targets, in order (FNV-1a over their row ids).
+    static func linkDigest(
+        of row: UInt64, _ relationship: Schema.Relationship, entity: SyncSchema.Entity,
+        _ txn: borrowing some StorageTransaction & ~Copyable
+    ) throws -> UInt64 {
+        let edges = try txn.edges(of: row, in: entity.tables.layout.edgeTable(of: relationship, in: entity.tables.entity))
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for edge in edges {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                hash = (hash ^ UInt64(UInt8(truncatingIfNeeded: edge.target >> UInt64(shift)))) &* 0x100_0000_01B3
+            }
+        }
+        return hash
+    }
+
+    /// Takes in every row of the synced entities that has no identifier yet, with all its fields,
+    /// stamped now.
     private func takeInWhole(_ txn: borrowing WriteTransaction, clock: inout HybridLogicalClock) throws {
         let stamp = SyncStamp(clock: clock.tick(wallMilliseconds: Self.nowMilliseconds), replica: replica)
         var visited = Set<String>()

@@ -38,6 +38,16 @@ import Foundation
     init(label: String) { self.label = label }
 }
 
+@Model final class ReplicatedTag {
+    @Attribute(.unique) var name: String
+    var uses: Int
+
+    init(name: String, uses: Int) {
+        self.name = name
+        self.uses = uses
+    }
+}
+
 /// One replica for a test: a store of its own and its engine, on a server shared by the test.
 struct TestReplica {
     let container: ModelContainer
@@ -47,7 +57,7 @@ struct TestReplica {
     init(server: InMemorySyncServer, zone: String = "default", faults: InProcessSyncTransport.Faults = .init()) throws {
         directory = TemporaryDirectory()
         container = try makeContainer(
-            ReplicatedAuthor.self, ReplicatedBook.self, ReplicatedShelf.self, in: directory)
+            ReplicatedAuthor.self, ReplicatedBook.self, ReplicatedShelf.self, ReplicatedTag.self, in: directory)
         let configuration = SyncConfiguration(server: URL(string: "http://unused.invalid")!, token: "", zone: zone)
         engine = try SyncEngine(
             container: container, configuration: configuration,
@@ -67,7 +77,9 @@ struct TestReplica {
         let authors = try context.fetch(FetchDescriptor<ReplicatedAuthor>())
         let books = try context.fetch(FetchDescriptor<ReplicatedBook>())
         let shelves = try context.fetch(FetchDescriptor<ReplicatedShelf>())
+        let tags = try context.fetch(FetchDescriptor<ReplicatedTag>())
         return ReplicaContents(
+            tags: Set(tags.map { "\($0.name)|\($0.uses)" }),
             authors: Set(authors.map { "\($0.name)|\($0.born)|\($0.books.map(\.title).sorted())" }),
             books: Set(books.map { "\($0.title)|\($0.pages)|\($0.author?.name ?? "-")|\($0.published?.timeIntervalSince1970 ?? -1)" }),
             shelves: Set(shelves.map { "\($0.label)|\($0.books.map(\.title).sorted())|\($0.favourite?.title ?? "-")" }))
@@ -76,11 +88,12 @@ struct TestReplica {
 
 /// What a replica holds, as sets of descriptions (row identity aside).
 struct ReplicaContents: Equatable, CustomStringConvertible {
+    var tags: Set<String> = []
     var authors: Set<String>
     var books: Set<String>
     var shelves: Set<String>
 
     var description: String {
-        "authors \(authors.sorted())\nbooks \(books.sorted())\nshelves \(shelves.sorted())"
+        "tags \(tags.sorted())\nauthors \(authors.sorted())\nbooks \(books.sorted())\nshelves \(shelves.sorted())"
     }
 }

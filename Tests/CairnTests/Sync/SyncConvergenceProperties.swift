@@ -1,0 +1,137 @@
+import Cairn
+import CairnSync
+import Foundation
+import Testing
+
+/// Three replicas make random offline edits — inserts, updates of either field, deletes,
+/// relationship changes, unique collisions — and sync in random orders; at the end every replica
+/// holds the same rows, and those are what a reference merge computes from the edits: each field
+/// keeps its last write, a deleted row stays deleted, rows with one unique value are one.
+/// Edits are made at least two milliseconds apart, so the order of their clocks is the order the
+/// test made them in. `CAIRN_SYNC_SEED` replays one case.
+@Suite struct SyncConvergenceProperties {
+    @Test func threeReplicasConvergeToTheReferenceMerge() async throws {
+        let seeds: [UInt64] =
+            ProcessInfo.processInfo.environment["CAIRN_SYNC_SEED"].flatMap(UInt64.init).map { [$0] }
+            ?? (0..<PropertyScale.count(6)).map { _ in UInt64.random(in: 0...UInt64.max) }
+        for seed in seeds {
+            try await runCase(seed: seed)
+        }
+    }
+
+    private var debug: Bool { ProcessInfo.processInfo.environment["CAIRN_SYNC_DEBUG"] != nil }
+
+    private func runCase(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let server = InMemorySyncServer()
+        let replicas = try (0..<3).map { _ in try TestReplica(server: server) }
+        var reference = ReferenceMerge()
+        for step in 0..<24 {
+            let which = Int.random(in: 0..<3, using: &random)
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                _ = try await replicas[which].engine.sync()
+                if debug { print("DBG step \(step) sync \(which): \(try replicas[which].contents().tags.sorted())") }
+                continue
+            }
+            if debug { print("DBG step \(step) edit on \(which)") }
+            try await Task.sleep(for: .milliseconds(2))
+            try edit(replicas[which], step: step, random: &random, reference: &reference)
+        }
+        for _ in 0..<3 {
+            for (index, replica) in replicas.enumerated() {
+                let report = try await replica.engine.sync()
+                if debug { print("DBG final sync \(index) \(report): \(try replica.contents().tags.sorted())") }
+            }
+        }
+        let contents = try replicas.map { try $0.contents() }
+        #expect(contents[1] == contents[0], "seed \(seed): replicas 0 and 1 differ")
+        #expect(contents[2] == contents[0], "seed \(seed): replicas 0 and 2 differ")
+        #expect(contents[0] == reference.contents, "seed \(seed): the replicas differ from the reference merge")
+    }
+
+    /// One random edit on `replica`, of what it holds now, recorded in the reference.
+    private func edit(
+        _ replica: TestReplica, step: Int, random: inout SeededGenerator, reference: inout ReferenceMerge
+    ) throws {
+        let context = ModelContext(replica.container)
+        let books = try context.fetch(FetchDescriptor<ReplicatedBook>(sortBy: [SortDescriptor(\.title)]))
+        let authors = try context.fetch(FetchDescriptor<ReplicatedAuthor>(sortBy: [SortDescriptor(\.name)]))
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0 where !authors.isEmpty || Bool.random(using: &random):
+            let title = "b\(step)"
+            let book = ReplicatedBook(title: title, pages: step)
+            context.insert(book)
+            if let author = authors.randomElement(using: &random) { book.author = author }
+            try context.save()
+            if debug { print("DBG   insert \(title) author \(book.author?.name ?? "nil")") }
+            reference.insertBook(title, pages: step, author: book.author?.name)
+        case 0, 1:
+            let name = "a\(step)"
+            context.insert(ReplicatedAuthor(name: name, born: step))
+            try context.save()
+            reference.insertAuthor(name, born: step)
+        case 2 where !books.isEmpty:
+            let book = books.randomElement(using: &random)!
+            book.pages = 1000 + step
+            try context.save()
+            if debug { print("DBG   \(book.title).pages = \(1000 + step)") }
+            reference.set(book.title, pages: 1000 + step)
+        case 3 where !books.isEmpty && !authors.isEmpty:
+            let book = books.randomElement(using: &random)!
+            let author = Bool.random(using: &random) ? authors.randomElement(using: &random) : nil
+            // Setting what the replica already holds is no write: nothing to sync.
+            guard book.author?.name != author?.name else { return }
+            book.author = author
+            try context.save()
+            if debug { print("DBG   \(book.title).author = \(author?.name ?? "nil")") }
+            reference.set(book.title, author: author?.name)
+        case 4 where !books.isEmpty:
+            let book = books.randomElement(using: &random)!
+            context.delete(book)
+            try context.save()
+            reference.deleteBook(book.title)
+        case 5:
+            let name = ["red", "green", "blue"].randomElement(using: &random)!
+            if let tag = try context.fetch(FetchDescriptor<ReplicatedTag>(predicate: #Predicate { $0.name == name })).first {
+                tag.uses = step
+            } else {
+                context.insert(ReplicatedTag(name: name, uses: step))
+            }
+            try context.save()
+            if debug { print("DBG   tag \(name) = \(step)") }
+            reference.setTag(name, uses: step)
+        default:
+            let name = "a\(step)"
+            context.insert(ReplicatedAuthor(name: name, born: step))
+            try context.save()
+            reference.insertAuthor(name, born: step)
+        }
+    }
+}
+
+/// The rows the edits amount to, by the rules of `Docs/Sync.md`: the last write of each field
+/// wins, a delete wins over any write, rows with the same unique value are one row.
+struct ReferenceMerge {
+    private var authors: [String: Int] = [:]
+    private var books: [String: (pages: Int, author: String?)] = [:]
+    private var deleted: Set<String> = []
+    private var tags: [String: Int] = [:]
+
+    mutating func insertAuthor(_ name: String, born: Int) { authors[name] = born }
+    mutating func insertBook(_ title: String, pages: Int, author: String?) { books[title] = (pages, author) }
+    mutating func set(_ title: String, pages: Int) { books[title]?.pages = pages }
+    mutating func set(_ title: String, author: String?) { books[title]?.author = author }
+    mutating func deleteBook(_ title: String) { deleted.insert(title) }
+    mutating func setTag(_ name: String, uses: Int) { tags[name] = uses }
+
+    var contents: ReplicaContents {
+        let living = books.filter { !deleted.contains($0.key) }
+        return ReplicaContents(
+            tags: Set(tags.map { "\($0.key)|\($0.value)" }),
+            authors: Set(authors.map { name, born in
+                "\(name)|\(born)|\(living.filter { $0.value.author == name }.map(\.key).sorted())"
+            }),
+            books: Set(living.map { "\($0.key)|\($0.value.pages)|\($0.value.author ?? "-")|-1.0" }),
+            shelves: [])
+    }
+}

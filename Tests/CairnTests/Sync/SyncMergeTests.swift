@@ -1,0 +1,60 @@
+import Cairn
+import CairnSync
+import Foundation
+import Testing
+
+@Suite struct SyncMergeTests {
+    @Test func rowsWithTheSameUniqueValueMergeIntoOneEverywhere() async throws {
+        let server = InMemorySyncServer()
+        let (a, b, c) = (try TestReplica(server: server), try TestReplica(server: server), try TestReplica(server: server))
+        try a.change { $0.insert(ReplicatedTag(name: "swift", uses: 1)) }
+        try await Task.sleep(for: .milliseconds(3))
+        try b.change { $0.insert(ReplicatedTag(name: "swift", uses: 2)) }
+        for _ in 0..<2 { for replica in [a, b, c] { try await replica.engine.sync() } }
+        let (onA, onB, onC) = (try a.contents(), try b.contents(), try c.contents())
+        #expect(onA.tags == ["swift|2"])
+        #expect(onB == onA)
+        #expect(onC == onA)
+        // The merged row takes later writes from either side.
+        try a.change { context in try context.fetch(FetchDescriptor<ReplicatedTag>()).first!.uses = 7 }
+        for replica in [a, b, c] { try await replica.engine.sync() }
+        #expect(try b.contents().tags == ["swift|7"])
+        #expect(try c.contents().tags == ["swift|7"])
+    }
+
+    @Test func aNewReplicaReadsTheSnapshotAndOneBehindTheCompactedFeedToo() async throws {
+        let server = InMemorySyncServer()
+        let (a, b) = (try TestReplica(server: server), try TestReplica(server: server))
+        try await b.engine.sync()
+        for round in 0..<5 {
+            try a.change { context in
+                let author = ReplicatedAuthor(name: "Author \(round)")
+                for index in 0..<4 { context.insert(ReplicatedBook(title: "Book \(round)-\(index)", author: author)) }
+            }
+            try await a.engine.sync()
+        }
+        await server.compact(zone: "default", through: 4)
+        let c = try TestReplica(server: server)
+        let report = try await c.engine.sync()
+        #expect(report.pulled == 25)
+        try await b.engine.sync()
+        let (onA, onB, onC) = (try a.contents(), try b.contents(), try c.contents())
+        #expect(onA.books.count == 20)
+        #expect(onC == onA)
+        #expect(onB == onA)
+    }
+
+    @Test func aTokenReachesOnlyItsZones() async throws {
+        let server = InMemorySyncServer()
+        await server.addToken("alice", zones: ["alice"])
+        let transport = InProcessSyncTransport(server: server, token: "alice")
+        await #expect(throws: SyncProtocolError.self) {
+            _ = try await transport.changes(zone: "bob", after: 0, limit: 10, wait: nil)
+        }
+        let stranger = InProcessSyncTransport(server: server, token: "mallory")
+        await #expect(throws: SyncProtocolError.self) {
+            _ = try await stranger.snapshot(zone: "alice", after: nil, limit: 10)
+        }
+        _ = try await transport.changes(zone: "alice", after: 0, limit: 10, wait: nil)
+    }
+}
