@@ -26,18 +26,22 @@ struct SyncOutbox {
     let schema: SyncSchema
     let replica: SyncID
 
-    /// Collects the commits after the last one collected, up to `txn`'s snapshot.
+    /// Collects the commits after the last one collected, up to `txn`'s snapshot. Writes nothing
+    /// when no commit since has a history entry (sync's own bookkeeping commits have none), so
+    /// collecting after every commit does not make commits of its own forever.
     ///
     /// - Throws: `StorageError` when the store cannot be read or a history entry is damaged.
     func collect(_ txn: borrowing WriteTransaction, clock: inout HybridLogicalClock) throws {
         let seen = try tables.counter(StoreLayout.syncOutboxKey, txn)
         let newest = txn.id &- 1
         guard seen < newest else { return }
+        var last: UInt64?
         if let history = store.history, try ChangeLog.keepsEntries(after: seen, meta: store.meta, txn: txn) {
             let range = KeyRange(from: .exclusive(EntryLayout.historyKey(commit: seen)))
             try ChangeLog.scan(history, range, txn: txn) { stored in
                 switch stored {
-                case .entry(_, let entry):
+                case .entry(let commit, let entry):
+                    last = commit
                     guard entry.author != Self.authorName else { return true }
                     let stamp = SyncStamp(clock: clock.tick(wallMilliseconds: entry.timestamp / 1000), replica: replica)
                     try collect(entry, stamp: stamp, txn)
@@ -51,13 +55,19 @@ struct SyncOutbox {
                 return true
             }
             // The first time, rows whose inserts the history no longer holds are taken in too.
-            if seen == 0 { try takeInWhole(txn, clock: &clock) }
+            if seen == 0 {
+                try takeInWhole(txn, clock: &clock)
+                last = newest
+            }
         } else {
             // The entries since the last run were deleted (a store last synced by an earlier
             // version): every row is pushed again with all its fields, stamped now.
             try takeInWhole(txn, clock: &clock)
+            last = newest
         }
-        try tables.setCounter(newest, for: StoreLayout.syncOutboxKey, txn)
+        guard let last else { return }
+        try tables.setCounter(last, for: StoreLayout.syncOutboxKey, txn)
+        try tables.setCounter(clock.last, for: StoreLayout.syncClockKey, txn)
     }
 
     /// One commit's rows.

@@ -54,7 +54,6 @@ package final class SyncReplica {
         try store.write(expectedBytes: 1 << 20) { txn in
             var clock = HybridLogicalClock(last: try tables.counter(StoreLayout.syncClockKey, txn))
             try SyncOutbox(store: store, tables: tables, schema: schema, replica: replica).collect(txn, clock: &clock)
-            try tables.setCounter(clock.last, for: StoreLayout.syncClockKey, txn)
         }
     }
 

@@ -1,0 +1,276 @@
+import CairnSyncProtocol
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import PostgresNIO
+
+/// What the server keeps in PostgreSQL, and every query it makes (each with bound parameters).
+/// Zones belong to users: a zone is named by its owner and its name. Tables:
+///
+/// - `cairn_tokens`: a token's SHA-256 (the token itself is never stored), its user, and the
+///   one zone it is limited to, if any;
+/// - `cairn_zones`: each zone's last feed position and compacted start;
+/// - `cairn_batches`: each zone's feed: position, batch identifier (unique per zone, so a push is
+///   stored once), the pushing replica, and the batch as sent (JSON);
+/// - `cairn_rows`: each zone's rows merged field by field (JSON of a `RowChange`), for snapshots.
+///
+/// No process keeps state of its own: pushes to one zone take its `cairn_zones` row lock, so
+/// positions increase in commit order whichever process stores them, and `NOTIFY cairn_changes`
+/// tells every process's waiting requests.
+///
+/// ```swift
+/// let database = ServerDatabase(client: client, logger: logger)
+/// try await database.createTables()
+/// ```
+public struct ServerDatabase: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Creates the tables the server needs, if they are not there.
+    public func createTables() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7421001)", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS cairn_tokens (
+                    hash bytea PRIMARY KEY, username text NOT NULL, zone text, created timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS cairn_zones (
+                    owner text NOT NULL, zone text NOT NULL, last bigint NOT NULL DEFAULT 0,
+                    compacted bigint NOT NULL DEFAULT 0, PRIMARY KEY (owner, zone))
+                """, logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS cairn_batches (
+                    owner text NOT NULL, zone text NOT NULL, position bigint NOT NULL, id uuid NOT NULL,
+                    replica uuid NOT NULL, body bytea NOT NULL, created timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (owner, zone, position), UNIQUE (owner, zone, id))
+                """, logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS cairn_rows (
+                    owner text NOT NULL, zone text NOT NULL, id uuid NOT NULL, entity text NOT NULL,
+                    state bytea NOT NULL, position bigint NOT NULL, PRIMARY KEY (owner, zone, id))
+                """, logger: logger)
+            try await connection.query("CREATE INDEX IF NOT EXISTS cairn_rows_id ON cairn_rows (id)", logger: logger)
+        }
+    }
+
+    // MARK: Tokens
+
+    /// Makes a token for `user` (limited to `zone` when given), stores its hash, and returns it.
+    public func createToken(user: String, zone: String?) async throws -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+        let token = "cst_" + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let secret = ByteBuffer(string: token)
+        try await client.query(
+            "INSERT INTO cairn_tokens (hash, username, zone) VALUES (sha256(\(secret)), \(user), \(zone))", logger: logger)
+        return token
+    }
+
+    /// The user a token belongs to and the zone it is limited to, or `nil` for a token the
+    /// server does not know.
+    func account(token: String) async throws -> Account? {
+        let secret = ByteBuffer(string: token)
+        let rows = try await client.query(
+            "SELECT username, zone FROM cairn_tokens WHERE hash = sha256(\(secret))", logger: logger)
+        for try await (user, zone) in rows.decode((String, String?).self) { return Account(user: user, zone: zone) }
+        return nil
+    }
+
+    // MARK: Feed
+
+    /// Stores `batch` in the zone once (see ``ChangeBatch/checkAgainstZone(inZone:elsewhere:)``),
+    /// merges its rows, and announces it.
+    func push(_ batch: ChangeBatch, owner: String, zone: String) async throws -> PushResult {
+        let body = ByteBuffer(data: try JSONEncoder().encode(batch))
+        let batchID = UUID(syncID: batch.id)
+        let replica = UUID(syncID: batch.replica)
+        return try await Self.unwrapped { try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                "INSERT INTO cairn_zones (owner, zone) VALUES (\(owner), \(zone)) ON CONFLICT DO NOTHING", logger: logger)
+            var last: Int64 = 0
+            for try await value in try await connection.query(
+                "SELECT last FROM cairn_zones WHERE owner = \(owner) AND zone = \(zone) FOR UPDATE", logger: logger
+            ).decode(Int64.self) { last = value }
+            for try await position in try await connection.query(
+                "SELECT position FROM cairn_batches WHERE owner = \(owner) AND zone = \(zone) AND id = \(batchID)",
+                logger: logger
+            ).decode(Int64.self) { return PushResult(position: position, duplicate: true) }
+            let stored = try await rows(batch.rowsToLookUp, owner: owner, zone: zone, connection: connection)
+            try batch.checkAgainstZone(inZone: stored.entities, elsewhere: stored.elsewhere)
+            let position = last + 1
+            try await connection.query(
+                """
+                INSERT INTO cairn_batches (owner, zone, position, id, replica, body)
+                VALUES (\(owner), \(zone), \(position), \(batchID), \(replica), \(body))
+                """, logger: logger)
+            try await merge(batch.rows, existing: stored.states, owner: owner, zone: zone, position: position, connection)
+            try await connection.query(
+                "UPDATE cairn_zones SET last = \(position) WHERE owner = \(owner) AND zone = \(zone)", logger: logger)
+            try await connection.query("SELECT pg_notify('cairn_changes', \(owner + "/" + zone))", logger: logger)
+            return PushResult(position: position, duplicate: false)
+        } }
+    }
+
+    /// Runs a transaction, throwing the error its closure threw (a refusal) rather than the
+    /// client's wrapper of it, which says only that the transaction was rolled back.
+    private static func unwrapped<T>(_ transaction: () async throws -> T) async throws -> T {
+        do {
+            return try await transaction()
+        } catch let error as PostgresTransactionError {
+            if let cause = error.closureError, error.rollbackError == nil { throw cause }
+            throw error
+        }
+    }
+
+    /// The rows of the zone among `ids` (their entities and merged states), and those of `ids`
+    /// another zone holds.
+    private func rows(
+        _ ids: Set<SyncID>, owner: String, zone: String, connection: PostgresConnection
+    ) async throws -> (entities: [SyncID: String], states: [SyncID: RowChange], elsewhere: Set<SyncID>) {
+        let uuids = ids.map(UUID.init(syncID:))
+        var entities: [SyncID: String] = [:]
+        var states: [SyncID: RowChange] = [:]
+        var elsewhere = Set<SyncID>()
+        let found = try await connection.query(
+            """
+            SELECT id, entity, state, owner = \(owner) AND zone = \(zone) FROM cairn_rows
+            WHERE id = ANY(\(uuids)) FOR UPDATE
+            """, logger: logger)
+        for try await (uuid, entity, state, isHere) in found.decode((UUID, String, ByteBuffer, Bool).self) {
+            let id = SyncID(uuid: uuid)
+            guard isHere else {
+                elsewhere.insert(id)
+                continue
+            }
+            entities[id] = entity
+            states[id] = try JSONDecoder().decode(RowChange.self, from: state)
+        }
+        return (entities, states, elsewhere)
+    }
+
+    /// Merges `rows` into the zone's stored rows.
+    private func merge(
+        _ rows: [RowChange], existing: [SyncID: RowChange], owner: String, zone: String, position: Int64,
+        _ connection: PostgresConnection
+    ) async throws {
+        for row in rows {
+            var merged = existing[row.id] ?? RowChange(entity: row.entity, id: row.id)
+            merged.merge(row)
+            let state = ByteBuffer(data: try JSONEncoder().encode(merged))
+            try await connection.query(
+                """
+                INSERT INTO cairn_rows (owner, zone, id, entity, state, position)
+                VALUES (\(owner), \(zone), \(UUID(syncID: row.id)), \(row.entity), \(state), \(position))
+                ON CONFLICT (owner, zone, id) DO UPDATE SET state = EXCLUDED.state, position = EXCLUDED.position
+                """, logger: logger)
+        }
+    }
+
+    /// The zone's last position and compacted start.
+    func zoneState(owner: String, zone: String) async throws -> (last: Int64, compacted: Int64) {
+        let rows = try await client.query(
+            "SELECT last, compacted FROM cairn_zones WHERE owner = \(owner) AND zone = \(zone)", logger: logger)
+        for try await (last, compacted) in rows.decode((Int64, Int64).self) { return (last, compacted) }
+        return (0, 0)
+    }
+
+    /// The zone's batches after `after`, at most `limit`.
+    func changes(owner: String, zone: String, after: Int64, limit: Int) async throws -> ChangesPage {
+        let state = try await zoneState(owner: owner, zone: zone)
+        guard after >= state.compacted else {
+            throw SyncProtocolError(
+                code: .positionExpired,
+                message: "Position \(after) is before the zone's compacted start (\(state.compacted)); read the snapshot.")
+        }
+        let rows = try await client.query(
+            """
+            SELECT position, body FROM cairn_batches WHERE owner = \(owner) AND zone = \(zone) AND position > \(after)
+            ORDER BY position LIMIT \(limit + 1)
+            """, logger: logger)
+        var batches: [StoredBatch] = []
+        for try await (position, body) in rows.decode((Int64, ByteBuffer).self) {
+            batches.append(StoredBatch(position: position, batch: try JSONDecoder().decode(ChangeBatch.self, from: body)))
+        }
+        let more = batches.count > limit
+        if more { batches.removeLast() }
+        return ChangesPage(batches: batches, position: batches.last?.position ?? after, more: more)
+    }
+
+    /// A page of the zone's merged rows after `after`.
+    func snapshot(owner: String, zone: String, after: SyncID?, limit: Int) async throws -> SnapshotPage {
+        let state = try await zoneState(owner: owner, zone: zone)
+        let start = UUID(syncID: after ?? SyncID(high: 0, low: 0))
+        let inclusive = after == nil
+        let rows = try await client.query(
+            """
+            SELECT state FROM cairn_rows WHERE owner = \(owner) AND zone = \(zone)
+            AND (id > \(start) OR (\(inclusive) AND id = \(start))) ORDER BY id LIMIT \(limit + 1)
+            """, logger: logger)
+        var found: [RowChange] = []
+        for try await state in rows.decode(ByteBuffer.self) {
+            found.append(try JSONDecoder().decode(RowChange.self, from: state))
+        }
+        let more = found.count > limit
+        if more { found.removeLast() }
+        return SnapshotPage(rows: found, position: state.last, more: more)
+    }
+
+    /// Drops each zone's batches but the newest `keep`: replicas further behind read the snapshot.
+    public func compact(keepingNewest keep: Int64) async throws -> Int {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                "UPDATE cairn_zones SET compacted = last - \(keep) WHERE last - \(keep) > compacted", logger: logger)
+            var removed = 0
+            for try await count in try await connection.query(
+                """
+                WITH gone AS (DELETE FROM cairn_batches b USING cairn_zones z
+                WHERE b.owner = z.owner AND b.zone = z.zone AND b.position <= z.compacted RETURNING 1)
+                SELECT count(*) FROM gone
+                """, logger: logger
+            ).decode(Int64.self) { removed = Int(count) }
+            return removed
+        }
+    }
+}
+
+/// Who a request is from: a user, and the one zone the token is limited to, if any.
+struct Account: Sendable {
+    let user: String
+    let zone: String?
+
+    /// Checks that the account reaches `zone`.
+    func check(_ zone: String) throws(SyncProtocolError) {
+        if let only = self.zone, only != zone {
+            throw SyncProtocolError(code: .forbidden, message: "The token does not reach zone '\(zone)'.")
+        }
+    }
+}
+
+extension UUID {
+    init(syncID: SyncID) {
+        let bytes = syncID.bytes
+        self.init(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}
+
+extension SyncID {
+    init(uuid: UUID) {
+        self = withUnsafeBytes(of: uuid.uuid) { SyncID(bytes: Array($0))! }
+    }
+}
