@@ -3,7 +3,7 @@ import Testing
 
 @testable import Cairn
 
-// The sync of Docs/Sync.md, run: two stores converge by exchanging the history since the last
+// The hand-written sync of Docs/SyncByHand.md, run: two stores converge by exchanging the history since the last
 // token each has of the other. Kept in step with the document.
 
 @Model final class SyncNote {
