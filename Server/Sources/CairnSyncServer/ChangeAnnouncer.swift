@@ -19,6 +19,11 @@ public actor ChangeAnnouncer {
 
     private var waiters: [UUID: Waiter] = [:]
 
+    /// An announcer with no one waiting; ``run(client:logger:)`` starts its listening.
+    ///
+    /// ```swift
+    /// let announcer = ChangeAnnouncer()
+    /// ```
     public init() {}
 
     /// Listens until cancelled, connecting again after a lost connection.

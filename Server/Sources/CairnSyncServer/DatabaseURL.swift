@@ -43,5 +43,6 @@ public enum DatabaseURL {
 public struct ServerError: Error, CustomStringConvertible {
     public let description: String
 
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }

@@ -27,6 +27,11 @@ public struct ServerDatabase: Sendable {
     let client: PostgresClient
     let logger: Logger
 
+    /// The database `client` reaches (the client must be running), logging to `logger`.
+    ///
+    /// ```swift
+    /// let database = ServerDatabase(client: client, logger: Logger(label: "cairn-sync-server"))
+    /// ```
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger

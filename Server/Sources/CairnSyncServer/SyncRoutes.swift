@@ -22,12 +22,22 @@ public struct SyncRoutes: Sendable {
     let announcer: ChangeAnnouncer
     let logger: Logger
 
+    /// Routes over `database`, waking waiting requests through `announcer`.
+    ///
+    /// ```swift
+    /// let routes = SyncRoutes(database: database, announcer: ChangeAnnouncer(), logger: logger)
+    /// ```
     public init(database: ServerDatabase, announcer: ChangeAnnouncer, logger: Logger) {
         self.database = database
         self.announcer = announcer
         self.logger = logger
     }
 
+    /// The router with every route.
+    ///
+    /// ```swift
+    /// let application = Application(router: routes.router())
+    /// ```
     public func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.get("health") { _, _ in "ok" }

@@ -18,6 +18,13 @@ public struct SyncServer: Sendable {
     let logger: Logger
     let keepBatches: Int64
 
+    /// A server on the database `databaseURL` names, listening on `host` and `port` (0: any
+    /// free port, which ``run(onRunning:)`` reports), keeping `keepBatches` of each zone's feed.
+    ///
+    /// ```swift
+    /// let server = try SyncServer(databaseURL: url, host: "127.0.0.1", port: 0)
+    /// ```
+    /// - Throws: ``ServerError`` when the URL is not a PostgreSQL URL.
     public init(databaseURL: String, host: String, port: Int, keepBatches: Int64 = 100_000, logger: Logger? = nil) throws {
         let logger = logger ?? Logger(label: "cairn-sync-server")
         client = PostgresClient(configuration: try DatabaseURL.configuration(databaseURL), backgroundLogger: logger)
