@@ -52,7 +52,9 @@ extension ModelContext {
         try rows.failures.throwPending()
         guard hasChanges else {
             if let attachment {
-                try store.write(expectedBytes: 4_096) { txn in try attachment.write(txn, SavedRows(inserted: [], deleted: [])) }
+                try store.write(expectedBytes: 4_096) { txn in
+                    try attachment.write(txn, SavedRows(inserted: [], deleted: []))
+                }
             }
             return SavedChanges()
         }

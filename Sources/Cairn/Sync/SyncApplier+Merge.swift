@@ -7,25 +7,36 @@ import CairnSyncProtocol
 // changes and links that name it reach the merged row.
 
 extension SyncApplier {
+    /// A unique key of a row: its constraint's table and the key's bytes.
+    struct UniqueKey: Hashable {
+        let table: String
+        let key: [UInt8]
+    }
+
+    /// The unique keys the incoming row `change`'s values give (none for a value not equal to
+    /// itself, as a save gives none).
+    func uniqueKeys(of change: RowChange, entity: SyncSchema.Entity) throws -> [(table: Table, key: UniqueKey)] {
+        let uniques = entity.tables.keys.uniques.filter(\.isUnique)
+        guard !uniques.isEmpty else { return [] }
+        let record = try incomingRecord(change, entity: entity)
+        var keys: [(Table, UniqueKey)] = []
+        for constraint in uniques {
+            let key = try constraint.recordKey.key(of: record)
+            if !key.isEmpty { keys.append((constraint.table, UniqueKey(table: constraint.table.name, key: key))) }
+        }
+        return keys
+    }
+
     /// The row, here or inserted earlier in this apply, that holds the unique values of the
     /// incoming row `change`, if one does.
     func collision(with change: RowChange, entity: SyncSchema.Entity) throws -> SyncID? {
-        let uniques = entity.tables.keys.uniques.filter(\.isUnique)
-        guard !uniques.isEmpty else { return nil }
-        let record = try incomingRecord(change, entity: entity)
-        var keys: [(table: Table, key: [UInt8])] = []
-        for constraint in uniques {
-            let key = try constraint.recordKey.key(of: record)
-            guard !key.isEmpty else { continue }
-            if let inserted = insertedKeys[constraint.table.name + "\u{0}" + key.map { String($0) }.joined(separator: ",")] {
-                return resolved(inserted)
-            }
-            keys.append((constraint.table, key))
-        }
+        let keys = try uniqueKeys(of: change, entity: entity)
+        if let inserted = keys.lazy.compactMap({ self.insertedKeys[$0.key] }).first { return resolved(inserted) }
+        guard !keys.isEmpty else { return nil }
         let tables = tables
         return try store.read { txn -> SyncID? in
             for (table, key) in keys {
-                guard let row = try txn.uniqueRow(for: key, in: table) else { continue }
+                guard let row = try txn.uniqueRow(for: key.key, in: table) else { continue }
                 let rowTables = entity.tables.concrete(forRow: row)
                 guard let id = try tables.identifier(of: row, in: rowTables, txn) else { continue }
                 let (canonicalID, state) = try tables.canonical(id, txn)
@@ -49,14 +60,7 @@ extension SyncApplier {
     /// Notes the unique keys of a row this apply inserts, so a later incoming row with the
     /// same values merges with it.
     func noteInsertedKeys(of change: RowChange, id: SyncID, entity: SyncSchema.Entity) throws {
-        let uniques = entity.tables.keys.uniques.filter(\.isUnique)
-        guard !uniques.isEmpty else { return }
-        let record = try incomingRecord(change, entity: entity)
-        for constraint in uniques {
-            let key = try constraint.recordKey.key(of: record)
-            guard !key.isEmpty else { continue }
-            insertedKeys[constraint.table.name + "\u{0}" + key.map { String($0) }.joined(separator: ",")] = id
-        }
+        for (_, key) in try uniqueKeys(of: change, entity: entity) { insertedKeys[key] = id }
     }
 
     /// Merges the incoming row `incoming` with the row `local` that holds its unique values:

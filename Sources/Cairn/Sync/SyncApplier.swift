@@ -9,7 +9,7 @@ import Foundation
 /// changes (``SaveAttachment``), so each change applies once.
 ///
 /// ```swift
-/// let applier = SyncApplier(store: store, container: container, tables: tables, schema: schema, replica: id)
+/// let applier = SyncApplier(container: container, tables: tables, schema: schema, replica: id)
 /// let report = try applier.apply(rows, position: 42, clock: &clock)
 /// ```
 final class SyncApplier {
@@ -28,7 +28,7 @@ final class SyncApplier {
     /// The rows whose states this apply changed.
     var touched: Set<SyncID> = []
     /// The unique keys of the rows this apply inserts (table and key), with their identifiers.
-    var insertedKeys: [String: SyncID] = [:]
+    var insertedKeys: [UniqueKey: SyncID] = [:]
     /// Rows here that a merge gave the identifier of an incoming row: old identifier → new.
     var renamed: [SyncID: SyncID] = [:]
     /// The relationships this apply set, whose digests are recorded once their edges are written.

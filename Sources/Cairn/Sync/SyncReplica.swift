@@ -33,7 +33,7 @@ package final class SyncReplica {
         schema = SyncSchema(store: store, only: entities)
         if let stored = try store.read({ txn in try tables.stateValue(StoreLayout.syncReplicaKey, txn) }) {
             guard let id = SyncID(bytes: stored) else {
-                throw StorageError(code: .damagedRecord, message: "The store's sync replica identifier is damaged.")
+                throw StorageError(code: .damagedRecord, message: "The store's sync replica identifier is damaged. Run cairn verify, and restore the store from a backup.")
             }
             replicaID = id
         } else {
@@ -116,7 +116,9 @@ package final class SyncReplica {
                 continue
             }
         }
-        throw StorageError(code: .other, message: "Sync could not apply changes: the app kept saving in between.")
+        throw StorageError(
+            code: .other,
+            message: "Sync could not apply changes: the app saved in between eight times running. Sync again; nothing was lost.")
     }
 
     /// The store's newest commit.
