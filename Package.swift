@@ -75,7 +75,7 @@ let package = Package(
         // A child process for the reliability tests: it commits, acknowledges, and gets killed.
         .executableTarget(
             name: "CairnTestHelper",
-            dependencies: ["Cairn"],
+            dependencies: ["Cairn", "CairnSync"],
             path: "Tests/CairnTestHelper"
         ),
         .testTarget(

@@ -2,7 +2,9 @@
 import PackageDescription
 
 // The sync server, in a package of its own so that an app depending on Cairn builds no web
-// server: `cairn-sync-server serve --database-url postgres://… --port N`.
+// server: `cairn-sync-server serve --database-url postgres://… --port N`. Its tests are in
+// Cairn's own suite (Tests/CairnTests/Sync/Server), which runs this executable against a real
+// PostgreSQL with real replicas.
 let package = Package(
     name: "CairnSyncServer",
     platforms: [.macOS(.v14)],
@@ -35,14 +37,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "CairnSyncServerTests",
-            dependencies: [
-                "CairnSyncServer",
-                .product(name: "Cairn", package: "Cairn"),
-                .product(name: "CairnSync", package: "Cairn"),
             ]
         ),
     ],

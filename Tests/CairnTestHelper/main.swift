@@ -18,6 +18,7 @@
 //   disk-full <store> <how> <body-length> <limit> [<filler>]   save until the disk is full, free space, resume
 //   load <store> <process> <workers> <seconds> <seed> <total>   model actors moving balances (LoadWorkload.swift)
 //   durable-saves <store> <durability> <count>   numbered saves, "ack N" also in the fault log (DurabilityWorkload.swift)
+//   sync-client <store> <server-url> <token> <first> <count>   notes saved and synced (SyncWorkload.swift)
 import Cairn
 import Foundation
 
@@ -328,6 +329,9 @@ do {
 
     case "durable-saves":
         DurabilityWorkload.run(arguments)
+
+    case "sync-client":
+        SyncWorkload.run(arguments)
 
     default:
         fail("unknown mode \(mode)")

@@ -55,13 +55,20 @@ struct TestReplica {
     let directory: TemporaryDirectory
 
     init(server: InMemorySyncServer, zone: String = "default", faults: InProcessSyncTransport.Faults = .init()) throws {
+        let configuration = SyncConfiguration(server: URL(string: "http://unused.invalid")!, token: "", zone: zone)
+        try self.init(configuration, transport: InProcessSyncTransport(server: server, faults: faults))
+    }
+
+    /// A replica syncing over HTTP with a real server.
+    init(server: URL, token: String, zone: String = "default") throws {
+        try self.init(SyncConfiguration(server: server, token: token, zone: zone), transport: nil)
+    }
+
+    private init(_ configuration: SyncConfiguration, transport: (any SyncTransport)?) throws {
         directory = TemporaryDirectory()
         container = try makeContainer(
             ReplicatedAuthor.self, ReplicatedBook.self, ReplicatedShelf.self, ReplicatedTag.self, in: directory)
-        let configuration = SyncConfiguration(server: URL(string: "http://unused.invalid")!, token: "", zone: zone)
-        engine = try SyncEngine(
-            container: container, configuration: configuration,
-            transport: InProcessSyncTransport(server: server, faults: faults))
+        engine = try SyncEngine(container: container, configuration: configuration, transport: transport)
     }
 
     /// Runs `body` in a new context of the replica and saves it.
