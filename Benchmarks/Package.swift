@@ -29,6 +29,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkModels",
                 .product(name: "Cairn", package: "Cairn"),
+                .product(name: "CairnSync", package: "Cairn"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "CLMDBRaw",
             ],

@@ -31,8 +31,8 @@ public struct HTTPSyncTransport: SyncTransport {
     public func push(_ batch: ChangeBatch, zone: String) async throws -> PushResult {
         var request = try request(zone: zone, path: "batches", query: [])
         request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONEncoder().encode(batch)
+        request.setValue(SyncWire.contentType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(SyncWire.encode(batch))
         return try await send(request)
     }
 
@@ -65,7 +65,7 @@ public struct HTTPSyncTransport: SyncTransport {
         return request
     }
 
-    private func send<Answer: Decodable>(_ request: URLRequest) async throws -> Answer {
+    private func send<Answer: SyncWireCodable>(_ request: URLRequest) async throws -> Answer {
         let (data, response) = try await session.data(for: request)
         guard let status = (response as? HTTPURLResponse)?.statusCode else {
             throw SyncProtocolError(code: .unavailable, message: "The server's answer was not HTTP.")
@@ -75,6 +75,6 @@ public struct HTTPSyncTransport: SyncTransport {
             throw SyncProtocolError(
                 code: status >= 500 ? .unavailable : .badRequest, message: "The server answered \(status).")
         }
-        return try JSONDecoder().decode(Answer.self, from: data)
+        return try SyncWire.decode(Answer.self, from: data)
     }
 }

@@ -4,14 +4,15 @@ import Foundation
 // cairn-compare: the same workloads on Cairn, GRDB and raw LMDB, interleaved in one process.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,W2,W3,W4,W5,W6,W7] [--only NAME]
+//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,W2,W3,W4,W5,W6,W7,W8] [--only NAME]
 //
 // W1, W2 and W5 use n authors (W2's idiomatic variants also n/10, interleaved with the rest, for
 // their growth); W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through the batch upsert
 // at n/10, n and 10n, each in a child process of its own, so that its peak resident memory is its
 // own. W0 opens the store of n authors (W5's) and reads one, 20 times. W7 (only when named) keeps
 // 100 live queries over 10,000 authors current through 1,000 single-author saves
-// (LiveQueries.swift).
+// (LiveQueries.swift). W8 (only when named) syncs n authors through cairn-sync-server and
+// PostgreSQL (SyncWorkload.swift): Scripts/with-postgres env CAIRN_SYNC_SERVER=… cairn-compare --workloads W8.
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -29,7 +30,7 @@ while let argument = arguments.popFirst() {
     case "--workloads": selected = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--only": only = arguments.popFirst()
     default:
-        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,W2,W3,W4,W5,W6,W7] [--only SYSTEM-SUBSTRING]")
+        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,W2,W3,W4,W5,W6,W7,W8] [--only SYSTEM-SUBSTRING]")
         exit(2)
     }
 }
@@ -268,6 +269,16 @@ if selected.contains("W6") {
 if selected.contains("W7") {
     let (authors, saves) = (10_000, 1_000)
     LiveQueryWorkload.report(try LiveQueryWorkload.run(authors: authors, saves: saves), authors: authors, saves: saves)
+    if selected.count == 1 {
+        removeScratchDirectories()
+        exit(0)
+    }
+}
+
+if selected.contains("W8") {
+    let (samples, edits) = (200, 10_000)
+    let figures = try SyncWorkload.runWaiting(objects: n, samples: samples, edits: edits)
+    SyncWorkload.report(figures, objects: n, samples: samples, edits: edits)
     if selected.count == 1 {
         removeScratchDirectories()
         exit(0)

@@ -100,7 +100,7 @@ public struct ServerDatabase: Sendable {
     /// Stores `batch` in the zone once (see ``ChangeBatch/checkAgainstZone(inZone:elsewhere:)``),
     /// merges its rows, and announces it.
     func push(_ batch: ChangeBatch, owner: String, zone: String) async throws -> PushResult {
-        let body = ByteBuffer(data: try JSONEncoder().encode(batch))
+        let body = ByteBuffer(bytes: SyncWire.bodyBytes(batch))
         let batchID = UUID(syncID: batch.id)
         let replica = UUID(syncID: batch.replica)
         return try await Self.unwrapped { try await client.withTransaction(logger: logger) { connection in
@@ -162,27 +162,31 @@ public struct ServerDatabase: Sendable {
                 continue
             }
             entities[id] = entity
-            states[id] = try JSONDecoder().decode(RowChange.self, from: state)
+            states[id] = try SyncWire.decodeBody(RowChange.self, from: state.readableBytesView)
         }
         return (entities, states, elsewhere)
     }
 
-    /// Merges `rows` into the zone's stored rows.
+    /// Merges `rows` into the zone's stored rows, in one statement (a batch holds up to
+    /// `SyncLimits.rows` rows; one statement each would be as many round trips).
     private func merge(
         _ rows: [RowChange], existing: [SyncID: RowChange], owner: String, zone: String, position: Int64,
         _ connection: PostgresConnection
     ) async throws {
-        for row in rows {
-            var merged = existing[row.id] ?? RowChange(entity: row.entity, id: row.id)
-            merged.merge(row)
-            let state = ByteBuffer(data: try JSONEncoder().encode(merged))
-            try await connection.query(
-                """
-                INSERT INTO cairn_rows (owner, zone, id, entity, state, position)
-                VALUES (\(owner), \(zone), \(UUID(syncID: row.id)), \(row.entity), \(state), \(position))
-                ON CONFLICT (owner, zone, id) DO UPDATE SET state = EXCLUDED.state, position = EXCLUDED.position
-                """, logger: logger)
-        }
+        var merged: [SyncID: RowChange] = [:]
+        for row in rows { merged[row.id, default: existing[row.id] ?? RowChange(entity: row.entity, id: row.id)].merge(row) }
+        guard !merged.isEmpty else { return }
+        let changes = Array(merged.values)
+        let ids = changes.map { UUID(syncID: $0.id) }
+        let entities = changes.map(\.entity)
+        let states = changes.map { ByteBuffer(bytes: SyncWire.bodyBytes($0)) }
+        try await connection.query(
+            """
+            INSERT INTO cairn_rows (owner, zone, id, entity, state, position)
+            SELECT \(owner), \(zone), id, entity, state, \(position)
+            FROM unnest(\(ids)::uuid[], \(entities)::text[], \(states)::bytea[]) AS incoming (id, entity, state)
+            ON CONFLICT (owner, zone, id) DO UPDATE SET state = EXCLUDED.state, position = EXCLUDED.position
+            """, logger: logger)
     }
 
     /// The zone's last position and compacted start.
@@ -193,8 +197,9 @@ public struct ServerDatabase: Sendable {
         return (0, 0)
     }
 
-    /// The zone's batches after `after`, at most `limit`.
-    func changes(owner: String, zone: String, after: Int64, limit: Int) async throws -> ChangesPage {
+    /// The zone's batches after `after`, at most `limit`: a ``ChangesPage`` message joined from
+    /// the stored batches' bytes, and how many batches it holds.
+    func changes(owner: String, zone: String, after: Int64, limit: Int) async throws -> (message: [UInt8], batches: Int) {
         let state = try await zoneState(owner: owner, zone: zone)
         guard after >= state.compacted else {
             throw SyncProtocolError(
@@ -206,17 +211,19 @@ public struct ServerDatabase: Sendable {
             SELECT position, body FROM cairn_batches WHERE owner = \(owner) AND zone = \(zone) AND position > \(after)
             ORDER BY position LIMIT \(limit + 1)
             """, logger: logger)
-        var batches: [StoredBatch] = []
+        var batches: [(position: Int64, body: [UInt8])] = []
         for try await (position, body) in rows.decode((Int64, ByteBuffer).self) {
-            batches.append(StoredBatch(position: position, batch: try JSONDecoder().decode(ChangeBatch.self, from: body)))
+            batches.append((position, Array(body.readableBytesView)))
         }
         let more = batches.count > limit
         if more { batches.removeLast() }
-        return ChangesPage(batches: batches, position: batches.last?.position ?? after, more: more)
+        let message = SyncWire.changesPage(batches: batches, position: batches.last?.position ?? after, more: more)
+        return (message, batches.count)
     }
 
-    /// A page of the zone's merged rows after `after`.
-    func snapshot(owner: String, zone: String, after: SyncID?, limit: Int) async throws -> SnapshotPage {
+    /// A page of the zone's merged rows after `after`: a ``SnapshotPage`` message joined from the
+    /// stored rows' bytes.
+    func snapshot(owner: String, zone: String, after: SyncID?, limit: Int) async throws -> [UInt8] {
         let state = try await zoneState(owner: owner, zone: zone)
         let start = UUID(syncID: after ?? SyncID(high: 0, low: 0))
         let inclusive = after == nil
@@ -225,13 +232,11 @@ public struct ServerDatabase: Sendable {
             SELECT state FROM cairn_rows WHERE owner = \(owner) AND zone = \(zone)
             AND (id > \(start) OR (\(inclusive) AND id = \(start))) ORDER BY id LIMIT \(limit + 1)
             """, logger: logger)
-        var found: [RowChange] = []
-        for try await state in rows.decode(ByteBuffer.self) {
-            found.append(try JSONDecoder().decode(RowChange.self, from: state))
-        }
+        var found: [[UInt8]] = []
+        for try await state in rows.decode(ByteBuffer.self) { found.append(Array(state.readableBytesView)) }
         let more = found.count > limit
         if more { found.removeLast() }
-        return SnapshotPage(rows: found, position: state.last, more: more)
+        return SyncWire.snapshotPage(rows: found, position: state.last, more: more)
     }
 
     /// Drops each zone's batches but the newest `keep`: replicas further behind read the snapshot.

@@ -44,14 +44,9 @@ public struct SyncRoutes: Sendable {
         router.post("v1/zones/:zone/batches") { request, context in
             try await answer { account, zone in
                 let body = try await Self.body(of: request)
-                let batch: ChangeBatch
-                do {
-                    batch = try JSONDecoder().decode(ChangeBatch.self, from: body)
-                } catch {
-                    throw SyncProtocolError(code: .badRequest, message: "The body is not a change batch: \(error)")
-                }
+                let batch = try SyncWire.decode(ChangeBatch.self, from: body.readableBytesView)
                 try batch.validate(nowMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000))
-                return try await database.push(batch, owner: account.user, zone: zone)
+                return SyncWire.encode(try await database.push(batch, owner: account.user, zone: zone))
             }(request, context)
         }
         router.get("v1/zones/:zone/changes") { request, context in
@@ -78,23 +73,24 @@ public struct SyncRoutes: Sendable {
         return router
     }
 
-    /// The zone's batches after `after`, waiting up to `wait` seconds for one when there are none.
-    private func changes(owner: String, zone: String, after: Int64, limit: Int, wait: Int64) async throws -> ChangesPage {
+    /// The zone's batches after `after` (a ``ChangesPage`` message), waiting up to `wait`
+    /// seconds for one when there are none.
+    private func changes(owner: String, zone: String, after: Int64, limit: Int, wait: Int64) async throws -> [UInt8] {
         let page = try await database.changes(owner: owner, zone: zone, after: after, limit: limit)
-        guard page.batches.isEmpty, wait > 0 else { return page }
+        guard page.batches == 0, wait > 0 else { return page.message }
         let ticket = await announcer.register(owner + "/" + zone)
         if try await database.zoneState(owner: owner, zone: zone).last > after {
             await announcer.cancel(ticket)
         } else {
             await announcer.wait(ticket, upTo: .seconds(wait))
         }
-        return try await database.changes(owner: owner, zone: zone, after: after, limit: limit)
+        return try await database.changes(owner: owner, zone: zone, after: after, limit: limit).message
     }
 
-    /// A handler that checks the token and the zone, runs `body`, and answers its value as JSON
-    /// or its refusal as a `SyncProtocolError`.
-    private func answer<Value: Encodable & SendableMetatype>(
-        _ body: @escaping @Sendable (Account, String) async throws -> Value
+    /// A handler that checks the token and the zone, runs `body`, and answers the message it
+    /// makes (``SyncWire``) or its refusal as a `SyncProtocolError` in JSON.
+    private func answer(
+        _ body: @escaping @Sendable (Account, String) async throws -> [UInt8]
     ) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
         { request, context in
             do {
@@ -104,7 +100,10 @@ public struct SyncRoutes: Sendable {
                 }
                 let account = try await authenticate(request)
                 try account.check(zone)
-                return try Self.json(try await body(account, zone), status: .ok)
+                let message = try await body(account, zone)
+                return Response(
+                    status: .ok, headers: [.contentType: SyncWire.contentType],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: message)))
             } catch let refusal as SyncProtocolError {
                 logger.info("Refused \(request.method) \(request.uri.path): \(refusal.message)")
                 return try Self.json(refusal, status: .init(code: refusal.status))

@@ -13,7 +13,7 @@ extension EntryLayout {
     /// var state = SyncRowState(entity: "Book", row: 12)
     /// state.setStamp(stamp, for: "title")
     /// ```
-    package struct SyncRowState: Codable, Equatable {
+    package struct SyncRowState: Equatable {
         /// The entity's name.
         package var entity: String
         /// The local row, while the row lives here.
@@ -23,7 +23,7 @@ extension EntryLayout {
         /// When the row was deleted.
         package var deleted: SyncStamp?
         /// The distinct stamps of the fields, which `fields` points into: most fields of a row share one.
-        private var stamps: [Stamp] = []
+        private var stamps: [SyncStamp] = []
         /// Each field's stamp, as a position in `stamps`.
         private var fields: [String: Int] = [:]
         /// Fields this version's schema does not have, with their values, passed on as received.
@@ -47,46 +47,88 @@ extension EntryLayout {
         }
 
         /// The stamp of the last write of field `name`.
-        package func stamp(of name: String) -> SyncStamp? { fields[name].map { stamps[$0].stamp } }
+        package func stamp(of name: String) -> SyncStamp? { fields[name].map { stamps[$0] } }
 
         /// The names of the fields with a stamp.
         package var stampedFields: some Collection<String> { fields.keys }
 
         /// Records a write of field `name` at `stamp`.
         package mutating func setStamp(_ stamp: SyncStamp, for name: String) {
-            let stored = Stamp(stamp)
-            if let position = stamps.firstIndex(of: stored) {
+            if let position = stamps.firstIndex(of: stamp) {
                 fields[name] = position
             } else {
                 fields[name] = stamps.count
-                stamps.append(stored)
+                stamps.append(stamp)
             }
         }
 
-        /// A stamp as stored: the clock and the replica's two halves.
-        private struct Stamp: Codable, Equatable {
-            let clock: UInt64
-            let high: UInt64
-            let low: UInt64
+    }
+}
 
-            init(_ stamp: SyncStamp) {
-                clock = stamp.clock
-                high = stamp.replica.high
-                low = stamp.replica.low
-            }
-
-            var stamp: SyncStamp { SyncStamp(clock: clock, replica: SyncID(high: high, low: low)) }
+// The layout of a row's state, in SyncWire's primitives: entity, row (flag + u64), mergedInto
+// (flag + id), deleted (flag + stamp), the distinct stamps, each field's name and stamp position,
+// the kept fields (name, stamp, value), and the link digests (flag, then name + u64 each).
+extension EntryLayout.SyncRowState: SyncWireCodable {
+    package func write(to writer: inout SyncWireWriter) {
+        writer.string(entity)
+        writer.flag(row != nil)
+        if let row { writer.integer(row) }
+        writer.flag(mergedInto != nil)
+        if let mergedInto { writer.id(mergedInto) }
+        writer.flag(deleted != nil)
+        deleted?.write(to: &writer)
+        writer.count(stamps.count)
+        for stamp in stamps { stamp.write(to: &writer) }
+        writer.count(fields.count)
+        for (name, position) in fields.sorted(by: { $0.key < $1.key }) {
+            writer.string(name)
+            writer.count(position)
+        }
+        writer.count(kept.count)
+        for (name, field) in kept.sorted(by: { $0.key < $1.key }) {
+            writer.string(name)
+            field.stamp.write(to: &writer)
+            field.value.write(to: &writer)
+        }
+        writer.flag(links != nil)
+        guard let links else { return }
+        writer.count(links.count)
+        for (name, digest) in links.sorted(by: { $0.key < $1.key }) {
+            writer.string(name)
+            writer.integer(digest)
         }
     }
 
-    /// A sync table value: `value` binary-coded and sealed for `key`.
+    package init(from reader: inout SyncWireReader) throws {
+        self.init(entity: try reader.string(), row: try reader.flag() ? try reader.integer() : nil)
+        mergedInto = try reader.flag() ? try reader.id() : nil
+        deleted = try reader.flag() ? try SyncStamp(from: &reader) : nil
+        for _ in 0..<(try reader.count(minimumSize: 24)) { stamps.append(try SyncStamp(from: &reader)) }
+        for _ in 0..<(try reader.count(minimumSize: 2)) {
+            let name = try reader.string()
+            let position = try reader.count(minimumSize: 0)
+            guard position < stamps.count else { throw SyncWireReader.malformed("a stamp position past the stamps") }
+            fields[name] = position
+        }
+        for _ in 0..<(try reader.count(minimumSize: 26)) {
+            let name = try reader.string()
+            kept[name] = FieldChange(stamp: try SyncStamp(from: &reader), value: try FieldValue(from: &reader))
+        }
+        guard try reader.flag() else { return }
+        var links: [String: UInt64] = [:]
+        for _ in 0..<(try reader.count(minimumSize: 9)) { links[try reader.string()] = try reader.integer() }
+        self.links = links
+    }
+}
+
+extension EntryLayout {
+    /// A sync table value: `value` in its ``SyncWire`` layout, sealed for `key`.
     ///
     /// ```swift
     /// try txn.put(EntryLayout.syncValue(state, key: id.bytes), for: id.bytes, in: rows)
     /// ```
-    /// - Throws: `StorageError` `.unsupportedValue` when the value cannot be encoded.
-    package static func syncValue(_ value: some Encodable, key: [UInt8]) throws(StorageError) -> [UInt8] {
-        metaValue(try BinaryEncoder.encodeForStorage(value), key: key)
+    package static func syncValue(_ value: some SyncWireCodable, key: [UInt8]) -> [UInt8] {
+        metaValue(SyncWire.bodyBytes(value), key: key)
     }
 
     /// A sync table value read back, after checking its checksum.
@@ -94,12 +136,41 @@ extension EntryLayout {
     /// ```swift
     /// let state = try EntryLayout.syncValue(stored, key: id.bytes, as: SyncRowState.self)
     /// ```
-    /// - Throws: `StorageError` `.damagedRecord` when the checksum fails or the value does not decode.
-    package static func syncValue<Value: Decodable>(
+    /// - Throws: `StorageError` `.damagedRecord` when the checksum fails or the value does not parse.
+    package static func syncValue<Value: SyncWireCodable>(
         _ bytes: [UInt8], key: [UInt8], as type: Value.Type
     ) throws(StorageError) -> Value {
         let payload = try metaPayload(bytes, key: key)
-        return try BinaryDecoder.decodeFromStorage(type, from: payload[...])
+        do {
+            return try SyncWire.decodeBody(type, from: payload)
+        } catch {
+            throw StorageError(
+                code: .damagedRecord,
+                message: "A sync table entry (\(Value.self)) is damaged: \(error). Run cairn verify, and restore the store from a backup.")
+        }
+    }
+
+    /// The names of a row's fields waiting to be pushed (`s/pending`).
+    ///
+    /// ```swift
+    /// let value = EntryLayout.syncValue(SyncFieldNames(["title"]), key: id.bytes)
+    /// ```
+    package struct SyncFieldNames: SyncWireCodable {
+        package var names: [String]
+
+        package init(_ names: [String]) { self.names = names }
+
+        package func write(to writer: inout SyncWireWriter) {
+            writer.count(names.count)
+            for name in names { writer.string(name) }
+        }
+
+        package init(from reader: inout SyncWireReader) throws {
+            let count = try reader.count()
+            names = []
+            names.reserveCapacity(count)
+            for _ in 0..<count { names.append(try reader.string()) }
+        }
     }
 
     /// The `s/ids` key of a local row: its root entity's name, a zero byte, the row id (u64

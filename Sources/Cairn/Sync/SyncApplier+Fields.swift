@@ -11,9 +11,9 @@ extension SyncApplier {
         let record = try incomingRecord(change, entity: entity)
         let constants = (try? context.rows.constants(in: record, tables: tables)) ?? RowLoader.placeholderConstants(tables)
         let model = tables.modelType.init(_$modelState: _ModelState(), _$constants: constants)
-        for (attribute, tag) in entity.attributes.values where attribute.constant == nil {
-            guard let access = attribute.access else { continue }
-            do { try access.decode(model, tag, record) } catch { _ = access.fillPlaceholder(model) }
+        for synced in entity.attributes.values where synced.attribute.constant == nil {
+            guard let access = synced.attribute.access else { continue }
+            do { try access.decode(model, synced.tag, record) } catch { _ = access.fillPlaceholder(model) }
         }
         // A new model's relationships hold nothing until its links are set.
         for relationship in tables.entity.relationships { relationship.access.load(model, []) }
@@ -38,9 +38,10 @@ extension SyncApplier {
                 }
                 if local.replica == replica { report.conflicts += 1 }
             }
-            if let (attribute, tag) = entity.attributes[name], attribute.constant == nil, let access = attribute.access,
-                let index = attribute.index, let payload = try? Self.payload(field.value, for: attribute)
+            if let synced = entity.attributes[name], synced.attribute.constant == nil, let access = synced.attribute.access,
+                let index = synced.attribute.index, let payload = try? Self.payload(field.value, for: synced)
             {
+                let tag = synced.tag
                 var writer = RecordWriter()
                 if let payload { writer.write(payload: payload, tag: tag) }
                 let record = try RecordReader(writer.finished())
@@ -66,7 +67,7 @@ extension SyncApplier {
     ) {
         if let relationship = entity.relationships[name] {
             links.append((id, relationship, field))
-        } else if entity.attributes[name].map({ (try? Self.payload(field.value, for: $0.attribute)) == nil }) ?? true {
+        } else if entity.attributes[name].map({ (try? Self.payload(field.value, for: $0)) == nil }) ?? true {
             if state.kept[name].map({ $0.stamp < field.stamp }) ?? true { state.kept[name] = field }
             return
         }
@@ -76,11 +77,11 @@ extension SyncApplier {
 
     /// The record field an incoming attribute value holds: `.some(nil)` for `nil`; `nil` when
     /// the value is not one of this attribute (another stored type, a reference, damaged bytes).
-    static func payload(_ value: FieldValue, for attribute: Schema.Attribute) throws -> FieldPayload?? {
+    static func payload(_ value: FieldValue, for attribute: SyncSchema.Attribute) throws -> FieldPayload?? {
         switch value {
         case .null: return .some(nil)
         case .value(let type, let data):
-            guard type == StoredEntity.typeName(attribute.valueType),
+            guard type == attribute.typeName,
                 let payload = try? RecordReader(Array(data)).payload(tag: 1)
             else { return nil }
             return .some(payload)

@@ -91,10 +91,10 @@ extension SyncApplier {
     func incomingRecord(_ change: RowChange, entity: SyncSchema.Entity) throws -> RecordReader {
         var fields: [(tag: UInt32, payload: FieldPayload)] = []
         for (name, field) in change.fields {
-            guard let (attribute, tag) = entity.attributes[name],
-                case .some(.some(let payload)) = try Self.payload(field.value, for: attribute)
+            guard let synced = entity.attributes[name],
+                case .some(.some(let payload)) = try Self.payload(field.value, for: synced)
             else { continue }
-            fields.append((tag, payload))
+            fields.append((synced.tag, payload))
         }
         var writer = RecordWriter()
         for (tag, payload) in fields.sorted(by: { $0.tag < $1.tag }) { writer.write(payload: payload, tag: tag) }

@@ -29,7 +29,7 @@ struct SyncBatchMaker {
         }
         guard !rows.isEmpty else { return nil }
         let batch = ChangeBatch(id: SyncID.make(), replica: replica, rows: rows)
-        try tables.setStateValue(Array(try JSONEncoder().encode(batch)), for: StoreLayout.syncInFlightKey, txn)
+        try tables.setStateValue(SyncWire.encode(batch), for: StoreLayout.syncInFlightKey, txn)
         return batch
     }
 
@@ -37,7 +37,7 @@ struct SyncBatchMaker {
     func inFlight(_ txn: borrowing some StorageTransaction & ~Copyable) throws -> ChangeBatch? {
         guard let bytes = try tables.stateValue(StoreLayout.syncInFlightKey, txn) else { return nil }
         do {
-            return try JSONDecoder().decode(ChangeBatch.self, from: Data(bytes))
+            return try SyncWire.decode(ChangeBatch.self, from: bytes)
         } catch {
             throw StorageError(
                 code: .damagedRecord,
@@ -57,8 +57,8 @@ struct SyncBatchMaker {
         var change = RowChange(entity: state.entity, id: id, fields: state.kept)
         for name in fields {
             guard let stamp = state.stamp(of: name) else { continue }
-            if let (attribute, tag) = entity.attributes[name] {
-                change.fields[name] = FieldChange(stamp: stamp, value: Self.value(of: attribute, tag: tag, in: record))
+            if let synced = entity.attributes[name] {
+                change.fields[name] = FieldChange(stamp: stamp, value: Self.value(of: synced, in: record))
             } else if let relationship = entity.relationships[name] {
                 let value = try targets(of: row, relationship, entity: entity, txn)
                 change.fields[name] = FieldChange(stamp: stamp, value: value)
@@ -68,11 +68,11 @@ struct SyncBatchMaker {
     }
 
     /// An attribute's value on the wire: its stored type's name and a one-field record.
-    static func value(of attribute: Schema.Attribute, tag: UInt32, in record: RecordReader) -> FieldValue {
-        guard let payload = record.payload(tag: tag) else { return .null }
+    static func value(of attribute: SyncSchema.Attribute, in record: RecordReader) -> FieldValue {
+        guard let payload = record.payload(tag: attribute.tag) else { return .null }
         var writer = RecordWriter()
         writer.write(payload: payload, tag: 1)
-        return .value(type: StoredEntity.typeName(attribute.valueType), data: Data(writer.finished()))
+        return .value(type: attribute.typeName, data: Data(writer.finished()))
     }
 
     /// A relationship's stored targets as global identifiers (targets that have none are not synced).

@@ -17,13 +17,21 @@ struct SyncSchema {
     /// One synced entity.
     struct Entity {
         let tables: Store.EntityTables
-        /// The synced attributes by name, with their record tags.
-        let attributes: [String: (attribute: Schema.Attribute, tag: UInt32)]
+        /// The synced attributes by name.
+        let attributes: [String: Attribute]
         /// The relationships that travel, by name.
         let relationships: [String: Schema.Relationship]
 
         /// Every field that travels.
         var fieldNames: [String] { Array(attributes.keys) + Array(relationships.keys) }
+    }
+
+    /// A synced attribute, its record tag, and the name of its stored type (which every value
+    /// on the wire carries; worked out once, as it takes a reflection of the type).
+    struct Attribute {
+        let attribute: Schema.Attribute
+        let tag: UInt32
+        let typeName: String
     }
 
     /// The synced entities by name.
@@ -34,14 +42,15 @@ struct SyncSchema {
         let chosen = store.entities.filter { only?.contains($0.key) ?? true }
         var entities: [String: Entity] = [:]
         for (name, tables) in chosen {
-            var attributes: [String: (Schema.Attribute, UInt32)] = [:]
+            var attributes: [String: Attribute] = [:]
             for attribute in tables.entity.attributes where !attribute.isTransient && attribute.access != nil {
                 // `.externalStorage` values live outside the record and do not sync yet
                 // (`Docs/Sync.md`, "Not yet"): left out, rather than sent as empty.
                 guard let tag = tables.codec.tags[attribute.name],
                     attribute.index.map({ tables.codec.externalAttributes[$0] == nil }) ?? true
                 else { continue }
-                attributes[attribute.name] = (attribute, tag)
+                attributes[attribute.name] = Attribute(
+                    attribute: attribute, tag: tag, typeName: StoredEntity.typeName(attribute.valueType))
             }
             var relationships: [String: Schema.Relationship] = [:]
             for relationship in tables.entity.relationships where chosen[relationship.destination] != nil {

@@ -103,14 +103,14 @@ struct SyncTables {
     /// The fields of row `id` changed here and not pushed yet, or `nil` when none are.
     func pendingFields(_ id: SyncID, _ txn: borrowing some StorageTransaction & ~Copyable) throws -> Set<String>? {
         let key = id.bytes
-        return try txn.get(key, in: pending).map { Set(try EntryLayout.syncValue($0, key: key, as: [String].self)) }
+        return try txn.get(key, in: pending).map { Set(try EntryLayout.syncValue($0, key: key, as: EntryLayout.SyncFieldNames.self).names) }
     }
 
     /// Adds `fields` of row `id` to what is to be pushed (none for a deletion alone).
     func addPending(_ fields: some Sequence<String>, of id: SyncID, _ txn: borrowing WriteTransaction) throws {
         let all = (try pendingFields(id, txn) ?? []).union(fields)
         let key = id.bytes
-        try txn.put(EntryLayout.syncValue(all.sorted(), key: key), for: key, in: pending)
+        try txn.put(EntryLayout.syncValue(EntryLayout.SyncFieldNames(all.sorted()), key: key), for: key, in: pending)
     }
 
     /// Up to `limit` pending rows, in identifier order, with their fields.
@@ -121,7 +121,7 @@ struct SyncTables {
             guard let id = SyncID(bytes: keyBytes) else {
                 throw StorageError(code: .damagedRecord, message: "A pending sync entry has a key of \(key.count) bytes.")
             }
-            found.append((id, Set(try EntryLayout.syncValue(Array(value), key: keyBytes, as: [String].self))))
+            found.append((id, Set(try EntryLayout.syncValue(Array(value), key: keyBytes, as: EntryLayout.SyncFieldNames.self).names)))
             return found.count < limit
         }
         return found
