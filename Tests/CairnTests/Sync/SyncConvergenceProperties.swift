@@ -19,17 +19,31 @@ import Testing
         }
     }
 
+    /// The same through transports that drop requests and answers, deliver pushes twice and hold
+    /// pushes back to deliver them after newer messages, each replica's faults seeded from the
+    /// case's seed (`CAIRN_SYNC_FAULT_CASE` replays one).
+    @Test func threeReplicasConvergeThroughAFaultyNetwork() async throws {
+        let seeds: [UInt64] =
+            ProcessInfo.processInfo.environment["CAIRN_SYNC_FAULT_CASE"].flatMap(UInt64.init).map { [$0] }
+            ?? (0..<PropertyScale.count(4)).map { _ in UInt64.random(in: 0...UInt64.max) }
+        for seed in seeds {
+            try await runCase(seed: seed, faulty: true)
+        }
+    }
+
     private var debug: Bool { ProcessInfo.processInfo.environment["CAIRN_SYNC_DEBUG"] != nil }
 
-    private func runCase(seed: UInt64) async throws {
+    private func runCase(seed: UInt64, faulty: Bool = false) async throws {
         var random = SeededGenerator(seed: seed)
         let server = InMemorySyncServer()
-        let replicas = try (0..<3).map { _ in try TestReplica(server: server) }
+        let replicas = try (0..<3).map { index in
+            try TestReplica(server: server, faults: faulty ? Self.faults(seed: seed &+ UInt64(index)) : .init())
+        }
         var reference = ReferenceMerge()
         for step in 0..<24 {
             let which = Int.random(in: 0..<3, using: &random)
             if Int.random(in: 0..<4, using: &random) == 0 {
-                _ = try await replicas[which].engine.sync()
+                _ = try? await replicas[which].engine.sync()
                 if debug { print("DBG step \(step) sync \(which): \(try replicas[which].contents().tags.sorted())") }
                 continue
             }
@@ -37,16 +51,30 @@ import Testing
             try await Task.sleep(for: .milliseconds(2))
             try edit(replicas[which], step: step, random: &random, reference: &reference)
         }
+        // Three rounds in which each replica syncs until a sync succeeds (on a faulty network,
+        // about half do).
         for _ in 0..<3 {
             for (index, replica) in replicas.enumerated() {
-                let report = try await replica.engine.sync()
-                if debug { print("DBG final sync \(index) \(report): \(try replica.contents().tags.sorted())") }
+                var report: SyncReport?
+                for _ in 0..<100 where report == nil { report = try? await replica.engine.sync() }
+                #expect(report != nil, "seed \(seed): replica \(index)'s syncs kept failing")
+                if debug { print("DBG final sync \(index) \(String(describing: report)): \(try replica.contents().tags.sorted())") }
             }
         }
         let contents = try replicas.map { try $0.contents() }
         #expect(contents[1] == contents[0], "seed \(seed): replicas 0 and 1 differ")
         #expect(contents[2] == contents[0], "seed \(seed): replicas 0 and 2 differ")
         #expect(contents[0] == reference.contents, "seed \(seed): the replicas differ from the reference merge")
+    }
+
+    static func faults(seed: UInt64) -> InProcessSyncTransport.Faults {
+        var faults = InProcessSyncTransport.Faults()
+        faults.dropRequests = 0.1
+        faults.dropAnswers = 0.15
+        faults.duplicatePushes = 0.2
+        faults.reorderPushes = 0.2
+        faults.seed = seed
+        return faults
     }
 
     /// One random edit on `replica`, of what it holds now, recorded in the reference.

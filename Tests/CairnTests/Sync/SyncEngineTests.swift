@@ -121,6 +121,8 @@ import Testing
         var faults = InProcessSyncTransport.Faults()
         faults.dropAnswers = 0.3
         faults.duplicatePushes = 0.5
+        faults.reorderPushes = 0.2
+        faults.seed = 7
         let (a, b) = (try TestReplica(server: server, faults: faults), try TestReplica(server: server, faults: faults))
         for round in 0..<6 {
             try a.change { $0.insert(ReplicatedBook(title: "A\(round)", pages: round)) }
