@@ -26,6 +26,26 @@ public struct SyncConfiguration: @unchecked Sendable {
     /// automatically (``SyncEngine/start()``).
     public var waitForChanges: Duration = .seconds(25)
 
+    /// The conflict resolvers set with ``resolveConflicts(of:with:)``, by entity name.
+    package private(set) var resolvers: [String: SyncConflictResolver] = [:]
+
+    /// Decides, for the attributes of `model`, between two writes of one attribute made on two
+    /// replicas where the later one was made without the earlier one (``SyncConflict``); without
+    /// a resolver the later write wins. Relationships and deletions are not asked about: a
+    /// relationship's later write wins, and a deletion wins over any write (`Docs/Sync.md`).
+    ///
+    /// ```swift
+    /// configuration.resolveConflicts(of: Counter.self) { conflict in
+    ///     guard let (earlier, later) = conflict.values(as: Int.self) else { return .keepLater }
+    ///     return earlier > later ? .keepEarlier : .keepLater   // the highest count stays
+    /// }
+    /// ```
+    public mutating func resolveConflicts(
+        of model: any PersistentModel.Type, with resolver: @escaping SyncConflictResolver
+    ) {
+        resolvers[Schema.entityName(of: model)] = resolver
+    }
+
     /// A configuration.
     ///
     /// ```swift

@@ -39,7 +39,7 @@ public actor SyncEngine {
         container: ModelContainer, configuration: SyncConfiguration, transport: (any SyncTransport)? = nil
     ) throws {
         let entities = configuration.models.map { Set($0.map { Schema.entityName(of: $0) }) }
-        replica = try SyncReplica(container: container, entities: entities)
+        replica = try SyncReplica(container: container, entities: entities, resolvers: configuration.resolvers)
         replicaID = replica.replicaID
         self.transport = transport ?? HTTPSyncTransport(server: configuration.server, token: configuration.token)
         self.configuration = configuration

@@ -31,26 +31,20 @@ extension SyncApplier {
     ) throws {
         var changed = false
         for (name, field) in change.fields {
-            if let local = state.stamp(of: name) {
-                guard local < field.stamp else {
-                    if local != field.stamp { report.conflicts += 1 }
-                    continue
-                }
-                if local.replica == replica { report.conflicts += 1 }
+            if let local = state.stamp(of: name), !(local < field.stamp) {
+                // An older write than the one here: kept out, unless a resolver keeps it.
+                guard local != field.stamp else { continue }
+                report.conflicts += 1
+                guard let synced = entity.attributes[name],
+                    try keepsEarlier(field, over: local, of: synced, state: state)
+                else { continue }
+                if try set(synced, of: model, to: field.value) { changed = true }
+                state.setStamp(SyncStamp(clock: clock.tick(wallMilliseconds: Self.now()), replica: replica), for: name)
+                rewritten[id, default: []].insert(name)
+                continue
             }
-            if let synced = entity.attributes[name], synced.attribute.constant == nil, let access = synced.attribute.access,
-                let index = synced.attribute.index, let payload = try? Self.payload(field.value, for: synced)
-            {
-                let tag = synced.tag
-                var writer = RecordWriter()
-                if let payload { writer.write(payload: payload, tag: tag) }
-                let record = try RecordReader(writer.finished())
-                access.unload(model)
-                do { try access.decode(model, tag, record) } catch { _ = access.fillPlaceholder(model) }
-                model._$state.markChanged(index)
-                context.attributeDidChange(model, index)
-                changed = true
-            }
+            if let local = state.stamp(of: name), local.replica == replica { report.conflicts += 1 }
+            if let synced = entity.attributes[name], try set(synced, of: model, to: field.value) { changed = true }
             take(field, named: name, of: id, entity: entity, into: &state)
         }
         if changed {
@@ -58,6 +52,48 @@ extension SyncApplier {
             report.rowsChanged += 1
         }
     }
+
+    /// Sets attribute `synced` of `model` to an incoming value as a setter would; `false` when
+    /// the value is not one of this attribute.
+    private func set(_ synced: SyncSchema.Attribute, of model: any PersistentModel, to value: FieldValue) throws -> Bool {
+        guard synced.attribute.constant == nil, let access = synced.attribute.access, let index = synced.attribute.index,
+            let payload = try? Self.payload(value, for: synced)
+        else { return false }
+        var writer = RecordWriter()
+        if let payload { writer.write(payload: payload, tag: synced.tag) }
+        let record = try RecordReader(writer.finished())
+        access.unload(model)
+        do { try access.decode(model, synced.tag, record) } catch { _ = access.fillPlaceholder(model) }
+        model._$state.markChanged(index)
+        context.attributeDidChange(model, index)
+        return true
+    }
+
+    /// Whether the entity's resolver keeps `incoming`, a write older than the one stored here
+    /// (stamped `local`), over it; `false` without a resolver or when both wrote the same value.
+    private func keepsEarlier(
+        _ incoming: FieldChange, over local: SyncStamp, of synced: SyncSchema.Attribute,
+        state: EntryLayout.SyncRowState
+    ) throws -> Bool {
+        guard let resolve = resolvers[state.entity], let row = state.row, let access = synced.attribute.access,
+            let tables = schema.entities[state.entity]?.tables.concrete(forRow: row),
+            let stored = try context.rows.record(row: row, tables: tables),
+            case .some(let payload) = try? Self.payload(incoming.value, for: synced),
+            payload != stored.payload(tag: synced.tag)
+        else { return false }
+        var writer = RecordWriter()
+        if let payload { writer.write(payload: payload, tag: synced.tag) }
+        let conflict = SyncConflict(
+            entityName: state.entity, fieldName: synced.attribute.name,
+            earlierDate: Self.date(of: incoming.stamp), laterDate: Self.date(of: local),
+            earlierValue: try access.value(tag: synced.tag, in: RecordReader(writer.finished())),
+            laterValue: try access.value(tag: synced.tag, in: stored))
+        return resolve(conflict) == .keepEarlier
+    }
+
+    static func now() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+
+    static func date(of stamp: SyncStamp) -> Date { Date(timeIntervalSince1970: Double(stamp.milliseconds) / 1000) }
 
     /// Records an incoming field's stamp; a relationship is queued to be set, a field this
     /// schema does not have (or of another type) is kept to be passed on.

@@ -41,6 +41,12 @@ final class SyncApplier {
     var links: [(owner: SyncID, relationship: Schema.Relationship, change: FieldChange)] = []
     /// What the apply did.
     var report = Report()
+    /// The resolvers of conflicting writes, by entity name.
+    let resolvers: [String: SyncConflictResolver]
+    /// The replica's clock while applying: a conflict resolved for the earlier write stamps it anew.
+    var clock = HybridLogicalClock()
+    /// Fields a resolver kept the earlier write of, written again here: pushed as this replica's.
+    var rewritten: [SyncID: Set<String>] = [:]
 
     /// What an apply did.
     struct Report {
@@ -52,8 +58,12 @@ final class SyncApplier {
         var conflicts = 0
     }
 
-    init(container: ModelContainer, tables: SyncTables, schema: SyncSchema, replica: SyncID) {
+    init(
+        container: ModelContainer, tables: SyncTables, schema: SyncSchema, replica: SyncID,
+        resolvers: [String: SyncConflictResolver] = [:]
+    ) {
         store = container.store
+        self.resolvers = resolvers
         self.tables = tables
         self.schema = schema
         self.replica = replica
@@ -70,11 +80,13 @@ final class SyncApplier {
     /// - Throws: ``OutboxMoved``; what the save throws.
     func apply(_ rows: [RowChange], position: Int64?, clock: inout HybridLogicalClock) throws -> Report {
         for row in rows { if let newest = row.newestStamp { clock.observe(newest.clock) } }
+        self.clock = clock
         let merged = Self.mergedByRow(rows)
         try lookUp(merged)
         for change in merged { try take(change) }
         retryUnresolved()
         try setLinks()
+        clock = self.clock
         let clockReading = clock.last
         try context.save(attaching: SaveAttachment { [self] txn, saved in
             try record(saved, position: position, clock: clockReading, txn)
@@ -226,6 +238,7 @@ final class SyncApplier {
             let digest = try SyncOutbox.linkDigest(of: row, relationship, entity: entity, txn)
             states[owner]?.setLinkDigest(digest, for: relationship.name)
         }
+        for (id, fields) in rewritten { try tables.addPending(fields, of: id, txn) }
         for id in touched { if let state = states[id] { try tables.setRowState(state, of: id, txn) } }
         try tables.setUnresolved(waiting, txn)
         try tables.setCounter(clock, for: StoreLayout.syncClockKey, txn)

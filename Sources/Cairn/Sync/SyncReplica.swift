@@ -20,13 +20,17 @@ package final class SyncReplica {
     private let store: Store
     private let tables: SyncTables
     private let schema: SyncSchema
+    private let resolvers: [String: SyncConflictResolver]
 
     /// The store of `container` as a replica syncing the entities named in `entities` (every
     /// entity when `nil`). Creates its sync tables the first time.
     ///
     /// - Throws: `StorageError` when the tables cannot be made or read.
-    package init(container: ModelContainer, entities: Set<String>?) throws {
+    package init(
+        container: ModelContainer, entities: Set<String>?, resolvers: [String: SyncConflictResolver] = [:]
+    ) throws {
         self.container = container
+        self.resolvers = resolvers
         store = container.store
         let tables = try SyncTables(store: store)
         self.tables = tables
@@ -106,7 +110,8 @@ package final class SyncReplica {
         for _ in 0..<8 {
             try collect()
             var clock = HybridLogicalClock(last: try store.read { txn in try self.tables.counter(StoreLayout.syncClockKey, txn) })
-            let applier = SyncApplier(container: container, tables: tables, schema: schema, replica: replicaID)
+            let applier = SyncApplier(
+                container: container, tables: tables, schema: schema, replica: replicaID, resolvers: resolvers)
             do {
                 let report = try applier.apply(rows, position: position, clock: &clock)
                 return ApplyReport(

@@ -54,8 +54,12 @@ struct TestReplica {
     let engine: SyncEngine
     let directory: TemporaryDirectory
 
-    init(server: InMemorySyncServer, zone: String = "default", faults: InProcessSyncTransport.Faults = .init()) throws {
-        let configuration = SyncConfiguration(server: URL(string: "http://unused.invalid")!, token: "", zone: zone)
+    init(
+        server: InMemorySyncServer, zone: String = "default", faults: InProcessSyncTransport.Faults = .init(),
+        configure: (inout SyncConfiguration) -> Void = { _ in }
+    ) throws {
+        var configuration = SyncConfiguration(server: URL(string: "http://unused.invalid")!, token: "", zone: zone)
+        configure(&configuration)
         try self.init(configuration, transport: InProcessSyncTransport(server: server, faults: faults))
     }
 
