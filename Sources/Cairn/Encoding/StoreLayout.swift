@@ -104,6 +104,9 @@ package enum StoreLayout {
     package static let syncInFlightKey = Array("inflight".utf8)
     /// Sync state: references to rows not here yet, kept until the rows arrive.
     package static let syncUnresolvedKey = Array("unresolved".utf8)
+    /// Sync state: the synced fields of the schema the replica last opened with (sorted
+    /// `entity.field` names): when they change, kept fields the schema now has are applied.
+    package static let syncFieldsKey = Array("fields".utf8)
 
     /// The key of an entity's stored description.
     ///

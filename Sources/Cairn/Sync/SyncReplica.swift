@@ -47,6 +47,26 @@ package final class SyncReplica {
             }
             replicaID = id
         }
+        try adoptKeptFields()
+    }
+
+    /// Applies the fields other replicas wrote that this store kept without knowing them (it ran
+    /// an older schema) and that the schema now has: once, when the synced fields change.
+    private func adoptKeptFields() throws {
+        let (tables, schema, signature) = (tables, schema, schema.signature)
+        guard try store.read({ txn in try tables.stateValue(StoreLayout.syncFieldsKey, txn) }) != signature else { return }
+        var adopted: [RowChange] = []
+        try store.read { txn in
+            try tables.forEachRowState(txn) { id, state in
+                guard state.row != nil, state.deleted == nil, state.mergedInto == nil,
+                    let entity = schema.entities[state.entity]
+                else { return }
+                let known = state.kept.filter { entity.attributes[$0.key] != nil || entity.relationships[$0.key] != nil }
+                if !known.isEmpty { adopted.append(RowChange(entity: state.entity, id: id, fields: known)) }
+            }
+        }
+        if !adopted.isEmpty { _ = try apply(adopted, position: nil) }
+        try store.write(expectedBytes: 4_096) { txn in try tables.setStateValue(signature, for: StoreLayout.syncFieldsKey, txn) }
     }
 
     /// The entity names that sync.

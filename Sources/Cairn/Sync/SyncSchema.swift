@@ -37,6 +37,12 @@ struct SyncSchema {
     /// The synced entities by name.
     let entities: [String: Entity]
 
+    /// Every synced field as `entity.field`, sorted: what changes when the schema does.
+    var signature: [UInt8] {
+        let names = entities.flatMap { name, entity in entity.fieldNames.map { name + "." + $0 } }
+        return Array(names.sorted().joined(separator: "\n").utf8)
+    }
+
     /// The synced part of `store`'s schema: the entities named in `only` (every entity when `nil`).
     init(store: Store, only: Set<String>?) {
         let chosen = store.entities.filter { only?.contains($0.key) ?? true }

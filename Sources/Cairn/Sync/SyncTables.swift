@@ -127,6 +127,20 @@ struct SyncTables {
         return found
     }
 
+    /// Calls `body` with every row state.
+    func forEachRowState(
+        _ txn: borrowing some StorageTransaction & ~Copyable, _ body: (SyncID, EntryLayout.SyncRowState) throws -> Void
+    ) throws {
+        try txn.scan(rows) { key, value in
+            let keyBytes = Array(key)
+            guard let id = SyncID(bytes: keyBytes) else {
+                throw StorageError(code: .damagedRecord, message: "A sync row state has a key of \(key.count) bytes.")
+            }
+            try body(id, try EntryLayout.syncValue(Array(value), key: keyBytes, as: EntryLayout.SyncRowState.self))
+            return true
+        }
+    }
+
     // MARK: Replica state
 
     /// A state entry's bytes, checked.
