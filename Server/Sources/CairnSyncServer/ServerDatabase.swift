@@ -12,8 +12,9 @@ import PostgresNIO
 ///   one zone it is limited to, if any;
 /// - `cairn_zones`: each zone's last feed position and compacted start;
 /// - `cairn_batches`: each zone's feed: position, batch identifier (unique per zone, so a push is
-///   stored once), the pushing replica, and the batch as sent (JSON);
-/// - `cairn_rows`: each zone's rows merged field by field (JSON of a `RowChange`), for snapshots.
+///   stored once), the pushing replica, and the batch as sent (its `SyncWire` bytes);
+/// - `cairn_rows`: each zone's rows merged field by field (a `RowChange`'s `SyncWire` bytes),
+///   for snapshots.
 ///
 /// No process keeps state of its own: pushes to one zone take its `cairn_zones` row lock, so
 /// positions increase in commit order whichever process stores them, and `NOTIFY cairn_changes`

@@ -77,8 +77,7 @@ extension EntryLayout.SyncRowState: SyncWireCodable {
         if let mergedInto { writer.id(mergedInto) }
         writer.flag(deleted != nil)
         deleted?.write(to: &writer)
-        writer.count(stamps.count)
-        for stamp in stamps { stamp.write(to: &writer) }
+        writer.list(stamps)
         writer.count(fields.count)
         for (name, position) in fields.sorted(by: { $0.key < $1.key }) {
             writer.string(name)
@@ -103,7 +102,7 @@ extension EntryLayout.SyncRowState: SyncWireCodable {
         self.init(entity: try reader.string(), row: try reader.flag() ? try reader.integer() : nil)
         mergedInto = try reader.flag() ? try reader.id() : nil
         deleted = try reader.flag() ? try SyncStamp(from: &reader) : nil
-        for _ in 0..<(try reader.count(minimumSize: 24)) { stamps.append(try SyncStamp(from: &reader)) }
+        stamps = try reader.list(of: SyncStamp.self, minimumSize: 24)
         for _ in 0..<(try reader.count(minimumSize: 2)) {
             let name = try reader.string()
             let position = try reader.count(minimumSize: 0)

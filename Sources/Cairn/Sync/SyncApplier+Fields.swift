@@ -59,9 +59,7 @@ extension SyncApplier {
         guard synced.attribute.constant == nil, let access = synced.attribute.access, let index = synced.attribute.index,
             let payload = try? Self.payload(value, for: synced)
         else { return false }
-        var writer = RecordWriter()
-        if let payload { writer.write(payload: payload, tag: synced.tag) }
-        let record = try RecordReader(writer.finished())
+        let record = try Self.record(holding: payload, tag: synced.tag)
         access.unload(model)
         do { try access.decode(model, synced.tag, record) } catch { _ = access.fillPlaceholder(model) }
         model._$state.markChanged(index)
@@ -81,14 +79,19 @@ extension SyncApplier {
             case .some(let payload) = try? Self.payload(incoming.value, for: synced),
             payload != stored.payload(tag: synced.tag)
         else { return false }
-        var writer = RecordWriter()
-        if let payload { writer.write(payload: payload, tag: synced.tag) }
         let conflict = SyncConflict(
             entityName: state.entity, fieldName: synced.attribute.name,
             earlierDate: Self.date(of: incoming.stamp), laterDate: Self.date(of: local),
-            earlierValue: try access.value(tag: synced.tag, in: RecordReader(writer.finished())),
+            earlierValue: try access.value(tag: synced.tag, in: Self.record(holding: payload, tag: synced.tag)),
             laterValue: try access.value(tag: synced.tag, in: stored))
         return resolve(conflict) == .keepEarlier
+    }
+
+    /// A record holding one field, `payload` under `tag` (no field for `nil`).
+    static func record(holding payload: FieldPayload?, tag: UInt32) throws -> RecordReader {
+        var writer = RecordWriter()
+        if let payload { writer.write(payload: payload, tag: tag) }
+        return try RecordReader(writer.finished())
     }
 
     static func now() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }

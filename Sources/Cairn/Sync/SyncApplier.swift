@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// let applier = SyncApplier(container: container, tables: tables, schema: schema, replica: id)
-/// let report = try applier.apply(rows, position: 42, clock: &clock)
+/// let report = try applier.apply(rows, position: 42, clock: clock)
 /// ```
 final class SyncApplier {
     let store: Store
@@ -78,16 +78,15 @@ final class SyncApplier {
     /// Applies `rows` and records `position` (when given) and the clock in the same commit.
     ///
     /// - Throws: ``OutboxMoved``; what the save throws.
-    func apply(_ rows: [RowChange], position: Int64?, clock: inout HybridLogicalClock) throws -> Report {
-        for row in rows { if let newest = row.newestStamp { clock.observe(newest.clock) } }
+    func apply(_ rows: [RowChange], position: Int64?, clock: HybridLogicalClock) throws -> Report {
         self.clock = clock
+        for row in rows { if let newest = row.newestStamp { self.clock.observe(newest.clock) } }
         let merged = Self.mergedByRow(rows)
         try lookUp(merged)
         for change in merged { try take(change) }
         retryUnresolved()
         try setLinks()
-        clock = self.clock
-        let clockReading = clock.last
+        let clockReading = self.clock.last
         try context.save(attaching: SaveAttachment { [self] txn, saved in
             try record(saved, position: position, clock: clockReading, txn)
         })

@@ -129,11 +129,11 @@ package final class SyncReplica {
     package func apply(_ rows: [RowChange], position: Int64?) throws -> ApplyReport {
         for _ in 0..<8 {
             try collect()
-            var clock = HybridLogicalClock(last: try store.read { txn in try self.tables.counter(StoreLayout.syncClockKey, txn) })
+            let clock = HybridLogicalClock(last: try store.read { txn in try self.tables.counter(StoreLayout.syncClockKey, txn) })
             let applier = SyncApplier(
                 container: container, tables: tables, schema: schema, replica: replicaID, resolvers: resolvers)
             do {
-                let report = try applier.apply(rows, position: position, clock: &clock)
+                let report = try applier.apply(rows, position: position, clock: clock)
                 return ApplyReport(
                     rowsInserted: report.rowsInserted, rowsChanged: report.rowsChanged, rowsDeleted: report.rowsDeleted,
                     conflicts: report.conflicts)

@@ -116,12 +116,8 @@ struct SyncTables {
     /// Up to `limit` pending rows, in identifier order, with their fields.
     func pendingRows(limit: Int, _ txn: borrowing some StorageTransaction & ~Copyable) throws -> [(SyncID, Set<String>)] {
         var found: [(SyncID, Set<String>)] = []
-        try txn.scan(pending) { key, value in
-            let keyBytes = Array(key)
-            guard let id = SyncID(bytes: keyBytes) else {
-                throw StorageError(code: .damagedRecord, message: "A pending sync entry has a key of \(key.count) bytes.")
-            }
-            found.append((id, Set(try EntryLayout.syncValue(Array(value), key: keyBytes, as: EntryLayout.SyncFieldNames.self).names)))
+        try scan(pending, as: EntryLayout.SyncFieldNames.self, txn) { id, fields in
+            found.append((id, Set(fields.names)))
             return found.count < limit
         }
         return found
@@ -131,13 +127,25 @@ struct SyncTables {
     func forEachRowState(
         _ txn: borrowing some StorageTransaction & ~Copyable, _ body: (SyncID, EntryLayout.SyncRowState) throws -> Void
     ) throws {
-        try txn.scan(rows) { key, value in
+        try scan(rows, as: EntryLayout.SyncRowState.self, txn) { id, state in
+            try body(id, state)
+            return true
+        }
+    }
+
+    /// Reads `table`'s entries (keyed by a row's global identifier) in key order while `body` returns true.
+    private func scan<Value: SyncWireCodable>(
+        _ table: Table, as type: Value.Type, _ txn: borrowing some StorageTransaction & ~Copyable,
+        _ body: (SyncID, Value) throws -> Bool
+    ) throws {
+        try txn.scan(table) { key, value in
             let keyBytes = Array(key)
             guard let id = SyncID(bytes: keyBytes) else {
-                throw StorageError(code: .damagedRecord, message: "A sync row state has a key of \(key.count) bytes.")
+                throw StorageError(
+                    code: .damagedRecord,
+                    message: "A sync table entry has a key of \(key.count) bytes, not 16. Run cairn verify, and restore the store from a backup.")
             }
-            try body(id, try EntryLayout.syncValue(Array(value), key: keyBytes, as: EntryLayout.SyncRowState.self))
-            return true
+            return try body(id, try EntryLayout.syncValue(Array(value), key: keyBytes, as: type))
         }
     }
 
