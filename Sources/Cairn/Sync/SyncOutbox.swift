@@ -94,12 +94,17 @@ struct SyncOutbox {
             try tables.addPending([], of: id, txn)
         case ChangeLog.Kind.inserted.rawValue:
             try mark(entity.fieldNames, of: row, entity: entity, at: stamp, txn)
+        case ChangeLog.Kind.updated.rawValue where !fields.isEmpty:
+            // Fields the app set: each is this replica's write, even one that ends where the
+            // last push left it (set and set back between two syncs is still the newest write).
+            try mark(fields.filter { entity.attributes[$0] != nil || entity.relationships[$0] != nil },
+                of: row, entity: entity, at: stamp, txn)
         default:
             // An edge rewrite may name no field (an inverse repaired): any relationship may have
             // changed. Edges are rewritten for rows whose links stay as they were (the other
             // members of a list that changed), so a relationship counts only when its targets differ.
             let named = fields.isEmpty ? Array(entity.relationships.keys) : fields
-            try mark(named.filter { entity.attributes[$0] != nil || entity.relationships[$0] != nil },
+            try mark(named.filter { entity.relationships[$0] != nil },
                 of: row, entity: entity, at: stamp, onlyChangedLinks: true, txn)
         }
     }

@@ -109,7 +109,14 @@ import Testing
             let author = Bool.random(using: &random) ? authors.randomElement(using: &random) : nil
             // Setting what the replica already holds is no write: nothing to sync.
             guard book.author?.name != author?.name else { return }
-            book.author = author
+            // Either side of the pair: the book's author, or the author's list of books.
+            if Bool.random(using: &random) {
+                book.author = author
+            } else if let author {
+                author.books.append(book)
+            } else {
+                book.author?.books.removeAll { $0 === book }
+            }
             try context.save()
             if debug { print("DBG   \(book.title).author = \(author?.name ?? "nil")") }
             reference.set(book.title, author: author?.name)

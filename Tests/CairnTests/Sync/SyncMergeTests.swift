@@ -22,6 +22,41 @@ import Testing
         #expect(try c.contents().tags == ["swift|7"])
     }
 
+    /// A link set and set back between two syncs is still this replica's newest write: it beats
+    /// an older concurrent write on another replica, whichever side of the pair the app changed.
+    @Test(arguments: [false, true]) func aLinkSetAndSetBackBetweenSyncsIsTheNewestWrite(throughTheList: Bool) async throws {
+        let server = InMemorySyncServer()
+        let (a, b) = (try TestReplica(server: server), try TestReplica(server: server))
+        try a.change { context in
+            context.insert(ReplicatedBook(title: "Emma"))
+            context.insert(ReplicatedAuthor(name: "Austen"))
+            context.insert(ReplicatedAuthor(name: "Brontë"))
+        }
+        try await a.engine.sync()
+        try await b.engine.sync()
+        func fetch(_ context: ModelContext) throws -> (ReplicatedBook, ReplicatedAuthor, ReplicatedAuthor) {
+            let authors = try context.fetch(FetchDescriptor<ReplicatedAuthor>(sortBy: [SortDescriptor(\.name)]))
+            return (try context.fetch(FetchDescriptor<ReplicatedBook>()).first!, authors[0], authors[1])
+        }
+        // B's write is the older one.
+        try b.change { context in
+            let (book, austen, _) = try fetch(context)
+            book.author = austen
+        }
+        try await Task.sleep(for: .milliseconds(3))
+        try a.change { context in
+            let (book, _, bronte) = try fetch(context)
+            if throughTheList { bronte.books.append(book) } else { book.author = bronte }
+        }
+        try a.change { context in
+            let (book, _, bronte) = try fetch(context)
+            if throughTheList { bronte.books.removeAll { $0 === book } } else { book.author = nil }
+        }
+        for _ in 0..<2 { for replica in [a, b] { try await replica.engine.sync() } }
+        #expect(try a.contents().books == ["Emma|100|-|-1.0"])
+        #expect(try b.contents() == a.contents())
+    }
+
     @Test func aNewReplicaReadsTheSnapshotAndOneBehindTheCompactedFeedToo() async throws {
         let server = InMemorySyncServer()
         let (a, b) = (try TestReplica(server: server), try TestReplica(server: server))
