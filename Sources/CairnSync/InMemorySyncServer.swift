@@ -79,7 +79,7 @@ public actor InMemorySyncServer {
         return PushResult(position: zone.last, duplicate: false)
     }
 
-    /// The batches of `zone` after `after`.
+    /// The batches of `zone` after `after`: up to `limit`, and about `SyncLimits.pageBytes`.
     func changes(zone name: String, after: Int64, limit: Int, wait: Duration?) async throws -> ChangesPage {
         if let wait, (zones[name]?.last ?? 0) <= after { await waitForPush(to: name, upTo: wait) }
         let zone = zones[name] ?? Zone()
@@ -89,16 +89,19 @@ public actor InMemorySyncServer {
                 message: "Position \(after) is before the zone's compacted start (\(zone.compactedThrough)); read the snapshot.")
         }
         let start = zone.batches.firstIndex { $0.position > after } ?? zone.batches.endIndex
-        let page = Array(zone.batches[start...].prefix(max(1, limit)))
+        let rest = zone.batches[start...]
+        let sizes = rest.lazy.map { $0.batch.rows.reduce(0) { $0 + $1.wireSizeBound } }
+        let page = Array(rest.prefix(SyncLimits.pageCount(sizes: sizes, limit: limit)))
         let more = start + page.count < zone.batches.endIndex
         return ChangesPage(batches: page, position: page.last?.position ?? max(after, 0), more: more)
     }
 
-    /// A page of `zone`'s merged rows after `after`.
+    /// A page of `zone`'s merged rows after `after`: up to `limit`, and about `SyncLimits.pageBytes`.
     func snapshot(zone name: String, after: SyncID?, limit: Int) -> SnapshotPage {
         let zone = zones[name] ?? Zone()
         let ordered = zone.rows.keys.sorted().filter { id in after.map { id > $0 } ?? true }
-        let page = ordered.prefix(max(1, limit)).map { zone.rows[$0]! }
+        let count = SyncLimits.pageCount(sizes: ordered.lazy.map { zone.rows[$0]!.wireSizeBound }, limit: limit)
+        let page = ordered.prefix(count).map { zone.rows[$0]! }
         return SnapshotPage(rows: page, position: zone.last, more: ordered.count > page.count)
     }
 

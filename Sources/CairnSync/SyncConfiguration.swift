@@ -121,6 +121,9 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case rejected
         /// The store could not be read or written.
         case store
+        /// Rows changed here hold more than a push can carry (``SyncLimits/maximumRowBytes``);
+        /// they stay unsynced until they are made smaller, and everything else syncs.
+        case tooLarge
     }
 
     /// The kind.

@@ -64,6 +64,7 @@ public actor SyncEngine {
             try await pull(&report, wait: nil)
             try replica.collect()
             try await push(&report)
+            try checkNothingLeftTooLarge()
             setStatus(.idle)
             return report
         } catch {
@@ -102,6 +103,18 @@ public actor SyncEngine {
             try replica.batchPushed(batch)
             report.pushed += batch.rows.count
         }
+    }
+
+    /// Throws ``SyncError/Code/tooLarge`` when rows changed here stay unpushed for their size
+    /// (everything else was pushed and pulled).
+    private func checkNothingLeftTooLarge() throws {
+        let rows = try replica.oversizedRows()
+        guard let first = rows.first else { return }
+        throw SyncError(
+            code: .tooLarge,
+            message: "\(rows.count) row(s) changed here are too large to push: the \(first.entity) \(first.id) holds "
+                + "\(first.bytes) bytes of synced values, where a push carries at most \(SyncLimits.maximumRowBytes). "
+                + "Everything else synced; make those values smaller (or keep them out of the synced models) to sync them.")
     }
 
     /// Pulls every batch after the replica's position (the snapshot first, for a replica that

@@ -9,6 +9,28 @@ import Foundation
 public enum SyncLimits {
     /// The largest request body a server reads, in bytes.
     public static let maximumBodyBytes = 32 << 20
+    /// How many bytes of rows a replica puts in one batch (one row, however large, always goes).
+    public static let batchBytes = 4 << 20
+    /// The largest row a replica pushes, in bytes: a batch of it alone fits in a request body.
+    public static let maximumRowBytes = maximumBodyBytes - (64 << 10)
+    /// How many bytes of batches or rows a server puts in one page (one, however large, always goes).
+    public static let pageBytes = 8 << 20
+    /// How many of the items sized `sizes` (in order) make one page of at most `limit`: the
+    /// first always, each next one while the bytes before it are under ``pageBytes``.
+    ///
+    /// ```swift
+    /// let count = SyncLimits.pageCount(sizes: batches.lazy.map(\.size), limit: 200)
+    /// ```
+    public static func pageCount(sizes: some Sequence<Int>, limit: Int) -> Int {
+        var (count, bytes) = (0, 0)
+        for size in sizes {
+            guard count < max(1, limit), count == 0 || bytes < pageBytes else { break }
+            count += 1
+            bytes += size
+        }
+        return count
+    }
+
     /// The most rows in one batch.
     public static let maximumRows = 5_000
     /// The most fields in one row.

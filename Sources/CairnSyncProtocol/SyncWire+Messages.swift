@@ -63,6 +63,22 @@ extension RowChange: SyncWireCodable {
         }
     }
 
+    /// No fewer than the bytes ``write(to:)`` writes (each count taken at its longest), without
+    /// writing them: what a batch is filled by.
+    public var wireSizeBound: Int {
+        var size = 10 + entity.utf8.count + 16 + 1 + 24 + 10
+        for (name, change) in fields {
+            size += 10 + name.utf8.count + 24 + 1
+            switch change.value {
+            case .null: break
+            case .value(let type, let data): size += 20 + type.utf8.count + data.count
+            case .reference: size += 16
+            case .references(let targets): size += 10 + 16 * targets.count
+            }
+        }
+        return size
+    }
+
     public init(from reader: inout SyncWireReader) throws {
         let entity = try reader.string()
         let id = try reader.id()

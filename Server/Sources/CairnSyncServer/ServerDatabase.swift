@@ -198,8 +198,9 @@ public struct ServerDatabase: Sendable {
         return (0, 0)
     }
 
-    /// The zone's batches after `after`, at most `limit`: a ``ChangesPage`` message joined from
-    /// the stored batches' bytes, and how many batches it holds.
+    /// The zone's batches after `after`, at most `limit` and about `SyncLimits.pageBytes` (as a
+    /// snapshot page is): a ``ChangesPage`` message joined from the stored batches' bytes,
+    /// and how many batches it holds.
     func changes(owner: String, zone: String, after: Int64, limit: Int) async throws -> (message: [UInt8], batches: Int) {
         let state = try await zoneState(owner: owner, zone: zone)
         guard after >= state.compacted else {
@@ -209,20 +210,28 @@ public struct ServerDatabase: Sendable {
         }
         let rows = try await client.query(
             """
-            SELECT position, body FROM cairn_batches WHERE owner = \(owner) AND zone = \(zone) AND position > \(after)
-            ORDER BY position LIMIT \(limit + 1)
+            SELECT position, CASE WHEN before < \(SyncLimits.pageBytes) OR n = 1 THEN body END FROM (
+                SELECT position, body, row_number() OVER w AS n, sum(octet_length(body)) OVER w - octet_length(body) AS before
+                FROM cairn_batches WHERE owner = \(owner) AND zone = \(zone) AND position > \(after)
+                WINDOW w AS (ORDER BY position) ORDER BY position LIMIT \(limit + 1)) AS page
+            ORDER BY position
             """, logger: logger)
         var batches: [(position: Int64, body: [UInt8])] = []
-        for try await (position, body) in rows.decode((Int64, ByteBuffer).self) {
+        var more = false
+        for try await (position, body) in rows.decode((Int64, ByteBuffer?).self) {
+            guard let body, batches.count < limit, !more else {
+                more = true
+                continue
+            }
             batches.append((position, Array(body.readableBytesView)))
         }
-        let more = batches.count > limit
-        if more { batches.removeLast() }
         let message = SyncWire.changesPage(batches: batches, position: batches.last?.position ?? after, more: more)
         return (message, batches.count)
     }
 
-    /// A page of the zone's merged rows after `after`: a ``SnapshotPage`` message joined from the
+    /// A page of the zone's merged rows after `after`, at most `limit` and about
+    /// `SyncLimits.pageBytes` (the first row always; rows past the budget come back without
+    /// their bytes, only to say there are more): a ``SnapshotPage`` message joined from the
     /// stored rows' bytes.
     func snapshot(owner: String, zone: String, after: SyncID?, limit: Int) async throws -> [UInt8] {
         let state = try await zoneState(owner: owner, zone: zone)
@@ -230,13 +239,22 @@ public struct ServerDatabase: Sendable {
         let inclusive = after == nil
         let rows = try await client.query(
             """
-            SELECT state FROM cairn_rows WHERE owner = \(owner) AND zone = \(zone)
-            AND (id > \(start) OR (\(inclusive) AND id = \(start))) ORDER BY id LIMIT \(limit + 1)
+            SELECT CASE WHEN before < \(SyncLimits.pageBytes) OR n = 1 THEN state END FROM (
+                SELECT id, state, row_number() OVER w AS n, sum(octet_length(state)) OVER w - octet_length(state) AS before
+                FROM cairn_rows WHERE owner = \(owner) AND zone = \(zone)
+                AND (id > \(start) OR (\(inclusive) AND id = \(start)))
+                WINDOW w AS (ORDER BY id) ORDER BY id LIMIT \(limit + 1)) AS page
+            ORDER BY id
             """, logger: logger)
         var found: [[UInt8]] = []
-        for try await state in rows.decode(ByteBuffer.self) { found.append(Array(state.readableBytesView)) }
-        let more = found.count > limit
-        if more { found.removeLast() }
+        var more = false
+        for try await state in rows.decode(ByteBuffer?.self) {
+            guard let state, found.count < limit, !more else {
+                more = true
+                continue
+            }
+            found.append(Array(state.readableBytesView))
+        }
         return SyncWire.snapshotPage(rows: found, position: state.last, more: more)
     }
 

@@ -75,10 +75,13 @@ extension SyncApplier {
     ) throws -> Bool {
         guard let resolve = resolvers[state.entity], let row = state.row, let access = synced.attribute.access,
             let tables = schema.entities[state.entity]?.tables.concrete(forRow: row),
-            let stored = try context.rows.record(row: row, tables: tables),
-            case .some(let payload) = try? Self.payload(incoming.value, for: synced),
-            payload != stored.payload(tag: synced.tag)
+            let record = try context.rows.record(row: row, tables: tables),
+            case .some(let payload) = try? Self.payload(incoming.value, for: synced)
         else { return false }
+        let stored = try store.read { txn in
+            try synced.storedRecord(row: row, record: record, tables: tables, txn) ?? Self.record(holding: nil, tag: synced.tag)
+        }
+        guard payload != stored.payload(tag: synced.tag) else { return false }
         let conflict = SyncConflict(
             entityName: state.entity, fieldName: synced.attribute.name,
             earlierDate: Self.date(of: incoming.stamp), laterDate: Self.date(of: local),

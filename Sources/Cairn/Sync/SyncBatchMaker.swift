@@ -15,22 +15,45 @@ struct SyncBatchMaker {
     let schema: SyncSchema
     let replica: SyncID
 
-    /// The batch in flight, or a new one of up to `limit` pending rows (which leave the pending
-    /// table for it), or `nil` when nothing is pending.
+    /// The batch in flight, or a new one of up to `limit` pending rows and about
+    /// `SyncLimits.batchBytes` (the rows leave the pending table for it), or `nil` when nothing
+    /// is pending that a push can carry. A row larger than `SyncLimits.maximumRowBytes` stays
+    /// pending (``oversized(_:)`` names it) until a change makes it smaller.
     func next(limit: Int, _ txn: borrowing WriteTransaction) throws -> ChangeBatch? {
         if let batch = try inFlight(txn) { return batch }
-        let pending = try tables.pendingRows(limit: limit, txn)
-        guard !pending.isEmpty else { return nil }
         var rows: [RowChange] = []
-        rows.reserveCapacity(pending.count)
-        for (id, fields) in pending {
-            if let row = try change(of: id, fields: fields, txn) { rows.append(row) }
-            try txn.delete(id.bytes, in: tables.pending)
+        var taken: [SyncID] = []
+        var bytes = 0
+        try tables.forEachPending(txn) { id, fields in
+            // A row no longer here has nothing to push: its entry goes.
+            guard let row = try change(of: id, fields: fields, txn) else {
+                taken.append(id)
+                return true
+            }
+            let size = row.wireSizeBound
+            guard size <= SyncLimits.maximumRowBytes else { return true }
+            rows.append(row)
+            taken.append(id)
+            bytes += size
+            return rows.count < limit && bytes < SyncLimits.batchBytes
         }
+        for id in taken { try txn.delete(id.bytes, in: tables.pending) }
         guard !rows.isEmpty else { return nil }
         let batch = ChangeBatch(id: SyncID.make(), replica: replica, rows: rows)
         try tables.setStateValue(SyncWire.encode(batch), for: StoreLayout.syncInFlightKey, txn)
         return batch
+    }
+
+    /// The pending rows too large to push, each as its entity, identifier and size in bytes.
+    func oversized(_ txn: borrowing some StorageTransaction & ~Copyable) throws -> [(entity: String, id: SyncID, bytes: Int)] {
+        var found: [(entity: String, id: SyncID, bytes: Int)] = []
+        try tables.forEachPending(txn) { id, fields in
+            if let row = try change(of: id, fields: fields, txn), row.wireSizeBound > SyncLimits.maximumRowBytes {
+                found.append((row.entity, id, row.wireSizeBound))
+            }
+            return true
+        }
+        return found
     }
 
     /// The batch made and not yet acknowledged by the server.
@@ -58,7 +81,8 @@ struct SyncBatchMaker {
         for name in fields {
             guard let stamp = state.stamp(of: name) else { continue }
             if let synced = entity.attributes[name] {
-                change.fields[name] = FieldChange(stamp: stamp, value: Self.value(of: synced, in: record))
+                let holder = try synced.storedRecord(row: row, record: record, tables: entity.tables, txn)
+                change.fields[name] = FieldChange(stamp: stamp, value: holder.map { Self.value(of: synced, in: $0) } ?? .null)
             } else if let relationship = entity.relationships[name] {
                 let value = try targets(of: row, relationship, entity: entity, txn)
                 change.fields[name] = FieldChange(stamp: stamp, value: value)

@@ -99,12 +99,10 @@ package final class SyncReplica {
         }
     }
 
-    /// Whether rows wait to be pushed (collected, or in a batch not yet acknowledged).
-    package func hasPendingChanges() throws -> Bool {
-        let tables = tables
-        return try store.read { txn in
-            try tables.stateValue(StoreLayout.syncInFlightKey, txn) != nil || !tables.pendingRows(limit: 1, txn).isEmpty
-        }
+    /// The rows changed here that are too large to push (``SyncBatchMaker/oversized(_:)``).
+    package func oversizedRows() throws -> [(entity: String, id: SyncID, bytes: Int)] {
+        let maker = SyncBatchMaker(store: store, tables: tables, schema: schema, replica: replicaID)
+        return try store.read { txn in try maker.oversized(txn) }
     }
 
     /// The position in the zone's feed up to which every batch has been applied (0 before any).

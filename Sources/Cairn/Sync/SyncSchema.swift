@@ -1,6 +1,6 @@
 /// What of a store's schema syncs: the entities chosen (all by default) and, of each, the fields
-/// that travel — every persisted attribute (but `.externalStorage` ones, not yet), and the
-/// relationships that carry each link once.
+/// that travel — every persisted attribute (`.externalStorage` ones too, read from their own
+/// entries), and the relationships that carry each link once.
 ///
 /// A link between two rows lives on both sides of an inverse pair, and writing both sides would
 /// let two replicas' concurrent changes disagree (one side from each). So one side travels, and
@@ -26,12 +26,29 @@ struct SyncSchema {
         var fieldNames: [String] { Array(attributes.keys) + Array(relationships.keys) }
     }
 
-    /// A synced attribute, its record tag, and the name of its stored type (which every value
-    /// on the wire carries; worked out once, as it takes a reflection of the type).
+    /// A synced attribute, its record tag, the name of its stored type (which every value on
+    /// the wire carries; worked out once, as it takes a reflection of the type), and whether its
+    /// value is stored apart from the record (`.externalStorage`).
     struct Attribute {
         let attribute: Schema.Attribute
         let tag: UInt32
         let typeName: String
+        let isExternal: Bool
+
+        /// The record that holds this attribute's stored value for `row`: `record` (the row's),
+        /// or for an `.externalStorage` attribute its own entry (`nil` when it has none, which
+        /// reads as the default value).
+        ///
+        /// - Throws: `StorageError` when the entry is damaged.
+        func storedRecord(
+            row: UInt64, record: RecordReader, tables: Store.EntityTables,
+            _ txn: borrowing some StorageTransaction & ~Copyable
+        ) throws -> RecordReader? {
+            guard isExternal else { return record }
+            guard let externals = tables.layout.externals else { return nil }
+            let key = EntryLayout.externalKey(row: row, tag: tag)
+            return try txn.withValue(for: key, in: externals) { try RecordReader(copying: $0, key: key) }
+        }
     }
 
     /// The synced entities by name.
@@ -50,13 +67,10 @@ struct SyncSchema {
         for (name, tables) in chosen {
             var attributes: [String: Attribute] = [:]
             for attribute in tables.entity.attributes where !attribute.isTransient && attribute.access != nil {
-                // `.externalStorage` values live outside the record and do not sync yet
-                // (`Docs/Sync.md`, "Not yet"): left out, rather than sent as empty.
-                guard let tag = tables.codec.tags[attribute.name],
-                    attribute.index.map({ tables.codec.externalAttributes[$0] == nil }) ?? true
-                else { continue }
+                guard let tag = tables.codec.tags[attribute.name] else { continue }
                 attributes[attribute.name] = Attribute(
-                    attribute: attribute, tag: tag, typeName: StoredEntity.typeName(attribute.valueType))
+                    attribute: attribute, tag: tag, typeName: StoredEntity.typeName(attribute.valueType),
+                    isExternal: attribute.index.map { tables.codec.externalAttributes[$0] != nil } ?? false)
             }
             var relationships: [String: Schema.Relationship] = [:]
             for relationship in tables.entity.relationships where chosen[relationship.destination] != nil {

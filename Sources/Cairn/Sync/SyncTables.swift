@@ -113,14 +113,11 @@ struct SyncTables {
         try txn.put(EntryLayout.syncValue(EntryLayout.SyncFieldNames(all.sorted()), key: key), for: key, in: pending)
     }
 
-    /// Up to `limit` pending rows, in identifier order, with their fields.
-    func pendingRows(limit: Int, _ txn: borrowing some StorageTransaction & ~Copyable) throws -> [(SyncID, Set<String>)] {
-        var found: [(SyncID, Set<String>)] = []
-        try scan(pending, as: EntryLayout.SyncFieldNames.self, txn) { id, fields in
-            found.append((id, Set(fields.names)))
-            return found.count < limit
-        }
-        return found
+    /// Calls `body` with the pending rows, in identifier order, with their fields, while it returns true.
+    func forEachPending(
+        _ txn: borrowing some StorageTransaction & ~Copyable, _ body: (SyncID, Set<String>) throws -> Bool
+    ) throws {
+        try scan(pending, as: EntryLayout.SyncFieldNames.self, txn) { id, fields in try body(id, Set(fields.names)) }
     }
 
     /// Calls `body` with every row state.

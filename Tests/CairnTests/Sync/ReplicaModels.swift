@@ -3,7 +3,7 @@ import CairnSync
 import Foundation
 
 // Models the sync tests replicate: a one-to-many pair with a cascade, a to-one without an
-// inverse, and a many-to-many pair.
+// inverse, a many-to-many pair, a unique key, and values in external storage.
 
 @Model final class ReplicatedAuthor {
     var name: String
@@ -48,6 +48,18 @@ import Foundation
     }
 }
 
+@Model final class ReplicatedPhoto {
+    var caption: String
+    @Attribute(.externalStorage) var data: Data
+    @Attribute(.externalStorage) var thumbnail: Data?
+
+    init(caption: String, data: Data, thumbnail: Data? = nil) {
+        self.caption = caption
+        self.data = data
+        self.thumbnail = thumbnail
+    }
+}
+
 /// One replica for a test: a store of its own and its engine, on a server shared by the test.
 struct TestReplica {
     let container: ModelContainer
@@ -71,7 +83,8 @@ struct TestReplica {
     private init(_ configuration: SyncConfiguration, transport: (any SyncTransport)?) throws {
         directory = TemporaryDirectory()
         container = try makeContainer(
-            ReplicatedAuthor.self, ReplicatedBook.self, ReplicatedShelf.self, ReplicatedTag.self, in: directory)
+            ReplicatedAuthor.self, ReplicatedBook.self, ReplicatedShelf.self, ReplicatedTag.self, ReplicatedPhoto.self,
+            in: directory)
         engine = try SyncEngine(container: container, configuration: configuration, transport: transport)
     }
 

@@ -29,6 +29,30 @@ struct ServerEndToEndTests {
         }
     }
 
+    /// Values in external storage, megabytes each: the server's feed and snapshot pages stop at
+    /// about `SyncLimits.pageBytes`, and every value arrives whole.
+    @Test func largeExternalValuesPageThroughTheServer() async throws {
+        let token = try SyncServerEnvironment.makeToken()
+        try await withServerProcesses(1) { servers in
+            let (a, b) = (try TestReplica(server: servers[0].url, token: token), try TestReplica(server: servers[0].url, token: token))
+            let values = (0..<6).map { SyncValueTests.bytes(3_000_000, seed: UInt8($0)) }
+            try a.change { context in
+                for (index, data) in values.enumerated() { context.insert(ReplicatedPhoto(caption: "p\(index)", data: data)) }
+            }
+            #expect(try await a.engine.sync().pushed == 6)
+            let transport = HTTPSyncTransport(server: servers[0].url, token: token)
+            let page = try await transport.changes(zone: "default", after: 0, limit: 1000, wait: nil)
+            #expect(page.more && page.batches.count > 1 && page.batches.count < 6, "\(page.batches.count) batches")
+            let snapshot = try await transport.snapshot(zone: "default", after: nil, limit: 1000)
+            #expect(snapshot.more && snapshot.rows.count > 1 && snapshot.rows.count < 6, "\(snapshot.rows.count) rows")
+            #expect(try await b.engine.sync().pulled == 6)
+            // The context stays while the values are read: they load on first use.
+            let context = ModelContext(b.container)
+            let photos = try context.fetch(FetchDescriptor<ReplicatedPhoto>(sortBy: [SortDescriptor(\.caption)]))
+            #expect(photos.map(\.data) == values)
+        }
+    }
+
     @Test func concurrentPushesThroughTwoProcessesMakeOneFeed() async throws {
         let token = try SyncServerEnvironment.makeToken()
         try await withServerProcesses(2) { servers in
