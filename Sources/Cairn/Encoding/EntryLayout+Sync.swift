@@ -31,6 +31,9 @@ extension EntryLayout {
         /// A digest of each relationship's targets as last pushed or applied: an edge rewrite
         /// that leaves them as they were is not a change to push.
         private var links: [String: UInt64]?
+        /// The newest write of each list whose order travels (a to-many whose inverse carries
+        /// the links), as written: what the list's members are ordered by.
+        package var orders: [String: FieldChange] = [:]
 
         /// The digest of relationship `name`'s targets as last pushed or applied.
         package func linkDigest(of name: String) -> UInt64? { links?[name] }
@@ -67,7 +70,8 @@ extension EntryLayout {
 
 // The layout of a row's state, in SyncWire's primitives: entity, row (flag + u64), mergedInto
 // (flag + id), deleted (flag + stamp), the distinct stamps, each field's name and stamp position,
-// the kept fields (name, stamp, value), and the link digests (flag, then name + u64 each).
+// the kept fields (name, stamp, value), the link digests (flag, then name + u64 each), and the
+// lists' orders (name, stamp, value; absent in states written before them).
 extension EntryLayout.SyncRowState: SyncWireCodable {
     package func write(to writer: inout SyncWireWriter) {
         writer.string(entity)
@@ -83,18 +87,25 @@ extension EntryLayout.SyncRowState: SyncWireCodable {
             writer.string(name)
             writer.count(position)
         }
-        writer.count(kept.count)
-        for (name, field) in kept.sorted(by: { $0.key < $1.key }) {
+        Self.writeFields(kept, to: &writer)
+        writer.flag(links != nil)
+        if let links {
+            writer.count(links.count)
+            for (name, digest) in links.sorted(by: { $0.key < $1.key }) {
+                writer.string(name)
+                writer.integer(digest)
+            }
+        }
+        Self.writeFields(orders, to: &writer)
+    }
+
+    /// A count, then each field's name, stamp and value, by name.
+    private static func writeFields(_ fields: [String: FieldChange], to writer: inout SyncWireWriter) {
+        writer.count(fields.count)
+        for (name, field) in fields.sorted(by: { $0.key < $1.key }) {
             writer.string(name)
             field.stamp.write(to: &writer)
             field.value.write(to: &writer)
-        }
-        writer.flag(links != nil)
-        guard let links else { return }
-        writer.count(links.count)
-        for (name, digest) in links.sorted(by: { $0.key < $1.key }) {
-            writer.string(name)
-            writer.integer(digest)
         }
     }
 
@@ -109,14 +120,24 @@ extension EntryLayout.SyncRowState: SyncWireCodable {
             guard position < stamps.count else { throw SyncWireReader.malformed("a stamp position past the stamps") }
             fields[name] = position
         }
+        kept = try Self.readFields(&reader)
+        if try reader.flag() {
+            var links: [String: UInt64] = [:]
+            for _ in 0..<(try reader.count(minimumSize: 9)) { links[try reader.string()] = try reader.integer() }
+            self.links = links
+        }
+        // States written before orders travelled end here.
+        if !reader.isAtEnd { orders = try Self.readFields(&reader) }
+    }
+
+    /// A count, then each field's name, stamp and value.
+    private static func readFields(_ reader: inout SyncWireReader) throws -> [String: FieldChange] {
+        var fields: [String: FieldChange] = [:]
         for _ in 0..<(try reader.count(minimumSize: 26)) {
             let name = try reader.string()
-            kept[name] = FieldChange(stamp: try SyncStamp(from: &reader), value: try FieldValue(from: &reader))
+            fields[name] = FieldChange(stamp: try SyncStamp(from: &reader), value: try FieldValue(from: &reader))
         }
-        guard try reader.flag() else { return }
-        var links: [String: UInt64] = [:]
-        for _ in 0..<(try reader.count(minimumSize: 9)) { links[try reader.string()] = try reader.integer() }
-        self.links = links
+        return fields
     }
 }
 

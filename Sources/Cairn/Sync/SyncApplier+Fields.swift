@@ -109,6 +109,9 @@ extension SyncApplier {
     ) {
         if let relationship = entity.relationships[name] {
             links.append((id, relationship, field))
+        } else if entity.orders[name] != nil {
+            state.orders[name] = field
+            reorders[id, default: []].insert(name)
         } else if entity.attributes[name].map({ (try? Self.payload(field.value, for: $0)) == nil }) ?? true {
             if state.kept[name].map({ $0.stamp < field.stamp }) ?? true { state.kept[name] = field }
             return
@@ -156,6 +159,7 @@ extension SyncApplier {
             else { continue }
             var targets: [any PersistentModel] = []
             var missing = false
+            let inverse = entity.tables.inverses[relationship.index]?.inverse.name
             for target in Self.targets(of: field.value) {
                 let id = canonical[target] ?? target
                 guard let targetState = states[id] else {
@@ -166,6 +170,8 @@ extension SyncApplier {
                     let targetModel = models[id] ?? self.model(of: id, state: targetState, entity: targetEntity)
                 else { continue }
                 targets.append(targetModel)
+                // The target's list gains a member: it is put in order once every link is set.
+                if let inverse, targetEntity.orders[inverse] != nil { reorders[id, default: []].insert(inverse) }
             }
             if missing {
                 state.kept[relationship.name] = field

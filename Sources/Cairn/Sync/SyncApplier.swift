@@ -37,6 +37,8 @@ final class SyncApplier {
     var models: [SyncID: any PersistentModel] = [:]
     /// Inserted models' temporary identifiers, with their rows' identifiers.
     var insertedRows: [PersistentIdentifier: SyncID] = [:]
+    /// The lists to put in their agreed order once the links are set, by owner (``reorderLists()``).
+    var reorders: [SyncID: Set<String>] = [:]
     /// Relationship values to set once every row of the apply has its model.
     var links: [(owner: SyncID, relationship: Schema.Relationship, change: FieldChange)] = []
     /// What the apply did.
@@ -86,6 +88,7 @@ final class SyncApplier {
         for change in merged { try take(change) }
         retryUnresolved()
         try setLinks()
+        try reorderLists()
         let clockReading = self.clock.last
         try context.save(attaching: SaveAttachment { [self] txn, saved in
             try record(saved, position: position, clock: clockReading, txn)

@@ -39,6 +39,7 @@ struct SyncBatchMaker {
         }
         for id in taken { try txn.delete(id.bytes, in: tables.pending) }
         guard !rows.isEmpty else { return nil }
+        for row in rows { try recordOrders(of: row, entity: schema.entities[row.entity], txn) }
         let batch = ChangeBatch(id: SyncID.make(), replica: replica, rows: rows)
         try tables.setStateValue(SyncWire.encode(batch), for: StoreLayout.syncInFlightKey, txn)
         return batch
@@ -86,9 +87,37 @@ struct SyncBatchMaker {
             } else if let relationship = entity.relationships[name] {
                 let value = try targets(of: row, relationship, entity: entity, txn)
                 change.fields[name] = FieldChange(stamp: stamp, value: value)
+            } else if let order = entity.orders[name] {
+                change.fields[name] = try self.order(name, order.relationship, of: row, state: state, stamp: stamp, entity: entity, txn)
             }
         }
         return change
+    }
+
+    /// A list's order as pushed: the newest order written, as written, when it is the one
+    /// stamped `stamp` (another replica's, or this one's pushed before); else the list as this
+    /// replica holds it. `nil` for a list longer than a value may be (its members then stand in
+    /// the order of their links' writes).
+    private func order(
+        _ name: String, _ relationship: Schema.Relationship, of row: UInt64, state: EntryLayout.SyncRowState,
+        stamp: SyncStamp, entity: SyncSchema.Entity, _ txn: borrowing some StorageTransaction & ~Copyable
+    ) throws -> FieldChange? {
+        if let written = state.orders[name], written.stamp == stamp { return written }
+        let value = try targets(of: row, relationship, entity: entity, txn)
+        if case .references(let members) = value, members.count > SyncLimits.maximumReferences { return nil }
+        return FieldChange(stamp: stamp, value: value)
+    }
+
+    /// Records the orders `row` pushes as the newest written (``EntryLayout/SyncRowState/orders``),
+    /// so that the members of a list are ordered by what was pushed, not by what the list holds later.
+    private func recordOrders(of row: RowChange, entity: SyncSchema.Entity?, _ txn: borrowing WriteTransaction) throws {
+        guard let entity, !entity.orders.isEmpty, var state = try tables.rowState(row.id, txn) else { return }
+        var changed = false
+        for (name, field) in row.fields where entity.orders[name] != nil && state.orders[name] != field {
+            state.orders[name] = field
+            changed = true
+        }
+        if changed { try tables.setRowState(state, of: row.id, txn) }
     }
 
     /// An attribute's value on the wire: its stored type's name and a one-field record.

@@ -97,15 +97,13 @@ struct SyncOutbox {
         case ChangeLog.Kind.updated.rawValue where !fields.isEmpty:
             // Fields the app set: each is this replica's write, even one that ends where the
             // last push left it (set and set back between two syncs is still the newest write).
-            try mark(fields.filter { entity.attributes[$0] != nil || entity.relationships[$0] != nil },
-                of: row, entity: entity, at: stamp, txn)
+            try mark(fields.filter(entity.travels), of: row, entity: entity, at: stamp, txn)
         default:
             // An edge rewrite may name no field (an inverse repaired): any relationship may have
             // changed. Edges are rewritten for rows whose links stay as they were (the other
             // members of a list that changed), so a relationship counts only when its targets differ.
-            let named = fields.isEmpty ? Array(entity.relationships.keys) : fields
-            try mark(named.filter { entity.relationships[$0] != nil },
-                of: row, entity: entity, at: stamp, onlyChangedLinks: true, txn)
+            let named = fields.isEmpty ? Array(entity.relationships.keys) + Array(entity.orders.keys) : fields
+            try mark(named.filter { entity.link($0) != nil }, of: row, entity: entity, at: stamp, onlyChangedLinks: true, txn)
         }
     }
 
@@ -121,7 +119,7 @@ struct SyncOutbox {
             ?? EntryLayout.SyncRowState(entity: entity.tables.entity.name, row: row)
         var changed: [String] = []
         for name in fields {
-            if let relationship = entity.relationships[name] {
+            if let relationship = entity.link(name) {
                 let digest = try Self.linkDigest(of: row, relationship, entity: entity, txn)
                 if onlyChangedLinks && state.linkDigest(of: name) == digest { continue }
                 state.setLinkDigest(digest, for: name)

@@ -61,7 +61,7 @@ package final class SyncReplica {
                 guard state.row != nil, state.deleted == nil, state.mergedInto == nil,
                     let entity = schema.entities[state.entity]
                 else { return }
-                let known = state.kept.filter { entity.attributes[$0.key] != nil || entity.relationships[$0.key] != nil }
+                let known = state.kept.filter { entity.travels($0.key) }
                 if !known.isEmpty { adopted.append(RowChange(entity: state.entity, id: id, fields: known)) }
             }
         }

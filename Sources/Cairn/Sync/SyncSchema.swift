@@ -8,6 +8,9 @@
 /// of a to-one and a to-many, the to-one (each book's author, not the author's list: two
 /// replicas adding different books to one author both keep theirs); of two to-ones or two
 /// to-manys, the side whose entity and name sort first; a relationship without an inverse travels.
+/// A to-many whose inverse travels sends its order (``Entity/orders``): members come from the
+/// links, and the list's newest order written decides where they stand, so every replica holds
+/// the list in one order (`Docs/Sync.md`, "Lists").
 ///
 /// ```swift
 /// let schema = SyncSchema(store: store, only: nil)
@@ -21,9 +24,20 @@ struct SyncSchema {
         let attributes: [String: Attribute]
         /// The relationships that travel, by name.
         let relationships: [String: Schema.Relationship]
+        /// The to-many relationships whose inverse travels and whose order does, by name, each
+        /// with the name of the inverse (whose writes' stamps order members the order leaves out).
+        let orders: [String: (relationship: Schema.Relationship, inverse: String)]
 
         /// Every field that travels.
-        var fieldNames: [String] { Array(attributes.keys) + Array(relationships.keys) }
+        var fieldNames: [String] { Array(attributes.keys) + Array(relationships.keys) + Array(orders.keys) }
+
+        /// Whether field `name` travels.
+        func travels(_ name: String) -> Bool {
+            attributes[name] != nil || relationships[name] != nil || orders[name] != nil
+        }
+
+        /// The relationship, travelling or sending its order, named `name`.
+        func link(_ name: String) -> Schema.Relationship? { relationships[name] ?? orders[name]?.relationship }
     }
 
     /// A synced attribute, its record tag, the name of its stored type (which every value on
@@ -73,12 +87,16 @@ struct SyncSchema {
                     isExternal: attribute.index.map { tables.codec.externalAttributes[$0] != nil } ?? false)
             }
             var relationships: [String: Schema.Relationship] = [:]
+            var orders: [String: (relationship: Schema.Relationship, inverse: String)] = [:]
             for relationship in tables.entity.relationships where chosen[relationship.destination] != nil {
-                if Self.travels(relationship, of: tables.entity, inverse: tables.inverses[relationship.index]?.inverse) {
+                let inverse = tables.inverses[relationship.index]?.inverse
+                if Self.travels(relationship, of: tables.entity, inverse: inverse) {
                     relationships[relationship.name] = relationship
+                } else if let inverse, !relationship.isToOneRelationship {
+                    orders[relationship.name] = (relationship, inverse.name)
                 }
             }
-            entities[name] = Entity(tables: tables, attributes: attributes, relationships: relationships)
+            entities[name] = Entity(tables: tables, attributes: attributes, relationships: relationships, orders: orders)
         }
         self.entities = entities
     }

@@ -106,7 +106,8 @@ struct TestReplica {
             tags: Set(tags.map { "\($0.name)|\($0.uses)" }),
             authors: Set(authors.map { "\($0.name)|\($0.born)|\($0.books.map(\.title).sorted())" }),
             books: Set(books.map { "\($0.title)|\($0.pages)|\($0.author?.name ?? "-")|\($0.published?.timeIntervalSince1970 ?? -1)" }),
-            shelves: Set(shelves.map { "\($0.label)|\($0.books.map(\.title).sorted())|\($0.favourite?.title ?? "-")" }))
+            shelves: Set(shelves.map { "\($0.label)|\($0.books.map(\.title).sorted())|\($0.favourite?.title ?? "-")" }),
+            orders: Set(authors.map { "\($0.name): \($0.books.map(\.title))" } + shelves.map { "\($0.label): \($0.books.map(\.title))" }))
     }
 }
 
@@ -116,8 +117,17 @@ struct ReplicaContents: Equatable, CustomStringConvertible {
     var authors: Set<String>
     var books: Set<String>
     var shelves: Set<String>
+    /// Each author's and shelf's list of books, in its order.
+    var orders: Set<String> = []
+
+    /// The same without the lists' orders (which a reference merge does not compute).
+    var withoutOrders: ReplicaContents {
+        var contents = self
+        contents.orders = []
+        return contents
+    }
 
     var description: String {
-        "tags \(tags.sorted())\nauthors \(authors.sorted())\nbooks \(books.sorted())\nshelves \(shelves.sorted())"
+        "tags \(tags.sorted())\nauthors \(authors.sorted())\nbooks \(books.sorted())\nshelves \(shelves.sorted())\norders \(orders.sorted())"
     }
 }

@@ -57,6 +57,34 @@ import Testing
         #expect(try b.contents() == a.contents())
     }
 
+    /// Books added to one author on two replicas, and the author's list reordered on a third:
+    /// every replica ends with the newest order written, then the books it does not name by the
+    /// time they were linked.
+    @Test(arguments: [false, true]) func aListHasOneOrderOnEveryReplica(reorderedLast: Bool) async throws {
+        let server = InMemorySyncServer()
+        let (a, b, c) = (try TestReplica(server: server), try TestReplica(server: server), try TestReplica(server: server))
+        try a.change { context in
+            let austen = ReplicatedAuthor(name: "Austen")
+            context.insert(austen)
+            austen.books = [ReplicatedBook(title: "Emma"), ReplicatedBook(title: "Persuasion")]
+        }
+        for replica in [a, b, c] { try await replica.engine.sync() }
+        func austen(_ context: ModelContext) throws -> ReplicatedAuthor {
+            try context.fetch(FetchDescriptor<ReplicatedAuthor>()).first!
+        }
+        try b.change { context in ReplicatedBook(title: "Sanditon", author: try austen(context)).pages = 1 }
+        try await Task.sleep(for: .milliseconds(3))
+        try c.change { context in try austen(context).books.append(ReplicatedBook(title: "Mansfield Park")) }
+        try await Task.sleep(for: .milliseconds(3))
+        if reorderedLast { try a.change { context in try austen(context).books.reverse() } }
+        for _ in 0..<2 { for replica in [b, c, a] { try await replica.engine.sync() } }
+        let expected =
+            reorderedLast
+            ? "Austen: [\"Persuasion\", \"Emma\", \"Sanditon\", \"Mansfield Park\"]"
+            : "Austen: [\"Emma\", \"Persuasion\", \"Mansfield Park\", \"Sanditon\"]"
+        for replica in [a, b, c] { #expect(try replica.contents().orders == [expected]) }
+    }
+
     @Test func aNewReplicaReadsTheSnapshotAndOneBehindTheCompactedFeedToo() async throws {
         let server = InMemorySyncServer()
         let (a, b) = (try TestReplica(server: server), try TestReplica(server: server))
