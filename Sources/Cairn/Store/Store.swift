@@ -101,6 +101,13 @@ final class Store: @unchecked Sendable {
                 "ModelContext.\(function): \(entityName) is not in the container's schema; add \(entityName).self to it"
             )
         }
+        // Another class of the same entity name (another version of a versioned schema): its
+        // models could not be made from these tables.
+        guard tables.modelType == type else {
+            preconditionFailure(
+                "ModelContext.\(function): \(type) is not the container's \(entityName) (\(tables.modelType)); use the "
+                    + "model class of the schema the container was made with")
+        }
         return tables
     }
 

@@ -159,7 +159,7 @@ extension SyncApplier {
             else { continue }
             var targets: [any PersistentModel] = []
             var missing = false
-            let inverse = entity.tables.inverses[relationship.index]?.inverse.name
+            let inverse = entity.tables.inverses[relationship.index]?.inverse.originalName
             for target in Self.targets(of: field.value) {
                 let id = canonical[target] ?? target
                 guard let targetState = states[id] else {
@@ -174,10 +174,10 @@ extension SyncApplier {
                 if let inverse, targetEntity.orders[inverse] != nil { reorders[id, default: []].insert(inverse) }
             }
             if missing {
-                state.kept[relationship.name] = field
+                state.kept[relationship.originalName] = field
                 waiting.insert(owner)
             } else {
-                state.kept[relationship.name] = nil
+                state.kept[relationship.originalName] = nil
             }
             states[owner] = state
             touched.insert(owner)

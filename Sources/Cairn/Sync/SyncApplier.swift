@@ -162,6 +162,7 @@ final class SyncApplier {
             keepUnknown(change, in: &state)
             return
         }
+        let change = entity.normalized(change)
         if let gone = change.deleted {
             state.deleted = gone
             if let model = model(of: id, state: state, entity: entity) {
@@ -238,7 +239,7 @@ final class SyncApplier {
         for (owner, relationship) in linked {
             guard let row = states[owner]?.row, let entity = schema.entities[states[owner]!.entity] else { continue }
             let digest = try SyncOutbox.linkDigest(of: row, relationship, entity: entity, txn)
-            states[owner]?.setLinkDigest(digest, for: relationship.name)
+            states[owner]?.setLinkDigest(digest, for: relationship.originalName)
         }
         for (id, fields) in rewritten { try tables.addPending(fields, of: id, txn) }
         for id in touched { if let state = states[id] { try tables.setRowState(state, of: id, txn) } }

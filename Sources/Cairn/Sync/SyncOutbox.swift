@@ -74,7 +74,7 @@ struct SyncOutbox {
     private func collect(_ entry: EntryLayout.HistoryEntry, stamp: SyncStamp, _ txn: borrowing WriteTransaction) throws {
         try ChangeLog.forEachRow(of: entry, store: store) { kind, tables, row, fields in
             guard let entity = schema.entities[tables.entity.name] else { return }
-            try note(kind: kind, row: row, entity: entity, fields: fields, stamp: stamp, txn)
+            try note(kind: kind, row: row, entity: entity, fields: fields.map(entity.wireName), stamp: stamp, txn)
         }
     }
 

@@ -1,3 +1,5 @@
+import CairnSyncProtocol
+
 /// What of a store's schema syncs: the entities chosen (all by default) and, of each, the fields
 /// that travel — every persisted attribute (`.externalStorage` ones too, read from their own
 /// entries), and the relationships that carry each link once.
@@ -20,13 +22,37 @@ struct SyncSchema {
     /// One synced entity.
     struct Entity {
         let tables: Store.EntityTables
-        /// The synced attributes by name.
+        /// The synced attributes by the name they travel under (``renamed``).
         let attributes: [String: Attribute]
         /// The relationships that travel, by name.
         let relationships: [String: Schema.Relationship]
         /// The to-many relationships whose inverse travels and whose order does, by name, each
         /// with the name of the inverse (whose writes' stamps order members the order leaves out).
         let orders: [String: (relationship: Schema.Relationship, inverse: String)]
+
+        /// The synced fields whose name in this schema differs from the name they travel under
+        /// (their `originalName`, which a lightweight migration renames from): schema name →
+        /// travelling name.
+        let renamed: [String: String]
+
+        /// The name field `name` of this schema (or of a history entry) travels under.
+        func wireName(_ name: String) -> String { renamed[name] ?? name }
+
+        /// `change` with its fields under the names they travel under here: a replica that
+        /// renamed a field sends it under its original name, and one a version newer than that
+        /// may send this schema's name.
+        func normalized(_ change: RowChange) -> RowChange {
+            guard !renamed.isEmpty, change.fields.keys.contains(where: { !travels($0) && renamed[$0] != nil }) else {
+                return change
+            }
+            var normalized = change
+            normalized.fields = [:]
+            for (name, field) in change.fields {
+                let wire = travels(name) ? name : wireName(name)
+                if normalized.fields[wire].map({ $0.stamp < field.stamp }) ?? true { normalized.fields[wire] = field }
+            }
+            return normalized
+        }
 
         /// Every field that travels.
         var fieldNames: [String] { Array(attributes.keys) + Array(relationships.keys) + Array(orders.keys) }
@@ -82,7 +108,7 @@ struct SyncSchema {
             var attributes: [String: Attribute] = [:]
             for attribute in tables.entity.attributes where !attribute.isTransient && attribute.access != nil {
                 guard let tag = tables.codec.tags[attribute.name] else { continue }
-                attributes[attribute.name] = Attribute(
+                attributes[attribute.originalName] = Attribute(
                     attribute: attribute, tag: tag, typeName: StoredEntity.typeName(attribute.valueType),
                     isExternal: attribute.index.map { tables.codec.externalAttributes[$0] != nil } ?? false)
             }
@@ -91,12 +117,17 @@ struct SyncSchema {
             for relationship in tables.entity.relationships where chosen[relationship.destination] != nil {
                 let inverse = tables.inverses[relationship.index]?.inverse
                 if Self.travels(relationship, of: tables.entity, inverse: inverse) {
-                    relationships[relationship.name] = relationship
+                    relationships[relationship.originalName] = relationship
                 } else if let inverse, !relationship.isToOneRelationship {
-                    orders[relationship.name] = (relationship, inverse.name)
+                    orders[relationship.originalName] = (relationship, inverse.originalName)
                 }
             }
-            entities[name] = Entity(tables: tables, attributes: attributes, relationships: relationships, orders: orders)
+            var renamed: [String: String] = [:]
+            for (wire, attribute) in attributes where attribute.attribute.name != wire { renamed[attribute.attribute.name] = wire }
+            for (wire, relationship) in relationships where relationship.name != wire { renamed[relationship.name] = wire }
+            for (wire, order) in orders where order.relationship.name != wire { renamed[order.relationship.name] = wire }
+            entities[name] = Entity(
+                tables: tables, attributes: attributes, relationships: relationships, orders: orders, renamed: renamed)
         }
         self.entities = entities
     }

@@ -28,6 +28,21 @@ enum JournalSchemaV2: VersionedSchema {
     }
 }
 
+/// Version 3 renames `text` to `body` (a lightweight migration, by `originalName`).
+enum JournalSchemaV3: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(3, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Entry.self] }
+
+    @Model final class Entry {
+        @Attribute(originalName: "text") var body: String
+        var mood: String = ""
+        init(body: String, mood: String) {
+            self.body = body
+            self.mood = mood
+        }
+    }
+}
+
 /// Replicas on two schema versions sync one zone: the older keeps the fields it does not know
 /// and passes them on, so a newer replica that learns of a row only through the older one still
 /// gets them.
@@ -101,6 +116,52 @@ enum JournalSchemaV2: VersionedSchema {
         try await newer.engine.sync()
         let entries = try ModelContext(newer.container).fetch(FetchDescriptor<JournalSchemaV2.Entry>())
         #expect(entries.map { "\($0.text)|\($0.mood)" } == ["long day|tired"], "the older replica's push did not bring back an old mood")
+    }
+
+    /// A renamed field travels under its original name, so replicas on both sides of the rename
+    /// read each other's writes of it; a store migrated across the rename keeps syncing it.
+    @Test func aRenamedFieldSyncsWithReplicasOnEitherSideOfTheRename() async throws {
+        let server = InMemorySyncServer()
+        let renamed = try Replica(JournalSchemaV3.self, server: server)
+        let before = try Replica(JournalSchemaV2.self, server: server)
+        try renamed.change { $0.insert(JournalSchemaV3.Entry(body: "from three", mood: "bright")) }
+        try await renamed.engine.sync()
+        let feed = InProcessSyncTransport(server: server)
+        let row = try #require(try await feed.changes(zone: "default", after: 0, limit: 10, wait: nil).batches.first?.batch.rows.first)
+        #expect(Set(row.fields.keys) == ["text", "mood"], "the field travels under its original name")
+        try await before.engine.sync()
+        func texts(_ replica: Replica) throws -> [String] {
+            let context = ModelContext(replica.container)
+            if replica.container.schema.entities.first?.attributes.contains(where: { $0.name == "body" }) ?? false {
+                return try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>()).map { "\($0.body)|\($0.mood)" }
+            }
+            return try context.fetch(FetchDescriptor<JournalSchemaV2.Entry>()).map { "\($0.text)|\($0.mood)" }
+        }
+        #expect(try texts(before) == ["from three|bright"])
+        try before.change { try $0.fetch(FetchDescriptor<JournalSchemaV2.Entry>()).first!.text = "edited by two" }
+        try await before.engine.sync()
+        try await renamed.engine.sync()
+        #expect(try texts(renamed) == ["edited by two|bright"])
+        try renamed.change { try $0.fetch(FetchDescriptor<JournalSchemaV3.Entry>()).first!.body = "edited by three" }
+        try await renamed.engine.sync()
+        try await before.engine.sync()
+        #expect(try texts(before) == ["edited by three|bright"])
+
+        // The version 2 store, opened with version 3, keeps syncing the field.
+        let url = URL(fileURLWithPath: before.directory.child("Journal.store"))
+        let configuration = SyncConfiguration(server: URL(string: "http://unused.invalid")!, token: "")
+        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self), configurations: ModelConfiguration(url: url))
+        let engine = try SyncEngine(container: container, configuration: configuration, transport: InProcessSyncTransport(server: server))
+        let context = ModelContext(container)
+        try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>()).first!.body = "upgraded"
+        try context.save()
+        try await engine.sync()
+        try await renamed.engine.sync()
+        #expect(try texts(renamed) == ["upgraded|bright"])
+        try renamed.change { try $0.fetch(FetchDescriptor<JournalSchemaV3.Entry>()).first!.body = "edited again" }
+        try await renamed.engine.sync()
+        try await engine.sync()
+        #expect(try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>()).map(\.body) == ["edited again"])
     }
 
     @Test func anOlderReplicaUpgradedToTheNewerSchemaTakesTheFieldsItKept() async throws {
