@@ -111,7 +111,9 @@ struct SyncBatchMaker {
     /// Records the orders `row` pushes as the newest written (``EntryLayout/SyncRowState/orders``),
     /// so that the members of a list are ordered by what was pushed, not by what the list holds later.
     private func recordOrders(of row: RowChange, entity: SyncSchema.Entity?, _ txn: borrowing WriteTransaction) throws {
-        guard let entity, !entity.orders.isEmpty, var state = try tables.rowState(row.id, txn) else { return }
+        guard let entity, row.fields.keys.contains(where: { entity.orders[$0] != nil }),
+            var state = try tables.rowState(row.id, txn)
+        else { return }
         var changed = false
         for (name, field) in row.fields where entity.orders[name] != nil && state.orders[name] != field {
             state.orders[name] = field

@@ -123,6 +123,9 @@ struct SyncOutbox {
                 let digest = try Self.linkDigest(of: row, relationship, entity: entity, txn)
                 if onlyChangedLinks && state.linkDigest(of: name) == digest { continue }
                 state.setLinkDigest(digest, for: name)
+                // An empty list that never had an order written (a new author's books) has no
+                // order to tell: nothing to push.
+                if entity.orders[name] != nil, digest == Self.emptyDigest, state.stamp(of: name) == nil { continue }
             }
             changed.append(name)
         }
@@ -136,13 +139,16 @@ struct SyncOutbox {
         try tables.addPending(changed, of: id, txn)
     }
 
+    /// The digest of a relationship with no targets.
+    static let emptyDigest: UInt64 = 0xCBF2_9CE4_8422_2325
+
     /// A digest of a relationship's stored targets, in order (FNV-1a over their row ids).
     static func linkDigest(
         of row: UInt64, _ relationship: Schema.Relationship, entity: SyncSchema.Entity,
         _ txn: borrowing some StorageTransaction & ~Copyable
     ) throws -> UInt64 {
         let edges = try txn.edges(of: row, in: entity.tables.layout.edgeTable(of: relationship, in: entity.tables.entity))
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        var hash = emptyDigest
         for edge in edges {
             for shift in stride(from: 0, to: 64, by: 8) {
                 hash = (hash ^ UInt64(UInt8(truncatingIfNeeded: edge.target >> UInt64(shift)))) &* 0x100_0000_01B3
