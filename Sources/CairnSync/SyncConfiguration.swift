@@ -26,13 +26,13 @@ public struct SyncConfiguration: @unchecked Sendable {
     /// automatically (``SyncEngine/start()``).
     public var waitForChanges: Duration = .seconds(25)
 
-    /// The conflict resolvers set with ``resolveConflicts(of:with:)``, by entity name.
-    package private(set) var resolvers: [String: SyncConflictResolver] = [:]
+    /// The resolvers set with ``resolveConflicts(of:with:)`` and ``resolveDeletions(of:with:)``.
+    package private(set) var resolvers = SyncResolvers()
 
     /// Decides, for the attributes of `model`, between two writes of one attribute made on two
     /// replicas where the later one was made without the earlier one (``SyncConflict``); without
-    /// a resolver the later write wins. Relationships and deletions are not asked about: a
-    /// relationship's later write wins, and a deletion wins over any write (`Docs/Sync.md`).
+    /// a resolver the later write wins. Relationships are not asked about (their later write wins);
+    /// deletions against edits go to ``resolveDeletions(of:with:)`` (`Docs/Sync.md`).
     ///
     /// ```swift
     /// configuration.resolveConflicts(of: Counter.self) { conflict in
@@ -43,7 +43,20 @@ public struct SyncConfiguration: @unchecked Sendable {
     public mutating func resolveConflicts(
         of model: any PersistentModel.Type, with resolver: @escaping SyncConflictResolver
     ) {
-        resolvers[Schema.entityName(of: model)] = resolver
+        resolvers.conflicts[Schema.entityName(of: model)] = resolver
+    }
+
+    /// Decides, for `model`, whether a model deleted on one replica and edited on another, where
+    /// the deletion did not see the edits, stays deleted (``SyncDeletion``); without a resolver
+    /// the deletion wins. Keeping it makes the edited model a new synced row on every replica.
+    ///
+    /// ```swift
+    /// configuration.resolveDeletions(of: Note.self) { _ in .keepEdited }   // edits bring a note back
+    /// ```
+    public mutating func resolveDeletions(
+        of model: any PersistentModel.Type, with resolver: @escaping SyncDeletionResolver
+    ) {
+        resolvers.deletions[Schema.entityName(of: model)] = resolver
     }
 
     /// A configuration.

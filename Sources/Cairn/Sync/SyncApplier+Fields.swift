@@ -73,7 +73,7 @@ extension SyncApplier {
         _ incoming: FieldChange, over local: SyncStamp, of synced: SyncSchema.Attribute,
         state: EntryLayout.SyncRowState
     ) throws -> Bool {
-        guard let resolve = resolvers[state.entity], let row = state.row, let access = synced.attribute.access,
+        guard let resolve = resolvers.conflicts[state.entity], let row = state.row, let access = synced.attribute.access,
             let tables = schema.entities[state.entity]?.tables.concrete(forRow: row),
             let record = try context.rows.record(row: row, tables: tables),
             case .some(let payload) = try? Self.payload(incoming.value, for: synced)

@@ -43,8 +43,8 @@ final class SyncApplier {
     var links: [(owner: SyncID, relationship: Schema.Relationship, change: FieldChange)] = []
     /// What the apply did.
     var report = Report()
-    /// The resolvers of conflicting writes, by entity name.
-    let resolvers: [String: SyncConflictResolver]
+    /// The resolvers of conflicting writes and of deletions against edits.
+    let resolvers: SyncResolvers
     /// The replica's clock while applying: a conflict resolved for the earlier write stamps it anew.
     var clock = HybridLogicalClock()
     /// Fields a resolver kept the earlier write of, written again here: pushed as this replica's.
@@ -62,7 +62,7 @@ final class SyncApplier {
 
     init(
         container: ModelContainer, tables: SyncTables, schema: SyncSchema, replica: SyncID,
-        resolvers: [String: SyncConflictResolver] = [:]
+        resolvers: SyncResolvers = SyncResolvers()
     ) {
         store = container.store
         self.resolvers = resolvers
@@ -164,11 +164,13 @@ final class SyncApplier {
         }
         let change = entity.normalized(change)
         if let gone = change.deleted {
-            state.deleted = gone
-            if let model = model(of: id, state: state, entity: entity) {
+            if let model = model(of: id, state: state, entity: entity),
+                try !keepsEdited(model, of: id, state: &state, entity: entity, against: gone)
+            {
                 context.delete(model)
                 report.rowsDeleted += 1
             }
+            state.deleted = gone
             return
         }
         if state.row == nil && models[id] == nil {

@@ -68,3 +68,60 @@ public enum SyncConflictResolution: Sendable {
 /// let higherWins: SyncConflictResolver = { conflict in .keepLater }
 /// ```
 public typealias SyncConflictResolver = @Sendable (SyncConflict) -> SyncConflictResolution
+
+/// A synced model deleted on one replica and edited on another where the deletion did not see the
+/// edit: what a deletion resolver (`SyncConfiguration.resolveDeletions(of:with:)`) decides.
+/// Without one, the deletion wins.
+///
+/// It is asked on a replica that holds the model when the deletion arrives and the model has
+/// edits made later than the deletion, or made here and not pushed yet. Keeping the edited model
+/// makes it a new synced row (its identifier derived from the deleted one's and the deletion, so
+/// every replica keeping it keeps one row) with all its values, which reaches every replica; what
+/// the deletion's delete rules reached elsewhere (cascaded or nullified relationships) stays as the
+/// deletion left it.
+///
+/// ```swift
+/// configuration.resolveDeletions(of: Note.self) { deletion in
+///     // An edit made after a note was deleted elsewhere brings it back.
+///     deletion.editedFieldNames.isEmpty ? .delete : .keepEdited
+/// }
+/// ```
+public struct SyncDeletion: Sendable {
+    /// The model's entity name.
+    public let entityName: String
+    /// When the deletion was made (its replica's clock).
+    public let deletedDate: Date
+    /// When the newest edit the deletion did not see was made.
+    public let editedDate: Date
+    /// The attributes and relationships those edits set.
+    public let editedFieldNames: Set<String>
+}
+
+/// Whether a ``SyncDeletion``'s model stays deleted.
+///
+/// ```swift
+/// return .keepEdited
+/// ```
+public enum SyncDeletionResolution: Sendable {
+    /// The deletion wins, as it does without a resolver.
+    case delete
+    /// The edited model stays, as a new synced row.
+    case keepEdited
+}
+
+/// Decides a ``SyncDeletion`` for one model type; called on the sync engine's executor, so it
+/// must not touch a `ModelContext`, and decide from the deletion alone.
+///
+/// ```swift
+/// let editsWin: SyncDeletionResolver = { _ in .keepEdited }
+/// ```
+public typealias SyncDeletionResolver = @Sendable (SyncDeletion) -> SyncDeletionResolution
+
+/// The resolvers a replica asks, by entity name: of concurrent writes of an attribute, and of a
+/// deletion against edits.
+package struct SyncResolvers: Sendable {
+    package var conflicts: [String: SyncConflictResolver] = [:]
+    package var deletions: [String: SyncDeletionResolver] = [:]
+
+    package init() {}
+}

@@ -20,14 +20,14 @@ package final class SyncReplica {
     private let store: Store
     private let tables: SyncTables
     private let schema: SyncSchema
-    private let resolvers: [String: SyncConflictResolver]
+    private let resolvers: SyncResolvers
 
     /// The store of `container` as a replica syncing the entities named in `entities` (every
     /// entity when `nil`). Creates its sync tables the first time.
     ///
     /// - Throws: `StorageError` when the tables cannot be made or read.
     package init(
-        container: ModelContainer, entities: Set<String>?, resolvers: [String: SyncConflictResolver] = [:]
+        container: ModelContainer, entities: Set<String>?, resolvers: SyncResolvers = SyncResolvers()
     ) throws {
         self.container = container
         self.resolvers = resolvers
