@@ -53,10 +53,16 @@ public struct SyncServer: Sendable {
         }
     }
 
+    /// Compacts the feeds now and every hour; a compaction that fails (the database restarting)
+    /// is logged and tried again at the next hour, never ending the server.
     private func compactEveryHour(_ database: ServerDatabase) async throws {
         while !Task.isCancelled {
-            let removed = try await database.compact(keepingNewest: keepBatches)
-            if removed > 0 { logger.info("Compacted the feeds: \(removed) batches removed") }
+            do {
+                let removed = try await database.compact(keepingNewest: keepBatches)
+                if removed > 0 { logger.info("Compacted the feeds: \(removed) batches removed") }
+            } catch {
+                logger.warning("Compacting the feeds failed (tried again in an hour): \(String(reflecting: error))")
+            }
             try await Task.sleep(for: .seconds(3600))
         }
     }
