@@ -65,6 +65,10 @@ extension RowChange: SyncWireCodable {
 
     /// No fewer than the bytes ``write(to:)`` writes (each count taken at its longest), without
     /// writing them: what a batch is filled by.
+    ///
+    /// ```swift
+    /// if row.wireSizeBound > SyncLimits.maximumRowBytes { print("too large to push") }
+    /// ```
     public var wireSizeBound: Int {
         var size = 10 + entity.utf8.count + 16 + 1 + 24 + 10
         for (name, change) in fields {
