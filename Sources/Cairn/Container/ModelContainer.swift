@@ -21,12 +21,13 @@ public final class ModelContainer: Sendable {
     /// container.schema.entities.map(\.name)
     /// ```
     public let schema: Schema
-    /// The configurations the container was opened with.
+    /// The configurations the container was opened with (one: Cairn keeps a container's models
+    /// in one store), as a set, as SwiftData has it.
     ///
     /// ```swift
     /// container.configurations.first?.url
     /// ```
-    public let configurations: [ModelConfiguration]
+    public let configurations: Set<ModelConfiguration>
     /// The migration plan the container was opened with.
     let migrationPlan: (any SchemaMigrationPlan.Type)?
     let store: Store
@@ -138,6 +139,16 @@ public final class ModelContainer: Sendable {
     /// print(container.storeIdentifier)
     /// ```
     public var storeIdentifier: String { store.identifier }
+
+    /// The identifier of the store of the configuration named `name` (``ModelConfiguration/name``),
+    /// or `nil` when the container has no configuration of that name.
+    ///
+    /// ```swift
+    /// let id = container.storeIdentifier(forConfigurationNamed: "Library")
+    /// ```
+    public func storeIdentifier(forConfigurationNamed name: String) -> String? {
+        configurations.contains { $0.name == name } ? store.identifier : nil
+    }
 
     /// What opening the store had to repair, or `nil` when it opened as it was last saved.
     ///

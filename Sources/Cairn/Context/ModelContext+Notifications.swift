@@ -40,6 +40,15 @@ extension ModelContext {
         ///     as? [PersistentIdentifier] { reloadEverything() }
         /// ```
         case invalidatedAllIdentifiers
+        /// The generation of the store the save made: the ``DefaultHistoryToken`` of its
+        /// transaction, in ``didSave`` (absent when the save wrote nothing). History fetched
+        /// after this token (``HistoryDescriptor``) holds what other contexts saved since.
+        ///
+        /// ```swift
+        /// let generation = notification.userInfo?[ModelContext.NotificationKey.queryGeneration.rawValue]
+        ///     as? DefaultHistoryToken
+        /// ```
+        case queryGeneration
     }
 
     /// Runs `block`, then saves what it changed; if `block` throws, its changes are rolled back.

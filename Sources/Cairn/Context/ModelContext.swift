@@ -251,6 +251,23 @@ public final class ModelContext {
         scheduleAutosave()
     }
 
+    /// Processes the pending changes now rather than at the next save, as Core Data's context
+    /// does: the pending deletes' `.cascade` delete rules are applied, so the models they reach
+    /// are deleted models of the context (``deletedModelsArray``, `isDeleted`) and their other
+    /// relationships' inverses let go of them. Inserts, changes and inverses are recorded as they
+    /// are made, so there is nothing else to process (Cairn has no undo manager to tell).
+    ///
+    /// ```swift
+    /// context.delete(author)            // cascades to the author's books
+    /// context.processPendingChanges()
+    /// author.books.allSatisfy(\.isDeleted)   // true, before any save
+    /// ```
+    public func processPendingChanges() {
+        checkOwner()
+        let cascaded = CascadedDeletes(pending.deleted.array, rows: rows)
+        for model in cascaded.models where !pending.deleted.contains(model) { delete(model) }
+    }
+
     /// Discards every unsaved change: inserted models leave the context, deleted ones stay, and
     /// changed ones reload their stored values when next read.
     ///

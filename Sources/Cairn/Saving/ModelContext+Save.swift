@@ -75,7 +75,8 @@ extension ModelContext {
         let applied = SaveApplier(store: store, rows: rows).apply(planned, outcome, pending: &pending)
         if let commit = outcome.commit { commits.noteOwn(commit) }
         SaveNotifier.post(
-            Self.didSave, for: self, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted)
+            Self.didSave, for: self, insertedIDs: applied.inserted, updatedIDs: applied.updated, deleted: deleted,
+            generation: outcome.commit.map { DefaultHistoryToken(storeIdentifier: store.identifier, transaction: $0) })
         checkInvariantsAfterSave()
         // The save stands (every context sees it) though the drive may not hold it: say so.
         if let flushFailure = outcome.flushFailure { throw flushFailure }

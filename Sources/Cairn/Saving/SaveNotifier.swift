@@ -10,18 +10,19 @@ import Foundation
 ///     updatedIDs: planned.updatedIdentifiers, deleted: deleted)
 /// ```
 enum SaveNotifier {
-    /// Posts `name` for `context` with the given identifiers.
+    /// Posts `name` for `context` with the given identifiers, and the generation the save made
+    /// (its transaction's token) when it made one.
     static func post(
         _ name: Notification.Name, for context: ModelContext, insertedIDs: [PersistentIdentifier],
-        updatedIDs: [PersistentIdentifier], deleted: [PersistentIdentifier]
+        updatedIDs: [PersistentIdentifier], deleted: [PersistentIdentifier], generation: DefaultHistoryToken? = nil
     ) {
-        NotificationCenter.default.post(
-            name: name, object: context,
-            userInfo: [
-                ModelContext.NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
-                ModelContext.NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
-                ModelContext.NotificationKey.deletedIdentifiers.rawValue: deleted,
-            ])
+        var userInfo: [String: Any] = [
+            ModelContext.NotificationKey.insertedIdentifiers.rawValue: insertedIDs,
+            ModelContext.NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
+            ModelContext.NotificationKey.deletedIdentifiers.rawValue: deleted,
+        ]
+        if let generation { userInfo[ModelContext.NotificationKey.queryGeneration.rawValue] = generation }
+        NotificationCenter.default.post(name: name, object: context, userInfo: userInfo)
     }
 
     /// Posts ``ModelContext/didSave`` for `context` with ``ModelContext/NotificationKey/invalidatedAllIdentifiers``:
