@@ -94,6 +94,34 @@ import Testing
         #expect(bounded.map(\.author) == ["a", "c", "a"])
     }
 
+    /// The predicate apps write to read only the transactions that touched some models:
+    /// over each transaction's changes, by entity name.
+    @Test func aPredicateOverTheChangesPicksTransactionsByEntity() throws {
+        let container = try tripContainer(TemporaryDirectory())
+        let context = ModelContext(container)
+        context.author = "trips"
+        context.insert(Trip(name: "Lisbon", destination: "PT"))
+        try context.save()
+        context.author = "carriers"
+        context.insert(Carrier(plate: "C-1"))
+        try context.save()
+        context.author = "stops"
+        let trip = try context.fetch(FetchDescriptor<Trip>()).first!
+        trip.stops.append(Stop(place: "Porto"))
+        try context.save()
+        let names: Set<String> = ["Trip"]
+        let touchingTrips = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                predicate: #Predicate { $0.changes.contains { names.contains($0.changedPersistentIdentifier.entityName) } },
+                sortBy: [SortDescriptor(\.transactionIdentifier, order: .reverse)]))
+        #expect(touchingTrips.map(\.author) == ["stops", "trips"], "the stop's save changed the trip's list too")
+        let stopsOnly: Set<String> = ["Stop"]
+        let touchingStops = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                predicate: #Predicate { $0.changes.contains { stopsOnly.contains($0.changedPersistentIdentifier.entityName) } }))
+        #expect(touchingStops.map(\.author) == ["stops"])
+    }
+
     @Test func aTokenKeptAsJSONSurvivesReopening() throws {
         let directory = TemporaryDirectory()
         var data = Data()
