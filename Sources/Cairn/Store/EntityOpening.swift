@@ -80,7 +80,8 @@ struct EntityOpening {
         let inherited = entity.superentity.flatMap { result[$0.name]?.codec.tags } ?? [:]
         let tags = try stored.reconcile(
             with: entity, hasRows: hasRows,
-            inherited: inherited.filter { name, _ in entity.superentity?.attributesByName[name] != nil })
+            inherited: inherited.filter { name, _ in entity.superentity?.attributesByName[name] != nil },
+            everyRowHolds: { tag in root == nil && Self.everyRow(of: records, holds: tag, in: environment) })
         if let root { hierarchyNextTag[root.name] = stored.nextTag }
         descriptions[entity.name]!.stored = stored
         let tables = Store.EntityTables(
@@ -106,6 +107,24 @@ struct EntityOpening {
                     + "damage to the file, not a change of your models; restore the store from a backup.")
         }
         return try environment.openTable(name, flags: flags, create: !readOnly)
+    }
+
+    /// Whether every record of `records` holds a value under `tag` (a required attribute's rows
+    /// all filled by a migration stage); `false` when one lacks it or a record cannot be read.
+    private static func everyRow(of records: Table, holds tag: UInt32, in environment: LMDBEnvironment) -> Bool {
+        var holds = true
+        do {
+            try environment.read { txn in
+                try txn.scan(records) { key, value in
+                    guard key.count == 8 else { return true }
+                    holds = try RecordReader(Array(value), key: Array(key)).payload(tag: tag) != nil
+                    return holds
+                }
+            }
+        } catch {
+            return false
+        }
+        return holds
     }
 
     /// The entity's record table (its hierarchy's, shared) and whether it has had rows.

@@ -89,8 +89,13 @@ struct StoredEntity: Codable, Equatable {
     ///
     /// An attribute named in `inherited` (one a subentity inherits) takes its superentity's tag:
     /// the hierarchy's rows share one table, where a field means one attribute.
+    ///
+    /// A required attribute whose stored rows may lack it (it was added, or optional, after rows
+    /// were stored) is accepted when `everyRowHolds` finds a value for its tag in every row (a
+    /// migration stage gave each one): the rows decide, not the schema's past.
     mutating func reconcile(
-        with entity: Schema.Entity, hasRows: Bool, inherited: [String: UInt32] = [:]
+        with entity: Schema.Entity, hasRows: Bool, inherited: [String: UInt32] = [:],
+        everyRowHolds: (UInt32) -> Bool = { _ in false }
     ) throws(SchemaError) -> [String: UInt32] {
         var tags: [String: UInt32] = [:]
         var current: [StoredAttribute] = []
@@ -141,11 +146,17 @@ struct StoredEntity: Codable, Equatable {
                         isOptional: attribute.isOptional))
                 nextTag += 1
             }
+            if current.last!.mayBeAbsent && !attribute.isOptional && attribute.defaultValue == nil
+                && everyRowHolds(current.last!.tag)
+            {
+                current[current.count - 1].mayBeAbsent = false
+            }
             if current.last!.mayBeAbsent && !attribute.isOptional && attribute.defaultValue == nil {
                 throw SchemaError(
                     code: .incompatibleStore, entity: entity.name, property: attribute.name,
                     message: "\(entity.name).\(attribute.name) did not exist when some \(entity.name)s were stored, so "
-                        + "they have no value for it. To read them, give it a default value or make it optional.")
+                        + "they have no value for it. To read them, give it a default value, make it optional, or "
+                        + "give every row a value in a custom migration stage's willMigrate.")
             }
         }
         // Attributes no longer declared keep their entries, so their tags are never reused and
