@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 // Written as SwiftData code is: version 2 adds an optional nickname to stored guests, version 3
-// makes it required, and a custom stage's willMigrate gives every guest one first.
+// makes it required and unique, and a custom stage's willMigrate gives every guest one first.
 
 enum GuestSchemaV1: VersionedSchema {
     static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
@@ -32,7 +32,7 @@ enum GuestSchemaV3: VersionedSchema {
 
     @Model final class Guest {
         var name: String
-        var nickname: String
+        @Attribute(.unique) var nickname: String
         init(name: String, nickname: String) {
             self.name = name
             self.nickname = nickname
@@ -90,6 +90,11 @@ enum GuestMigrationPlan: SchemaMigrationPlan {
             configurations: configuration)
         let guests = try ModelContext(container).fetch(FetchDescriptor<GuestSchemaV3.Guest>(sortBy: [SortDescriptor(\.name)]))
         #expect(guests.map { "\($0.name):\($0.nickname)" } == ["Alexandra:Ale", "Benedict:Ben", "Cordelia:Cor"])
+        // The nickname is unique now: a new guest with a taken one takes that row over (an upsert).
+        let context = ModelContext(container)
+        context.insert(GuestSchemaV3.Guest(name: "Alexander", nickname: "Ale"))
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<GuestSchemaV3.Guest>()) == 3)
     }
 
     @Test func aStageThatLeavesARowWithoutAValueIsRefused() throws {
