@@ -81,7 +81,12 @@ struct EntityOpening {
         let tags = try stored.reconcile(
             with: entity, hasRows: hasRows,
             inherited: inherited.filter { name, _ in entity.superentity?.attributesByName[name] != nil },
-            everyRowHolds: { tag in root == nil && Self.everyRow(of: records, holds: tag, in: environment) })
+            everyRowHolds: { tag in root == nil && Self.everyRow(of: records, holds: tag, in: environment) },
+            storedValues: { tag, attribute in
+                root == nil
+                    ? Self.values(in: records, tag: tag, readAs: attribute, in: environment)
+                    : StoredEntity.StoredValues(count: 1, allRead: false)
+            })
         if let root { hierarchyNextTag[root.name] = stored.nextTag }
         descriptions[entity.name]!.stored = stored
         let tables = Store.EntityTables(
@@ -125,6 +130,30 @@ struct EntityOpening {
             return false
         }
         return holds
+    }
+
+    /// How many records of `records` hold a value under `tag`, and whether each reads as
+    /// `attribute`'s type (`false` too when a record cannot be read).
+    private static func values(
+        in records: Table, tag: UInt32, readAs attribute: Schema.Attribute, in environment: LMDBEnvironment
+    ) -> StoredEntity.StoredValues {
+        guard let access = attribute.access else { return StoredEntity.StoredValues(count: 1, allRead: false) }
+        var found = StoredEntity.StoredValues(count: 0, allRead: true)
+        do {
+            try environment.read { txn in
+                try txn.scan(records) { key, value in
+                    guard key.count == 8 else { return true }
+                    let record = try RecordReader(Array(value), key: Array(key))
+                    guard record.payload(tag: tag) != nil else { return true }
+                    found.count += 1
+                    _ = try access.value(tag: tag, in: record)
+                    return true
+                }
+            }
+        } catch {
+            found.allRead = false
+        }
+        return found
     }
 
     /// The entity's record table (its hierarchy's, shared) and whether it has had rows.

@@ -95,7 +95,8 @@ struct StoredEntity: Codable, Equatable {
     /// migration stage gave each one): the rows decide, not the schema's past.
     mutating func reconcile(
         with entity: Schema.Entity, hasRows: Bool, inherited: [String: UInt32] = [:],
-        everyRowHolds: (UInt32) -> Bool = { _ in false }
+        everyRowHolds: (UInt32) -> Bool = { _ in false },
+        storedValues: (UInt32, Schema.Attribute) -> StoredValues = { _, _ in StoredValues(count: 1, allRead: false) }
     ) throws(SchemaError) -> [String: UInt32] {
         var tags: [String: UInt32] = [:]
         var current: [StoredAttribute] = []
@@ -125,7 +126,8 @@ struct StoredEntity: Codable, Equatable {
                 nextTag = max(nextTag, tag + 1)
             } else if let stored {
                 // Either platform's spelling of Foundation's types (StoredTypeName) is the same type.
-                guard StoredTypeName.canonical(stored.type) == type else {
+                let sameType = StoredTypeName.canonical(stored.type) == type
+                guard sameType || Self.takesValues(stored: stored.type, declared: type, storedValues(stored.tag, attribute)) else {
                     throw SchemaError(
                         code: .incompatibleStore, entity: entity.name, property: attribute.name,
                         message:
@@ -136,8 +138,8 @@ struct StoredEntity: Codable, Equatable {
                 tags[attribute.name] = stored.tag
                 current.append(
                     StoredAttribute(
-                        name: attribute.name, tag: stored.tag, type: stored.type, mayBeAbsent: stored.mayBeAbsent,
-                        isOptional: attribute.isOptional))
+                        name: attribute.name, tag: stored.tag, type: sameType ? stored.type : type,
+                        mayBeAbsent: stored.mayBeAbsent, isOptional: attribute.isOptional))
             } else {
                 tags[attribute.name] = nextTag
                 current.append(
@@ -191,6 +193,41 @@ struct StoredEntity: Codable, Equatable {
             noted.relationships[index].table = relationships[index].table
         }
         return noted == self
+    }
+
+    /// What the stored rows hold under one attribute's tag: how many values, and whether every
+    /// one reads as the attribute's declared type.
+    struct StoredValues {
+        var count: Int
+        var allRead: Bool
+    }
+
+    /// Whether an attribute stored as type `stored` takes values of type `declared`: when no row
+    /// holds a value of it (a stage deleted them, or none was ever set), or when the two are one
+    /// type declared again elsewhere (a Codable type nested in each `VersionedSchema`: the same
+    /// name but for its qualifiers) and every stored value reads as the new one. A stored value
+    /// is known by its shape, not by where its type was declared.
+    static func takesValues(stored: String, declared: String, _ values: StoredValues) -> Bool {
+        guard values.allRead else { return false }
+        return values.count == 0 || unqualified(StoredTypeName.canonical(stored)) == unqualified(declared)
+    }
+
+    /// A type name without its modules and enclosing types: `App.SchemaV1.Address` → `Address`,
+    /// `Swift.Array<App.SchemaV1.Tag>` → `Array<Tag>`.
+    static func unqualified(_ name: String) -> String {
+        var result = ""
+        var identifier = ""
+        for character in name {
+            if character.isLetter || character.isNumber || character == "_" {
+                identifier.append(character)
+            } else if character == "." {
+                identifier = ""
+            } else {
+                result += identifier + String(character)
+                identifier = ""
+            }
+        }
+        return result + identifier
     }
 
     /// A type's name without optionality, so `String` and `String?` store alike, in the

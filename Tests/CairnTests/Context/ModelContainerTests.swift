@@ -80,7 +80,9 @@ enum ItemsV4 {
 
     @Test func anAttributeThatChangedTypeIsRefusedWithARemedy() throws {
         let directory = TemporaryDirectory()
-        _ = try ModelContainer(for: ItemsV2.Item.self, configurations: configuration(directory))
+        let context = ModelContext(try ModelContainer(for: ItemsV2.Item.self, configurations: configuration(directory)))
+        context.insert(ItemsV2.Item(name: "pens", count: 3))
+        try context.save()
         #expect {
             try ModelContainer(for: ItemsV3.Item.self, configurations: configuration(directory))
         } throws: { error in
@@ -88,6 +90,14 @@ enum ItemsV4 {
             return error.code == .incompatibleStore && error.property == "count"
                 && error.message.contains("stored as Swift.Int but declared as Swift.String")
         }
+    }
+
+    /// With no stored value of an attribute to misread, its type may change.
+    @Test func anAttributeWithoutStoredValuesMayChangeType() throws {
+        let directory = TemporaryDirectory()
+        _ = try ModelContainer(for: ItemsV2.Item.self, configurations: configuration(directory))
+        let container = try ModelContainer(for: ItemsV3.Item.self, configurations: configuration(directory))
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ItemsV3.Item>()) == 0)
     }
 
     @Test func anInvalidSchemaIsRefusedBeforeTheStoreIsTouched() throws {

@@ -304,7 +304,7 @@ enum SpecimensV3 {
             try ModelContainer(for: SpecimensV3.Specimen.self, configurations: ModelConfiguration(url: url))
         } throws: { error in
             (error as? SchemaError)?.code == .incompatibleStore
-                && (error as? SchemaError)?.message.contains("give it a default value or make it optional") == true
+                && (error as? SchemaError)?.message.contains("give it a default value, make it optional") == true
         }
     }
 
