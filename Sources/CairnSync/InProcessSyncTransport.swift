@@ -88,19 +88,13 @@ public struct InProcessSyncTransport: SyncTransport {
 
     /// The transport's seeded choices and the pushes it holds back.
     private actor Network {
-        private var state: UInt64
+        private var bits: SplitMix64
         private var held: [(ChangeBatch, String)] = []
 
-        init(seed: UInt64) { state = seed }
+        init(seed: UInt64) { bits = SplitMix64(seed: seed) }
 
-        /// A number in 0..<1 (SplitMix64).
-        func roll() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
+        /// A number in 0..<1.
+        func roll() -> Double { Double(bits.next() >> 11) / Double(1 << 53) }
 
         func hold(_ batch: ChangeBatch, zone: String) { held.append((batch, zone)) }
 

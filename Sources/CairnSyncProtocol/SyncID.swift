@@ -119,3 +119,24 @@ extension String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
+
+/// Bits that follow from a seed (SplitMix64): the same seed gives the same sequence everywhere,
+/// for choices every replica must make alike and for faults a test replays.
+///
+/// ```swift
+/// var bits = SplitMix64(seed: 42)
+/// let id = SyncID.make(milliseconds: 0, using: &bits)
+/// ```
+package struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    package init(seed: UInt64) { state = seed }
+
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

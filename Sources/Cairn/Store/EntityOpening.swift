@@ -81,11 +81,9 @@ struct EntityOpening {
         let tags = try stored.reconcile(
             with: entity, hasRows: hasRows,
             inherited: inherited.filter { name, _ in entity.superentity?.attributesByName[name] != nil },
-            everyRowHolds: { tag in root == nil && Self.everyRow(of: records, holds: tag, in: environment) },
+            // A hierarchy's rows share one table with other classes': not read for one of them.
             storedValues: { tag, attribute in
-                root == nil
-                    ? Self.values(in: records, tag: tag, readAs: attribute, in: environment)
-                    : StoredEntity.StoredValues(count: 1, allRead: false)
+                root == nil ? Self.values(in: records, tag: tag, readAs: attribute, in: environment) : .unknown
             })
         if let root { hierarchyNextTag[root.name] = stored.nextTag }
         descriptions[entity.name]!.stored = stored
@@ -114,35 +112,18 @@ struct EntityOpening {
         return try environment.openTable(name, flags: flags, create: !readOnly)
     }
 
-    /// Whether every record of `records` holds a value under `tag` (a required attribute's rows
-    /// all filled by a migration stage); `false` when one lacks it or a record cannot be read.
-    private static func everyRow(of records: Table, holds tag: UInt32, in environment: LMDBEnvironment) -> Bool {
-        var holds = true
-        do {
-            try environment.read { txn in
-                try txn.scan(records) { key, value in
-                    guard key.count == 8 else { return true }
-                    holds = try RecordReader(Array(value), key: Array(key)).payload(tag: tag) != nil
-                    return holds
-                }
-            }
-        } catch {
-            return false
-        }
-        return holds
-    }
-
-    /// How many records of `records` hold a value under `tag`, and whether each reads as
-    /// `attribute`'s type (`false` too when a record cannot be read).
+    /// How many records `records` holds, how many hold a value under `tag`, and whether each
+    /// reads as `attribute`'s type (`false` too when a record cannot be read).
     private static func values(
         in records: Table, tag: UInt32, readAs attribute: Schema.Attribute, in environment: LMDBEnvironment
     ) -> StoredEntity.StoredValues {
-        guard let access = attribute.access else { return StoredEntity.StoredValues(count: 1, allRead: false) }
-        var found = StoredEntity.StoredValues(count: 0, allRead: true)
+        guard let access = attribute.access else { return .unknown }
+        var found = StoredEntity.StoredValues()
         do {
             try environment.read { txn in
                 try txn.scan(records) { key, value in
                     guard key.count == 8 else { return true }
+                    found.rows += 1
                     let record = try RecordReader(Array(value), key: Array(key))
                     guard record.payload(tag: tag) != nil else { return true }
                     found.count += 1

@@ -90,13 +90,13 @@ struct StoredEntity: Codable, Equatable {
     /// An attribute named in `inherited` (one a subentity inherits) takes its superentity's tag:
     /// the hierarchy's rows share one table, where a field means one attribute.
     ///
-    /// A required attribute whose stored rows may lack it (it was added, or optional, after rows
-    /// were stored) is accepted when `everyRowHolds` finds a value for its tag in every row (a
-    /// migration stage gave each one): the rows decide, not the schema's past.
+    /// Where the description alone would refuse, `storedValues` reads what the rows hold under a
+    /// tag, and the rows decide, not the schema's past: a required attribute that rows may lack
+    /// (added, or optional, after rows were stored) is accepted when every row has a value (a
+    /// migration stage gave each one), and a changed type by ``takesValues(stored:declared:_:)``.
     mutating func reconcile(
         with entity: Schema.Entity, hasRows: Bool, inherited: [String: UInt32] = [:],
-        everyRowHolds: (UInt32) -> Bool = { _ in false },
-        storedValues: (UInt32, Schema.Attribute) -> StoredValues = { _, _ in StoredValues(count: 1, allRead: false) }
+        storedValues: (UInt32, Schema.Attribute) -> StoredValues = { _, _ in .unknown }
     ) throws(SchemaError) -> [String: UInt32] {
         var tags: [String: UInt32] = [:]
         var current: [StoredAttribute] = []
@@ -149,7 +149,7 @@ struct StoredEntity: Codable, Equatable {
                 nextTag += 1
             }
             if current.last!.mayBeAbsent && !attribute.isOptional && attribute.defaultValue == nil
-                && everyRowHolds(current.last!.tag)
+                && storedValues(current.last!.tag, attribute).inEveryRow
             {
                 current[current.count - 1].mayBeAbsent = false
             }
@@ -195,11 +195,18 @@ struct StoredEntity: Codable, Equatable {
         return noted == self
     }
 
-    /// What the stored rows hold under one attribute's tag: how many values, and whether every
-    /// one reads as the attribute's declared type.
+    /// What the stored rows hold under one attribute's tag: how many rows there are, how many
+    /// hold a value, and whether every value reads as the attribute's declared type.
     struct StoredValues {
-        var count: Int
-        var allRead: Bool
+        var rows = 0
+        var count = 0
+        var allRead = true
+
+        /// What cannot be known (rows not read): nothing is taken on trust.
+        static let unknown = StoredValues(rows: 1, count: 0, allRead: false)
+
+        /// Whether every row holds a value that reads.
+        var inEveryRow: Bool { allRead && count == rows }
     }
 
     /// Whether an attribute stored as type `stored` takes values of type `declared`: when no row

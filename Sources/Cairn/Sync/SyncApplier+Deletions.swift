@@ -25,7 +25,6 @@ extension SyncApplier {
         var keptState = state
         keptState.deleted = nil
         states[kept] = keptState
-        canonical[kept] = kept
         touched.insert(kept)
         models[kept] = model
         renamed[id] = kept
@@ -43,22 +42,7 @@ extension SyncApplier {
     /// The identifier of a row kept against the deletion of row `id` stamped `gone`: the same on
     /// every replica (a SplitMix64 sequence seeded from both), time-ordered at the deletion.
     static func identifier(keeping id: SyncID, deletedAt gone: SyncStamp) -> SyncID {
-        var generator = DerivedBits(seed: id.high ^ id.low.byteSwapped ^ gone.clock ^ gone.replica.high ^ gone.replica.low)
+        var generator = SplitMix64(seed: id.high ^ id.low.byteSwapped ^ gone.clock ^ gone.replica.high ^ gone.replica.low)
         return SyncID.make(milliseconds: gone.milliseconds, using: &generator)
-    }
-
-    /// Bits derived from a seed (SplitMix64).
-    private struct DerivedBits: RandomNumberGenerator {
-        var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -49,8 +49,9 @@ struct SyncBatchMaker {
     func oversized(_ txn: borrowing some StorageTransaction & ~Copyable) throws -> [(entity: String, id: SyncID, bytes: Int)] {
         var found: [(entity: String, id: SyncID, bytes: Int)] = []
         try tables.forEachPending(txn) { id, fields in
-            if let row = try change(of: id, fields: fields, txn), row.wireSizeBound > SyncLimits.maximumRowBytes {
-                found.append((row.entity, id, row.wireSizeBound))
+            if let row = try change(of: id, fields: fields, txn) {
+                let size = row.wireSizeBound
+                if size > SyncLimits.maximumRowBytes { found.append((row.entity, id, size)) }
             }
             return true
         }
