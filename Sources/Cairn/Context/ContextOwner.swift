@@ -67,12 +67,29 @@ enum ExecutorPlace {
     case mainActor
     /// A model actor's serial queue: after the job that is running.
     case queue(DispatchQueue)
+    /// Any other actor: the isolation a results or history observer was made in.
+    case actor(any Actor)
+
+    /// Where an observer made in `isolation` updates: the executor that owns `context` if one
+    /// does, else `isolation` (the caller's actor), else where the context is used now; `nil`
+    /// when none of them is a serial executor.
+    static func of(_ context: ModelContext, isolation: (any Actor)?) -> ExecutorPlace? {
+        if case .unchecked = context.owner, let isolation {
+            return isolation === MainActor.shared ? .mainActor : .actor(isolation)
+        }
+        return context.executorPlace
+    }
 
     /// Runs `work` there, after the current turn.
     func schedule(_ work: @escaping @Sendable () -> Void) {
         switch self {
         case .mainActor: Task { @MainActor in work() }
         case .queue(let queue): queue.async(execute: work)
+        case .actor(let actor): Task { await Self.run(work, on: actor) }
         }
+    }
+
+    private static func run(_ work: @Sendable () -> Void, on actor: isolated any Actor) {
+        work()
     }
 }

@@ -54,6 +54,20 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
 
     let storage: Storage
 
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Models already loaded, in their order: one batch holding them all (a results observer's
+    /// results).
+    init(loaded models: [Element], in context: ModelContext, descriptor: FetchDescriptor<Element>) {
+        storage = Storage(
+            loader: BatchLoader(context: context, descriptor: descriptor),
+            entries: models.map { .stored($0.persistentModelID) }, batchSize: Swift.max(models.count, 1))
+        storage.loadedBatch = 0
+        storage.batch = models
+    }
+
     /// The first position, 0.
     ///
     /// ```swift

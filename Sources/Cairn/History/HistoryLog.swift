@@ -119,6 +119,34 @@ struct HistoryLog {
         return found
     }
 
+    /// The newest commit, and how many of the transactions after `commit` up to it `accepts`:
+    /// what a ``HistoryObserver`` counts. A damaged entry is counted (it cannot say what it
+    /// changed); an empty one (a save that changed nothing visible) is not offered.
+    ///
+    /// - Complexity: O(*k*) entries decoded for the *k* commits after `commit`.
+    func count(
+        after commit: UInt64, accepts: (EntryLayout.HistoryEntry) -> Bool
+    ) throws -> (newest: UInt64, accepted: Int) {
+        guard let table = store.history else {
+            return (UInt64(truncatingIfNeeded: store.lastCommittedTransactionID), 0)
+        }
+        return try store.read { txn in
+            guard txn.id > commit else { return (txn.id, 0) }
+            var accepted = 0
+            let range = KeyRange(
+                from: .exclusive(EntryLayout.historyKey(commit: commit)),
+                to: .inclusive(EntryLayout.historyKey(commit: txn.id)))
+            try ChangeLog.scan(table, range, txn: txn) { stored in
+                switch stored {
+                case .entry(_, let entry): if !entry.groups.isEmpty, accepts(entry) { accepted += 1 }
+                case .damagedEntry, .damagedKey: accepted += 1
+                }
+                return true
+            }
+            return (txn.id, accepted)
+        }
+    }
+
     /// Deletes the transactions `descriptor`'s predicate accepts (its order and limit do not
     /// apply), and moves the history's floor past the newest one deleted: tokens before it
     /// expire, and contexts that had not seen it refresh everything they hold. An entry in the
@@ -151,7 +179,8 @@ struct HistoryLog {
             let floor = (try? ChangeLog.floor(meta: store.meta, txn: txn)) ?? 0
             if newest &+ 1 > floor {
                 try txn.put(
-                    EntryLayout.counter(newest &+ 1, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: store.meta)
+                    EntryLayout.counter(newest &+ 1, key: StoreLayout.historyFloorKey),
+                    for: StoreLayout.historyFloorKey, in: store.meta)
             }
             return txn.id
         }

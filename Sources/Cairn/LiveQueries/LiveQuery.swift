@@ -29,7 +29,7 @@ import Foundation
 /// through a relationship, when the query fetches again. Results follow saves, not a context's
 /// unsaved changes. Without sort descriptors they are in the order their rows were first saved.
 @Observable
-public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
+public final class LiveQuery<Model: PersistentModel>: CommitRefreshing {
     /// The models the descriptor selects, in its order.
     ///
     /// ```swift
@@ -55,8 +55,8 @@ public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
     @ObservationIgnored private var current: [Model]
     @ObservationIgnored private var currentError: (any Error)?
     @ObservationIgnored let tracker: LiveResultsTracker<Model>
-    @ObservationIgnored private let feed: CommitFeed
-    @ObservationIgnored private var subscription: Int?
+    /// Refreshes the query on its context's executor after commits; `nil` when it updates when read.
+    @ObservationIgnored private var watch: CommitWatch?
     /// Whether the context has no executor to update on, so reading updates.
     @ObservationIgnored private let updatesWhenRead: Bool
 
@@ -72,19 +72,11 @@ public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
         context.checkOwner()
         let tracker = LiveResultsTracker(descriptor, in: context)
         self.tracker = tracker
-        feed = context.store.commitFeed
         current = tracker.results
         currentError = tracker.error
         let place = context.executorPlace
         updatesWhenRead = place == nil
-        if let place {
-            let ticket = LiveQueryTicket(self)
-            subscription = feed.subscribe { ticket.schedule(on: place) }
-        }
-    }
-
-    deinit {
-        if let subscription { feed.unsubscribe(subscription) }
+        if let place { watch = CommitWatch(feed: context.store.commitFeed, place: place, target: self) }
     }
 
     /// Brings the results up to date with the store now. Queries update by themselves (on their
@@ -102,40 +94,5 @@ public final class LiveQuery<Model: PersistentModel>: LiveRefreshing {
         if tracker.error != nil || currentError != nil {
             withMutation(keyPath: \.error) { currentError = tracker.error }
         }
-    }
-}
-
-/// A query that brings itself up to date (what a ``LiveQueryTicket`` holds, whatever its model type).
-protocol LiveRefreshing: AnyObject {
-    func refresh()
-}
-
-/// Takes a commit's notice to the executor of a ``LiveQuery``'s context, once per burst of
-/// commits, and refreshes the query there if it still exists.
-///
-/// `@unchecked Sendable`: `query` is read only on the context's executor (in ``run()``), and
-/// `isScheduled` only under `lock`.
-private final class LiveQueryTicket: @unchecked Sendable {
-    private weak var query: (any LiveRefreshing)?
-    private let lock = NSLock()
-    private var isScheduled = false
-
-    init(_ query: any LiveRefreshing) {
-        self.query = query
-    }
-
-    func schedule(on place: ExecutorPlace) {
-        let schedules = lock.withLock { () -> Bool in
-            guard !isScheduled else { return false }
-            isScheduled = true
-            return true
-        }
-        guard schedules else { return }
-        place.schedule { self.run() }
-    }
-
-    private func run() {
-        lock.withLock { isScheduled = false }
-        query?.refresh()
     }
 }

@@ -172,7 +172,7 @@ final class LiveResultsTracker<Model: PersistentModel> {
     /// Fetches the results again; whether they differ from the last ones.
     @discardableResult
     private func refetch() -> Bool {
-        let newest = UInt64(truncatingIfNeeded: context.store.lastCommittedTransactionID)
+        let newest = UInt64(truncatingIfNeeded: context.store.readableTransactionID)
         fetches += 1
         do {
             var fetched = try context.fetch(descriptor)

@@ -58,14 +58,36 @@ public struct Query<Element: PersistentModel, Result>: DynamicProperty {
     @Environment(\.modelContext) private var environmentContext
     @State private var holder = QueryHolder<Element>()
     private let descriptor: FetchDescriptor<Element>
+    /// The section key of a query made with `sectionBy:`.
+    private let section: ResultsObserver<Element, String>.Section?
 
-    /// The models the query selects, in its order; empty before the view is first drawn.
+    init(descriptor: FetchDescriptor<Element>, section: ResultsObserver<Element, String>.Section?) {
+        var descriptor = descriptor
+        if let section { descriptor.sortBy = section.sorted(descriptor.sortBy) }
+        self.descriptor = descriptor
+        self.section = section
+    }
+
+    /// The models the query selects, in its order (in sections for a query made with
+    /// `sectionBy:`); empty before the view is first drawn.
     ///
     /// ```swift
     /// Text("\(books.count) books")
     /// ```
     public var wrappedValue: Result {
-        (holder.query?.results ?? []) as! Result
+        if Result.self == SectionedResults<Element, String>.self { return sections as! Result }
+        return (holder.query?.results ?? []) as! Result
+    }
+
+    /// The results in sections, in order of each title's first appearance; empty for a query
+    /// made without `sectionBy:`.
+    ///
+    /// ```swift
+    /// ForEach(_books.sections) { section in Section(section.title) { ForEach(section) { Text($0.title) } } }
+    /// ```
+    public var sections: SectionedResults<Element, String> {
+        guard let section else { return SectionedResults() }
+        return SectionedResults(holder.query?.results ?? [], title: section.title)
     }
 
     /// The context the query fetches in (the environment's).
@@ -106,7 +128,7 @@ extension Query where Result == [Element] {
     ///   - descriptor: What to fetch.
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     public init(_ descriptor: FetchDescriptor<Element>, animation: Animation? = nil) {
-        self.descriptor = descriptor
+        self.init(descriptor: descriptor, section: nil)
     }
 
     /// A query of the models `filter` accepts, in the order `sort` gives.
@@ -136,7 +158,123 @@ extension Query where Result == [Element] {
         filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
         animation: Animation? = nil
     ) {
-        self.init(FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(keyPath, order: order)]))
+        self.init(FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]))
+    }
+}
+
+extension Query where Result == SectionedResults<Element, String> {
+    /// A query of `descriptor`'s models in sections by a `String` property.
+    ///
+    /// ```swift
+    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), sectionBy: \.genre)
+    /// private var books: SectionedResults<Book, String>
+    /// ```
+    /// - Parameters:
+    ///   - descriptor: What to fetch; the section key is sorted first.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    ///   - sectionKeyPath: The section key.
+    public init(
+        _ descriptor: FetchDescriptor<Element>, animation: Animation? = nil,
+        sectionBy sectionKeyPath: KeyPath<Element, String>
+    ) {
+        self.init(descriptor: descriptor, section: .init(sectionKeyPath))
+    }
+
+    /// A query of `descriptor`'s models in sections by a `String?` property (`nil` in the section
+    /// titled `""`).
+    ///
+    /// ```swift
+    /// @Query(FetchDescriptor<Book>(), sectionBy: \.series) private var books: SectionedResults<Book, String>
+    /// ```
+    /// - Parameters:
+    ///   - descriptor: What to fetch; the section key is sorted first.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    ///   - sectionKeyPath: The section key.
+    public init(
+        _ descriptor: FetchDescriptor<Element>, animation: Animation? = nil,
+        sectionBy sectionKeyPath: KeyPath<Element, String?>
+    ) {
+        self.init(descriptor: descriptor, section: .init(sectionKeyPath))
+    }
+
+    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a
+    /// `String` property.
+    ///
+    /// ```swift
+    /// @Query(sort: [SortDescriptor(\.title)], sectionBy: \.genre) private var books: SectionedResults<Book, String>
+    /// ```
+    /// - Parameters:
+    ///   - filter: The models to include; `nil` for all.
+    ///   - sort: The order within each section.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    ///   - sectionKeyPath: The section key, sorted first.
+    public init(
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation? = nil,
+        sectionBy sectionKeyPath: KeyPath<Element, String>
+    ) {
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
+    }
+
+    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a
+    /// `String?` property (`nil` in the section titled `""`).
+    ///
+    /// ```swift
+    /// @Query(sort: [SortDescriptor(\.title)], sectionBy: \.series) private var books: SectionedResults<Book, String>
+    /// ```
+    /// - Parameters:
+    ///   - filter: The models to include; `nil` for all.
+    ///   - sort: The order within each section.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    ///   - sectionKeyPath: The section key, sorted first.
+    public init(
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation? = nil,
+        sectionBy sectionKeyPath: KeyPath<Element, String?>
+    ) {
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
+    }
+
+    /// A query of the models `filter` accepts, ordered by one property, in sections by a
+    /// `String` property.
+    ///
+    /// ```swift
+    /// @Query(sort: \.title, sectionBy: \.genre) private var books: SectionedResults<Book, String>
+    /// ```
+    /// - Parameters:
+    ///   - filter: The models to include; `nil` for all.
+    ///   - keyPath: The property to order by within each section.
+    ///   - order: The direction.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    ///   - sectionKeyPath: The section key, sorted first.
+    public init<Value: Comparable>(
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        animation: Animation? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
+    ) {
+        self.init(
+            descriptor: FetchDescriptor(
+                predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]),
+            section: .init(sectionKeyPath))
+    }
+
+    /// A query of the models `filter` accepts, ordered by one property, in sections by a
+    /// `String?` property (`nil` in the section titled `""`).
+    ///
+    /// ```swift
+    /// @Query(sort: \.title, sectionBy: \.series) private var books: SectionedResults<Book, String>
+    /// ```
+    /// - Parameters:
+    ///   - filter: The models to include; `nil` for all.
+    ///   - keyPath: The property to order by within each section.
+    ///   - order: The direction.
+    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
+    ///   - sectionKeyPath: The section key, sorted first.
+    public init<Value: Comparable>(
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        animation: Animation? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
+    ) {
+        self.init(
+            descriptor: FetchDescriptor(
+                predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]),
+            section: .init(sectionKeyPath))
     }
 }
 

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Commits of this container arrive at once (``committed()``, after each write transaction of
 /// the store commits). Commits of other processes, and of other containers on the same files, are
-/// found by polling the lock file's transaction counter every ``pollInterval``, only while
-/// someone waits: one read of shared memory each time.
+/// found by polling every ``pollInterval``, only while someone waits. A commit is announced once
+/// a read begun then sees it (``LMDBEnvironment/readableTransactionID``), so whoever reads when
+/// told finds it; a parked read transaction makes each poll cheap while nothing changes.
 ///
 /// ```swift
 /// let subscription = store.commitFeed.subscribe { print("the store changed") }
@@ -85,6 +86,7 @@ final class CommitFeed: @unchecked Sendable {
 
     /// Tells everyone waiting that the store has a new commit.
     func committed() {
+        guard isWatched else { return }
         let newest = newestCommit()
         let (callbacks, ready) = lock.withLock { () -> ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) in
             guard !subscribers.isEmpty || !waiters.isEmpty else { return ([], []) }

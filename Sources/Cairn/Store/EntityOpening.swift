@@ -161,7 +161,9 @@ struct EntityOpening {
     /// The edge table of each relationship (an inherited one's is the declaring entity's); a
     /// relationship renamed with `originalName:` takes its edges from its old name's table, in
     /// the transaction that records the new description.
-    private mutating func edgeTables(of entity: Schema.Entity, described describedHere: Set<String>) throws
+    private mutating func edgeTables(
+        of entity: Schema.Entity, described describedHere: Set<String>
+    ) throws
         -> [String: Table]
     {
         var edges: [String: Table] = [:]
@@ -181,7 +183,8 @@ struct EntityOpening {
                         message: "\(entity.name).\(relationship.name) was renamed from \(oldName), and the store is "
                             + "read-only. Open it once with allowsSave: true to move its relationships.")
                 }
-                if let old = try described(StoreLayout.edgeTable(of: entity.name, oldName), of: entity, exists: true, flags: Store.edgeFlags),
+                if let old = try described(
+                    StoreLayout.edgeTable(of: entity.name, oldName), of: entity, exists: true, flags: Store.edgeFlags),
                     let new = try described(name, of: entity, exists: false, flags: Store.edgeFlags)
                 {
                     renamedEdges.append((from: old, to: new))
@@ -207,7 +210,8 @@ struct EntityOpening {
             return nil
         }
         let tableOwner = entity.hierarchyRoot?.name ?? entity.name
-        guard let externals = try environment.openTable(StoreLayout.externalsTable(of: tableOwner), create: !readOnly) else {
+        guard let externals = try environment.openTable(StoreLayout.externalsTable(of: tableOwner), create: !readOnly)
+        else {
             throw StorageError(
                 code: .readOnly,
                 message: "The store has no external-storage table for \(entity.name) and is read-only. Open it "
@@ -221,7 +225,8 @@ struct EntityOpening {
     private func openKeyTables(of entity: Schema.Entity, into tables: Store.EntityTables, hasRows: Bool) throws {
         tables.keys.uniques = try entity.uniquenessConstraints.map { names in
             try keyTable(
-                names, of: entity, tags: tables.codec.tags, kind: .unique, flags: [], purpose: "a uniqueness constraint",
+                names, of: entity, tags: tables.codec.tags, kind: .unique, flags: [],
+                purpose: "a uniqueness constraint",
                 declaredIn: { $0.uniquenessConstraints.contains(names) })
         }
         tables.keys.indexes = try entity.indices.map { names in
@@ -230,7 +235,8 @@ struct EntityOpening {
                 purpose: "an index",
                 declaredIn: { $0.indices.contains(names) })
         }
-        tables.keys.attributeIndexes = tables.propertyIndexes(of: (tables.keys.uniques + tables.keys.indexes).flatMap(\.names))
+        tables.keys.attributeIndexes = tables.propertyIndexes(
+            of: (tables.keys.uniques + tables.keys.indexes).flatMap(\.names))
         if hasRows { try emptyKeyTablesOfChangedOptionality(of: entity, in: tables) }
         if hasRows && !readOnly {
             tables.keys.unfilled = try environment.read { txn in

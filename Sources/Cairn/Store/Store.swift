@@ -86,6 +86,10 @@ final class Store: @unchecked Sendable {
     /// read without retaining the environment: every fetch asks it.
     var lastCommittedTransactionID: Int { lentEnvironment._withUnsafeGuaranteedRef { $0.lastCommittedTransactionID } }
 
+    /// The newest commit a read begun now sees (``LMDBEnvironment/readableTransactionID``):
+    /// what a result that is read next can claim to be current with.
+    var readableTransactionID: Int { lentEnvironment._withUnsafeGuaranteedRef { $0.readableTransactionID } }
+
     /// The tables of a model's entity.
     /// - Precondition: the model's class is in the schema.
     func tables(of model: any PersistentModel) -> EntityTables { entitiesByType[ObjectIdentifier(type(of: model))]! }
@@ -139,7 +143,9 @@ final class Store: @unchecked Sendable {
         }
         openEnvironment = environment
         lentEnvironment = .passUnretained(environment)
-        commitFeed = CommitFeed { UInt64(truncatingIfNeeded: environment.lastCommittedTransactionID) }
+        // Commits are announced once a read can see them (see `readableTransactionID`): a
+        // subscriber that reads when told must find the commit it was told of.
+        commitFeed = CommitFeed { UInt64(truncatingIfNeeded: environment.readableTransactionID) }
         slowFetchThreshold = configuration.slowFetchThreshold
         faultStormThreshold = configuration.faultStormThreshold.map { max(0, $0) }
         isReadOnly = storage.isReadOnly
@@ -230,14 +236,17 @@ final class Store: @unchecked Sendable {
             if let format = try txn.get(StoreLayout.formatKey, in: meta) {
                 try checkFormat(format)
             } else {
-                try txn.put(EntryLayout.metaValue([formatVersion], key: StoreLayout.formatKey), for: StoreLayout.formatKey, in: meta)
+                try txn.put(
+                    EntryLayout.metaValue([formatVersion], key: StoreLayout.formatKey), for: StoreLayout.formatKey,
+                    in: meta)
             }
             if let stored = try txn.get(StoreLayout.storeKey, in: meta) {
                 return try storeIdentifier(stored)
             }
             let identifier = UUID()
             try txn.put(
-                EntryLayout.metaValue(withUnsafeBytes(of: identifier.uuid) { Array($0) }, key: StoreLayout.storeKey), for: StoreLayout.storeKey,
+                EntryLayout.metaValue(withUnsafeBytes(of: identifier.uuid) { Array($0) }, key: StoreLayout.storeKey),
+                for: StoreLayout.storeKey,
                 in: meta)
             return identifier.uuidString
         }
@@ -259,7 +268,9 @@ final class Store: @unchecked Sendable {
             // No history entry lists every row: contexts that have not seen this commit refresh
             // everything they hold (see ChangeLog).
             if let history { try txn.removeAll(from: history) }
-            try txn.put(EntryLayout.counter(txn.id + 1, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey, in: meta)
+            try txn.put(
+                EntryLayout.counter(txn.id + 1, key: StoreLayout.historyFloorKey), for: StoreLayout.historyFloorKey,
+                in: meta)
         }
     }
 

@@ -122,12 +122,16 @@ struct StoredEntity: Codable, Equatable {
                 tags[attribute.name] = tag
                 current.append(
                     StoredAttribute(
-                        name: attribute.name, tag: tag, type: type, mayBeAbsent: hasRows, isOptional: attribute.isOptional))
+                        name: attribute.name, tag: tag, type: type, mayBeAbsent: hasRows,
+                        isOptional: attribute.isOptional))
                 nextTag = max(nextTag, tag + 1)
             } else if let stored {
                 // Either platform's spelling of Foundation's types (StoredTypeName) is the same type.
                 let sameType = StoredTypeName.canonical(stored.type) == type
-                guard sameType || Self.takesValues(stored: stored.type, declared: type, storedValues(stored.tag, attribute)) else {
+                guard
+                    sameType
+                        || Self.takesValues(stored: stored.type, declared: type, storedValues(stored.tag, attribute))
+                else {
                     throw SchemaError(
                         code: .incompatibleStore, entity: entity.name, property: attribute.name,
                         message:
@@ -172,7 +176,8 @@ struct StoredEntity: Codable, Equatable {
             return StoredRelationship(
                 name: relationship.name, destination: relationship.destination,
                 isToMany: !relationship.isToOneRelationship, inverse: relationship.inverseName,
-                deleteRule: relationship.deleteRule.rawValue, table: StoreLayout.edgeTable(of: declaring.name, relationship.name))
+                deleteRule: relationship.deleteRule.rawValue,
+                table: StoreLayout.edgeTable(of: declaring.name, relationship.name))
         }
         superentity = entity.superentity?.name
         return tags

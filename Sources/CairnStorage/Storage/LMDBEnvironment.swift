@@ -475,6 +475,19 @@ package final class LMDBEnvironment: @unchecked Sendable {
         return info.me_last_txnid
     }
 
+    /// The id of the newest commit a read begun now sees. LMDB writes a commit's meta page before
+    /// it publishes the commit's id to readers, so for a moment ``lastCommittedTransactionID``
+    /// (read from the meta page) names a commit another process made that a new read does not
+    /// see yet. What tells others that a commit can be read, or says what a read will include,
+    /// asks this (a parked read transaction makes it cheap while nothing changes).
+    ///
+    /// ```swift
+    /// let visible = environment.readableTransactionID   // a read begun after this sees at least it
+    /// ```
+    package var readableTransactionID: Int {
+        (try? read { Int(truncatingIfNeeded: $0.id) }) ?? lastCommittedTransactionID
+    }
+
     /// The map and transaction state of the environment.
     ///
     /// ```swift
