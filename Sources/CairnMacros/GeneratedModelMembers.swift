@@ -117,11 +117,11 @@ struct GeneratedModelMembers {
             property.isConstant
                 ? "do {\nvar value = Cairn._PersistedValue(self.\(property.identifier.text))\n"
                     + "try encoder.encode(&value, \(indexes.expression(index)))\n}\n"
-                : "try encoder.encode(\(property.isTransformable ? "transformed: " : "")&_$\(property.name), "
+                : "try encoder.encode(\(property.isStoredAsData ? "transformed: " : "")&_$\(property.name), "
                     + "\(indexes.expression(index)))\n"
         }.joined()
         let decodeFields = persisted.enumerated().filter { !$1.isConstant }.map {
-            "try decoder.decode(\($1.isTransformable ? "transformed: " : "")&_$\($1.name), \(indexes.expression($0)))\n"
+            "try decoder.decode(\($1.isStoredAsData ? "transformed: " : "")&_$\($1.name), \(indexes.expression($0)))\n"
         }.joined()
         let callSuper = hierarchy.isSubclass
         let modifiers = (hierarchy.isInHierarchy ? overridable : access) + override

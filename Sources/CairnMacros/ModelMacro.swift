@@ -99,9 +99,10 @@ extension ModelMacro: MemberMacro {
         if let relationship = property.relationship {
             arguments.append("relationship: \(relationshipMetadata(relationship))")
         } else if let attribute = property.attribute {
-            // A transformable value needs not be Codable: its own metadata initialiser.
-            arguments.append(
-                "\(property.isTransformable ? "transformable" : "attribute"): \(attributeMetadata(attribute))")
+            // A transformable value needs not be Codable, and a .codable one is stored whole: each
+            // has its own metadata initialiser.
+            let label = property.isTransformable ? "transformable" : property.isCodable ? "codable" : "attribute"
+            arguments.append("\(label): \(attributeMetadata(attribute))")
         } else {
             arguments.append("attribute: nil")
         }

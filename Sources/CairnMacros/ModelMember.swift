@@ -39,12 +39,20 @@ enum ModelMember {
         /// Whether `@Attribute` gives it `.transformable(by:)`: stored through a `ValueTransformer`,
         /// whatever its type, so its metadata and codec calls say so.
         var isTransformable: Bool {
-            guard let attribute, case .argumentList(let arguments) = attribute.arguments else { return false }
-            return arguments.contains { argument in
-                argument.label == nil
-                    && argument.expression.as(FunctionCallExprSyntax.self)?.calledExpression
-                        .as(MemberAccessExprSyntax.self)?.declName.baseName.text == "transformable"
-            }
+            options.contains { $0.as(FunctionCallExprSyntax.self)?.calledExpression.memberName == "transformable" }
+        }
+
+        /// Whether `@Attribute` gives it `.codable`: stored as its `Codable` encoding, opaque.
+        var isCodable: Bool { options.contains { $0.memberName == "codable" } }
+
+        /// Whether its value is stored as `Data` by its attribute's own access (transformable or
+        /// `.codable`), not field by field: the codec hands it over (`transformed:`).
+        var isStoredAsData: Bool { isTransformable || isCodable }
+
+        /// The unlabelled arguments of `@Attribute(…)`: its options.
+        private var options: [ExprSyntax] {
+            guard let attribute, case .argumentList(let arguments) = attribute.arguments else { return [] }
+            return arguments.filter { $0.label == nil }.map(\.expression)
         }
     }
 
@@ -209,4 +217,9 @@ extension TokenSyntax {
     fileprivate var isTypePropertyKeyword: Bool {
         tokenKind == .keyword(.static) || tokenKind == .keyword(.class)
     }
+}
+
+extension ExprSyntax {
+    /// The member an expression names, as `.codable` or `Schema.Attribute.Option.codable` do.
+    fileprivate var memberName: String? { self.as(MemberAccessExprSyntax.self)?.declName.baseName.text }
 }

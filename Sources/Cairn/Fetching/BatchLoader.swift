@@ -41,7 +41,7 @@ struct BatchLoader<T: PersistentModel> {
         // Leaving unsaved changes out, the predicate and the sort see the stored values.
         let images = StoredImages.unlessPendingChangesCount(descriptor, in: context)
         defer { images?.close() }
-        let executor = FetchExecutor(lean, in: context, images: images)
+        let executor = try FetchExecutor(lean, in: context, images: images)
         defer { images?.addStatistics(to: context) }
         let used = executor.planner.tagsUsed(by: lean)
         func match(_ model: T) -> Match {

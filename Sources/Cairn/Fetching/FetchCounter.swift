@@ -21,7 +21,7 @@ struct FetchCounter {
             // Leaving unsaved changes out, the predicate sees the stored values.
             let images = StoredImages.unlessPendingChangesCount(descriptor, in: context)
             defer { images?.close() }
-            let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context, images: images)
+            let executor = try FetchExecutor(FetchRequest(descriptor, tables: tables), in: context, images: images)
             var stored = Set<ObjectIdentifier>()
             try executor.forEachStoredMatch(decoding: nil, stopAfter: nil) { chunk in
                 stored.formUnion(chunk.map(ObjectIdentifier.init))
@@ -39,16 +39,7 @@ struct FetchCounter {
     private func countWithoutPredicate<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, tables: Store.EntityTables
     ) throws -> Int {
-        let rows = try context.store.read { txn in
-            // A subclass's rows share their table with the hierarchy's other classes': counted by id.
-            guard tables.sharesRecordsWithOtherClasses else { return try txn.count(of: tables.layout.records) }
-            var count = 0
-            try txn.scan(tables.layout.records, .all) { key, _ in
-                if tables.includes(row: try EntryLayout.row(key: key, table: tables.layout.records)) { count += 1 }
-                return true
-            }
-            return count
-        }
+        let rows = try context.store.read { txn in try tables.rowCount(in: txn) }
         guard descriptor.includePendingChanges else { return rows }
         let inserted = context.insertedModelsArray.count { $0 is T }
         // Deleted models and those their cascades take (stored or inserted: each is counted once

@@ -56,6 +56,13 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// catch let error as FetchError where error.code == .invalidArgument { print(error.message) }
         /// ```
         public static let invalidArgument = Code("invalidArgument")
+        /// The predicate or a sort descriptor reads a `.codable` attribute, whose stored value is
+        /// opaque to the store.
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .opaqueAttribute { … }
+        /// ```
+        public static let opaqueAttribute = Code("opaqueAttribute")
     }
 
     /// What kind of failure this is.
@@ -156,6 +163,17 @@ extension FetchError {
             code: .invalidArgument,
             message: "ModelContext.\(operation) was given the batch size \(batchSize); a batch holds at least 1 model. "
                 + "Pass a batch size of 1 or more (SwiftData's default is 5,000).",
+            model: nil, underlying: "")
+    }
+
+    /// A predicate or sort of a fetch of `entity` reads its `.codable` attribute `attribute`.
+    static func opaque(_ attribute: String, of entity: String, inSort: Bool) -> FetchError {
+        FetchError(
+            code: .opaqueAttribute,
+            message: "The fetch's \(inSort ? "sort descriptor" : "predicate") reads \(entity).\(attribute), which is "
+                + "@Attribute(.codable): its stored value is opaque, so no predicate or sort can use it. Filter or sort "
+                + "on other attributes (store what you search by in attributes of their own), or drop .codable so the "
+                + "value is stored field by field.",
             model: nil, underlying: "")
     }
 }

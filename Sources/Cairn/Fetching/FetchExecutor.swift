@@ -32,13 +32,15 @@ struct FetchExecutor {
 
     /// - Parameter images: Images to evaluate the request on instead of the context's instances;
     ///   the request must then leave pending changes out.
-    init(_ request: __owned FetchRequest, in context: ModelContext, images: StoredImages? = nil) {
+    /// - Throws: ``FetchError`` `opaqueAttribute` when the predicate or a sort reads a `.codable`
+    ///   attribute.
+    init(_ request: __owned FetchRequest, in context: ModelContext, images: StoredImages? = nil) throws(FetchError) {
         precondition(
             images == nil || !request.includePendingChanges, "FetchExecutor: images hold no pending changes")
+        try request.checkOpaqueAttributes()
         let tables = request.tables
-        let predicate = request.predicate
         planner = PredicatePlanner(tables: tables, store: context.store.internedIdentifier)
-        residual = PredicateResidual(predicate: predicate, plan: planner.plan(for: predicate, cache: context.plans))
+        residual = Self.residual(of: request, planner: planner, in: context)
         self.context = context
         self.images = images
         deleted = images == nil ? Self.leftOut(by: request, in: context) : []
@@ -46,9 +48,21 @@ struct FetchExecutor {
         self.request = request
     }
 
+    /// What of `request`'s predicate is left to evaluate once `planner`'s plan has found the
+    /// candidates.
+    static func residual(
+        of request: borrowing FetchRequest, planner: PredicatePlanner, in context: ModelContext
+    ) -> PredicateResidual {
+        PredicateResidual(
+            predicate: request.predicate, plan: planner.plan(for: request.predicate, cache: context.plans))
+    }
+
     var plan: PredicatePlanner.Plan { residual.plan }
     var access: PredicatePlanner.Access { residual.plan.access }
     private var tables: Store.EntityTables { request.tables }
+    /// The tables whose rows are candidates: those of the subclass the predicate asks for
+    /// (`$0 is Car`), else the fetched entity's.
+    private var rowTables: Store.EntityTables { plan.rowTables ?? tables }
 
     private var offset: Int { max(request.fetchOffset ?? 0, 0) }
 
@@ -105,7 +119,7 @@ struct FetchExecutor {
     func forEachStoredMatch(
         decoding: Set<UInt32>?, stopAfter: Int?, chunkSize: Int? = nil, _ body: ([any PersistentModel]) throws -> Bool
     ) throws {
-        var reader = CandidateReader(access: access, tables: tables)
+        var reader = CandidateReader(access: access, tables: rowTables)
         var want: Int
         if let stopAfter {
             // A path that guarantees the whole predicate matches every row it reads.
@@ -183,7 +197,7 @@ struct FetchExecutor {
                 var exhausted = true
                 try txn.scanIndexedRows(order.index.table, range, direction: order.direction) { key, row in
                     // An inherited index lists the whole hierarchy's rows.
-                    if visited.contains(row) || !tables.includes(row: row) { return true }
+                    if visited.contains(row) || !rowTables.includes(row: row) { return true }
                     let key = Array(key)
                     if taken >= want, let last = entries.last, group(last.key) != group(key) {
                         exhausted = false
@@ -267,7 +281,8 @@ struct FetchExecutor {
     /// The context's models a request leaves out: when pending changes count, the deleted models
     /// and those their cascades take, before the save as after it.
     static func leftOut(by request: FetchRequest, in context: ModelContext) -> Set<ObjectIdentifier> {
-        request.includePendingChanges && !context.pending.deleted.isEmpty ? CascadedDeletes(context.deletedModelsArray, rows: context.rows).identities : []
+        request.includePendingChanges && !context.pending.deleted.isEmpty
+            ? CascadedDeletes(context.deletedModelsArray, rows: context.rows).identities : []
     }
 
     // MARK: Pending matches
@@ -364,19 +379,18 @@ struct CandidateReader {
         if case .fullScan = access {
             if after == nil && scanned == nil { scanned = try txn.count(of: tables.layout.records) }
             Self.prepare(&batch, for: min(count, Self.scanReserveLimit))
-            let range = after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all
             var read = 0
             var last = after
-            // A subclass's rows share the table with its hierarchy's other classes': only its own
-            // (and its subclasses') are candidates.
-            let filters = tables.sharesRecordsWithOtherClasses
-            try txn.scan(tables.layout.records, range) { key, value in
-                let row = try EntryLayout.row(key: key, table: tables.layout.records)
-                last = row
-                guard !filters || tables.includes(row: row) else { return true }
-                try batch.append(copying: value, key: key, row: row)
-                read += 1
-                return read < count
+            // A subclass's rows share the table with its hierarchy's other classes': only the
+            // ranges of its own (and its subclasses') are read.
+            for range in tables.rowRanges(after: after) where read < count {
+                try txn.scan(tables.layout.records, range) { key, value in
+                    let row = try EntryLayout.row(key: key, table: tables.layout.records)
+                    last = row
+                    try batch.append(copying: value, key: key, row: row)
+                    read += 1
+                    return read < count
+                }
             }
             after = last
             isExhausted = read < count
@@ -420,7 +434,9 @@ struct CandidateReader {
         for row in rowIDs {
             // The key on the stack, so that no record read costs an allocation.
             _ = try EntryLayout.withRowKey(row) { key in
-                try txn.withValue(for: key, in: tables.layout.records) { try batch.append(copying: $0, key: key, row: row) }
+                try txn.withValue(for: key, in: tables.layout.records) {
+                    try batch.append(copying: $0, key: key, row: row)
+                }
             }
         }
         return batch.rowsAndReaders()

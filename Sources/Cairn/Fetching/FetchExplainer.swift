@@ -35,9 +35,11 @@ struct FetchExplainer {
         }
         // Whether part of the predicate is left to evaluate on the rows the access path reads.
         let evaluates = !executor.residual.isEmptyForVouchedRows
+        let rowTables = executor.plan.rowTables ?? executor.request.tables
+        let rowsOf = rowTables.sharesRecordsWithOtherClasses ? rowTables.entity.name : nil
         return try store.read { txn in
             let (accessPath, rows) = try describe(access, txn)
-            return FetchPlan(accessPath: accessPath, evaluatesPredicate: evaluates, estimatedRows: rows)
+            return FetchPlan(accessPath: accessPath, evaluatesPredicate: evaluates, estimatedRows: rows, rowsOf: rowsOf)
         }
     }
 
@@ -48,7 +50,7 @@ struct FetchExplainer {
         let tables = executor.request.tables
         switch access {
         case .fullScan:
-            return (.fullScan, try txn.count(of: tables.layout.records))
+            return (.fullScan, try (executor.plan.rowTables ?? tables).rowCount(in: txn))
         case .rows(let rows):
             var count = 0
             for row in rows where try txn.contains(EntryLayout.rowKey(row), in: tables.layout.records) { count += 1 }
@@ -69,7 +71,8 @@ struct FetchExplainer {
             for key in distinct {
                 count +=
                     isUnique
-                    ? (try txn.contains(key, in: keyed.table) ? 1 : 0) : try txn.duplicateCount(of: key, in: keyed.table)
+                    ? (try txn.contains(key, in: keyed.table) ? 1 : 0)
+                    : try txn.duplicateCount(of: key, in: keyed.table)
             }
             return (.keyList(table: keyed.table.name, attribute: keyed.names[0], count: distinct.count), count)
         case .compound(let keyed, let range, let equalities, let lower, let upper):

@@ -65,6 +65,21 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
     /// plan.estimatedRows   // 120
     /// ```
     public let estimatedRows: Int
+    /// The class whose rows (with its subclasses') are the only candidates, when they are fewer
+    /// than the fetched entity's: the fetched model is a subclass, whose rows share a table with
+    /// its hierarchy, or the predicate asks for one (`$0 is Car`). `nil` otherwise.
+    ///
+    /// ```swift
+    /// try context.explain(FetchDescriptor<Vehicle>(predicate: #Predicate { $0 is Car })).rowsOf   // "Car"
+    /// ```
+    public let rowsOf: String?
+
+    init(accessPath: AccessPath, evaluatesPredicate: Bool, estimatedRows: Int, rowsOf: String? = nil) {
+        self.accessPath = accessPath
+        self.evaluatesPredicate = evaluatesPredicate
+        self.estimatedRows = estimatedRows
+        self.rowsOf = rowsOf
+    }
 
     /// The plan in one line.
     ///
@@ -92,7 +107,7 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
                 "index order on \(table) (\(attribute)\(descending ? " descending" : "")"
                 + (bounds.isEmpty ? "" : " " + bounds.joined(separator: ", ")) + ") until the limit"
         }
-        return access + ", about \(estimatedRows) rows"
+        return access + (rowsOf.map { " of \($0) rows" } ?? "") + ", about \(estimatedRows) rows"
             + (evaluatesPredicate ? ", then the predicate on each candidate" : "")
     }
 }

@@ -192,3 +192,23 @@ struct FetchQuery {
         modelType = T.self
     }
 }
+
+extension FetchRequest {
+    /// Throws when the predicate or a sort reads a `.codable` attribute: its stored value is
+    /// opaque (SwiftData's rule), even though a model in memory could answer. Free for an entity
+    /// without one; otherwise the predicate's key paths are collected at every depth.
+    func checkOpaqueAttributes() throws(FetchError) {
+        let opaque = tables.entity.opaqueAttributes
+        guard !opaque.isEmpty else { return }
+        let sorted = Set(sortBy.compactMap(\.keyPath))
+        if let attribute = opaque.first(where: { sorted.contains($0.keyPath) }) {
+            throw FetchError.opaque(attribute.name, of: tables.entity.name, inSort: true)
+        }
+        guard let predicate else { return }
+        var read: Set<AnyKeyPath> = []
+        PredicatePlanner.collectKeyPaths(predicate.expression, into: &read)
+        if let attribute = opaque.first(where: { read.contains($0.keyPath) }) {
+            throw FetchError.opaque(attribute.name, of: tables.entity.name, inSort: false)
+        }
+    }
+}

@@ -38,7 +38,7 @@ extension ModelContext {
         if storedOnly {
             page = try StoredOnlyFetcher(context: self).fetch(FetchRequest(consume query, tables: tables))
         } else {
-            let executor = FetchExecutor(FetchRequest(consume query, tables: tables), in: self)
+            let executor = try FetchExecutor(FetchRequest(consume query, tables: tables), in: self)
             let start = store.slowFetchThreshold.map { _ in ContinuousClock.now }
             page = FetchResults.ordered(try executor.matches(), by: executor)
             if let start { logIfSlow(since: start, executor, count: page.count, tables: tables) }
@@ -95,7 +95,7 @@ extension ModelContext {
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchPlan {
         checkOwner()
         let tables = store.entityTables(of: T.self, for: "explain(_:)")
-        let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
+        let executor = try FetchExecutor(FetchRequest(descriptor, tables: tables), in: self)
         return try FetchExplainer(executor: executor, store: store).plan()
     }
 }

@@ -13,7 +13,35 @@ extension PredicatePlanner {
         guard let predicate else { return Plan(access: .fullScan, parts: []) }
         let parts = Self.parts(of: predicate.expression, readers: cache)
         let shape = cache?.shape(entity: tables.ordinal, parts: parts) { self.shape(of: parts) } ?? shape(of: parts)
-        return plan(parts, shape: shape)
+        let plan = plan(parts, shape: shape)
+        plan.rowTables = subclassTables(askedBy: parts)
+        for position in parts.indices where parts[position].isNested { plan.covered[position] = nil }
+        return plan
+    }
+
+    /// The tables of the narrowest subclass of the fetched entity that a part asks the rows to be
+    /// of (`$0 is Car`), or `nil`. A type check for the entity itself or a superclass holds for
+    /// every row, and one for a class outside the hierarchy for none: both are left to the
+    /// residual predicate, as every type check is (it is cheap on a loaded model).
+    func subclassTables(askedBy parts: [Part]) -> Store.EntityTables? {
+        guard let hierarchy = tables.lineage.hierarchy else { return nil }
+        var narrowest: Store.EntityTables?
+        for part in parts {
+            guard case .isA(let type) = part.form else { continue }
+            for case let member? in hierarchy.members
+            where ObjectIdentifier(member.tables.modelType) == ObjectIdentifier(type) {
+                let subclass = member.tables
+                guard subclass.lineage.classNumber != tables.lineage.classNumber,
+                    tables.lineage.descendantClasses.contains(subclass.lineage.classNumber)
+                else { continue }
+                if narrowest.map({ subclass.lineage.descendantClasses.count < $0.lineage.descendantClasses.count })
+                    ?? true
+                {
+                    narrowest = subclass
+                }
+            }
+        }
+        return narrowest
     }
 
     /// The plan for `parts`, whose shape is `shape`.
@@ -200,7 +228,7 @@ extension PredicatePlanner {
                 if let found { rows.insert(found) }
             }
             return (rows.sorted(), identifiers)
-        case .compare, .other:
+        case .compare, .isA, .other:
             return nil
         }
     }

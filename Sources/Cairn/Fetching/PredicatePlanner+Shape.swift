@@ -25,6 +25,8 @@ extension PredicatePlanner {
             case compare(AnyKeyPath, Condition.Kind, Any)
             /// `sequence.contains(keyPath)` with a captured sequence.
             case contains(AnyKeyPath, Any)
+            /// `$0 is Type`: the fetched entity's rows of one class and its subclasses.
+            case isA(Any.Type)
             /// Anything else: evaluated on each candidate, never used to find candidates.
             case other
 
@@ -71,18 +73,22 @@ extension PredicatePlanner {
 
         let expression: any PredicateExpression<Bool>
         let form: Form
+        /// A part of a predicate captured in this one (`other.evaluate($0)`): its form plans, but
+        /// the access path never vouches for it, since ``expression`` is the whole captured
+        /// predicate (evaluated once, with the first of its parts) or `true`.
+        var isNested = false
 
         var keyPath: AnyKeyPath? {
             switch form {
             case .equal(let keyPath, _), .compare(let keyPath, _, _), .contains(let keyPath, _): keyPath
-            case .other: nil
+            case .isA, .other: nil
             }
         }
 
         var value: Any? {
             switch form {
             case .equal(_, let value), .compare(_, _, let value), .contains(_, let value): value
-            case .other: nil
+            case .isA, .other: nil
             }
         }
     }
@@ -91,7 +97,7 @@ extension PredicatePlanner {
     /// dynamic type of its value.
     struct ShapeKey: Hashable {
         struct PartKey: Hashable {
-            /// 0 other, 1 equal, 2 contains, 3…6 lower/upper, exclusive/inclusive.
+            /// 0 other, 1 equal, 2 contains, 3…6 lower/upper, exclusive/inclusive, 7 a type check.
             let form: UInt8
             /// The key path's object, not its value: a key path literal is one object however
             /// often its predicate is made, and hashing a key path's components cost more than
@@ -109,6 +115,7 @@ extension PredicatePlanner {
             private static func fields(of form: Part.Form) -> (UInt8, AnyKeyPath?, ObjectIdentifier?) {
                 switch form {
                 case .other: (0, nil, nil)
+                case .isA(let type): (7, nil, ObjectIdentifier(type))
                 case .equal(let keyPath, let value): (1, keyPath, ObjectIdentifier(type(of: value)))
                 case .contains(let keyPath, let value): (2, keyPath, ObjectIdentifier(type(of: value)))
                 case .compare(let keyPath, let kind, let value):
@@ -127,6 +134,7 @@ extension PredicatePlanner {
             func matches(_ form: Part.Form) -> Bool {
                 switch form {
                 case .other: return self.form == 0 && keyPath == nil
+                case .isA(let type): return self.form == 7 && valueType == ObjectIdentifier(type)
                 case .equal(let keyPath, let value): return matches(1, keyPath, value)
                 case .contains(let keyPath, let value): return matches(2, keyPath, value)
                 case .compare(let keyPath, let kind, let value):
@@ -283,12 +291,23 @@ extension PredicatePlanner {
         if case .conjunction(let lhs, let rhs) = node {
             return parts(of: lhs, readers: readers) + parts(of: rhs, readers: readers)
         }
+        if case .evaluate(let nested) = node {
+            // The captured predicate's variable is bound when `expression` is evaluated, not when
+            // one of its parts is: the first part evaluates the whole, the others nothing.
+            return parts(of: nested, readers: readers).enumerated().map { position, part in
+                var part = Part(
+                    expression: position == 0 ? expression : PredicateExpressions.Value(true), form: part.form)
+                part.isNested = true
+                return part
+            }
+        }
         let binary: Part.Operator
         switch node {
         case .equal: binary = .equal
         case .comparison(let comparison, _, _): binary = .comparison(comparison)
         case .contains: binary = .contains
-        case .conjunction, .keyPath, .value, .other: return [Part(expression: expression, form: .other)]
+        case .typeCheck(let type): return [Part(expression: expression, form: .isA(type))]
+        case .conjunction, .keyPath, .value, .evaluate, .other: return [Part(expression: expression, form: .other)]
         }
         guard let (first, second) = node.operands else { return [Part(expression: expression, form: .other)] }
         return [Part(expression: expression, form: Part.Form(binary, first.operand, second.operand))]
@@ -329,7 +348,7 @@ extension PredicatePlanner {
                     Slot(
                         attribute: attribute, kind: .oneOf, part: position,
                         encodeList: (attribute.valueType as? any KeyComponent.Type).map { Self.listEncoder($0) }))
-            case .other:
+            case .isA, .other:
                 continue
             }
         }

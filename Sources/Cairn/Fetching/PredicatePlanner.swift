@@ -17,6 +17,11 @@ enum PlannerNode {
     case keyPath(AnyKeyPath)
     /// A captured constant.
     case value(Any)
+    /// `$0 is Type`: whether the predicate's own variable is of a type.
+    case typeCheck(Any.Type)
+    /// `other.evaluate($0)`: another predicate applied to the predicate's own variable (its
+    /// expression, whose variable then stands for the same model).
+    case evaluate(any PredicateExpression<Bool>)
     /// Anything the planner does not use.
     case other
 
@@ -29,7 +34,7 @@ enum PlannerNode {
         switch self {
         case .keyPath(let keyPath): .keyPath(keyPath)
         case .value(let value): .value(value)
-        case .equal, .comparison, .conjunction, .contains, .other: nil
+        case .equal, .comparison, .conjunction, .contains, .typeCheck, .evaluate, .other: nil
         }
     }
 
@@ -39,7 +44,7 @@ enum PlannerNode {
         switch self {
         case .equal(let lhs, let rhs), .comparison(_, let lhs, let rhs): (PlannerNode(lhs), PlannerNode(rhs))
         case .contains(let sequence, let element): (PlannerNode(sequence), PlannerNode(element))
-        case .conjunction, .keyPath, .value, .other: nil
+        case .conjunction, .keyPath, .value, .typeCheck, .evaluate, .other: nil
         }
     }
 }
@@ -67,6 +72,33 @@ extension PredicateExpressions.KeyPath: _PlannerNode where Root: _PlannerVariabl
 extension PredicateExpressions.Value: _PlannerNode {
     var plannerNode: PlannerNode { .value(value) }
 }
+extension PredicateExpressions.TypeCheck: _PlannerNode where Input: _PlannerVariable {
+    var plannerNode: PlannerNode { .typeCheck(Desired.self) }
+}
+
+/// A predicate captured in another one (`other.evaluate($0)`): its expression, for the planner
+/// and for the key paths a live query watches.
+protocol _PlannerPredicate {
+    var plannerExpression: any PredicateExpression<Bool> { get }
+}
+extension Predicate: _PlannerPredicate {
+    var plannerExpression: any PredicateExpression<Bool> { expression }
+}
+
+#if canImport(Darwin)
+// `#Predicate { kind.evaluate($0) && search.evaluate($0) }`, as SwiftData's inheritance article
+// combines predicates: Foundation has `evaluate` in predicates on Apple platforms only.
+@available(macOS 14.4, iOS 17.4, tvOS 17.4, watchOS 10.4, *)
+extension PredicateExpressions.PredicateEvaluate: _PlannerNode {
+    /// The captured predicate's expression, when it is applied to the predicate's own variable.
+    var plannerNode: PlannerNode {
+        guard (input as Any) is any _PlannerVariable, case .value(let value) = PlannerNode(predicate),
+            let nested = value as? any _PlannerPredicate
+        else { return .other }
+        return .evaluate(nested.plannerExpression)
+    }
+}
+#endif
 
 protocol _PlannerVariable {}
 extension PredicateExpressions.Variable: _PlannerVariable {}
@@ -224,6 +256,10 @@ struct PredicatePlanner {
         /// The parts (by position) that every stored row the access path reads satisfies, as long
         /// as its model holds the stored values; each with how to check another model cheaply.
         @exclusivity(unchecked) var covered = CoveredChecks()
+        /// The class a part asks the rows to be of (`$0 is Car`), when it is a subclass of the
+        /// fetched entity: only its rows (and its subclasses') are candidates. `nil`: the
+        /// fetched entity's rows.
+        var rowTables: Store.EntityTables?
 
         init(access: Access, parts: [Part]) {
             self.access = access
@@ -342,7 +378,13 @@ struct PredicatePlanner {
 
     /// Every key path an expression applies, at any depth (captured values are not searched).
     static func collectKeyPaths(_ node: Any, into keyPaths: inout Set<AnyKeyPath>) {
-        if node is any _PlannerValue { return }
+        if node is any _PlannerValue {
+            // A captured predicate (`other.evaluate($0)`) reads what its own expression reads.
+            if case .value(let value) = PlannerNode(node), let nested = value as? any _PlannerPredicate {
+                collectKeyPaths(nested.plannerExpression, into: &keyPaths)
+            }
+            return
+        }
         if let keyPath = node as? any _PlannerKeyPath { keyPaths.insert(keyPath.plannerKeyPath) }
         for child in Mirror(reflecting: node).children { collectKeyPaths(child.value, into: &keyPaths) }
     }

@@ -22,7 +22,7 @@ struct StoredOnlyFetcher {
         let context = context
         let images = StoredImages(of: context)
         defer { images.close() }
-        let executor = FetchExecutor(request, in: context, images: images)
+        let executor = try FetchExecutor(request, in: context, images: images)
         let found = FetchResults.ordered(try executor.matches(), by: executor)
         images.addStatistics(to: context)
         try images.throwLoadError()

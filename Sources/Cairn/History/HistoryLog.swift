@@ -37,7 +37,7 @@ struct HistoryLog {
                 switch part.form {
                 case .equal(let path, let operand): (keyPath, kind, value) = (path, .equal, operand)
                 case .compare(let path, let bound, let operand): (keyPath, kind, value) = (path, bound, operand)
-                case .contains, .other: continue
+                case .contains, .isA, .other: continue
                 }
                 guard keyPath == \DefaultHistoryTransaction.token, let token = value as? DefaultHistoryToken else {
                     continue

@@ -64,7 +64,11 @@ final class LiveResultsTracker<Model: PersistentModel> {
         let request = FetchRequest(descriptor, tables: tables)
         region = FetchRegion(request)
         precedes = request.precedes
-        residual = FetchExecutor(request, in: context).residual
+        // A request the executor refuses (a .codable attribute in the predicate) fails its
+        // fetch below, with the error the tracker then holds.
+        residual = FetchExecutor.residual(
+            of: request, planner: PredicatePlanner(tables: tables, store: context.store.internedIdentifier), in: context
+        )
         isIncremental =
             !region.readsOtherEntities && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) == 0
         refetch()

@@ -16,7 +16,6 @@ extension AttributeAccess {
         let entity = Schema.entityName(of: Model.self)
         let reversed = transformer is NSSecureUnarchiveFromDataTransformer
         let transformerName = String(describing: type(of: transformer))
-        let isOptional = Value.self is any _OptionalType.Type
         /// The stored form of `value`; `nil` for an optional's `nil`.
         func data(of value: Value) throws(StorageError) -> Data? {
             // An optional's `nil` is stored as an absent field; a value is handed over unwrapped.
@@ -44,10 +43,62 @@ extension AttributeAccess {
                     + "\(Value.self). Check that its reverseTransformedValue(_:) reads what transformedValue(_:) writes, "
                     + "and that the transformer is the one the store was written with.")
         }
+        return throughData(storage, name: name, defaultValue: defaultValue, data: data(of:), value: value(of:))
+    }
+}
+
+extension AttributeAccess {
+    /// Access to a `.codable` attribute: its value stored as its JSON encoding (keys sorted, so
+    /// equal values are equal bytes), read back through the type's `init(from:)`. `nil` stands
+    /// for itself (an absent field) in an optional attribute.
+    ///
+    /// A value that does not encode fails the save (`.unsupportedValue`, nothing written); stored
+    /// bytes the type cannot decode are a damaged record.
+    static func codable<Model: PersistentModel, Value: Codable>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String, defaultValue: Value?
+    ) -> AttributeAccess {
+        let entity = Schema.entityName(of: Model.self)
+        func data(of value: Value) throws(StorageError) -> Data? {
+            guard unwrap(value) != nil else { return nil }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            do {
+                return try encoder.encode(value)
+            } catch {
+                throw StorageError(
+                    code: .unsupportedValue,
+                    message: "\(entity).\(name) is .codable, but its \(Value.self) value did not encode: "
+                        + "\(ErrorText.describing(error)). Make its encode(to:) succeed for every value the property holds."
+                )
+            }
+        }
+        func value(of data: Data) throws(StorageError) -> Value {
+            do {
+                return try JSONDecoder().decode(Value.self, from: data)
+            } catch {
+                throw StorageError(
+                    code: .damagedRecord,
+                    message: "The stored \(entity).\(name) (\(data.count) bytes) does not decode as \(Value.self): "
+                        + "\(ErrorText.describing(error)). A .codable type's init(from:) must read what every earlier "
+                        + "version of it wrote (make new fields optional, or decode them with a default).")
+            }
+        }
+        return throughData(storage, name: name, defaultValue: defaultValue, data: data(of:), value: value(of:))
+    }
+
+    /// Access to an attribute stored as `Data` that `data` makes of its value (`nil` for an
+    /// optional's `nil`, an absent field) and `value` turns back: the transformable and `.codable`
+    /// attributes.
+    private static func throughData<Model: PersistentModel, Value>(
+        _ storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, name: String, defaultValue: Value?,
+        data: @escaping (Value) throws(StorageError) -> Data?, value: @escaping (Data) throws(StorageError) -> Value
+    ) -> AttributeAccess {
+        let entity = Schema.entityName(of: Model.self)
+        let isOptional = Value.self is any _OptionalType.Type
         return AttributeAccess(
             isLoaded: isLoaded(storage),
             encode: { (model, tag, writer) throws(StorageError) in
-                guard let data = try data(of: unsafeDowncast(model, to: Model.self)[keyPath: storage].value) else {
+                guard let data = try data(unsafeDowncast(model, to: Model.self)[keyPath: storage].value) else {
                     return
                 }
                 writer.write(data, tag: tag)
@@ -56,7 +107,7 @@ extension AttributeAccess {
                 let model = unsafeDowncast(model, to: Model.self)
                 guard !model[keyPath: storage].isLoaded else { return }
                 if let stored = try reader.read(Data.self, tag: tag) {
-                    model[keyPath: storage] = _PersistedValue(try value(of: stored))
+                    model[keyPath: storage] = _PersistedValue(try value(stored))
                 } else if let defaultValue {
                     model[keyPath: storage] = _PersistedValue(defaultValue)
                 } else if isOptional, let none = placeholder(Value.self) {
@@ -69,7 +120,7 @@ extension AttributeAccess {
             appendKey: nil,
             fillPlaceholder: fillPlaceholder(storage, defaultValue: defaultValue),
             value: { (tag, reader) throws(StorageError) in
-                try reader.read(Data.self, tag: tag).map { (stored) throws(StorageError) in try value(of: stored) }
+                try reader.read(Data.self, tag: tag).map { (stored) throws(StorageError) in try value(stored) }
             })
     }
 }

@@ -85,6 +85,13 @@ extension Schema {
         /// attribute.isRelationship   // false
         /// ```
         public var isRelationship: Bool { false }
+        /// Whether the attribute has the ``Option/codable`` option: stored as its `Codable`
+        /// encoding, opaque to predicates and sorts.
+        ///
+        /// ```swift
+        /// attribute.isCodable
+        /// ```
+        public var isCodable: Bool { options.contains(.codable) }
         /// Whether the attribute has the ``Option/unique`` option.
         ///
         /// ```swift

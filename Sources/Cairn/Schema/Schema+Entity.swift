@@ -85,6 +85,8 @@ extension Schema {
         public internal(set) var subentities: Set<Entity> = []
         /// The model class.
         let modelType: any PersistentModel.Type
+        /// The `.codable` attributes, whose stored values no predicate or sort may read.
+        let opaqueAttributes: [Attribute]
         /// Problems found while reading the model's metadata, reported by ``Schema/validate()``.
         let problems: [SchemaError]
 
@@ -97,6 +99,7 @@ extension Schema {
             let attributes = properties.compactMap { $0 as? Attribute }
             let relationships = properties.compactMap { $0 as? Relationship }
             self.attributes = Set(attributes)
+            opaqueAttributes = attributes.filter(\.isCodable)
             self.relationships = Set(relationships)
             attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             relationshipsByName = Dictionary(
@@ -167,7 +170,9 @@ extension Schema {
             _ metadata: PropertyMetadata, _ attribute: AttributeMetadata?, valueType: any Any.Type, entity name: String
         ) -> [SchemaError] {
             var problems: [SchemaError] = []
-            if metadata.attributeAccess == nil, let transformer = attribute?.options.lazy.compactMap(\.transformer).first {
+            if metadata.attributeAccess == nil,
+                let transformer = attribute?.options.lazy.compactMap(\.transformer).first
+            {
                 problems.append(
                     SchemaError(
                         code: .invalidProperty, entity: name, property: metadata.name,
@@ -244,7 +249,8 @@ extension Schema {
         ) -> [SchemaError] {
             var problems: [SchemaError] = []
             let property = constant.name
-            for option in [Attribute.Option.externalStorage, .ephemeral] + options.filter({ $0.transformer != nil })
+            for option in [Attribute.Option.externalStorage, .ephemeral, .codable]
+                + options.filter({ $0.transformer != nil })
             where options.contains(option) {
                 problems.append(
                     SchemaError(

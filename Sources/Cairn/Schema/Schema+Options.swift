@@ -51,6 +51,16 @@ extension Schema.Attribute {
         /// @Attribute(.unique) var isbn: String
         /// ```
         public static let unique = Option("unique")
+        /// The value is stored as its `Codable` encoding (JSON), opaque to the store, as
+        /// SwiftData's `.codable`: for types whose structure Cairn should not read (a type from
+        /// another framework, one holding a class). A predicate or sort that reads it is a
+        /// `FetchError` (`opaqueAttribute`), and changing the type's shape needs no migration
+        /// stage: its `init(from:)` must read what earlier versions wrote.
+        ///
+        /// ```swift
+        /// @Attribute(.codable) var place: MapPlace
+        /// ```
+        public static let codable = Option("codable")
         /// Large values are stored apart from the record and loaded only when read.
         ///
         /// ```swift

@@ -142,6 +142,24 @@ extension Schema {
             }
         }
 
+        /// Describes a `.codable` attribute: the value is stored as its `Codable` encoding,
+        /// opaque to the store. Called by generated code.
+        ///
+        /// ```swift
+        /// Schema.PropertyMetadata(name: "place", keyPath: \Trip.place, storage: \Trip._$place, index: 1,
+        ///                         codable: .init(options: [.codable]))
+        /// ```
+        public init<Model: PersistentModel, Value: Codable>(
+            name: String, keyPath: ReferenceWritableKeyPath<Model, Value>,
+            storage: ReferenceWritableKeyPath<Model, _PersistedValue<Value>>, index: Int,
+            defaultValue: Value? = nil, codable attribute: AttributeMetadata
+        ) {
+            self.init(
+                name, keyPath, storage, index, defaultValue.map { $0 as Any },
+                .attribute(attribute, valueType: Value.self, isOptional: Value.self is any _OptionalType.Type))
+            attributeAccess = .codable(storage, name: name, defaultValue: defaultValue)
+        }
+
         // MARK: Constants
 
         /// Describes a `let` attribute of a `Codable` type. Called by generated code.

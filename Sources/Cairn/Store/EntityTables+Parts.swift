@@ -187,5 +187,8 @@ extension Store.EntityTables {
         var classNumber = 0
         /// The class numbers of this entity and the entities that inherit from it.
         var descendantClasses: Set<Int> = []
+        /// The row ids of those classes, as few spans as cover them: what a scan of a
+        /// subentity's rows reads (``Store/EntityTables/rowRanges(after:)``).
+        var rowSpans: [ClosedRange<UInt64>] = [0...UInt64.max]
     }
 }

@@ -66,6 +66,36 @@ extension Store.EntityTables {
     /// (it is a subentity), so a scan of it filters by class.
     var sharesRecordsWithOtherClasses: Bool { lineage.hierarchy != nil && lineage.classNumber != 0 }
 
+    /// The key ranges of the records table that hold this entity's rows (its class's and its
+    /// subclasses'), after row `after` when given: the whole table for an entity outside a
+    /// hierarchy or at its root (whose rows are every row of the table), the spans of its classes
+    /// for a subentity, so that a scan of a subclass reads its own rows, not its hierarchy's.
+    func rowRanges(after: UInt64?) -> [KeyRange] {
+        guard sharesRecordsWithOtherClasses else {
+            return [after.map { KeyRange(from: .exclusive(EntryLayout.rowKey($0))) } ?? .all]
+        }
+        return lineage.rowSpans.compactMap { span in
+            if let after, after >= span.upperBound { return nil }
+            let first = after.map { Swift.max($0 + 1, span.lowerBound) } ?? span.lowerBound
+            return KeyRange(
+                from: .inclusive(EntryLayout.rowKey(first)), to: .inclusive(EntryLayout.rowKey(span.upperBound)))
+        }
+    }
+
+    /// How many rows this entity has (its class's and its subclasses'), counted in `txn`: LMDB's
+    /// count of the table outside a hierarchy or at its root, a walk of the ranges for a subentity.
+    func rowCount(in txn: borrowing ReadTransaction) throws -> Int {
+        guard sharesRecordsWithOtherClasses else { return try txn.count(of: layout.records) }
+        var count = 0
+        for range in rowRanges(after: nil) {
+            try txn.scan(layout.records, range) { _, _ in
+                count += 1
+                return true
+            }
+        }
+        return count
+    }
+
     /// The first row id of this class.
     var firstRow: UInt64 { UInt64(lineage.classNumber) << Store.classShift }
 
@@ -105,6 +135,22 @@ extension Store {
                 pending += entity.subentities
             }
             member.lineage.descendantClasses = classes
+            member.lineage.rowSpans = rowSpans(of: classes)
         }
+    }
+
+    /// The row ids of `classes`, consecutive class numbers in one span.
+    static func rowSpans(of classes: Set<Int>) -> [ClosedRange<UInt64>] {
+        var spans: [ClosedRange<UInt64>] = []
+        for number in classes.sorted() {
+            let first = UInt64(number) << classShift
+            let last = first | (1 << classShift - 1)
+            if let previous = spans.last, previous.upperBound &+ 1 == first {
+                spans[spans.count - 1] = previous.lowerBound...last
+            } else {
+                spans.append(first...last)
+            }
+        }
+        return spans
     }
 }

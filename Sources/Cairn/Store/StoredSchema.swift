@@ -102,10 +102,13 @@ struct StoredEntity: Codable, Equatable {
         var current: [StoredAttribute] = []
         // An ephemeral attribute has no field: it is never written.
         for case let attribute as Schema.Attribute in entity.storedProperties where !attribute.isEphemeral {
-            // A transformable value is stored as its transformer's bytes, which only a transformer reads.
+            // A transformable value is stored as its transformer's bytes, which only a transformer
+            // reads; a .codable one as its type's own encoding, whose shape the store never knows.
             let type =
                 attribute.options.contains { $0.transformer != nil }
-                ? "transformable \(Self.typeName(attribute.valueType))" : Self.typeName(attribute.valueType)
+                ? "transformable \(Self.typeName(attribute.valueType))"
+                : attribute.isCodable
+                    ? "codable \(Self.typeName(attribute.valueType))" : Self.typeName(attribute.valueType)
             let stored =
                 attributes.first { $0.name == attribute.name }
                 ?? attributes.first { $0.name == attribute.originalName && attribute.originalName != attribute.name }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct FetchExplainerTests {
     func explain(_ descriptor: FetchDescriptor<LibraryAuthor>, in context: ModelContext) throws -> FetchPlan {
         let tables = context.store.entities["LibraryAuthor"]!
-        let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context)
+        let executor = try FetchExecutor(FetchRequest(descriptor, tables: tables), in: context)
         return try FetchExplainer(executor: executor, store: context.store).plan()
     }
 

@@ -11,7 +11,7 @@ import Testing
         var descriptor = FetchDescriptor<LibraryAuthor>(sortBy: [SortDescriptor(\.lastName, order: .reverse)])
         (descriptor.fetchOffset, descriptor.fetchLimit) = (1, 1)
         let tables = context.store.entities["LibraryAuthor"]!
-        let executor = FetchExecutor(FetchRequest(descriptor, tables: tables), in: context)
+        let executor = try FetchExecutor(FetchRequest(descriptor, tables: tables), in: context)
         let matches = try executor.matches()
         let authors = FetchResults.typed(FetchResults.ordered(matches, by: executor), as: LibraryAuthor.self)
         #expect(authors.map(\.lastName) == ["Brontë"])
