@@ -84,7 +84,8 @@ import Testing
         try shelf(context, [("Odes", "Poetry", nil), ("Emma", "Novel", nil), ("Ariel", "Poetry", nil)])
         let observer = try ResultsObserver<ObservedBook, String>(sectionBy: \.genre, modelContext: context)
         observer.sortBy = [SortDescriptor(\.title, order: .reverse)]
-        #expect(observer.sortBy.map(\.keyPath) == [\ObservedBook.genre, \ObservedBook.title], "the section key again first")
+        #expect(
+            observer.sortBy.map(\.keyPath) == [\ObservedBook.genre, \ObservedBook.title], "the section key again first")
         #expect(observer.sections?.map { titles($0) } == [["Emma"], ["Odes", "Ariel"]])
         observer.sortBy = [SortDescriptor(\.genre, order: .reverse), SortDescriptor(\.title)]
         #expect(observer.sortBy.count == 2, "already first: kept as given")
@@ -140,6 +141,23 @@ import Testing
         try await waitUntil { await catalog.updates >= 1 }
         try await waitUntil { await catalog.titles() == ["Emma", "Odes"] }
         #expect(await catalog.titles() == ["Emma", "Odes"])
+    }
+
+    /// Another process's save reaches an observer on the main actor, sections and all.
+    @MainActor @Test func anotherProcessesSaveReachesAnObserver() async throws {
+        let directory = TemporaryDirectory()
+        let container = try tallyContainer(directory)
+        let context = ModelContext(container)
+        context.insert(Tally(label: "shared", amount: 1))
+        context.insert(Tally(label: "other", amount: 1))
+        try context.save()
+        let observer = try ResultsObserver<Tally, String>(
+            filterBy: #Predicate { $0.amount > 5 }, sectionBy: \.label, modelContainer: container)
+        #expect(observer.results.isEmpty && observer.sections?.isEmpty == true)
+        let store = directory.child("Tally.store")
+        #expect(try HelperProcess.run(["tally-update", store, "shared", "9"]).output.contains("saved"))
+        try await waitUntil { observer.sections?.sectionTitles == ["shared"] }
+        #expect(observer.results.map(\.amount) == [9])
     }
 }
 
