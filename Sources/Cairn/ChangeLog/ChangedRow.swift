@@ -17,6 +17,9 @@ struct ChangedRow {
     /// Whether a change named no field (an entry of an earlier format, or an edge of a
     /// relationship without an inverse property): a reader must assume any field changed.
     var unnamed = false
+    /// Whether the row was updated without the fields being named: an entry of an earlier
+    /// format, which the public history still reports as an update.
+    var updatedUnnamed = false
 
     /// The row's identifier in the store `store` names.
     func identifier(in store: InternedName) -> PersistentIdentifier {
@@ -45,7 +48,10 @@ struct ChangedRow {
                 case ChangeLog.Kind.inserted.rawValue: rows[key]!.inserted = true
                 case ChangeLog.Kind.deleted.rawValue: rows[key]!.deleted = true
                 default:
-                    if fields.isEmpty { rows[key]!.unnamed = true }
+                    if fields.isEmpty {
+                        rows[key]!.unnamed = true
+                        if kind == ChangeLog.Kind.updated.rawValue { rows[key]!.updatedUnnamed = true }
+                    }
                     rows[key]!.fields.formUnion(fields)
                 }
             }
@@ -62,7 +68,9 @@ struct ChangedRow {
     static func rows(after commit: UInt64, store: Store) throws -> (through: UInt64, rows: [ChangedRow])? {
         guard let table = store.history else { return nil }
         return try store.read { txn -> (through: UInt64, rows: [ChangedRow])? in
-            guard case .entries(let entries) = try ChangeLog.read(after: commit, history: table, meta: store.meta, txn: txn)
+            guard
+                case .entries(let entries) = try ChangeLog.read(
+                    after: commit, history: table, meta: store.meta, txn: txn)
             else { return nil }
             return (txn.id, rows(in: entries, store: store))
         }

@@ -4,9 +4,10 @@ import Foundation
 /// the row's own class, in the order the entry lists them.
 ///
 /// A row inserted in the commit is an insert, a deleted one a delete (with its tombstone), and
-/// any other row whose fields or relationships changed an update naming them. A row whose only
-/// change is an edge of a relationship without an inverse property has nothing to name and is
-/// left out, as are rows of entities the schema no longer has.
+/// any other row whose fields or relationships changed an update naming them (an update in an
+/// entry of an earlier format, which named no fields, is an update naming none). A row whose
+/// only change is an edge of a relationship without an inverse property has nothing to name and
+/// is left out, as are rows of entities the schema no longer has.
 ///
 /// ```swift
 /// let transaction = HistoryChanges(store: store, commit: 42, entry: entry).transaction()
@@ -25,7 +26,7 @@ struct HistoryChanges {
         var changes: [HistoryChange] = []
         changes.reserveCapacity(rows.count)
         let transaction = Int64(truncatingIfNeeded: commit)
-        for change in rows where change.inserted || change.deleted || !change.fields.isEmpty {
+        for change in rows where change.inserted || change.deleted || !change.fields.isEmpty || change.updatedUnnamed {
             let made = Self.change(
                 change.tables.modelType, change: change, position: Int64(changes.count), transaction: transaction,
                 tombstone: tombstones[ChangedRow.Key(entity: change.tables.entityName, row: change.row)], store: store)
