@@ -74,10 +74,13 @@ enum ExecutorPlace {
     /// does, else `isolation` (the caller's actor), else where the context is used now; `nil`
     /// when none of them is a serial executor.
     static func of(_ context: ModelContext, isolation: (any Actor)?) -> ExecutorPlace? {
-        if case .unchecked = context.owner, let isolation {
-            return isolation === MainActor.shared ? .mainActor : .actor(isolation)
-        }
+        if case .unchecked = context.owner, let isolation { return of(isolation) }
         return context.executorPlace
+    }
+
+    /// An actor's place: the main actor's own case for it, else the actor.
+    static func of(_ actor: any Actor) -> ExecutorPlace {
+        actor === MainActor.shared ? .mainActor : .actor(actor)
     }
 
     /// Runs `work` there, after the current turn.

@@ -376,7 +376,8 @@ struct PredicatePlanner {
             tables.entity.attributes.filter { keyPaths.contains($0.keyPath) }.compactMap { tables.codec.tags[$0.name] })
     }
 
-    /// Every key path an expression applies, at any depth (captured values are not searched).
+    /// Every key path an expression applies, at any depth (captured values are not searched,
+    /// but a captured predicate's expression is: what `other.evaluate($0)` reads).
     static func collectKeyPaths(_ node: Any, into keyPaths: inout Set<AnyKeyPath>) {
         if node is any _PlannerValue {
             // A captured predicate (`other.evaluate($0)`) reads what its own expression reads.

@@ -115,12 +115,7 @@ public final class HistoryObserver: Observable, Sendable, CommitRefreshing {
         let start = try Self.start(historyTokens ?? [:], store: store)
         state = Mutex(State(position: start ?? UInt64(truncatingIfNeeded: store.lastCommittedTransactionID)))
         if start != nil { try check() }
-        let place: ExecutorPlace =
-            switch isolation {
-            case .some(let actor) where actor === MainActor.shared: .mainActor
-            case .some(let actor): .actor(actor)
-            case .none: .queue(DispatchQueue(label: "Cairn.HistoryObserver"))
-            }
+        let place = isolation.map(ExecutorPlace.of) ?? .queue(DispatchQueue(label: "Cairn.HistoryObserver"))
         let watch = CommitWatch(feed: store.commitFeed, place: place, target: self)
         self.watch.withLock { $0 = watch }
     }

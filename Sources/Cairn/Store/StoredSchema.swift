@@ -102,13 +102,16 @@ struct StoredEntity: Codable, Equatable {
         var current: [StoredAttribute] = []
         // An ephemeral attribute has no field: it is never written.
         for case let attribute as Schema.Attribute in entity.storedProperties where !attribute.isEphemeral {
-            // A transformable value is stored as its transformer's bytes, which only a transformer
-            // reads; a .codable one as its type's own encoding, whose shape the store never knows.
-            let type =
-                attribute.options.contains { $0.transformer != nil }
-                ? "transformable \(Self.typeName(attribute.valueType))"
-                : attribute.isCodable
-                    ? "codable \(Self.typeName(attribute.valueType))" : Self.typeName(attribute.valueType)
+            let type = Self.storedType(of: attribute)
+            // What the rows hold under the attribute's tag, read (a scan of the records) only when
+            // the description alone would refuse, and then once.
+            var rowsRead: StoredValues?
+            func values(under tag: UInt32) -> StoredValues {
+                if let rowsRead { return rowsRead }
+                let read = storedValues(tag, attribute)
+                rowsRead = read
+                return read
+            }
             let stored =
                 attributes.first { $0.name == attribute.name }
                 ?? attributes.first { $0.name == attribute.originalName && attribute.originalName != attribute.name }
@@ -133,7 +136,7 @@ struct StoredEntity: Codable, Equatable {
                 let sameType = StoredTypeName.canonical(stored.type) == type
                 guard
                     sameType
-                        || Self.takesValues(stored: stored.type, declared: type, storedValues(stored.tag, attribute))
+                        || Self.takesValues(stored: stored.type, declared: type, values(under: stored.tag))
                 else {
                     throw SchemaError(
                         code: .incompatibleStore, entity: entity.name, property: attribute.name,
@@ -156,7 +159,7 @@ struct StoredEntity: Codable, Equatable {
                 nextTag += 1
             }
             if current.last!.mayBeAbsent && !attribute.isOptional && attribute.defaultValue == nil
-                && storedValues(current.last!.tag, attribute).inEveryRow
+                && values(under: current.last!.tag).inEveryRow
             {
                 current[current.count - 1].mayBeAbsent = false
             }
@@ -243,6 +246,15 @@ struct StoredEntity: Codable, Equatable {
             }
         }
         return result + identifier
+    }
+
+    /// How an attribute's type is recorded: a transformable value is stored as its transformer's
+    /// bytes, which only a transformer reads; a `.codable` one as its type's own encoding, whose
+    /// shape the store never knows; any other by its type's name.
+    static func storedType(of attribute: Schema.Attribute) -> String {
+        let name = typeName(attribute.valueType)
+        if attribute.options.contains(where: { $0.transformer != nil }) { return "transformable \(name)" }
+        return attribute.isCodable ? "codable \(name)" : name
     }
 
     /// A type's name without optionality, so `String` and `String?` store alike, in the
