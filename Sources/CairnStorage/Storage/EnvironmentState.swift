@@ -487,6 +487,9 @@ final class EnvironmentState: @unchecked Sendable {
     ) throws(LMDBError) -> Table? {
         enterShared(nested: false)
         defer { leaveShared() }
+        // Creating a table is a write: like any other, it resets the parked reads first, so that
+        // the pages it frees are reused whether or not a sweep has come (see `attemptWrite`).
+        if create && !readOnly { readers.resetParked() }
         guard let table = try openTableHandle(name, flags: flags, create: create, readOnly: readOnly) else {
             return nil
         }

@@ -36,6 +36,23 @@ import Testing
         #expect(store.environment.parkedReaders == 1)
     }
 
+    /// Creating a table is a write too: it resets the parked transaction first, as a save does.
+    /// Otherwise where the pages it writes go would depend on whether a sweep had come yet, and a
+    /// store's layout, with the calls that write it, on the machine's load.
+    @Test func creatingATableResetsTheParkedRead() throws {
+        let store = try TemporaryStore { $0.readParkingLimit = Self.parkedForTheTest }
+        let table = try store.table()
+        try store.environment.write { txn in try txn.put([1], for: [1], in: table) }
+        #expect(try store.environment.read { txn in try txn.get([1], in: table) } == [1])
+        #expect(store.environment.parkedReaders == 1)
+        _ = try store.environment.openTable("created-after-a-read", create: true)
+        #expect(store.environment.parkedReaders == 0)
+        // Opening a table that exists writes nothing: the parked read stays.
+        #expect(try store.environment.read { txn in try txn.get([1], in: table) } == [1])
+        _ = try store.environment.openTable("created-after-a-read")
+        #expect(store.environment.parkedReaders == 1)
+    }
+
     /// Unused past the limit, a parked transaction is reset by a sweep, and the next read renews it.
     @Test func aSweepResetsAReadParkedPastTheLimit() throws {
         let limit: UInt64 = 200_000_000  // 200 ms: long enough that the count below almost always sees it parked
