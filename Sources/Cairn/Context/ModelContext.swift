@@ -87,6 +87,8 @@ public final class ModelContext {
     let link: _ContextLink
     /// The shapes of the predicates this context fetched with, for the next fetch of each.
     let plans = PlanCache()
+    /// The live results that show this context's unsaved changes (see ``PendingChangeListeners``).
+    let pendingListeners = PendingChangeListeners()
     /// Keeps inverse relationships in step; it loads a model's relationship through the context
     /// (bound in `init`). A constant, where a lazy property retained and released the
     /// maintainer at every relationship change and every inverse-state check.
@@ -206,7 +208,10 @@ public final class ModelContext {
             precondition(
                 state { $0.belongs(to: link) }, "ModelContext.insert(_:): this \(Model.self) belongs to another context"
             )
-            if pending.undelete(model) { inverses.relink(model, in: self) }
+            if pending.undelete(model) {
+                inverses.relink(model, in: self)
+                pendingListeners.tell()
+            }
             return
         }
         // The model's own class: a subclass model inserted as its superclass is of the subclass's entity.
@@ -222,11 +227,12 @@ public final class ModelContext {
         // Found by its temporary identifier through the pending inserts (see `registered(_:)`);
         // the identity map holds it once it has a row.
         pending.insert(model)
-        scheduleAutosave()
         // The models it relates to join too, and their inverses point back, as in SwiftData.
         for relationship in tables.entity.relationships where relationship.access.hasTargets(model) {
             relationshipDidChange(model, relationship.index, from: [], to: relationship.access.targets(model))
         }
+        // Last: whoever is told may read the results at once.
+        pendingChangesDidChange()
     }
 
     /// Marks a model for deletion; the next ``save()`` removes it from the store, applying its
@@ -248,7 +254,7 @@ public final class ModelContext {
         // Also for a model never saved: its delete rules apply at save like any other's.
         guard pending.delete(model) else { return }
         inverses.nullifyInverses(deleting: model, in: self)
-        scheduleAutosave()
+        pendingChangesDidChange()
     }
 
     /// Processes the pending changes now rather than at the next save, as Core Data's context
@@ -266,6 +272,7 @@ public final class ModelContext {
         checkOwner()
         let cascaded = CascadedDeletes(pending.deleted.array, rows: rows)
         for model in cascaded.models where !pending.deleted.contains(model) { delete(model) }
+        pendingListeners.tell(always: true)
     }
 
     /// Discards every unsaved change: inserted models leave the context, deleted ones stay, and
@@ -283,6 +290,7 @@ public final class ModelContext {
             Refresher.discardChanges(model, entity: store.entity(of: model.persistentModelID))
         }
         pending.removeAll()
+        pendingListeners.tell(always: true)
     }
 
     // MARK: Identity
@@ -345,6 +353,12 @@ public final class ModelContext {
             : rows.modelOrFault(persistentModelID)
     }
 
+    /// Tells the live results that show the unsaved changes, and schedules the autosave.
+    private func pendingChangesDidChange() {
+        pendingListeners.tell()
+        scheduleAutosave()
+    }
+
     /// Saves the context after the current turn of the executor it belongs to, once per burst
     /// of changes (see ``autosaveEnabled``).
     private func scheduleAutosave() {
@@ -392,7 +406,7 @@ public final class ModelContext {
         // left out of the identity map (its row was taken over by an insert).
         guard model._$state.isRegisteredRow else { return }
         pending.markChanged(model)
-        scheduleAutosave()
+        pendingChangesDidChange()
     }
 
     /// Whether the context is setting relationships to keep inverses in step, which their setters

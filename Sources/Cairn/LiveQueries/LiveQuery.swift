@@ -26,10 +26,17 @@ import Foundation
 /// Updates are incremental (see <doc:LiveQueries>): a save that changes no row of the fetched
 /// entity in a property the predicate or the sort reads leaves the query alone, and one that does
 /// has only its changed rows checked, unless the descriptor has a limit or an offset or reads
-/// through a relationship, when the query fetches again. Results follow saves, not a context's
-/// unsaved changes. Without sort descriptors they are in the order their rows were first saved.
+/// through a relationship, when the query fetches again. Without sort descriptors the results
+/// are in the order their rows were first saved.
+///
+/// The results show the context's unsaved changes, as a fetch does (unless the descriptor's
+/// `includePendingChanges` is `false`): while the context has any, reading ``results`` fetches
+/// them merged over what the store holds. An insert, a delete, a model's first change, a
+/// rollback and ``ModelContext/processPendingChanges()`` tell observers to read again; a further
+/// change to a model already changed shows when the results are next read (models are
+/// `Observable` themselves) or saved.
 @Observable
-public final class LiveQuery<Model: PersistentModel>: CommitRefreshing {
+public final class LiveQuery<Model: PersistentModel>: CommitRefreshing, PendingChangeListening {
     /// The models the descriptor selects, in its order.
     ///
     /// ```swift
@@ -38,7 +45,8 @@ public final class LiveQuery<Model: PersistentModel>: CommitRefreshing {
     public var results: [Model] {
         if updatesWhenRead { refresh() }
         access(keyPath: \.results)
-        return current
+        toldOfPendingChanges = false
+        return tracker.resultsWithPendingChanges() ?? current
     }
     /// The error of the last fetch or check, if it failed (the results are the last good ones);
     /// `nil` once one succeeds.
@@ -59,6 +67,8 @@ public final class LiveQuery<Model: PersistentModel>: CommitRefreshing {
     @ObservationIgnored private var watch: CommitWatch?
     /// Whether the context has no executor to update on, so reading updates.
     @ObservationIgnored private let updatesWhenRead: Bool
+    /// Whether the context told of unsaved changes since the results were last read.
+    @ObservationIgnored private var toldOfPendingChanges = false
 
     /// Fetches `descriptor` in `context` and keeps the results current.
     ///
@@ -77,6 +87,14 @@ public final class LiveQuery<Model: PersistentModel>: CommitRefreshing {
         let place = context.executorPlace
         updatesWhenRead = place == nil
         if let place { watch = CommitWatch(feed: context.store.commitFeed, place: place, target: self) }
+        context.pendingListeners.add(self)
+    }
+
+    /// Tells whoever observes ``results`` that the context's unsaved changes changed.
+    func contextDidChange(always: Bool) {
+        guard always || !toldOfPendingChanges else { return }
+        toldOfPendingChanges = true
+        withMutation(keyPath: \.results) {}
     }
 
     /// Brings the results up to date with the store now. Queries update by themselves (on their

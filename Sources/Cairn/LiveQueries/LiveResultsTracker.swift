@@ -25,6 +25,10 @@ import Foundation
 /// if tracker.update() { render(tracker.results) }
 /// ```
 final class LiveResultsTracker<Model: PersistentModel> {
+    /// The descriptor as given: what ``resultsWithPendingChanges()`` fetches.
+    let requested: FetchDescriptor<Model>
+    /// The descriptor the tracker keeps current with the store: `requested` without the
+    /// context's unsaved changes.
     let descriptor: FetchDescriptor<Model>
     let context: ModelContext
     /// The current results.
@@ -54,8 +58,9 @@ final class LiveResultsTracker<Model: PersistentModel> {
     private let isIncremental: Bool
 
     init(_ descriptor: FetchDescriptor<Model>, in context: ModelContext) {
-        // Results follow saves: the context's unsaved inserts (with temporary identifiers) would
-        // come back as new rows once saved.
+        // What the store holds: the context's unsaved inserts (with temporary identifiers) would
+        // come back as new rows once saved. `resultsWithPendingChanges()` adds them when read.
+        requested = descriptor
         var descriptor = descriptor
         descriptor.includePendingChanges = false
         self.descriptor = descriptor
@@ -139,6 +144,23 @@ final class LiveResultsTracker<Model: PersistentModel> {
             return refetch() || changed
         }
         return changed
+    }
+
+    /// The results as a fetch in the context would return them now, while the context has
+    /// unsaved changes and the descriptor includes them (`includePendingChanges`, as by default):
+    /// the fetch executor merges them over what the store holds. `nil` otherwise, when
+    /// ``results`` are that already, and when the fetch fails (``results`` stand).
+    ///
+    /// Without sort descriptors, the saved models keep the order of their rows and the
+    /// inserted ones follow in the order they were inserted, as they will once saved.
+    func resultsWithPendingChanges() -> [Model]? {
+        guard requested.includePendingChanges, context.hasChanges,
+            var fetched = try? context.fetch(requested)
+        else { return nil }
+        if requested.sortBy.isEmpty {
+            fetched.sort { $0.persistentModelID.kind < $1.persistentModelID.kind }
+        }
+        return fetched
     }
 
     /// Whether `row` must be evaluated again: it is new, or changed in a field the predicate or

@@ -118,164 +118,26 @@ public struct Query<Element: PersistentModel, Result>: DynamicProperty {
     }
 }
 
-extension Query where Result == [Element] {
-    /// A query of `descriptor`'s models.
-    ///
-    /// ```swift
-    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)])) private var books: [Book]
-    /// ```
-    /// - Parameters:
-    ///   - descriptor: What to fetch.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    public init(_ descriptor: FetchDescriptor<Element>, animation: Animation? = nil) {
-        self.init(descriptor: descriptor, section: nil)
-    }
-
-    /// A query of the models `filter` accepts, in the order `sort` gives.
-    ///
-    /// ```swift
-    /// @Query(filter: #Predicate<Book> { $0.year > 2000 }, sort: [SortDescriptor(\.title)]) private var books: [Book]
-    /// ```
-    /// - Parameters:
-    ///   - filter: The models to include; `nil` for all.
-    ///   - sort: The order.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    public init(filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation? = nil) {
-        self.init(FetchDescriptor(predicate: filter, sortBy: sort))
-    }
-
-    /// A query of the models `filter` accepts, ordered by one property.
-    ///
-    /// ```swift
-    /// @Query(sort: \.title, order: .reverse) private var books: [Book]
-    /// ```
-    /// - Parameters:
-    ///   - filter: The models to include; `nil` for all.
-    ///   - keyPath: The property to order by.
-    ///   - order: The direction.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
-        animation: Animation? = nil
-    ) {
-        self.init(FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]))
-    }
+/// What a `@Query` made with `sectionBy:` can be declared as: `SectionedResults<Element, String>`,
+/// or `[Element]` with the sections read through the wrapper (`_books.sections`), as SwiftData
+/// allows both.
+///
+/// ```swift
+/// @Query(sort: \.title, sectionBy: \.genre) private var books: [Book]
+/// // …
+/// ForEach(_books.sections) { section in Text(section.title) }
+/// ```
+public protocol SectionedQueryResult {
+    /// The model type the results hold.
+    associatedtype QueryElement: PersistentModel
 }
 
-extension Query where Result == SectionedResults<Element, String> {
-    /// A query of `descriptor`'s models in sections by a `String` property.
-    ///
-    /// ```swift
-    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), sectionBy: \.genre)
-    /// private var books: SectionedResults<Book, String>
-    /// ```
-    /// - Parameters:
-    ///   - descriptor: What to fetch; the section key is sorted first.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    ///   - sectionKeyPath: The section key.
-    public init(
-        _ descriptor: FetchDescriptor<Element>, animation: Animation? = nil,
-        sectionBy sectionKeyPath: KeyPath<Element, String>
-    ) {
-        self.init(descriptor: descriptor, section: .init(sectionKeyPath))
-    }
+extension Array: SectionedQueryResult where Element: PersistentModel {
+    public typealias QueryElement = Element
+}
 
-    /// A query of `descriptor`'s models in sections by a `String?` property (`nil` in the section
-    /// titled `""`).
-    ///
-    /// ```swift
-    /// @Query(FetchDescriptor<Book>(), sectionBy: \.series) private var books: SectionedResults<Book, String>
-    /// ```
-    /// - Parameters:
-    ///   - descriptor: What to fetch; the section key is sorted first.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    ///   - sectionKeyPath: The section key.
-    public init(
-        _ descriptor: FetchDescriptor<Element>, animation: Animation? = nil,
-        sectionBy sectionKeyPath: KeyPath<Element, String?>
-    ) {
-        self.init(descriptor: descriptor, section: .init(sectionKeyPath))
-    }
-
-    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a
-    /// `String` property.
-    ///
-    /// ```swift
-    /// @Query(sort: [SortDescriptor(\.title)], sectionBy: \.genre) private var books: SectionedResults<Book, String>
-    /// ```
-    /// - Parameters:
-    ///   - filter: The models to include; `nil` for all.
-    ///   - sort: The order within each section.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    ///   - sectionKeyPath: The section key, sorted first.
-    public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation? = nil,
-        sectionBy sectionKeyPath: KeyPath<Element, String>
-    ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
-    }
-
-    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a
-    /// `String?` property (`nil` in the section titled `""`).
-    ///
-    /// ```swift
-    /// @Query(sort: [SortDescriptor(\.title)], sectionBy: \.series) private var books: SectionedResults<Book, String>
-    /// ```
-    /// - Parameters:
-    ///   - filter: The models to include; `nil` for all.
-    ///   - sort: The order within each section.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    ///   - sectionKeyPath: The section key, sorted first.
-    public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation? = nil,
-        sectionBy sectionKeyPath: KeyPath<Element, String?>
-    ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
-    }
-
-    /// A query of the models `filter` accepts, ordered by one property, in sections by a
-    /// `String` property.
-    ///
-    /// ```swift
-    /// @Query(sort: \.title, sectionBy: \.genre) private var books: SectionedResults<Book, String>
-    /// ```
-    /// - Parameters:
-    ///   - filter: The models to include; `nil` for all.
-    ///   - keyPath: The property to order by within each section.
-    ///   - order: The direction.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    ///   - sectionKeyPath: The section key, sorted first.
-    public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
-        animation: Animation? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
-    ) {
-        self.init(
-            descriptor: FetchDescriptor(
-                predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]),
-            section: .init(sectionKeyPath))
-    }
-
-    /// A query of the models `filter` accepts, ordered by one property, in sections by a
-    /// `String?` property (`nil` in the section titled `""`).
-    ///
-    /// ```swift
-    /// @Query(sort: \.title, sectionBy: \.series) private var books: SectionedResults<Book, String>
-    /// ```
-    /// - Parameters:
-    ///   - filter: The models to include; `nil` for all.
-    ///   - keyPath: The property to order by within each section.
-    ///   - order: The direction.
-    ///   - animation: Accepted for SwiftData's signature; the results change without animation.
-    ///   - sectionKeyPath: The section key, sorted first.
-    public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
-        animation: Animation? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
-    ) {
-        self.init(
-            descriptor: FetchDescriptor(
-                predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]),
-            section: .init(sectionKeyPath))
-    }
+extension SectionedResults: SectionedQueryResult where SectionTitle == String {
+    public typealias QueryElement = Element
 }
 
 /// The live query of one `@Query`, kept by SwiftUI across drawings of its view.

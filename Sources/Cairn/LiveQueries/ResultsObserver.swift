@@ -28,11 +28,15 @@ import Foundation
 /// `container.mainContext`, a model actor's executor for its `modelContext`), otherwise on the
 /// actor it was made in (`isolation`, the caller's by default); made where no actor runs, it
 /// brings itself up to date when ``results`` or ``sections`` are read. It is built on the same
-/// engine as ``LiveQuery``: updates are incremental, follow saves (not a context's unsaved
-/// changes), and ties in the sort keep the order rows were first saved in.
+/// engine as ``LiveQuery``: updates are incremental, and ties in the sort keep the order rows were
+/// first saved in (the order of their `persistentModelID`s), inserted models after them.
+///
+/// The results show the context's own unsaved changes, as a fetch does (unless the descriptor's
+/// `includePendingChanges` is `false`): an insert, a delete or a model's first change tells
+/// observers to read ``results`` again, which then merges the changes over what the store holds.
 @Observable
 public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hashable>: CommitRefreshing,
-    CustomDebugStringConvertible
+    PendingChangeListening, CustomDebugStringConvertible
 {
     /// The context the results' models belong to.
     ///
@@ -72,7 +76,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     }
 
     /// The results' order. Setting it fetches again at once, on the calling actor; with sections,
-    /// the section key is put first again unless the new order already starts with it.
+    /// the section key is put first again unless the new order already starts with it, and a sort
+    /// by `persistentModelID` is added last unless it is there, so that ties have one order (the
+    /// order models were first saved in, inserted ones after them), as in SwiftData.
     ///
     /// ```swift
     /// observer.sortBy = [SortDescriptor(\.year, order: .reverse)]
@@ -81,7 +87,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         get { fetchDescriptor.sortBy }
         set {
             var descriptor = fetchDescriptor
-            descriptor.sortBy = section?.sorted(newValue) ?? newValue
+            descriptor.sortBy = Self.ordered(newValue, section: section)
             restart(descriptor)
         }
     }
@@ -94,7 +100,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     public var results: FetchResultsCollection<Element> {
         if updatesWhenRead { refresh() }
         access(keyPath: \.results)
-        return currentResults
+        toldOfPendingChanges = false
+        guard let pending = tracker.resultsWithPendingChanges() else { return currentResults }
+        return FetchResultsCollection(loaded: pending, in: modelContext, descriptor: fetchDescriptor)
     }
 
     /// The results in sections, in order of each title's first appearance in the sorted
@@ -106,7 +114,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     public var sections: SectionedResults<Element, SectionTitle>? {
         if updatesWhenRead { refresh() }
         access(keyPath: \.sections)
-        return currentSections
+        toldOfPendingChanges = false
+        guard let section, let pending = tracker.resultsWithPendingChanges() else { return currentSections }
+        return SectionedResults(pending, title: section.title)
     }
 
     /// The error of the last fetch or check, if it failed after the observer was made (the
@@ -133,6 +143,13 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         }
     }
 
+    /// `sorts` as the observer fetches them: the section key first, the identifier last.
+    static func ordered(_ sorts: [SortDescriptor<Element>], section: Section?) -> [SortDescriptor<Element>] {
+        let sorts = section?.sorted(sorts) ?? sorts
+        let identifier = SortDescriptor(\Element.persistentModelID)
+        return sorts.contains { $0.keyPath == identifier.keyPath } ? sorts : sorts + [identifier]
+    }
+
     @ObservationIgnored private let section: Section?
     @ObservationIgnored private var tracker: LiveResultsTracker<Element>
     @ObservationIgnored private var currentResults: FetchResultsCollection<Element>
@@ -141,6 +158,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// Refreshes the observer on its executor after commits; `nil` when it updates when read.
     @ObservationIgnored private var watch: CommitWatch?
     @ObservationIgnored private let updatesWhenRead: Bool
+    /// Whether the context told of unsaved changes since the results were last read.
+    @ObservationIgnored private var toldOfPendingChanges = false
 
     /// Fetches and starts following the store: what every public initialiser calls.
     init(
@@ -149,19 +168,29 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     ) throws {
         context.checkOwner()
         var descriptor = descriptor
-        if let section { descriptor.sortBy = section.sorted(descriptor.sortBy) }
+        descriptor.sortBy = Self.ordered(descriptor.sortBy, section: section)
         let tracker = LiveResultsTracker(descriptor, in: context)
         if let error = tracker.error { throw error }
         modelContext = context
         sectionBy = section?.keyPath
         self.section = section
-        fetchDescriptor = tracker.descriptor
+        fetchDescriptor = tracker.requested
         self.tracker = tracker
         currentResults = FetchResultsCollection(loaded: tracker.results, in: context, descriptor: tracker.descriptor)
         currentSections = section.map { SectionedResults(tracker.results, title: $0.title) }
         let place = ExecutorPlace.of(context, isolation: isolation)
         updatesWhenRead = place == nil
         if let place { watch = CommitWatch(feed: context.store.commitFeed, place: place, target: self) }
+        context.pendingListeners.add(self)
+    }
+
+    /// Tells whoever observes ``results`` and ``sections`` that the context's unsaved changes
+    /// changed: reading them again shows the changes.
+    func contextDidChange(always: Bool) {
+        guard always || !toldOfPendingChanges else { return }
+        toldOfPendingChanges = true
+        withMutation(keyPath: \.results) {}
+        if section != nil { withMutation(keyPath: \.sections) {} }
     }
 
     /// Brings the results up to date with the store now. Observers update by themselves (on
@@ -182,7 +211,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private func restart(_ descriptor: FetchDescriptor<Element>) {
         modelContext.checkOwner()
         tracker = LiveResultsTracker(descriptor, in: modelContext)
-        fetchDescriptor = tracker.descriptor
+        fetchDescriptor = tracker.requested
         publishResults()
         withMutation(keyPath: \.fetchError) { currentError = tracker.error }
     }

@@ -198,15 +198,16 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Ide
     /// The model's row id in its entity's table, or `nil` while the identifier is temporary.
     var rowID: UInt64? { isTemporary ? nil : value }
 
-    /// Orders by store identifier (a temporary identifier names none, which sorts first), then
-    /// entity name, then row (of one store and entity, temporary numbers after every row).
+    /// Orders saved models' identifiers by store identifier, entity name and row, and puts the
+    /// temporary identifiers of models not yet saved after them, by entity name and in the order
+    /// they were made: the order models were first saved in, inserted ones as they will be.
     ///
     /// ```swift
     /// let ordered = ids.sorted()
     /// ```
     public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
-        ((lhs.storeIdentifier ?? ""), lhs.entityName, lhs.kind) < (
-            (rhs.storeIdentifier ?? ""), rhs.entityName, rhs.kind
+        (lhs.isTemporary ? 1 : 0, lhs.storeIdentifier ?? "", lhs.entityName, lhs.kind) < (
+            rhs.isTemporary ? 1 : 0, rhs.storeIdentifier ?? "", rhs.entityName, rhs.kind
         )
     }
 

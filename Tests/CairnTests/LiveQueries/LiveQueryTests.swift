@@ -52,16 +52,26 @@ import Testing
         #expect(query.error == nil)
     }
 
-    @Test func unsavedChangesOfItsOwnContextAreNotInTheResultsUntilSaved() throws {
+    /// As a fetch of the context: its unsaved changes are in the results unless the descriptor
+    /// leaves them out, and the saved model is the same instance.
+    @Test func unsavedChangesOfItsOwnContextAreInTheResultsAsInAFetch() throws {
         let container = try liveContainer(TemporaryDirectory())
         let context = ModelContext(container)
         let ada = LiveAuthor(label: 1, name: "Ada", group: 1, score: 0)
         context.insert(ada)
         let query = LiveQuery(FetchDescriptor<LiveAuthor>(sortBy: [SortDescriptor(\.name)]), in: context)
-        #expect(query.results.isEmpty)
+        var storedOnly = FetchDescriptor<LiveAuthor>(sortBy: [SortDescriptor(\.name)])
+        storedOnly.includePendingChanges = false
+        let stored = LiveQuery(storedOnly, in: context)
+        #expect(query.results.count == 1 && query.results.first === ada)
+        #expect(stored.results.isEmpty)
         try context.save()
         query.refresh()
+        stored.refresh()
         #expect(query.results.count == 1 && query.results.first === ada, "once, the context's own instance")
+        #expect(stored.results.count == 1 && stored.results.first === ada)
+        context.delete(ada)
+        #expect(query.results.isEmpty && stored.results.count == 1)
     }
 
     @Test func aSaveThatTouchesNothingTheQueryReadsDoesNotReRunIt() throws {

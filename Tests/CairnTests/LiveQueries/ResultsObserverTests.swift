@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Cairn
@@ -40,7 +41,10 @@ import Testing
         try shelf(context, [("Odes", "Poetry", nil), ("Emma", "Novel", nil), ("Ariel", "Poetry", nil)])
         let observer = try ResultsObserver<ObservedBook, String>(
             sortBy: [SortDescriptor(\.title)], sectionBy: \.genre, modelContext: context)
-        #expect(observer.sortBy.count == 2 && observer.sortBy.first?.keyPath == \ObservedBook.genre)
+        #expect(
+            observer.sortBy.map(\.keyPath)
+                == [\ObservedBook.genre, \ObservedBook.title, \ObservedBook.persistentModelID],
+            "the section key first, the identifier last")
         #expect(observer.sectionBy == \ObservedBook.genre)
         let sections = try #require(observer.sections)
         #expect(sections.sectionTitles == ["Novel", "Poetry"])
@@ -85,10 +89,12 @@ import Testing
         let observer = try ResultsObserver<ObservedBook, String>(sectionBy: \.genre, modelContext: context)
         observer.sortBy = [SortDescriptor(\.title, order: .reverse)]
         #expect(
-            observer.sortBy.map(\.keyPath) == [\ObservedBook.genre, \ObservedBook.title], "the section key again first")
+            observer.sortBy.map(\.keyPath)
+                == [\ObservedBook.genre, \ObservedBook.title, \ObservedBook.persistentModelID],
+            "the section key again first")
         #expect(observer.sections?.map { titles($0) } == [["Emma"], ["Odes", "Ariel"]])
         observer.sortBy = [SortDescriptor(\.genre, order: .reverse), SortDescriptor(\.title)]
-        #expect(observer.sortBy.count == 2, "already first: kept as given")
+        #expect(observer.sortBy.count == 3, "already first: kept as given, the identifier added")
         #expect(observer.sections?.sectionTitles == ["Poetry", "Novel"])
         observer.filterBy = #Predicate { $0.title.starts(with: "A") || $0.title.starts(with: "E") }
         #expect(observer.fetchDescriptor.predicate != nil)
@@ -96,6 +102,79 @@ import Testing
         #expect(observer.sections?.map { titles($0) } == [["Ariel"], ["Emma"]])
         observer.filterBy = nil
         #expect(observer.results.count == 3)
+    }
+
+    /// The observing context's own unsaved changes are in the results, as in a fetch of it,
+    /// and observers hear of each kind at once; a descriptor that leaves them out is followed.
+    @MainActor @Test func theContextsOwnUnsavedChangesAreInTheResults() throws {
+        let container = try observedBooksContainer(TemporaryDirectory())
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        try shelf(context, [("Emma", "Novel", nil), ("Odes", "Poetry", nil)])
+        let observer = try ResultsObserver<ObservedBook, String>(
+            sortBy: [SortDescriptor(\.title)], sectionBy: \.genre, modelContext: context)
+        var storedOnly = FetchDescriptor<ObservedBook>(sortBy: [SortDescriptor(\.title)])
+        storedOnly.includePendingChanges = false
+        let saved = try ResultsObserver<ObservedBook, Never>(fetchDescriptor: storedOnly, modelContext: context)
+        let told = Mutex(0)
+        func observe() {
+            withObservationTracking { _ = observer.results } onChange: { told.withLock { $0 += 1 } }
+        }
+
+        observe()
+        let ariel = ObservedBook(title: "Ariel", genre: "Poetry", series: nil)
+        context.insert(ariel)
+        #expect(told.withLock { $0 } == 1, "an insert is told")
+        #expect(titles(observer.results) == ["Emma", "Ariel", "Odes"])
+        #expect(observer.sections?.map { titles($0) } == [["Emma"], ["Ariel", "Odes"]])
+        #expect(observer.indexPath(for: ariel) == IndexPath(indexes: [1, 0]))
+        #expect(titles(saved.results) == ["Emma", "Odes"], "includePendingChanges: false")
+
+        observe()
+        let emma = observer.results[0]
+        emma.genre = "Poetry"  // its first change
+        #expect(told.withLock { $0 } == 2, "a first change is told")
+        #expect(observer.sections?.map { titles($0) } == [["Ariel", "Emma", "Odes"]])
+
+        observe()
+        context.delete(observer.results[2])  // Odes
+        #expect(told.withLock { $0 } == 3, "a delete is told")
+        #expect(titles(observer.results) == ["Ariel", "Emma"])
+
+        observe()
+        context.rollback()
+        #expect(told.withLock { $0 } == 4, "a rollback is told")
+        #expect(titles(observer.results) == ["Emma", "Odes"])
+        #expect(observer.sections?.sectionTitles == ["Novel", "Poetry"])
+
+        context.insert(ObservedBook(title: "Beowulf", genre: "Poetry", series: nil))
+        try context.save()
+        observer.refresh()
+        #expect(titles(observer.results) == ["Emma", "Beowulf", "Odes"], "saved: the same results")
+        saved.refresh()
+        #expect(titles(saved.results) == ["Beowulf", "Emma", "Odes"])
+    }
+
+    /// An observer sorts last by identifier, as SwiftData's does: ties, and an observer without a
+    /// sort, keep the order models were first saved in, inserted ones after them.
+    @Test func tiesAreInIdentifierOrderWithInsertedModelsLast() throws {
+        let container = try observedBooksContainer(TemporaryDirectory())
+        let context = ModelContext(container)
+        context.autosaveEnabled = false
+        try shelf(context, [("Odes", "Poetry", nil), ("Emma", "Novel", nil), ("Ariel", "Poetry", nil)])
+        let unsorted = try ResultsObserver<ObservedBook, Never>(modelContext: context)
+        let byGenre = try ResultsObserver<ObservedBook, Never>(sortBy: [SortDescriptor(\.genre)], modelContext: context)
+        #expect(unsorted.sortBy.map(\.keyPath) == [\ObservedBook.persistentModelID])
+        #expect(titles(unsorted.results) == ["Odes", "Emma", "Ariel"])
+        #expect(titles(byGenre.results) == ["Emma", "Odes", "Ariel"])
+        context.insert(ObservedBook(title: "Beowulf", genre: "Poetry", series: nil))
+        #expect(titles(unsorted.results) == ["Odes", "Emma", "Ariel", "Beowulf"])
+        #expect(titles(byGenre.results) == ["Emma", "Odes", "Ariel", "Beowulf"])
+        try context.save()
+        unsorted.refresh()
+        byGenre.refresh()
+        #expect(titles(unsorted.results) == ["Odes", "Emma", "Ariel", "Beowulf"])
+        #expect(titles(byGenre.results) == ["Emma", "Odes", "Ariel", "Beowulf"])
     }
 
     @Test func theFirstFetchThrowsItsError() throws {

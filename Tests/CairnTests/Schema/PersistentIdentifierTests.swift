@@ -42,7 +42,7 @@ import Testing
         #expect(Set([sameNumber, temporary]).count == 2)
     }
 
-    @Test func identifiersOrderByStoreThenEntityThenRow() {
+    @Test func identifiersOrderByStoreThenEntityThenRowWithTemporaryOnesLast() {
         let ids = [
             PersistentIdentifier.temporary(entity: "Book"),
             PersistentIdentifier(entity: "Book", store: store, rowID: 9),
@@ -50,9 +50,9 @@ import Testing
             PersistentIdentifier(entity: "Book", store: store, rowID: 2),
         ]
         let sorted = ids.sorted()
-        // A temporary identifier names no store, which sorts before every store's identifier.
-        #expect(sorted.first!.isTemporary)
-        #expect(sorted.dropFirst().map(\.description) == ["Author/12", "Book/2", "Book/9"])
+        // A model not yet saved comes after the saved ones, as it will once saved.
+        #expect(sorted.last!.isTemporary)
+        #expect(sorted.dropLast().map(\.description) == ["Author/12", "Book/2", "Book/9"])
     }
 
     @Test func encodingRoundTripsEveryKindAndKeepsItsFormat() throws {
