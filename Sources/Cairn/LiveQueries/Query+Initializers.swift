@@ -130,7 +130,7 @@ extension Query where Result == [Element] {
     }
 }
 
-extension Query where Result: SectionedQueryResult, Result.QueryElement == Element {
+extension Query {
     /// A query of `descriptor`'s models, in sections by a `String` property.
     ///
     /// ```swift

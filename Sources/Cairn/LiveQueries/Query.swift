@@ -52,9 +52,15 @@ extension View {
 ///
 /// It fetches in the environment's ``SwiftUI/EnvironmentValues/modelContext`` and keeps the
 /// results current with a ``LiveQuery``: saves of any context of the container and of other
-/// processes, taken in incrementally.
+/// processes, taken in incrementally, and the context's own unsaved changes.
+///
+/// `Result` is `[Element]`, or `SectionedResults<Element, String>` for a query made with
+/// `sectionBy:` (``QueryResult``). Saying so in the declaration is what lets Swift tell `Element`
+/// from the property's type alone, as in `@Query private var books: [Book]`; SwiftData leaves
+/// `Result` unconstrained, and code that uses `Query` compiles the same.
 @MainActor @propertyWrapper
-public struct Query<Element: PersistentModel, Result>: DynamicProperty {
+public struct Query<Element: PersistentModel, Result: QueryResult>: DynamicProperty
+where Result.QueryElement == Element {
     @Environment(\.modelContext) private var environmentContext
     @State private var holder = QueryHolder<Element>()
     private let descriptor: FetchDescriptor<Element>
@@ -118,25 +124,25 @@ public struct Query<Element: PersistentModel, Result>: DynamicProperty {
     }
 }
 
-/// What a `@Query` made with `sectionBy:` can be declared as: `SectionedResults<Element, String>`,
-/// or `[Element]` with the sections read through the wrapper (`_books.sections`), as SwiftData
-/// allows both.
+/// What a `@Query` property can be declared as: `[Element]`, or for a query made with
+/// `sectionBy:` either `SectionedResults<Element, String>` or `[Element]` with the sections read
+/// through the wrapper (`_books.sections`), as SwiftData allows both.
 ///
 /// ```swift
 /// @Query(sort: \.title, sectionBy: \.genre) private var books: [Book]
 /// // …
 /// ForEach(_books.sections) { section in Text(section.title) }
 /// ```
-public protocol SectionedQueryResult {
+public protocol QueryResult {
     /// The model type the results hold.
     associatedtype QueryElement: PersistentModel
 }
 
-extension Array: SectionedQueryResult where Element: PersistentModel {
+extension Array: QueryResult where Element: PersistentModel {
     public typealias QueryElement = Element
 }
 
-extension SectionedResults: SectionedQueryResult where SectionTitle == String {
+extension SectionedResults: QueryResult where SectionTitle == String {
     public typealias QueryElement = Element
 }
 
