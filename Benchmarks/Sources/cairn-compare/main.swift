@@ -95,6 +95,14 @@ if selected.contains("W1") {
             let d = scratchDirectory("w1-grdb-wal")
             return try measure { try GRDBSystem.preparedInsert(fresh, into: d, wal: true) }
         },
+        Run(workload: "W1", system: "GRDB fastest INSERT (default)") {
+            let queue = try GRDBFastest.open(scratchDirectory("w1-grdb-fast"), wal: false)
+            return try measure { try GRDBFastest.insert(fresh, into: queue) }
+        },
+        Run(workload: "W1", system: "GRDB fastest INSERT (WAL, NORMAL)") {
+            let queue = try GRDBFastest.open(scratchDirectory("w1-grdb-fast-wal"), wal: true)
+            return try measure { try GRDBFastest.insert(fresh, into: queue) }
+        },
         Run(workload: "W1", system: "raw LMDB puts") {
             let lmdb = RawLMDB(scratchDirectory("w1-lmdb"))
             return measure { lmdb.insert(fresh) }
@@ -126,6 +134,16 @@ if selected.contains("W2") {
         Run(workload: "W2", system: "GRDB record upsert(db) (default)") {
             let d = try seeded("w2-grdb-record") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: false) }
             return try measure { try GRDBSystem.recordUpsert(changed, into: d, wal: false) }
+        },
+        Run(workload: "W2", system: "GRDB fastest ON CONFLICT (WAL, NORMAL)") {
+            let queue = try GRDBFastest.open(scratchDirectory("w2-grdb-fast"), wal: true)
+            _ = try GRDBFastest.insert(fresh, into: queue)
+            return try measure { try GRDBFastest.upsert(changed, into: queue) }
+        },
+        Run(workload: "W2", system: "GRDB fastest fetch-then-update records (WAL, NORMAL)") {
+            let queue = try GRDBFastest.open(scratchDirectory("w2-grdb-fast-records"), wal: true)
+            _ = try GRDBFastest.insert(fresh, into: queue)
+            return try measure { try GRDBFastest.fetchThenUpdate(changed, in: queue) }
         },
         Run(workload: "W2", system: "raw LMDB get, compare, put") {
             let lmdb = RawLMDB(scratchDirectory("w2-lmdb"))
@@ -231,6 +249,13 @@ if selected.contains("W5") {
         Run(workload: "W5", system: "GRDB fetchAll (WAL, NORMAL)") {
             let d = try once.directory("w5-grdb-wal") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: true) }
             return try measure { try GRDBSystem.readAuthors(in: d, wal: true) }
+        },
+        Run(workload: "W5", system: "GRDB fastest fetchAll, init(row:)") {
+            let queue = try GRDBFastest.open(try once.directory("w5-grdb-fast") { _ = $0 }, wal: true)
+            if try queue.read({ try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM author") }) == 0 {
+                _ = try GRDBFastest.insert(fresh, into: queue)
+            }
+            return try measure { try GRDBFastest.readAuthors(in: queue) }
         },
         Run(workload: "W5", system: "raw LMDB cursor") {
             let lmdb = once.lmdb("w5-lmdb") { _ = $0.insert(fresh) }

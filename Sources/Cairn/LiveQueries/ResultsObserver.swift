@@ -132,23 +132,36 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     }
 
     /// How sections are made: the key path, its sort and the title of a model.
+    ///
+    /// The sort is kept in an array: a struct that holds a `SortDescriptor` itself has value
+    /// witnesses that, in an optimized build, name a type swift-foundation does not export on
+    /// Linux (`SortDescriptor.AllowedComparison`), and Cairn failed to link.
     struct Section {
         let keyPath: PartialKeyPath<Element>
-        let sort: SortDescriptor<Element>
+        private let sort: [SortDescriptor<Element>]
         let title: (Element) -> SectionTitle
+
+        init(keyPath: PartialKeyPath<Element>, sort: SortDescriptor<Element>, title: @escaping (Element) -> SectionTitle) {
+            self.keyPath = keyPath
+            self.sort = [sort]
+            self.title = title
+        }
 
         /// `sorts` with the section key first, unless they start with it.
         func sorted(_ sorts: [SortDescriptor<Element>]) -> [SortDescriptor<Element>] {
-            sorts.first?.keyPath == sort.keyPath ? sorts : [sort] + sorts
+            sorts.first?.keyPath == sort.first?.keyPath ? sorts : sort + sorts
         }
     }
 
     /// `sorts` as the observer fetches them: the section key first, the identifier last.
     static func ordered(_ sorts: [SortDescriptor<Element>], section: Section?) -> [SortDescriptor<Element>] {
         let sorts = section?.sorted(sorts) ?? sorts
-        let identifier = SortDescriptor(\Element.persistentModelID)
+        let identifier = identifierSort()
         return sorts.contains { $0.keyPath == identifier.keyPath } ? sorts : sorts + [identifier]
     }
+
+    /// The sort by `persistentModelID`.
+    static func identifierSort() -> SortDescriptor<Element> { SortDescriptor(\Element.persistentModelID) }
 
     @ObservationIgnored private let section: Section?
     @ObservationIgnored private var tracker: LiveResultsTracker<Element>
