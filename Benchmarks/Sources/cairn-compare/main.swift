@@ -99,6 +99,10 @@ if selected.contains("W1") {
             let queue = try GRDBFastest.open(scratchDirectory("w1-grdb-fast"), wal: false)
             return try measure { try GRDBFastest.insert(fresh, into: queue) }
         },
+        Run(workload: "W1", system: "GRDB fastest INSERT, dates as text (default)") {
+            let queue = try GRDBSystem.queue(scratchDirectory("w1-grdb-fast-text"), wal: false)
+            return try measure { try GRDBFastest.insertDatesAsText(fresh, into: queue) }
+        },
         Run(workload: "W1", system: "GRDB fastest INSERT (WAL, NORMAL)") {
             let queue = try GRDBFastest.open(scratchDirectory("w1-grdb-fast-wal"), wal: true)
             return try measure { try GRDBFastest.insert(fresh, into: queue) }
