@@ -10,13 +10,15 @@ extension Query where Result == [Element] {
     /// A query of `descriptor`'s models.
     ///
     /// ```swift
-    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), animation: .default) private var books: [Book]
+    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), animation: .default)
+    /// private var books: [Book]
     /// ```
     /// - Parameters:
     ///   - descriptor: What to fetch.
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     public init(
-        _ descriptor: FetchDescriptor<Element>, animation: Animation
+        _ descriptor: FetchDescriptor<Element>,
+        animation: Animation
     ) {
         self.init(descriptor: descriptor, section: nil)
     }
@@ -30,7 +32,8 @@ extension Query where Result == [Element] {
     ///   - descriptor: What to fetch.
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     public init(
-        _ descriptor: FetchDescriptor<Element>, transaction: Transaction? = nil
+        _ descriptor: FetchDescriptor<Element>,
+        transaction: Transaction? = nil
     ) {
         self.init(descriptor: descriptor, section: nil)
     }
@@ -45,7 +48,8 @@ extension Query where Result == [Element] {
     ///   - sort: The order.
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [],
+        animation: Animation
     ) {
         self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: nil)
     }
@@ -60,7 +64,8 @@ extension Query where Result == [Element] {
     ///   - sort: The order.
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], transaction: Transaction? = nil
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [],
+        transaction: Transaction? = nil
     ) {
         self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: nil)
     }
@@ -76,9 +81,11 @@ extension Query where Result == [Element] {
     ///   - order: The direction.
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward, animation: Animation
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        animation: Animation
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: nil)
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: nil)
     }
 
     /// A query of the models `filter` accepts, ordered by one property.
@@ -92,9 +99,11 @@ extension Query where Result == [Element] {
     ///   - order: The direction.
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward, transaction: Transaction? = nil
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        transaction: Transaction? = nil
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: nil)
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: nil)
     }
 
     /// A query of the models `filter` accepts, ordered by one optional property (`nil` first).
@@ -108,9 +117,11 @@ extension Query where Result == [Element] {
     ///   - order: The direction.
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value?>, order: SortOrder = .forward, animation: Animation
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value?>, order: SortOrder = .forward,
+        animation: Animation
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: nil)
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: nil)
     }
 
     /// A query of the models `filter` accepts, ordered by one optional property (`nil` first).
@@ -124,9 +135,11 @@ extension Query where Result == [Element] {
     ///   - order: The direction.
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value?>, order: SortOrder = .forward, transaction: Transaction? = nil
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value?>, order: SortOrder = .forward,
+        transaction: Transaction? = nil
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: nil)
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: nil)
     }
 }
 
@@ -134,14 +147,16 @@ extension Query {
     /// A query of `descriptor`'s models, in sections by a `String` property.
     ///
     /// ```swift
-    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), animation: .default, sectionBy: \.genre) private var books: SectionedResults<Book, String>
+    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), animation: .default, sectionBy: \.genre)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - descriptor: What to fetch.
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        _ descriptor: FetchDescriptor<Element>, animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String>
+        _ descriptor: FetchDescriptor<Element>,
+        animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String>
     ) {
         self.init(descriptor: descriptor, section: .init(sectionKeyPath))
     }
@@ -149,52 +164,62 @@ extension Query {
     /// A query of `descriptor`'s models, in sections by a `String` property.
     ///
     /// ```swift
-    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), sectionBy: \.genre) private var books: SectionedResults<Book, String>
+    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), sectionBy: \.genre)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - descriptor: What to fetch.
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        _ descriptor: FetchDescriptor<Element>, transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
+        _ descriptor: FetchDescriptor<Element>,
+        transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
     ) {
         self.init(descriptor: descriptor, section: .init(sectionKeyPath))
     }
 
-    /// A query of `descriptor`'s models, in sections by a `String?` property (`nil` in the section titled `""`).
+    /// A query of `descriptor`'s models, in sections by a `String?` property (`nil` in the section
+    /// titled `""`).
     ///
     /// ```swift
-    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), animation: .default, sectionBy: \.series) private var books: SectionedResults<Book, String>
+    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), animation: .default, sectionBy: \.series)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - descriptor: What to fetch.
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        _ descriptor: FetchDescriptor<Element>, animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String?>
+        _ descriptor: FetchDescriptor<Element>,
+        animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String?>
     ) {
         self.init(descriptor: descriptor, section: .init(sectionKeyPath))
     }
 
-    /// A query of `descriptor`'s models, in sections by a `String?` property (`nil` in the section titled `""`).
+    /// A query of `descriptor`'s models, in sections by a `String?` property (`nil` in the section
+    /// titled `""`).
     ///
     /// ```swift
-    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), sectionBy: \.series) private var books: SectionedResults<Book, String>
+    /// @Query(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]), sectionBy: \.series)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - descriptor: What to fetch.
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        _ descriptor: FetchDescriptor<Element>, transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
+        _ descriptor: FetchDescriptor<Element>,
+        transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
     ) {
         self.init(descriptor: descriptor, section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String` property.
+    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String`
+    /// property.
     ///
     /// ```swift
-    /// @Query(sort: [SortDescriptor(\.title)], animation: .default, sectionBy: \.genre) private var books: SectionedResults<Book, String>
+    /// @Query(sort: [SortDescriptor(\.title)], animation: .default, sectionBy: \.genre)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - filter: The models to include; `nil` for all.
@@ -202,12 +227,14 @@ extension Query {
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String>
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [],
+        animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String>
     ) {
         self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String` property.
+    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String`
+    /// property.
     ///
     /// ```swift
     /// @Query(sort: [SortDescriptor(\.title)], sectionBy: \.genre) private var books: SectionedResults<Book, String>
@@ -218,15 +245,18 @@ extension Query {
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [],
+        transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
     ) {
         self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String?` property (`nil` in the section titled `""`).
+    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String?`
+    /// property (`nil` in the section titled `""`).
     ///
     /// ```swift
-    /// @Query(sort: [SortDescriptor(\.title)], animation: .default, sectionBy: \.series) private var books: SectionedResults<Book, String>
+    /// @Query(sort: [SortDescriptor(\.title)], animation: .default, sectionBy: \.series)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - filter: The models to include; `nil` for all.
@@ -234,12 +264,14 @@ extension Query {
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String?>
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [],
+        animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String?>
     ) {
         self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String?` property (`nil` in the section titled `""`).
+    /// A query of the models `filter` accepts, in the order `sort` gives, in sections by a `String?`
+    /// property (`nil` in the section titled `""`).
     ///
     /// ```swift
     /// @Query(sort: [SortDescriptor(\.title)], sectionBy: \.series) private var books: SectionedResults<Book, String>
@@ -250,15 +282,18 @@ extension Query {
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     ///   - sectionKeyPath: The section key, sorted first.
     public init(
-        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [], transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
+        filter: Predicate<Element>? = nil, sort: [SortDescriptor<Element>] = [],
+        transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
     ) {
         self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: sort), section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String` property.
+    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String`
+    /// property.
     ///
     /// ```swift
-    /// @Query(sort: \.title, order: .reverse, animation: .default, sectionBy: \.genre) private var books: SectionedResults<Book, String>
+    /// @Query(sort: \.title, order: .reverse, animation: .default, sectionBy: \.genre)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - filter: The models to include; `nil` for all.
@@ -267,12 +302,15 @@ extension Query {
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     ///   - sectionKeyPath: The section key, sorted first.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward, animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String>
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String>
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: .init(sectionKeyPath))
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String` property.
+    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String`
+    /// property.
     ///
     /// ```swift
     /// @Query(sort: \.title, order: .reverse, sectionBy: \.genre) private var books: SectionedResults<Book, String>
@@ -284,15 +322,19 @@ extension Query {
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     ///   - sectionKeyPath: The section key, sorted first.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward, transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String>
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: .init(sectionKeyPath))
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String?` property (`nil` in the section titled `""`).
+    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String?`
+    /// property (`nil` in the section titled `""`).
     ///
     /// ```swift
-    /// @Query(sort: \.title, order: .reverse, animation: .default, sectionBy: \.series) private var books: SectionedResults<Book, String>
+    /// @Query(sort: \.title, order: .reverse, animation: .default, sectionBy: \.series)
+    /// private var books: SectionedResults<Book, String>
     /// ```
     /// - Parameters:
     ///   - filter: The models to include; `nil` for all.
@@ -301,12 +343,15 @@ extension Query {
     ///   - animation: Accepted for SwiftData's signature; the results change without animation.
     ///   - sectionKeyPath: The section key, sorted first.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward, animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String?>
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        animation: Animation, sectionBy sectionKeyPath: KeyPath<Element, String?>
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: .init(sectionKeyPath))
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: .init(sectionKeyPath))
     }
 
-    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String?` property (`nil` in the section titled `""`).
+    /// A query of the models `filter` accepts, ordered by one property, in sections by a `String?`
+    /// property (`nil` in the section titled `""`).
     ///
     /// ```swift
     /// @Query(sort: \.title, order: .reverse, sectionBy: \.series) private var books: SectionedResults<Book, String>
@@ -318,9 +363,11 @@ extension Query {
     ///   - transaction: Accepted for SwiftData's signature; the results change without one.
     ///   - sectionKeyPath: The section key, sorted first.
     public init<Value: Comparable>(
-        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward, transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
+        filter: Predicate<Element>? = nil, sort keyPath: KeyPath<Element, Value>, order: SortOrder = .forward,
+        transaction: Transaction? = nil, sectionBy sectionKeyPath: KeyPath<Element, String?>
     ) {
-        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [SortDescriptor(assumingSendable(keyPath), order: order)]), section: .init(sectionKeyPath))
+        let sort = SortDescriptor(assumingSendable(keyPath), order: order)
+        self.init(descriptor: FetchDescriptor(predicate: filter, sortBy: [sort]), section: .init(sectionKeyPath))
     }
 }
 #endif
