@@ -1,6 +1,6 @@
 // A stand-in with the shapes of the SwiftUI declarations Cairn uses (Query.swift,
-// Query+Initializers.swift, Query+Macros.swift), so that they type-check where SwiftUI does not
-// exist: Scripts/typecheck-swiftui.
+// Query+Initializers.swift), so that they type-check where SwiftUI does not exist:
+// Scripts/typecheck-swiftui.
 @_exported import Foundation
 public protocol DynamicProperty { @MainActor @preconcurrency mutating func update() }
 public protocol EnvironmentKey { associatedtype Value; static var defaultValue: Value { get } }

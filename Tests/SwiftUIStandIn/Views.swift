@@ -41,5 +41,6 @@ import SwiftUI
 
 @MainActor struct Sectioned: View {
     @Query(sort: \Book.title, sectionBy: \Book.genre) var byGenre: SectionedResults<Book, String>
-    func titles() -> [String] { byGenre.flatMap { $0.map(\.title) } + (_byGenre.modelContext.autosaveEnabled ? [] : []) }
+    func titles() -> [String] { byGenre.flatMap { $0.map(\.title) } }
+    func context() -> ModelContext { _byGenre.modelContext }
 }

@@ -42,77 +42,48 @@ struct FastAuthorRecord: FetchableRecord, PersistableRecord {
 }
 
 enum GRDBFastest {
+    static let insertSQL = "INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)"
+    static let upsertSQL = insertSQL + """
+         ON CONFLICT(id) DO UPDATE SET name = excluded.name, email = excluded.email,
+            score = excluded.score, createdAt = excluded.createdAt
+        """
+
     /// The database in `directory`, opened and given its table: what the timed part receives.
     static func open(_ directory: URL, wal: Bool) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        if wal {
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
-        }
-        let queue = try DatabaseQueue(
-            path: directory.appendingPathComponent("fast.sqlite").path, configuration: configuration)
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE IF NOT EXISTS author (
-                        id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL,
-                        score DOUBLE NOT NULL, createdAt DOUBLE NOT NULL)
-                    """)
-        }
-        return queue
+        try GRDBSystem.queue(directory, wal: wal, file: "fast.sqlite", dates: "DOUBLE")
     }
 
     /// W1: one cached INSERT, unchecked arguments, one transaction.
     static func insert(_ values: some Sequence<AuthorValues>, into queue: DatabaseQueue) throws -> Int {
-        try queue.write { db in
-            let statement = try db.cachedStatement(
-                sql: "INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)")
-            var count = 0
-            for value in values {
-                statement.setUncheckedArguments([
-                    value.id, value.name, value.email, value.score, value.createdAt.timeIntervalSinceReferenceDate,
-                ])
-                try statement.execute()
-                count += 1
-            }
-            return count
-        }
+        try execute(insertSQL, for: values, in: queue, datesAsText: false)
     }
 
     /// W1 as `insert(_:into:)`, with the dates as GRDB stores a `Date` by default (text), into the
     /// idiomatic table: what the date's encoding alone costs.
     static func insertDatesAsText(_ values: some Sequence<AuthorValues>, into queue: DatabaseQueue) throws -> Int {
-        try queue.write { db in
-            let statement = try db.cachedStatement(
-                sql: "INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)")
-            var count = 0
-            for value in values {
-                statement.setUncheckedArguments([value.id, value.name, value.email, value.score, value.createdAt])
-                try statement.execute()
-                count += 1
-            }
-            return count
-        }
+        try execute(insertSQL, for: values, in: queue, datesAsText: true)
     }
 
     /// W2: one cached `ON CONFLICT` upsert, unchecked arguments, one transaction.
     static func upsert(_ values: [AuthorValues], into queue: DatabaseQueue) throws -> Int {
+        try execute(upsertSQL, for: values, in: queue, datesAsText: false)
+    }
+
+    /// Runs the cached statement `sql` once per value, with unchecked arguments, in one transaction.
+    private static func execute(
+        _ sql: String, for values: some Sequence<AuthorValues>, in queue: DatabaseQueue, datesAsText: Bool
+    ) throws -> Int {
         try queue.write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, email = excluded.email,
-                        score = excluded.score, createdAt = excluded.createdAt
-                    """)
+            let statement = try db.cachedStatement(sql: sql)
+            var count = 0
             for value in values {
-                statement.setUncheckedArguments([
-                    value.id, value.name, value.email, value.score, value.createdAt.timeIntervalSinceReferenceDate,
-                ])
+                let createdAt: any DatabaseValueConvertible =
+                    datesAsText ? value.createdAt : value.createdAt.timeIntervalSinceReferenceDate
+                statement.setUncheckedArguments([value.id, value.name, value.email, value.score, createdAt])
                 try statement.execute()
+                count += 1
             }
-            return values.count
+            return count
         }
     }
 

@@ -87,7 +87,11 @@ struct AuthorRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 enum GRDBSystem {
-    static func queue(_ directory: URL, wal: Bool) throws -> DatabaseQueue {
+    /// The database in `directory` (`file`), with its author table; dates as GRDB stores a `Date`
+    /// (text), or as `DOUBLE` time intervals for the fastest records (`GRDBFastest`).
+    static func queue(
+        _ directory: URL, wal: Bool, file: String = "bench.sqlite", dates: String = "DATETIME"
+    ) throws -> DatabaseQueue {
         var configuration = Configuration()
         if wal {
             configuration.prepareDatabase { db in
@@ -96,13 +100,13 @@ enum GRDBSystem {
             }
         }
         let queue = try DatabaseQueue(
-            path: directory.appendingPathComponent("bench.sqlite").path, configuration: configuration)
+            path: directory.appendingPathComponent(file).path, configuration: configuration)
         try queue.write { db in
             try db.execute(
                 sql: """
                     CREATE TABLE IF NOT EXISTS author (
                         id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL,
-                        score DOUBLE NOT NULL, createdAt DATETIME NOT NULL)
+                        score DOUBLE NOT NULL, createdAt \(dates) NOT NULL)
                     """)
         }
         return queue

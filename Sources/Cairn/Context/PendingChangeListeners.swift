@@ -8,9 +8,10 @@ protocol PendingChangeListening: AnyObject {
     func contextDidChange(always: Bool)
 }
 
-/// The listeners of one context, held weakly: a listener that goes away leaves the list at the
-/// next change. The context tells them where it schedules its autosave, so a burst of inserts
-/// costs a look at a short list each (a listener told once ignores the rest until it is read).
+/// The listeners of one context, held weakly: a listener that went away leaves the list when
+/// another is added. The context tells them where it schedules its autosave, so a burst of
+/// inserts costs a look at a short list each (a listener told once ignores the rest until it is
+/// read), and nothing at all while none listens.
 ///
 /// ```swift
 /// context.pendingListeners.add(observer)
@@ -31,8 +32,6 @@ final class PendingChangeListeners {
 
     /// Tells every listener that the context's unsaved changes changed.
     func tell(always: Bool = false) {
-        guard !entries.isEmpty else { return }
-        entries.removeAll { $0.listener == nil }
         for entry in entries { entry.listener?.contextDidChange(always: always) }
     }
 }

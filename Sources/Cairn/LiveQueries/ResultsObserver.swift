@@ -141,7 +141,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         private let sort: [SortDescriptor<Element>]
         let title: (Element) -> SectionTitle
 
-        init(keyPath: PartialKeyPath<Element>, sort: SortDescriptor<Element>, title: @escaping (Element) -> SectionTitle) {
+        init(
+            keyPath: PartialKeyPath<Element>, sort: SortDescriptor<Element>,
+            title: @escaping (Element) -> SectionTitle
+        ) {
             self.keyPath = keyPath
             self.sort = [sort]
             self.title = title
@@ -156,12 +159,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// `sorts` as the observer fetches them: the section key first, the identifier last.
     static func ordered(_ sorts: [SortDescriptor<Element>], section: Section?) -> [SortDescriptor<Element>] {
         let sorts = section?.sorted(sorts) ?? sorts
-        let identifier = identifierSort()
+        let identifier = SortDescriptor(\Element.persistentModelID)
         return sorts.contains { $0.keyPath == identifier.keyPath } ? sorts : sorts + [identifier]
     }
-
-    /// The sort by `persistentModelID`.
-    static func identifierSort() -> SortDescriptor<Element> { SortDescriptor(\Element.persistentModelID) }
 
     @ObservationIgnored private let section: Section?
     @ObservationIgnored private var tracker: LiveResultsTracker<Element>
