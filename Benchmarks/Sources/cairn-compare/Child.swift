@@ -46,7 +46,9 @@ func runChild(_ arguments: [String]) -> Never {
     do {
         let figure: (perSecond: Double, peakMB: Double)
         switch arguments[0] {
-        case "cairn-upsert": figure = try measure { try CairnSystem.upsert(values, into: directory) }
+        case "cairn-upsert":
+            let container = try CairnSystem.container(directory)
+            figure = try measure { try CairnSystem.upsert(values, into: container) }
         case "grdb": figure = try measure { try GRDBSystem.preparedInsert(values, into: directory, wal: false) }
         case "grdb-wal": figure = try measure { try GRDBSystem.preparedInsert(values, into: directory, wal: true) }
         case "lmdb":

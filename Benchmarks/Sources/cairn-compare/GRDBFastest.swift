@@ -41,6 +41,44 @@ struct FastAuthorRecord: FetchableRecord, PersistableRecord {
     }
 }
 
+/// A book as a GRDB expert writes the record.
+struct FastBookRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "book"
+    var id: Int64
+    var title: String
+    var year: Int
+    var authorId: Int64
+
+    init(row: Row) throws {
+        id = row[0]
+        title = row[1]
+        year = row[2]
+        authorId = row[3]
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["title"] = title
+        container["year"] = year
+        container["authorId"] = authorId
+    }
+}
+
+extension FastAuthorRecord {
+    static let books = hasMany(FastBookRecord.self, using: ForeignKey(["authorId"])).forKey("books")
+}
+
+/// An author with its books, from `including(all:)`'s rows decoded by index.
+struct FastAuthorWithBooks: FetchableRecord {
+    var author: FastAuthorRecord
+    var books: [FastBookRecord]
+
+    init(row: Row) throws {
+        author = try FastAuthorRecord(row: row)
+        books = try (row.prefetchedRows["books"] ?? []).map(FastBookRecord.init(row:))
+    }
+}
+
 enum GRDBFastest {
     static let insertSQL = "INSERT INTO author (id, name, email, score, createdAt) VALUES (?, ?, ?, ?, ?)"
     static let upsertSQL = insertSQL + """
@@ -84,6 +122,62 @@ enum GRDBFastest {
                 count += 1
             }
             return count
+        }
+    }
+
+    /// The database in `directory` with W3's tables (authors' dates as time intervals).
+    static func openGraph(_ directory: URL, wal: Bool) throws -> DatabaseQueue {
+        let queue = try open(directory, wal: wal)
+        try GRDBSystem.createBooks(queue)
+        return queue
+    }
+
+    /// W3: cached INSERTs with unchecked arguments for the authors, then the books, one transaction.
+    static func insertGraph(_ graph: Graph, into queue: DatabaseQueue) throws -> Int {
+        try queue.write { db in
+            let authors = try db.cachedStatement(sql: insertSQL)
+            for value in graph.authors {
+                authors.setUncheckedArguments([
+                    value.id, value.name, value.email, value.score, value.createdAt.timeIntervalSinceReferenceDate,
+                ])
+                try authors.execute()
+            }
+            let books = try db.cachedStatement(sql: "INSERT INTO book (id, title, year, authorId) VALUES (?, ?, ?, ?)")
+            for value in graph.books {
+                books.setUncheckedArguments([value.id, value.title, value.year, graph.authors[value.author].id])
+                try books.execute()
+            }
+        }
+        return graph.objects
+    }
+
+    /// W4 with `including(all:)`, records decoded by index.
+    static func readTitlesIncludingAll(in queue: DatabaseQueue) throws -> Int {
+        try queue.read { db in
+            var titles = TitleCount()
+            let request = FastAuthorRecord.including(all: FastAuthorRecord.books)
+            for info in try FastAuthorWithBooks.fetchAll(db, request) {
+                for book in info.books {
+                    titles.add(book.title)
+                }
+            }
+            return titles.result
+        }
+    }
+
+    /// W4 without prefetching: every author, then one query per author through one cached
+    /// statement with unchecked arguments, records decoded by index.
+    static func readTitlesPerAuthor(in queue: DatabaseQueue) throws -> Int {
+        try queue.read { db in
+            var titles = TitleCount()
+            let statement = try db.cachedStatement(sql: "SELECT * FROM book WHERE authorId = ?")
+            for author in try FastAuthorRecord.fetchAll(db, sql: "SELECT * FROM author") {
+                statement.setUncheckedArguments([author.id])
+                for book in try FastBookRecord.fetchAll(statement) {
+                    titles.add(book.title)
+                }
+            }
+            return titles.result
         }
     }
 

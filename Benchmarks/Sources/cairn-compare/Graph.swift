@@ -42,8 +42,8 @@ extension CairnSystem {
     /// W3: every author and book inserted, each book's author set (the inverse fills
     /// `Author.books`), one save.
     @inline(never)  // a symbol of its own, for profiling
-    static func insertGraph(_ graph: Graph, into directory: URL) throws -> Int {
-        try saveGraph(graph, into: directory) { context, book, author in
+    static func insertGraph(_ graph: Graph, into container: ModelContainer) throws -> Int {
+        try saveGraph(graph, into: container) { context, book, author in
             context.insert(book)
             book.author = author
         }
@@ -52,15 +52,15 @@ extension CairnSystem {
     /// W3 as a SwiftData user often writes it: each book appended to its author's `books` (the
     /// inverse sets `Book.author`), one save.
     @inline(never)  // a symbol of its own, for profiling
-    static func appendGraph(_ graph: Graph, into directory: URL) throws -> Int {
-        try saveGraph(graph, into: directory) { _, book, author in author.books.append(book) }
+    static func appendGraph(_ graph: Graph, into container: ModelContainer) throws -> Int {
+        try saveGraph(graph, into: container) { _, book, author in author.books.append(book) }
     }
 
     /// Inserts the authors, relates each new book to its author with `relate`, saves once.
     private static func saveGraph(
-        _ graph: Graph, into directory: URL, relate: (ModelContext, Book, Author) -> Void
+        _ graph: Graph, into container: ModelContainer, relate: (ModelContext, Book, Author) -> Void
     ) throws -> Int {
-        let context = ModelContext(try container(directory))
+        let context = ModelContext(container)
         let authors = graph.authors.map(\.model)
         for author in authors { context.insert(author) }
         for values in graph.books {
@@ -71,8 +71,8 @@ extension CairnSystem {
     }
 
     /// W4: every author, then every one of its books' titles; returns the number of books read.
-    static func readTitles(in directory: URL, prefetch: Bool) throws -> Int {
-        let context = ModelContext(try container(directory))
+    static func readTitles(in container: ModelContainer, prefetch: Bool) throws -> Int {
+        let context = ModelContext(container)
         var descriptor = FetchDescriptor<Author>()
         if prefetch { descriptor.relationshipKeyPathsForPrefetching = [\.books] }
         var titles = TitleCount()
@@ -85,8 +85,8 @@ extension CairnSystem {
     }
 
     /// W5: every author as an object, every attribute read; returns the number of authors.
-    static func readAuthors(in directory: URL) throws -> Int {
-        let context = ModelContext(try container(directory))
+    static func readAuthors(in container: ModelContainer) throws -> Int {
+        let context = ModelContext(container)
         var check = Checksum()
         let authors = try context.fetch(FetchDescriptor<Author>())
         for author in authors {

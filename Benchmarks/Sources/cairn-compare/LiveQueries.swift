@@ -44,8 +44,8 @@ enum LiveQueryWorkload {
         let values = (0..<Int64(authors)).map { AuthorValues($0) }
         let liveDirectory = scratchDirectory("w7-live")
         let refetchDirectory = scratchDirectory("w7-refetch")
-        _ = try CairnSystem.insertAndSave(values, into: liveDirectory)
-        _ = try CairnSystem.insertAndSave(values, into: refetchDirectory)
+        _ = try CairnSystem.insertAndSave(values, into: CairnSystem.container(liveDirectory))
+        _ = try CairnSystem.insertAndSave(values, into: CairnSystem.container(refetchDirectory))
 
         // Live: the queries in one context, the saves from another.
         let container = try CairnSystem.container(liveDirectory)

@@ -1,10 +1,11 @@
 import BenchmarkModels
+import Cairn
 import Foundation
 
 // cairn-compare: the same workloads on Cairn, GRDB and raw LMDB, interleaved in one process.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,W2,W3,W4,W5,W6,W7,W8] [--only NAME]
+//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W9] [--only NAME]
 //
 // W1, W2 and W5 use n authors (W2's idiomatic variants also n/10, interleaved with the rest, for
 // their growth); W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through the batch upsert
@@ -13,6 +14,8 @@ import Foundation
 // 100 live queries over 10,000 authors current through 1,000 single-author saves
 // (LiveQueries.swift). W8 (only when named) syncs n authors through cairn-sync-server and
 // PostgreSQL (SyncWorkload.swift): Scripts/with-postgres env CAIRN_SYNC_SERVER=… cairn-compare --workloads W8.
+// W9 (only when named) changes one author and saves, 200 times, against a synced LMDB commit of one
+// record (SmallSave.swift).
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -30,7 +33,7 @@ while let argument = arguments.popFirst() {
     case "--workloads": selected = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--only": only = arguments.popFirst()
     default:
-        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,W2,W3,W4,W5,W6,W7,W8] [--only SYSTEM-SUBSTRING]")
+        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W9] [--only SYSTEM-SUBSTRING]")
         exit(2)
     }
 }
@@ -52,6 +55,13 @@ func seeded(_ name: String, _ seed: (URL) throws -> Void) throws -> URL {
     let directory = scratchDirectory(name)
     try seed(directory)
     return directory
+}
+
+/// A directory seeded with `values` through Cairn, and its container opened: what a W2 Cairn
+/// run is handed.
+func seededCairn(_ name: String, _ values: [AuthorValues]) throws -> ModelContainer {
+    let directory = try seeded(name) { _ = try CairnSystem.insertAndSave(values, into: CairnSystem.container($0)) }
+    return try CairnSystem.container(directory)
 }
 
 /// Stores seeded once for the read workloads (W4, W5), which do not change them.
@@ -80,12 +90,12 @@ var runs: [Run] = []
 if selected.contains("W1") {
     runs += [
         Run(workload: "W1", system: "Cairn insert + save") {
-            let d = scratchDirectory("w1-cairn")
-            return try measure { try CairnSystem.insertAndSave(fresh, into: d) }
+            let container = try CairnSystem.container(scratchDirectory("w1-cairn"))
+            return try measure { try CairnSystem.insertAndSave(fresh, into: container) }
         },
         Run(workload: "W1", system: "Cairn batch upsert") {
-            let d = scratchDirectory("w1-upsert")
-            return try measure { try CairnSystem.upsert(fresh, into: d) }
+            let container = try CairnSystem.container(scratchDirectory("w1-upsert"))
+            return try measure { try CairnSystem.upsert(fresh, into: container) }
         },
         Run(workload: "W1", system: "GRDB prepared INSERT (default)") {
             let d = scratchDirectory("w1-grdb")
@@ -116,16 +126,16 @@ if selected.contains("W1") {
 if selected.contains("W2") {
     runs += [
         Run(workload: "W2", system: "Cairn fetch-then-update (SwiftData)") {
-            let d = try seeded("w2-cairn-fetch") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
-            return try measure { try CairnSystem.fetchThenUpdate(changed, into: d) }
+            let container = try seededCairn("w2-cairn-fetch", fresh)
+            return try measure { try CairnSystem.fetchThenUpdate(changed, into: container) }
         },
         Run(workload: "W2", system: "Cairn fetch ids.contains then update (SwiftData)") {
-            let d = try seeded("w2-cairn-contains") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
-            return try measure { try CairnSystem.fetchContainsThenUpdate(changed, into: d) }
+            let container = try seededCairn("w2-cairn-contains", fresh)
+            return try measure { try CairnSystem.fetchContainsThenUpdate(changed, into: container) }
         },
         Run(workload: "W2", system: "Cairn batch upsert") {
-            let d = try seeded("w2-cairn-upsert") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
-            return try measure { try CairnSystem.upsert(changed, into: d) }
+            let container = try seededCairn("w2-cairn-upsert", fresh)
+            return try measure { try CairnSystem.upsert(changed, into: container) }
         },
         Run(workload: "W2", system: "GRDB prepared ON CONFLICT (default)") {
             let d = try seeded("w2-grdb") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: false) }
@@ -164,14 +174,12 @@ if selected.contains("W2") {
         let smallChanged = Array(changed.prefix(tenth))
         runs += [
             Run(workload: "W2", system: "Cairn fetch-then-update (SwiftData)", n: tenth) {
-                let d = try seeded("w2-cairn-fetch-tenth") { _ = try CairnSystem.insertAndSave(smallFresh, into: $0) }
-                return try measure { try CairnSystem.fetchThenUpdate(smallChanged, into: d) }
+                let container = try seededCairn("w2-cairn-fetch-tenth", smallFresh)
+                return try measure { try CairnSystem.fetchThenUpdate(smallChanged, into: container) }
             },
             Run(workload: "W2", system: "Cairn fetch ids.contains then update (SwiftData)", n: tenth) {
-                let d = try seeded("w2-cairn-contains-tenth") {
-                    _ = try CairnSystem.insertAndSave(smallFresh, into: $0)
-                }
-                return try measure { try CairnSystem.fetchContainsThenUpdate(smallChanged, into: d) }
+                let container = try seededCairn("w2-cairn-contains-tenth", smallFresh)
+                return try measure { try CairnSystem.fetchContainsThenUpdate(smallChanged, into: container) }
             },
         ]
     }
@@ -180,12 +188,12 @@ if selected.contains("W2") {
 if selected.contains("W3") {
     runs += [
         Run(workload: "W3", system: "Cairn insert + save") {
-            let d = scratchDirectory("w3-cairn")
-            return try measure { try CairnSystem.insertGraph(graph, into: d) }
+            let container = try CairnSystem.container(scratchDirectory("w3-cairn"))
+            return try measure { try CairnSystem.insertGraph(graph, into: container) }
         },
         Run(workload: "W3", system: "Cairn append to author.books + save (SwiftData)") {
-            let d = scratchDirectory("w3-cairn-append")
-            return try measure { try CairnSystem.appendGraph(graph, into: d) }
+            let container = try CairnSystem.container(scratchDirectory("w3-cairn-append"))
+            return try measure { try CairnSystem.appendGraph(graph, into: container) }
         },
         Run(workload: "W3", system: "GRDB prepared INSERT (default)") {
             let d = scratchDirectory("w3-grdb")
@@ -194,6 +202,14 @@ if selected.contains("W3") {
         Run(workload: "W3", system: "GRDB prepared INSERT (WAL, NORMAL)") {
             let d = scratchDirectory("w3-grdb-wal")
             return try measure { try GRDBSystem.insertGraph(graph, into: d, wal: true) }
+        },
+        Run(workload: "W3", system: "GRDB fastest INSERT (default)") {
+            let queue = try GRDBFastest.openGraph(scratchDirectory("w3-grdb-fast"), wal: false)
+            return try measure { try GRDBFastest.insertGraph(graph, into: queue) }
+        },
+        Run(workload: "W3", system: "GRDB fastest INSERT (WAL, NORMAL)") {
+            let queue = try GRDBFastest.openGraph(scratchDirectory("w3-grdb-fast-wal"), wal: true)
+            return try measure { try GRDBFastest.insertGraph(graph, into: queue) }
         },
         Run(workload: "W3", system: "raw LMDB puts") {
             let lmdb = RawLMDB(scratchDirectory("w3-lmdb"))
@@ -204,13 +220,22 @@ if selected.contains("W3") {
     }
 }
 if selected.contains("W4") {
-    let cairn = { try once.directory("w4-cairn") { _ = try CairnSystem.insertGraph(graph, into: $0) } }
+    let cairn = {
+        try CairnSystem.container(
+            once.directory("w4-cairn") { _ = try CairnSystem.insertGraph(graph, into: CairnSystem.container($0)) })
+    }
     let grdb = { try once.directory("w4-grdb") { _ = try GRDBSystem.insertGraph(graph, into: $0, wal: false) } }
     let grdbWAL = { try once.directory("w4-grdb-wal") { _ = try GRDBSystem.insertGraph(graph, into: $0, wal: true) } }
+    let grdbFastest = {
+        let directory = try once.directory("w4-grdb-fast") {
+            _ = try GRDBFastest.insertGraph(graph, into: GRDBFastest.openGraph($0, wal: true))
+        }
+        return try GRDBFastest.openGraph(directory, wal: true)
+    }
     runs += [
         Run(workload: "W4", system: "Cairn prefetch") {
-            let d = try cairn()
-            return try measure { try CairnSystem.readTitles(in: d, prefetch: true) }
+            let container = try cairn()
+            return try measure { try CairnSystem.readTitles(in: container, prefetch: true) }
         },
         Run(workload: "W4", system: "GRDB including(all:) (default)") {
             let d = try grdb()
@@ -220,9 +245,13 @@ if selected.contains("W4") {
             let d = try grdbWAL()
             return try measure { try GRDBSystem.readTitlesIncludingAll(in: d, wal: true) }
         },
+        Run(workload: "W4", system: "GRDB fastest including(all:) (WAL, NORMAL)") {
+            let queue = try grdbFastest()
+            return try measure { try GRDBFastest.readTitlesIncludingAll(in: queue) }
+        },
         Run(workload: "W4", system: "Cairn no prefetch") {
-            let d = try cairn()
-            return try measure { try CairnSystem.readTitles(in: d, prefetch: false) }
+            let container = try cairn()
+            return try measure { try CairnSystem.readTitles(in: container, prefetch: false) }
         },
         Run(workload: "W4", system: "GRDB query per author (default)") {
             let d = try grdb()
@@ -232,6 +261,10 @@ if selected.contains("W4") {
             let d = try grdbWAL()
             return try measure { try GRDBSystem.readTitlesPerAuthor(in: d, wal: true) }
         },
+        Run(workload: "W4", system: "GRDB fastest query per author (WAL, NORMAL)") {
+            let queue = try grdbFastest()
+            return try measure { try GRDBFastest.readTitlesPerAuthor(in: queue) }
+        },
         Run(workload: "W4", system: "raw LMDB cursor + gets") {
             let lmdb = once.lmdb("w4-lmdb") { _ = $0.insertGraph(graph) }
             return measure { lmdb.readTitles() }
@@ -240,11 +273,15 @@ if selected.contains("W4") {
         var run = $0; run.n = graph.books.count; return run
     }
 }
+/// W5's (and W0's) Cairn store, seeded once.
+let w5Cairn = {
+    try once.directory("w5-cairn") { _ = try CairnSystem.insertAndSave(fresh, into: CairnSystem.container($0)) }
+}
 if selected.contains("W5") {
     runs += [
         Run(workload: "W5", system: "Cairn fetch") {
-            let d = try once.directory("w5-cairn") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
-            return try measure { try CairnSystem.readAuthors(in: d) }
+            let container = try CairnSystem.container(w5Cairn())
+            return try measure { try CairnSystem.readAuthors(in: container) }
         },
         Run(workload: "W5", system: "GRDB fetchAll (default)") {
             let d = try once.directory("w5-grdb") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: false) }
@@ -271,7 +308,7 @@ if selected.contains("W0") {
     let opens = 20
     runs += [
         Run(workload: "W0", system: "Cairn open + read one", n: opens) {
-            let d = try once.directory("w5-cairn") { _ = try CairnSystem.insertAndSave(fresh, into: $0) }
+            let d = try w5Cairn()
             return try measure { try CairnSystem.openAndReadOne(in: d, times: opens) }
         },
         Run(workload: "W0", system: "GRDB open + read one (default)", n: opens) {
@@ -281,6 +318,30 @@ if selected.contains("W0") {
         Run(workload: "W0", system: "GRDB open + read one (WAL, NORMAL)", n: opens) {
             let d = try once.directory("w5-grdb-wal") { _ = try GRDBSystem.preparedInsert(fresh, into: $0, wal: true) }
             return try measure { try GRDBSystem.openAndReadOne(in: d, wal: true, times: opens) }
+        },
+    ]
+}
+if selected.contains("W9") {
+    let saves = 200
+    runs += [
+        Run(workload: "W9", system: "Cairn one change + save", n: saves) {
+            let container = try seededCairn("w9-cairn", fresh)
+            return try measure { try CairnSystem.smallSaves(in: container, times: saves) }
+        },
+        Run(workload: "W9", system: "GRDB fastest UPDATE (default)", n: saves) {
+            let queue = try GRDBFastest.open(scratchDirectory("w9-grdb-fast"), wal: false)
+            _ = try GRDBFastest.insert(fresh, into: queue)
+            return try measure { try GRDBFastest.smallSaves(in: queue, times: saves) }
+        },
+        Run(workload: "W9", system: "GRDB fastest UPDATE (WAL, NORMAL)", n: saves) {
+            let queue = try GRDBFastest.open(scratchDirectory("w9-grdb-fast-wal"), wal: true)
+            _ = try GRDBFastest.insert(fresh, into: queue)
+            return try measure { try GRDBFastest.smallSaves(in: queue, times: saves) }
+        },
+        Run(workload: "W9", system: "raw LMDB one put + synced commit", n: saves) {
+            let lmdb = RawLMDB(scratchDirectory("w9-lmdb"))
+            _ = lmdb.insert(fresh)
+            return measure { lmdb.smallSaves(times: saves) }
         },
     ]
 }
