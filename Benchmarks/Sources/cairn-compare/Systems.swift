@@ -168,6 +168,10 @@ final class RawLMDB {
     var authorBooks: MDB_dbi = 0
     /// Book.author edges.
     var bookAuthor: MDB_dbi = 0
+    /// History entries by an 8-byte counter, as Cairn's `h` (W9 writes them).
+    var history: MDB_dbi = 0
+    /// LMDB's main table, where Cairn keeps its commit marker (W9 writes one).
+    var main: MDB_dbi = 0
 
     init(_ directory: URL) {
         mdb_env_create(&env)
@@ -183,6 +187,8 @@ final class RawLMDB {
         mdb_dbi_open(txn, "u/Book/id", UInt32(MDB_CREATE), &bookUniques)
         mdb_dbi_open(txn, "r/Author/books", edges, &authorBooks)
         mdb_dbi_open(txn, "r/Book/author", edges, &bookAuthor)
+        mdb_dbi_open(txn, "h", UInt32(MDB_CREATE), &history)
+        mdb_dbi_open(txn, nil, 0, &main)
         mdb_txn_commit(txn)
     }
 

@@ -141,34 +141,18 @@ struct ChangeLog {
     func encoded(
         commit: UInt64 = 0, timestamp: Date = Date(), name: (InternedName, Int) -> String? = { _, _ in nil }
     ) -> [UInt8] {
-        // Each entity's changed fields, named once: the groups' bit sets count among them.
-        var indexesByEntity: [InternedName: [Int]] = [:]
-        for (bucket, _) in groups where !bucket.fields.isEmpty {
-            var indexes = indexesByEntity[bucket.entity] ?? []
-            for index in Self.indexes(of: bucket.fields) where !indexes.contains(index) { indexes.append(index) }
-            indexesByEntity[bucket.entity] = indexes
-        }
+        let named = namedFields(name)
         var fieldNames: [String: [String]] = [:]
-        var positions: [InternedName: [Int: Int]] = [:]
-        for (entity, indexes) in indexesByEntity {
-            var names: [String] = []
-            var byIndex: [Int: Int] = [:]
-            for index in indexes.sorted() {
-                guard let name = name(entity, index) else { continue }
-                byIndex[index] = names.count
-                names.append(name)
-            }
-            if !names.isEmpty { fieldNames[entity.text] = names }
-            positions[entity] = byIndex
-        }
+        for entity in named where !entity.names.isEmpty { fieldNames[entity.entity.text] = entity.names }
         let ordered = groups.map { (entity: $0.bucket.entity.text, group: $0) }.sorted {
             ($0.entity, $0.group.bucket.kind.rawValue) < ($1.entity, $1.group.bucket.kind.rawValue)
         }
         let encodedGroups = ordered.map { entity, group in
             let kind = group.bucket.kind.rawValue
             var fields: [UInt8] = []
+            let indexes = named.first { $0.entity == group.bucket.entity }?.indexes ?? []
             for index in Self.indexes(of: group.bucket.fields) {
-                guard let position = positions[group.bucket.entity]?[index] else { continue }
+                guard let position = indexes.firstIndex(of: index) else { continue }
                 if fields.count <= position / 8 { fields += repeatElement(0, count: position / 8 + 1 - fields.count) }
                 fields[position / 8] |= 1 << UInt8(position % 8)
             }
@@ -192,12 +176,51 @@ struct ChangeLog {
                 tombstones: tombstones), commit: commit)
     }
 
+    /// Each entity's changed fields that `name` names, ascending by property index, with their
+    /// names: a field's position in its entity's list is its bit in the groups' bit sets. A list
+    /// searched in order, not dictionaries: a save changes the fields of a few entities (three
+    /// dictionaries made and hashed were a sixth of a one-model save).
+    private func namedFields(
+        _ name: (InternedName, Int) -> String?
+    ) -> [(entity: InternedName, indexes: [Int], names: [String])] {
+        var named: [(entity: InternedName, indexes: [Int], names: [String])] = []
+        for (bucket, _) in groups where !bucket.fields.isEmpty {
+            let position: Int
+            if let found = named.firstIndex(where: { $0.entity == bucket.entity }) {
+                position = found
+            } else {
+                named.append((bucket.entity, [], []))
+                position = named.count - 1
+            }
+            for index in Self.indexes(of: bucket.fields) where !named[position].indexes.contains(index) {
+                named[position].indexes.append(index)
+            }
+        }
+        for position in named.indices {
+            let entity = named[position].entity
+            var indexes: [Int] = []
+            for index in named[position].indexes.sorted() {
+                guard let name = name(entity, index) else { continue }
+                indexes.append(index)
+                named[position].names.append(name)
+            }
+            named[position].indexes = indexes
+        }
+        return named
+    }
+
     /// The property indexes in `bits`, ascending.
     private static func indexes(of bits: PropertyBits) -> [Int] {
-        var indexes = (0..<64).filter { bits.low & (1 << UInt64($0)) != 0 }
-        for (word, value) in bits.high.enumerated() where value != 0 {
-            indexes += (0..<64).filter { value & (1 << UInt64($0)) != 0 }.map { (word + 1) * 64 + $0 }
+        var indexes: [Int] = []
+        func add(_ word: UInt64, from base: Int) {
+            var rest = word
+            while rest != 0 {
+                indexes.append(base + rest.trailingZeroBitCount)
+                rest &= rest - 1
+            }
         }
+        add(bits.low, from: 0)
+        for (word, value) in bits.high.enumerated() { add(value, from: (word + 1) * 64) }
         return indexes
     }
 

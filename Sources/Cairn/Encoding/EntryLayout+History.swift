@@ -141,7 +141,11 @@ extension EntryLayout {
     /// let value = EntryLayout.historyValue(HistoryEntry(groups: [HistoryGroup(kind: 0, entity: "Book", rows: [1, 2, 3])]), commit: txn.id)
     /// ```
     package static func historyValue(_ entry: HistoryEntry, commit: UInt64) -> [UInt8] {
-        var bytes: [UInt8] = [historyEntryMarker, (entry.author == nil ? 0 : 1) | (entry.process == nil ? 0 : 2)]
+        var bytes: [UInt8] = []
+        // Room for the whole value at once: grown from two bytes, a one-model save's entry was
+        // reallocated six times.
+        bytes.reserveCapacity(estimatedSize(of: entry))
+        bytes += [historyEntryMarker, (entry.author == nil ? 0 : 1) | (entry.process == nil ? 0 : 2)]
         Varint.append(entry.timestamp, to: &bytes)
         if let author = entry.author {
             Varint.append(UInt64(author.utf8.count), to: &bytes)
@@ -153,7 +157,7 @@ extension EntryLayout {
             bytes += process.bundle.utf8
         }
         func appendEntity(_ kind: UInt8, _ entity: String) {
-            let name = Array(entity.utf8.prefix(255))
+            let name = entity.utf8.prefix(255)
             bytes.append(kind)
             bytes.append(UInt8(name.count))
             bytes += name
@@ -192,6 +196,17 @@ extension EntryLayout {
         let checksum = CRC32C.checksum(bytes) ^ CRC32C.checksum(historyKey(commit: commit))
         bytes += withUnsafeBytes(of: checksum.littleEndian, Array.init)
         return bytes
+    }
+
+    /// About how many bytes ``historyValue(_:commit:)`` writes for `entry` (the room it reserves).
+    private static func estimatedSize(of entry: HistoryEntry) -> Int {
+        var size = 24 + (entry.author?.utf8.count ?? 0) + (entry.process?.bundle.utf8.count ?? 0)
+        for (entity, names) in entry.fieldNames {
+            size += 4 + entity.utf8.count + names.reduce(0) { $0 + 2 + $1.utf8.count }
+        }
+        for group in entry.groups { size += 8 + group.entity.utf8.count + group.fields.count + 4 * group.runs.count }
+        for tombstone in entry.tombstones { size += 12 + tombstone.entity.utf8.count + tombstone.record.count }
+        return size
     }
 
     /// The entry of a stored history value, in any of its formats; `nil` when it does not parse

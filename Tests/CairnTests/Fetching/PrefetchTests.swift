@@ -85,3 +85,42 @@ import Testing
         #expect(context.statistics == afterFetch, "reading every author cost nothing more")
     }
 }
+
+@Model final class PrefetchShelf {
+    var label: String
+    /// No inverse: deleting an item does not touch the shelf's edges, so they can name gone rows.
+    @Relationship var items: [PrefetchItem] = []
+    init(label: String) { self.label = label }
+}
+
+@Model final class PrefetchItem {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+/// A relationship's targets are read in ascending row order (one cursor pass), whatever order
+/// the list keeps them in; the list comes back in its own order, without the targets whose rows
+/// are gone.
+@Suite struct PrefetchOrderTests {
+    @Test(arguments: [true, false])
+    func targetsReadInRowOrderComeBackInListOrderWithoutGoneRows(prefetch: Bool) throws {
+        let directory = TemporaryDirectory()
+        let container = try makeContainer(PrefetchShelf.self, PrefetchItem.self, in: directory)
+        let writer = ModelContext(container)
+        let items = ["a", "b", "c", "d", "e"].map { PrefetchItem(name: $0) }
+        for item in items { writer.insert(item) }
+        try writer.save()
+        let shelf = PrefetchShelf(label: "s")
+        writer.insert(shelf)
+        shelf.items = [items[2], items[0], items[4], items[1], items[3]]  // c a e b d: rows out of order
+        try writer.save()
+        writer.delete(items[1])  // b's row goes; the shelf's edge to it stays
+        try writer.save()
+
+        let reader = ModelContext(container)
+        var descriptor = FetchDescriptor<PrefetchShelf>()
+        if prefetch { descriptor.relationshipKeyPathsForPrefetching = [\.items] }
+        let fetched = try #require(try reader.fetch(descriptor).first)
+        #expect(fetched.items.map(\.name) == ["c", "a", "e", "d"])
+    }
+}
