@@ -7,8 +7,8 @@ import Foundation
 //   swift build -c release --package-path Benchmarks
 //   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W9] [--only NAME]
 //
-// W1, W2 and W5 use n authors (W2's idiomatic variants also n/10, interleaved with the rest, for
-// their growth); W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through the batch upsert
+// W1, W2 and W5 use n authors (Cairn's variants also n/10, interleaved with the rest, for their
+// growth); W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through the batch upsert
 // at n/10, n and 10n, each in a child process of its own, so that its peak resident memory is its
 // own. W0 opens the store of n authors (W5's) and reads one, 20 times. W7 (only when named) keeps
 // 100 live queries over 10,000 authors current through 1,000 single-author saves
@@ -122,6 +122,21 @@ if selected.contains("W1") {
             return measure { lmdb.insert(fresh) }
         },
     ]
+    // Cairn's variants again at a tenth of the size, interleaved in this run, for their growth
+    // from n/10 to n (W2 and W5 do the same).
+    if n >= 1000 {
+        let smallFresh = Array(fresh.prefix(n / 10))
+        runs += [
+            Run(workload: "W1", system: "Cairn insert + save", n: n / 10) {
+                let container = try CairnSystem.container(scratchDirectory("w1-cairn-tenth"))
+                return try measure { try CairnSystem.insertAndSave(smallFresh, into: container) }
+            },
+            Run(workload: "W1", system: "Cairn batch upsert", n: n / 10) {
+                let container = try CairnSystem.container(scratchDirectory("w1-upsert-tenth"))
+                return try measure { try CairnSystem.upsert(smallFresh, into: container) }
+            },
+        ]
+    }
 }
 if selected.contains("W2") {
     runs += [
@@ -180,6 +195,10 @@ if selected.contains("W2") {
             Run(workload: "W2", system: "Cairn fetch ids.contains then update (SwiftData)", n: tenth) {
                 let container = try seededCairn("w2-cairn-contains-tenth", smallFresh)
                 return try measure { try CairnSystem.fetchContainsThenUpdate(smallChanged, into: container) }
+            },
+            Run(workload: "W2", system: "Cairn batch upsert", n: tenth) {
+                let container = try seededCairn("w2-cairn-upsert-tenth", smallFresh)
+                return try measure { try CairnSystem.upsert(smallChanged, into: container) }
             },
         ]
     }
@@ -303,6 +322,17 @@ if selected.contains("W5") {
             return measure { lmdb.readAuthors() }
         },
     ]
+    if n >= 1000 {
+        let smallFresh = Array(fresh.prefix(n / 10))
+        runs.append(
+            Run(workload: "W5", system: "Cairn fetch", n: n / 10) {
+                let directory = try once.directory("w5-cairn-tenth") {
+                    _ = try CairnSystem.insertAndSave(smallFresh, into: CairnSystem.container($0))
+                }
+                let container = try CairnSystem.container(directory)
+                return try measure { try CairnSystem.readAuthors(in: container) }
+            })
+    }
 }
 if selected.contains("W0") {
     let opens = 20
