@@ -43,6 +43,7 @@ func runChild(_ arguments: [String]) -> Never {
     }
     let values = (0..<Int64(n)).lazy.map { AuthorValues($0) }
     let directory = scratchDirectory("w6-\(arguments[0])-\(n)")
+    let resident = ResidentPeaks()
     do {
         let figure: (perSecond: Double, peakMB: Double)
         switch arguments[0] {
@@ -59,11 +60,49 @@ func runChild(_ arguments: [String]) -> Never {
             exit(2)
         }
         try? FileManager.default.removeItem(at: directory)
+        // What the peak is made of, for a reader of the run: the store's mapped pages count in it.
+        FileHandle.standardError.write(Data("W6 \(arguments[0]) \(n): \(resident.stop())\n".utf8))
         print("\(figure.perSecond) \(figure.peakMB)")
         exit(0)
     } catch {
         try? FileManager.default.removeItem(at: directory)
         FileHandle.standardError.write("\(error)\n".data(using: .utf8)!)
         exit(1)
+    }
+}
+
+/// The process's resident memory (anonymous: the heap; file-backed: mapped files, such as a
+/// store's pages LMDB has read), in KiB.
+func residentKB() -> (anonymous: Int, file: Int) {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+    func value(_ name: String) -> Int {
+        status.split(separator: "\n").first { $0.hasPrefix(name) }
+            .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+    }
+    return (value("RssAnon:"), value("RssFile:"))
+}
+
+/// Samples ``residentKB()`` every 5 ms on a thread of its own and keeps the peaks of each part.
+final class ResidentPeaks: @unchecked Sendable {
+    // `peaks` and `running` only under `lock`.
+    private let lock = NSLock()
+    private var peaks = (anonymous: 0, file: 0)
+    private var running = true
+
+    init() {
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ running }) {
+                let now = residentKB()
+                lock.withLock { peaks = (max(peaks.anonymous, now.anonymous), max(peaks.file, now.file)) }
+                usleep(5_000)
+            }
+        }
+    }
+
+    /// Stops sampling; the peaks, in MiB.
+    func stop() -> String {
+        let peaks = lock.withLock { running = false; return self.peaks }
+        return String(format: "peak anonymous %.1f MB, peak file-backed %.1f MB",
+            Double(peaks.anonymous) / 1024, Double(peaks.file) / 1024)
     }
 }
