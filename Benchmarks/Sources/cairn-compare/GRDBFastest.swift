@@ -111,18 +111,22 @@ enum GRDBFastest {
     private static func execute(
         _ sql: String, for values: some Sequence<AuthorValues>, in queue: DatabaseQueue, datesAsText: Bool
     ) throws -> Int {
-        try queue.write { db in
-            let statement = try db.cachedStatement(sql: sql)
-            var count = 0
-            for value in values {
-                let createdAt: any DatabaseValueConvertible =
-                    datesAsText ? value.createdAt : value.createdAt.timeIntervalSinceReferenceDate
-                statement.setUncheckedArguments([value.id, value.name, value.email, value.score, createdAt])
-                try statement.execute()
-                count += 1
-            }
-            return count
+        try queue.write { db in try run(db.cachedStatement(sql: sql), for: values, datesAsText: datesAsText) }
+    }
+
+    /// Runs `statement` (an author insert or upsert) once per value, with unchecked arguments.
+    private static func run(
+        _ statement: Statement, for values: some Sequence<AuthorValues>, datesAsText: Bool
+    ) throws -> Int {
+        var count = 0
+        for value in values {
+            let createdAt: any DatabaseValueConvertible =
+                datesAsText ? value.createdAt : value.createdAt.timeIntervalSinceReferenceDate
+            statement.setUncheckedArguments([value.id, value.name, value.email, value.score, createdAt])
+            try statement.execute()
+            count += 1
         }
+        return count
     }
 
     /// The database in `directory` with W3's tables (authors' dates as time intervals).
@@ -135,13 +139,7 @@ enum GRDBFastest {
     /// W3: cached INSERTs with unchecked arguments for the authors, then the books, one transaction.
     static func insertGraph(_ graph: Graph, into queue: DatabaseQueue) throws -> Int {
         try queue.write { db in
-            let authors = try db.cachedStatement(sql: insertSQL)
-            for value in graph.authors {
-                authors.setUncheckedArguments([
-                    value.id, value.name, value.email, value.score, value.createdAt.timeIntervalSinceReferenceDate,
-                ])
-                try authors.execute()
-            }
+            _ = try run(db.cachedStatement(sql: insertSQL), for: graph.authors, datesAsText: false)
             let books = try db.cachedStatement(sql: "INSERT INTO book (id, title, year, authorId) VALUES (?, ?, ?, ?)")
             for value in graph.books {
                 books.setUncheckedArguments([value.id, value.title, value.year, graph.authors[value.author].id])

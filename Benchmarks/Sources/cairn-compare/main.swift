@@ -14,8 +14,8 @@ import Foundation
 // 100 live queries over 10,000 authors current through 1,000 single-author saves
 // (LiveQueries.swift). W8 (only when named) syncs n authors through cairn-sync-server and
 // PostgreSQL (SyncWorkload.swift): Scripts/with-postgres env CAIRN_SYNC_SERVER=… cairn-compare --workloads W8.
-// W9 (only when named) changes one author and saves, 200 times, against a synced LMDB commit of one
-// record (SmallSave.swift).
+// W9 (only when named) changes one author and saves, 200 times, against a synced LMDB commit of the
+// same bytes (SmallSave.swift).
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -292,10 +292,12 @@ if selected.contains("W4") {
         var run = $0; run.n = graph.books.count; return run
     }
 }
-/// W5's (and W0's) Cairn store, seeded once.
-let w5Cairn = {
-    try once.directory("w5-cairn") { _ = try CairnSystem.insertAndSave(fresh, into: CairnSystem.container($0)) }
+/// A directory seeded once with `values` through Cairn (W5's reads do not change it).
+let seededOnceCairn = { (name: String, values: [AuthorValues]) in
+    try once.directory(name) { _ = try CairnSystem.insertAndSave(values, into: CairnSystem.container($0)) }
 }
+/// W5's (and W0's) Cairn store.
+let w5Cairn = { try seededOnceCairn("w5-cairn", fresh) }
 if selected.contains("W5") {
     runs += [
         Run(workload: "W5", system: "Cairn fetch") {
@@ -326,10 +328,7 @@ if selected.contains("W5") {
         let smallFresh = Array(fresh.prefix(n / 10))
         runs.append(
             Run(workload: "W5", system: "Cairn fetch", n: n / 10) {
-                let directory = try once.directory("w5-cairn-tenth") {
-                    _ = try CairnSystem.insertAndSave(smallFresh, into: CairnSystem.container($0))
-                }
-                let container = try CairnSystem.container(directory)
+                let container = try CairnSystem.container(seededOnceCairn("w5-cairn-tenth", smallFresh))
                 return try measure { try CairnSystem.readAuthors(in: container) }
             })
     }
@@ -368,7 +367,7 @@ if selected.contains("W9") {
             _ = try GRDBFastest.insert(fresh, into: queue)
             return try measure { try GRDBFastest.smallSaves(in: queue, times: saves) }
         },
-        Run(workload: "W9", system: "raw LMDB one put + synced commit", n: saves) {
+        Run(workload: "W9", system: "raw LMDB same bytes + synced commit", n: saves) {
             let lmdb = RawLMDB(scratchDirectory("w9-lmdb"))
             _ = lmdb.insert(fresh)
             return measure { lmdb.smallSaves(times: saves) }

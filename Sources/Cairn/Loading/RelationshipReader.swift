@@ -73,7 +73,7 @@ struct RelationshipReader {
         of owners: [UInt64], wantsRecord: (UInt64) -> Bool, checkRows: Bool, txn: borrowing ReadTransaction
     ) throws -> (targets: [[(row: UInt64, record: Int?)]], wanted: [UInt64]) {
         let table = tables.edgeTable(of: relationship)
-        let records = destination.layout.records
+        let recordTable = destination.layout.records
         // Owners share targets unless the inverse is a to-one: then each target has one owner.
         var seen: Set<UInt64>? = targetsHaveOneOwner ? nil : []
         var found: [[(row: UInt64, record: Int?)]] = []
@@ -90,7 +90,7 @@ struct RelationshipReader {
                     if isFirst && wantsRecord(row) {
                         wanted.append(row)
                         targets.append((row, Self.pending))
-                    } else if try !checkRows || txn.contains(EntryLayout.rowKey(row), in: records) {
+                    } else if try !checkRows || txn.contains(EntryLayout.rowKey(row), in: recordTable) {
                         targets.append((row, nil))
                     }
                 }
@@ -105,7 +105,7 @@ struct RelationshipReader {
     private func records(
         of rows: [UInt64], txn: borrowing ReadTransaction, into batch: inout RecordBatch
     ) throws -> [Int?] {
-        let records = destination.layout.records
+        let recordTable = destination.layout.records
         _ = batch.empty(keepingUpTo: .max)
         batch.reserveCapacity(records: rows.count)
         var positions: [Int?] = []
@@ -114,7 +114,7 @@ struct RelationshipReader {
             let position = batch.count
             // The key on the stack, so that no record costs an allocation.
             let isStored = try EntryLayout.withRowKey(row) { key in
-                try txn.withValue(for: key, in: records) { try batch.append(copying: $0, key: key, row: row) } != nil
+                try txn.withValue(for: key, in: recordTable) { try batch.append(copying: $0, key: key, row: row) } != nil
             }
             positions.append(isStored ? position : nil)
         }
