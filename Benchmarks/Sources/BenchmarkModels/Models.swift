@@ -67,3 +67,53 @@ public func padded(_ text: String, to length: Int, with pad: Character = "·") -
     if count >= length { return String(text.prefix(length)) }
     return text + String(repeating: pad, count: length - count)
 }
+
+/// W8's simple object, as the public Realm-versus-SwiftData suite defines its user: a unique
+/// UUID, two names and an age, no other index.
+@Model public final class SimpleUser {
+    @Attribute(.unique) public var id: UUID
+    public var firstName: String
+    public var surname: String
+    public var age: Int
+
+    public init(id: UUID, firstName: String, surname: String, age: Int) {
+        self.id = id
+        self.firstName = firstName
+        self.surname = surname
+        self.age = age
+    }
+}
+
+/// One simple user's values, generated from its position (deterministic): a UUID that looks
+/// random (so that inserts land all over the unique key's table, as `UUID()`'s do), a first name
+/// of 1,000 (one of them "Jane"), a surname of 1,000 and an age below 99.
+public struct SimpleUserValues: Sendable {
+    public let id: UUID
+    public let firstName: String
+    public let surname: String
+    public let age: Int
+
+    /// The first name W8 fetches and renames: about one user in a thousand has it.
+    public static let fetchedName = "Jane"
+    /// The name W8 gives the users it renames.
+    public static let newName = "Wendy"
+
+    public init(_ position: Int) {
+        let (high, low) = (mixed(UInt64(position) &* 2), mixed(UInt64(position) &* 2 &+ 1))
+        id = UUID(uuid: withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { $0.load(as: uuid_t.self) })
+        let first = Int(high % 1000)
+        firstName = first == 0 ? Self.fetchedName : "First\(first)"
+        surname = "Surname\(low % 1000)"
+        age = Int(low % 99)
+    }
+
+    public var model: SimpleUser { SimpleUser(id: id, firstName: firstName, surname: surname, age: age) }
+}
+
+/// SplitMix64's output function: a well-mixed 64-bit value for each input.
+private func mixed(_ value: UInt64) -> UInt64 {
+    var z = value &+ 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+}

@@ -3,7 +3,7 @@ import Cairn
 import CairnSync
 import Foundation
 
-// W8: sync through the real `cairn-sync-server` and PostgreSQL (CAIRN_SYNC_SERVER names the
+// W10: sync through the real `cairn-sync-server` and PostgreSQL (CAIRN_SYNC_SERVER names the
 // executable, CAIRN_SYNC_TEST_DATABASE_URL the database; `Scripts/with-postgres` starts one):
 // - first sync: one replica saves `objects` authors and pushes them; a new replica's first sync
 //   reads them all (the snapshot);
@@ -30,7 +30,7 @@ enum SyncWorkload {
         figures.push = try await seconds { try await a.engine.sync() }
         figures.firstSync = try await seconds { try await b.engine.sync() }
         let pulled = try b.count()
-        precondition(pulled == objects, "W8: the first sync brought \(pulled) of \(objects) authors")
+        precondition(pulled == objects, "W10: the first sync brought \(pulled) of \(objects) authors")
 
         for round in 0..<10 {
             try a.save { context in
@@ -71,7 +71,7 @@ enum SyncWorkload {
             while !seen {
                 seen = try reader.fetch(FetchDescriptor<Author>(predicate: #Predicate { $0.id == id && $0.name == name })).count == 1
                 if !seen { try await Task.sleep(for: .milliseconds(1)) }
-                guard DispatchTime.now().uptimeNanoseconds - saved < 30_000_000_000 else { fatalError("W8: a change took over 30 s") }
+                guard DispatchTime.now().uptimeNanoseconds - saved < 30_000_000_000 else { fatalError("W10: a change took over 30 s") }
             }
             delays.append(Double(DispatchTime.now().uptimeNanoseconds - saved) / 1e6)
             try await Task.sleep(for: .milliseconds(20))
@@ -102,10 +102,10 @@ enum SyncWorkload {
         let expected = shared + 3 * (edits - edits / 2)
         for replica in replicas {
             let count = try replica.count()
-            precondition(count == expected, "W8: a replica holds \(count) authors, not \(expected)")
+            precondition(count == expected, "W10: a replica holds \(count) authors, not \(expected)")
         }
         let scores = try replicas.map { try $0.scores(below: Int64(edits / 2)) }
-        precondition(scores.allSatisfy { $0 == scores[0] }, "W8: the replicas hold different scores")
+        precondition(scores.allSatisfy { $0 == scores[0] }, "W10: the replicas hold different scores")
         return time
     }
 
@@ -131,7 +131,7 @@ enum SyncWorkload {
     static func report(_ figures: SyncFigures, objects: Int, samples: Int, edits: Int) {
         let sorted = figures.visible.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        print("W8: sync through cairn-sync-server and PostgreSQL")
+        print("W10: sync through cairn-sync-server and PostgreSQL")
         print(String(format: "  push of %d new authors: %.2f s (%.0f changes/s)", objects, figures.push, Double(objects) / figures.push))
         print(String(format: "  first sync of a new replica, %d authors: %.2f s", objects, figures.firstSync))
         let steady = Double(objects / 10)
@@ -178,12 +178,12 @@ final class ServerProcess {
     init() throws {
         let environment = ProcessInfo.processInfo.environment
         guard let executable = environment["CAIRN_SYNC_SERVER"], let database = environment["CAIRN_SYNC_TEST_DATABASE_URL"] else {
-            print("W8 needs CAIRN_SYNC_SERVER (the cairn-sync-server executable) and CAIRN_SYNC_TEST_DATABASE_URL (Scripts/with-postgres sets it)")
+            print("W10 needs CAIRN_SYNC_SERVER (the cairn-sync-server executable) and CAIRN_SYNC_TEST_DATABASE_URL (Scripts/with-postgres sets it)")
             exit(2)
         }
         (self.executable, self.database) = (executable, database)
-        let log = scratchDirectory("w8-server").appendingPathComponent("server.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let log = scratchDirectory("w10-server").appendingPathComponent("server.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve", "--database-url", database, "--host", "127.0.0.1", "--port", "0"]
         process.standardError = try FileHandle(forWritingTo: log)
@@ -196,7 +196,7 @@ final class ServerProcess {
             }
             usleep(50_000)
         }
-        precondition(port != 0, "W8: cairn-sync-server did not start")
+        precondition(port != 0, "W10: cairn-sync-server did not start")
     }
 
     func token() throws -> String {

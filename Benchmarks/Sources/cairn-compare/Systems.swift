@@ -95,15 +95,8 @@ enum GRDBSystem {
     static func queue(
         _ directory: URL, wal: Bool, file: String = "bench.sqlite", dates: String = "DATETIME"
     ) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        if wal {
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
-        }
         let queue = try DatabaseQueue(
-            path: directory.appendingPathComponent(file).path, configuration: configuration)
+            path: directory.appendingPathComponent(file).path, configuration: configuration(wal: wal))
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -113,6 +106,18 @@ enum GRDBSystem {
                     """)
         }
         return queue
+    }
+
+    /// GRDB's default configuration (a rollback journal), or WAL with `synchronous = NORMAL`.
+    static func configuration(wal: Bool) -> Configuration {
+        var configuration = Configuration()
+        if wal {
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+        }
+        return configuration
     }
 
     static func preparedInsert(_ values: some Sequence<AuthorValues>, into directory: URL, wal: Bool) throws -> Int {

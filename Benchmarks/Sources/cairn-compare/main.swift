@@ -5,17 +5,18 @@ import Foundation
 // cairn-compare: the same workloads on Cairn, GRDB and raw LMDB, interleaved in one process.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W9] [--only NAME]
+//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W10] [--only NAME]
 //
 // W1, W2 and W5 use n authors (Cairn's variants also n/10, interleaved with the rest, for their
 // growth); W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through the batch upsert
 // at n/10, n and 10n, each in a child process of its own, so that its peak resident memory is its
 // own. W0 opens the store of n authors (W5's) and reads one, 20 times. W7 (only when named) keeps
 // 100 live queries over 10,000 authors current through 1,000 single-author saves
-// (LiveQueries.swift). W8 (only when named) syncs n authors through cairn-sync-server and
-// PostgreSQL (SyncWorkload.swift): Scripts/with-postgres env CAIRN_SYNC_SERVER=… cairn-compare --workloads W8.
+// (LiveQueries.swift). W8 (only when named) runs the public Realm-versus-SwiftData suite's
+// operations on n simple users: insert, fetch with a sort, rename, delete all (SimpleObjects.swift).
 // W9 (only when named) changes one author and saves, 200 times, against a synced LMDB commit of the
-// same bytes (SmallSave.swift).
+// same bytes (SmallSave.swift). W10 (only when named) syncs n authors through cairn-sync-server and
+// PostgreSQL (SyncWorkload.swift): Scripts/with-postgres env CAIRN_SYNC_SERVER=… cairn-compare --workloads W10.
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -33,7 +34,7 @@ while let argument = arguments.popFirst() {
     case "--workloads": selected = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--only": only = arguments.popFirst()
     default:
-        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W9] [--only SYSTEM-SUBSTRING]")
+        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W10] [--only SYSTEM-SUBSTRING]")
         exit(2)
     }
 }
@@ -374,6 +375,7 @@ if selected.contains("W9") {
         },
     ]
 }
+if selected.contains("W8") { runs += simpleObjectRuns(n) }
 if selected.contains("W6") {
     for size in [max(n / 10, 1), n, n * 10] {
         for (system, name) in [
@@ -394,7 +396,7 @@ if selected.contains("W7") {
     }
 }
 
-if selected.contains("W8") {
+if selected.contains("W10") {
     let (samples, edits) = (200, 10_000)
     let figures = try SyncWorkload.runWaiting(objects: n, samples: samples, edits: edits)
     SyncWorkload.report(figures, objects: n, samples: samples, edits: edits)

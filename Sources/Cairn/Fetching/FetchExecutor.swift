@@ -119,7 +119,7 @@ struct FetchExecutor {
     func forEachStoredMatch(
         decoding: Set<UInt32>?, stopAfter: Int?, chunkSize: Int? = nil, _ body: ([any PersistentModel]) throws -> Bool
     ) throws {
-        var reader = CandidateReader(access: access, tables: rowTables)
+        var reader = CandidateReader(access: access, tables: rowTables, filter: recordFilter)
         var want: Int
         if let stopAfter {
             // A path that guarantees the whole predicate matches every row it reads.
@@ -148,7 +148,8 @@ struct FetchExecutor {
                     let asked = min(remaining, Self.decodingChunk)
                     remaining -= asked
                     let rows = try reader.next(asked, txn: txn, into: &batch)
-                    if models.isEmpty, let candidates = reader.candidateCount {
+                    // (Record tests keep only the few rows that match, as a rule.)
+                    if models.isEmpty, reader.filter == nil, let candidates = reader.candidateCount {
                         models.reserveCapacity(min(candidates, want))
                     }
                     let start = models.count
@@ -162,6 +163,19 @@ struct FetchExecutor {
             let matches = try residual.filter(models, tables: tables, vouched: true, noneChanged: !anyChanged)
             if !matches.isEmpty, try !body(matches) { return }
             if want < .max / 4 { want = min(want * 4, chunkSize ?? .max) }
+        }
+    }
+
+    /// The plan's record tests, keeping the rows whose model in the context has unsaved changes
+    /// (unless the fetch leaves those changes out); `nil` when the plan has none.
+    private var recordFilter: CandidateReader.RecordFilter? {
+        guard let tests = plan.recordTests else { return nil }
+        guard images == nil && request.includePendingChanges && !context.pending.changed.isEmpty else {
+            return CandidateReader.RecordFilter(tests: tests) { _ in false }
+        }
+        let (identity, tables) = (context.rows, rowTables)
+        return CandidateReader.RecordFilter(tests: tests) { row in
+            identity.identity.model(entity: tables.concrete(forRow: row).ordinal, row: row)?.hasChanges ?? false
         }
     }
 
@@ -342,6 +356,8 @@ struct FetchExecutor {
 struct CandidateReader {
     let access: PredicatePlanner.Access
     let tables: Store.EntityTables
+    /// What turns a row away before it is kept in the batch, when the plan has record tests.
+    let filter: RecordFilter?
     private var rowIDs: [UInt64]?
     private var position = 0
     private var after: UInt64?
@@ -358,9 +374,20 @@ struct CandidateReader {
     /// table has fewer rows than asked for).
     static let scanReserveLimit = 4_096
 
-    init(access: PredicatePlanner.Access, tables: Store.EntityTables) {
+    init(access: PredicatePlanner.Access, tables: Store.EntityTables, filter: RecordFilter? = nil) {
         self.access = access
         self.tables = tables
+        self.filter = filter
+    }
+
+    /// A plan's record tests (``RecordTests``), with the rows they must not turn away: those
+    /// whose model in the context has unsaved changes, which the predicate is evaluated on.
+    struct RecordFilter {
+        let tests: RecordTests
+        let keeps: (UInt64) -> Bool
+
+        /// Whether the batch keeps the row's record.
+        func admits(_ row: UInt64, _ record: RecordReader) -> Bool { tests.admit(record) || keeps(row) }
     }
 
     /// Empties `batch` and makes room for about `rows` records: grown once for them, not by
@@ -388,6 +415,7 @@ struct CandidateReader {
                     let row = try EntryLayout.row(key: key, table: tables.layout.records)
                     last = row
                     try batch.append(copying: value, key: key, row: row)
+                    if let filter { batch.removeLast(unlessKept: filter.admits) }
                     read += 1
                     return read < count
                 }
@@ -403,7 +431,7 @@ struct CandidateReader {
                 Self.prepare(&batch, for: 0)
                 return batch.rowsAndReaders()
             }
-            return try Self.records(of: CollectionOfOne(row), tables: tables, txn: txn, into: &batch)
+            return try Self.records(of: CollectionOfOne(row), tables: tables, txn: txn, into: &batch, filter: filter)
         }
         if rowIDs == nil {
             let all = try Self.rowIDs(access, txn: txn)
@@ -411,7 +439,7 @@ struct CandidateReader {
         }
         let all = rowIDs!
         let end = count >= all.count - position ? all.count : position + count
-        let rows = try Self.records(of: all[position..<end], tables: tables, txn: txn, into: &batch)
+        let rows = try Self.records(of: all[position..<end], tables: tables, txn: txn, into: &batch, filter: filter)
         position = end
         isExhausted = position == all.count
         return rows
@@ -425,19 +453,21 @@ struct CandidateReader {
         return try records(of: rowIDs, tables: tables, txn: txn, into: &batch)
     }
 
-    /// The same, read into `batch` (emptied first).
+    /// The same, read into `batch` (emptied first), leaving out the rows `filter` turns away.
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction,
-        into batch: inout RecordBatch
+        into batch: inout RecordBatch, filter: RecordFilter? = nil
     ) throws -> RecordBatch.Rows {
         prepare(&batch, for: rowIDs.count)
         for row in rowIDs {
             // The key on the stack, so that no record read costs an allocation.
-            _ = try EntryLayout.withRowKey(row) { key in
-                try txn.withValue(for: key, in: tables.layout.records) {
-                    try batch.append(copying: $0, key: key, row: row)
+            let found = try EntryLayout.withRowKey(row) { key in
+                try txn.withValue(for: key, in: tables.layout.records) { (value) throws -> Bool in
+                    try batch.append(copying: value, key: key, row: row)
+                    return true
                 }
             }
+            if found == true, let filter { batch.removeLast(unlessKept: filter.admits) }
         }
         return batch.rowsAndReaders()
     }

@@ -16,6 +16,10 @@ extension PredicatePlanner {
         let plan = plan(parts, shape: shape)
         plan.rowTables = subclassTables(askedBy: parts)
         for position in parts.indices where parts[position].isNested { plan.covered[position] = nil }
+        // (A hierarchy's rows share one table under each class's own record layout: not tested.)
+        if !shape.slots.isEmpty && tables.lineage.hierarchy == nil {
+            plan.recordTests = RecordTests(slots: shape.slots, parts: parts, covered: plan.covered, tables: tables)
+        }
         return plan
     }
 

@@ -260,6 +260,9 @@ struct PredicatePlanner {
         /// fetched entity: only its rows (and its subclasses') are candidates. `nil`: the
         /// fetched entity's rows.
         var rowTables: Store.EntityTables?
+        /// The parts left to check that each candidate's stored record can answer, checked before
+        /// a model is made for it (see ``RecordTests``).
+        var recordTests: RecordTests?
 
         init(access: Access, parts: [Part]) {
             self.access = access

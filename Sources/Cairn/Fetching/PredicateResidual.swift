@@ -9,6 +9,9 @@ import Foundation
 /// checked on every part, a covered one the cheap way the plan gives: a captured collection in
 /// `contains` was hashed once by the planner, so the check is one set lookup, never a scan of
 /// the collection per candidate.
+///
+/// The parts the plan's ``RecordTests`` check were checked on the stored record of every row the
+/// path read (``CandidateReader``), so they count as covered for such a row too.
 struct PredicateResidual {
     let predicate: FetchRequest.Predicate?
     let plan: PredicatePlanner.Plan
@@ -17,7 +20,8 @@ struct PredicateResidual {
 
     init(predicate: FetchRequest.Predicate?, plan: PredicatePlanner.Plan) {
         (self.predicate, self.plan) = (predicate, plan)
-        isEmptyForVouchedRows = predicate == nil || plan.covered.count == plan.parts.count
+        let recordTested = plan.recordTests?.parts.count ?? 0
+        isEmptyForVouchedRows = predicate == nil || plan.covered.count + recordTested == plan.parts.count
     }
 
     /// Whether `model`, of `tables`' entity, satisfies the predicate. (The tables are the
@@ -27,7 +31,9 @@ struct PredicateResidual {
     /// - Throws: ``FetchError`` when the predicate throws on the model.
     func matches(_ model: any PersistentModel, tables: Store.EntityTables, vouched: Bool) throws -> Bool {
         guard let predicate, !(vouched && isEmptyForVouchedRows) else { return true }
+        let recordTested = vouched ? plan.recordTests?.parts : nil
         for position in plan.parts.indices {
+            if recordTested?.contains(position) == true { continue }
             if let check = plan.covered[position] {
                 if vouched { continue }
                 switch check {

@@ -38,6 +38,18 @@ protocol NativeValue: FieldCodable, KeyComponent, Equatable, SendableMetatype {
     /// Access to a model's generated storage of this type, or of its optional, specialized for
     /// this type; `nil` when the attribute is of neither.
     static func directAccess(_ context: DirectAccessContext) -> AttributeAccess?
+
+    /// `lhs op rhs` by the type's own `Comparable` operators (what a predicate's comparison
+    /// evaluates); `nil` for a type that is not `Comparable`. Given for every type by the
+    /// extensions below.
+    static func compare(_ lhs: Self, _ op: PredicateExpressions.ComparisonOperator, _ rhs: Self) -> Bool?
+
+    /// A test of a record's field of this type against a value, for a fetch's record tests;
+    /// given for every type by the extension in `NativeValue+FieldTest.swift`, and a requirement
+    /// so that each type's test is compiled for that type.
+    static func fieldTest(
+        _ comparison: FieldComparison, value: Any, isOptional: Bool, defaultValue: Any?
+    ) -> ((FieldPayload?) -> Bool?)?
 }
 
 extension NativeValue {
@@ -57,6 +69,22 @@ extension NativeValue {
     /// Reads a record field of this type as a ``StoredValue``.
     static func storedValue(of field: FieldPayload) throws(StorageError) -> StoredValue {
         try Self(fieldPayload: field).storedValue
+    }
+
+    /// No order: the type is not `Comparable`.
+    static func compare(_ lhs: Self, _ op: PredicateExpressions.ComparisonOperator, _ rhs: Self) -> Bool? { nil }
+}
+
+extension NativeValue where Self: Comparable {
+    /// `lhs op rhs` by the type's own operators.
+    static func compare(_ lhs: Self, _ op: PredicateExpressions.ComparisonOperator, _ rhs: Self) -> Bool? {
+        switch op {
+        case .lessThan: lhs < rhs
+        case .lessThanOrEqual: lhs <= rhs
+        case .greaterThan: lhs > rhs
+        case .greaterThanOrEqual: lhs >= rhs
+        @unknown default: nil
+        }
     }
 }
 

@@ -71,7 +71,9 @@ import Testing
         #expect(identifiers == (try context.fetch(descriptor)).map(\.persistentModelID))
         let fresh = ModelContext(container)
         let ids = try fresh.fetchIdentifiers(descriptor)
-        #expect(ids == identifiers && fresh.statistics.recordLoads == Self.count)
+        // Only the matches become models: the other rows fail `group == 2` on their records.
+        #expect(ids == identifiers && fresh.statistics.recordLoads == identifiers.count)
+        #expect(identifiers.count < Self.count)
         // The models built to test and sort are gone; the ones still registered hold no rank.
         #expect(
             ids.compactMap { fresh.registeredModel(for: $0) as RankedItem? }.allSatisfy {

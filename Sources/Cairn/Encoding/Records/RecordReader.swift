@@ -404,6 +404,22 @@ package struct RecordBatch {
         entries.append((start..<storage.count, firstField..<fields.count, keyChecksum, row))
     }
 
+    /// Removes the record appended last unless `keeps` keeps it: the batch is then as it was
+    /// before that append. A fetch drops a record its predicate rules out this way, before any
+    /// model is made of it. (The reader `keeps` gets is gone when it returns, so the removal
+    /// copies nothing.)
+    ///
+    /// ```swift
+    /// try batch.append(copying: value, key: key, row: row)
+    /// batch.removeLast { row, record in record.payload(tag: 2) != nil }
+    /// ```
+    package mutating func removeLast(unlessKept keeps: (_ row: UInt64, _ record: RecordReader) -> Bool) {
+        guard let position = entries.indices.last, !keeps(entries[position].row, reader(position)) else { return }
+        let entry = entries.removeLast()
+        storage.removeSubrange(entry.bytes.lowerBound...)
+        fields.removeSubrange(entry.fields.lowerBound...)
+    }
+
     /// A reader for each record, in the order appended, sharing the batch's storage.
     package func readers() -> [RecordReader] { entries.indices.map(reader) }
 
