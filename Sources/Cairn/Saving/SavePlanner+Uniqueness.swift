@@ -8,9 +8,10 @@ extension SavePlanner {
     ) throws -> UniquenessPlan {
         let planner = UniquenessPlanner(
             store: store,
-            storedKeys: { [store, rows] row, tables in
-                try store.read { txn in
-                    try UniquenessPlanner.storedKeys(row: row, tables: tables, reading: rows, in: txn)
+            storedKeys: { [store, rows] wanted in
+                guard !wanted.isEmpty else { return [] }
+                return try store.read { txn in
+                    try wanted.map { try UniquenessPlanner.storedKeys(row: $0.row, tables: $0.tables, reading: rows, in: txn) }
                 }
             },
             releasedRelationships: { model, row, tables in

@@ -17,9 +17,11 @@ import Testing
         let codes = Dictionary(uniqueKeysWithValues: gauges.map { ($0.persistentModelID.rowID!, $0.code) })
         let planner = UniquenessPlanner(
             store: container.store,
-            storedKeys: { row, tables in
-                let probe = Gauge(code: codes[row]!, reading: 0)
-                return tables.keys.uniques.map { $0.key(of: probe) }
+            storedKeys: { rows in
+                rows.map { row, tables in
+                    let probe = Gauge(code: codes[row]!, reading: 0)
+                    return tables.keys.uniques.map { $0.key(of: probe) }
+                }
             },
             releasedRelationships: { _, _, _ in [] })
         return (container, gauges, planner)
