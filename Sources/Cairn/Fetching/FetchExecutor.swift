@@ -386,8 +386,17 @@ struct CandidateReader {
         let tests: RecordTests
         let keeps: (UInt64) -> Bool
 
-        /// Whether the batch keeps the row's record.
-        func admits(_ row: UInt64, _ record: RecordReader) -> Bool { tests.admit(record) || keeps(row) }
+        /// Whether the batch keeps the row's record, whose fields `field` reads by tag.
+        func admits(_ row: UInt64, _ field: (UInt32) throws(StorageError) -> FieldPayload?) -> Bool {
+            tests.admit(field) || keeps(row)
+        }
+
+        /// Appends the row's record borrowed under `key` to `batch` if the tests keep it.
+        func append(
+            _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, row: UInt64, to batch: inout RecordBatch
+        ) throws(StorageError) {
+            try batch.append(copying: value, key: key, row: row) { field in admits(row, field) }
+        }
     }
 
     /// Empties `batch` and makes room for about `rows` records: grown once for them, not by
@@ -414,8 +423,11 @@ struct CandidateReader {
                 try txn.scan(tables.layout.records, range) { key, value in
                     let row = try EntryLayout.row(key: key, table: tables.layout.records)
                     last = row
-                    try batch.append(copying: value, key: key, row: row)
-                    if let filter { batch.removeLast(unlessKept: filter.admits) }
+                    if let filter {
+                        try filter.append(value, key: key, row: row, to: &batch)
+                    } else {
+                        try batch.append(copying: value, key: key, row: row)
+                    }
                     read += 1
                     return read < count
                 }
@@ -461,13 +473,15 @@ struct CandidateReader {
         prepare(&batch, for: rowIDs.count)
         for row in rowIDs {
             // The key on the stack, so that no record read costs an allocation.
-            let found = try EntryLayout.withRowKey(row) { key in
-                try txn.withValue(for: key, in: tables.layout.records) { (value) throws -> Bool in
-                    try batch.append(copying: value, key: key, row: row)
-                    return true
+            _ = try EntryLayout.withRowKey(row) { key in
+                try txn.withValue(for: key, in: tables.layout.records) { value in
+                    if let filter {
+                        try filter.append(value, key: key, row: row, to: &batch)
+                    } else {
+                        try batch.append(copying: value, key: key, row: row)
+                    }
                 }
             }
-            if found == true, let filter { batch.removeLast(unlessKept: filter.admits) }
         }
         return batch.rowsAndReaders()
     }

@@ -17,7 +17,7 @@ import Foundation
 ///
 /// ```swift
 /// let tests = RecordTests(slots: shape.slots, parts: parts, covered: plan.covered, tables: tables)
-/// if tests?.admit(record) == false { /* the row cannot match */ }
+/// if tests?.admit({ tag in reader.payload(tag: tag) }) == false { /* the row cannot match */ }
 /// ```
 struct RecordTests {
     /// One comparison of a record's field.
@@ -49,9 +49,14 @@ struct RecordTests {
         self.parts = tested
     }
 
-    /// Whether `record` may match: `false` when a test fails on it.
-    func admit(_ record: RecordReader) -> Bool {
-        for test in tests where test.holds(record.payload(tag: test.tag)) == false { return false }
+    /// Whether a record may match: `false` when a test fails on it. `field` reads the record's
+    /// field by tag; one that cannot be read keeps the record (its model's load reports why).
+    func admit(_ field: (UInt32) throws(StorageError) -> FieldPayload?) -> Bool {
+        for test in tests {
+            let payload: FieldPayload?
+            do { payload = try field(test.tag) } catch { return true }
+            if test.holds(payload) == false { return false }
+        }
         return true
     }
 

@@ -75,6 +75,25 @@ import Testing
         }
     }
 
+    /// A record whose checksum fails is an error, not a row the test turns away: the checksum is
+    /// checked before any field is read.
+    @Test func aDamagedRecordInATestedScanIsAnErrorNotASkippedRow() throws {
+        let container = try makeContainer(inMemory: ScannedPerson.self)
+        let context = ModelContext(container)
+        let person = ScannedPerson(name: "Jane", age: 30, weight: 1)
+        context.insert(person)
+        try context.save()
+        let records = try #require(container.store.entities["ScannedPerson"]?.layout.records)
+        let key = EntryLayout.rowKey(person.persistentModelID.rowID!)
+        try container.store.environment.write { txn in
+            var damaged = try #require(try txn.get(key, in: records))
+            damaged[damaged.count / 2] ^= 0x20
+            try txn.put(damaged, for: key, in: records)
+        }
+        let nobody = FetchDescriptor<ScannedPerson>(predicate: #Predicate { $0.name == "Nobody" })
+        #expect(throws: (any Error).self) { try ModelContext(container).fetch(nobody) }
+    }
+
     @Test func unsavedValuesDecideOverTheStoredRecord() throws {
         let container = try makeContainer(inMemory: ScannedPerson.self)
         let context = ModelContext(container)

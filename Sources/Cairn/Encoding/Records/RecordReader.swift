@@ -165,12 +165,16 @@ package struct RecordReader: Sendable {
     /// - Complexity: O(log *n*) in the number of fields.
     package func payload(tag: UInt32) -> FieldPayload? {
         guard let index = fieldIndex(of: tag) else { return nil }
-        let field = fieldStorage[index]
+        return Self.payload(of: fieldStorage[index], in: storage)
+    }
+
+    /// The payload of `field`, found in `bytes`.
+    private static func payload(of field: Field, in bytes: [UInt8]) -> FieldPayload {
         switch field.wireType {
-        case .varint: return .varint(field.scalar)
-        case .fixed32: return .fixed32(UInt32(truncatingIfNeeded: field.scalar))
-        case .fixed64: return .fixed64(field.scalar)
-        case .lengthDelimited: return .bytes(storage[field.start..<field.end])
+        case .varint: .varint(field.scalar)
+        case .fixed32: .fixed32(UInt32(truncatingIfNeeded: field.scalar))
+        case .fixed64: .fixed64(field.scalar)
+        case .lengthDelimited: .bytes(bytes[field.start..<field.end])
         }
     }
 
@@ -197,6 +201,14 @@ package struct RecordReader: Sendable {
         _ bytes: [UInt8], _ range: Range<Int>, keyChecksum: UInt32, into fields: inout [Field]
     ) throws(StorageError) {
         let end = try checkFrame(bytes, range, keyChecksum: keyChecksum)
+        try indexFields(bytes, range, end: end, into: &fields)
+    }
+
+    /// Appends the fields of the record at `range` of `bytes`, whose frame ``checkFrame(_:_:keyChecksum:)``
+    /// checked (its fields end at `end`). Appends nothing when it throws.
+    static func indexFields(
+        _ bytes: [UInt8], _ range: Range<Int>, end: Int, into fields: inout [Field]
+    ) throws(StorageError) {
         let firstField = fields.count
         // Nothing of this record stays in `fields` if it turns out damaged.
         var complete = false
@@ -204,39 +216,65 @@ package struct RecordReader: Sendable {
         var position = range.lowerBound + 1
         var lastTag: UInt32 = 0
         while position < end {
-            // Positions in messages count from the record's first byte.
-            let fieldStart = position - range.lowerBound
-            guard let header = Varint.read(bytes, at: &position, end: end) else {
-                throw StorageError.damagedRecord("The field header at byte \(fieldStart) is cut off or overlong.")
-            }
-            let rawTag = header >> 3
-            guard rawTag >= 1, rawTag <= UInt64(RecordWriter.maximumTag) else {
-                throw StorageError.damagedRecord("The field at byte \(fieldStart) has the invalid tag \(rawTag).")
-            }
-            let tag = UInt32(rawTag)
-            guard let wireType = WireType(rawValue: UInt8(header & 7)) else {
-                throw StorageError.damagedRecord("The field \(tag) has the unknown wire type \(header & 7).")
-            }
-            guard tag > lastTag else {
-                throw StorageError.damagedRecord(
-                    tag == lastTag
-                        ? "The field \(tag) appears twice."
-                        : "The field \(tag) follows field \(lastTag); tags must ascend."
-                )
-            }
-            lastTag = tag
-            var field = Field(tag: tag, wireType: wireType, start: position, end: position, scalar: 0)
-            try readPayload(of: &field, bytes, at: &position, end: end)
-            field.end = position
-            fields.append(field)
+            fields.append(try nextField(bytes, at: &position, end: end, after: &lastTag, recordStart: range.lowerBound))
         }
         complete = true
+    }
+
+    /// The payload of the field with `tag` in the record at `range` of `bytes`, whose frame
+    /// ``checkFrame(_:_:keyChecksum:)`` checked (its fields end at `end`), walking only the
+    /// fields before it; `nil` when the record does not carry it.
+    ///
+    /// - Throws: `StorageError` `.damagedRecord` when a field before it is malformed.
+    static func payload(
+        tag: UInt32, in bytes: [UInt8], _ range: Range<Int>, end: Int
+    ) throws(StorageError) -> FieldPayload? {
+        var position = range.lowerBound + 1
+        var lastTag: UInt32 = 0
+        while position < end {
+            let field = try nextField(bytes, at: &position, end: end, after: &lastTag, recordStart: range.lowerBound)
+            if field.tag >= tag { return field.tag == tag ? payload(of: field, in: bytes) : nil }
+        }
+        return nil
+    }
+
+    /// Reads the field at `position` (header and payload, bounds-checked against `end`), whose tag
+    /// must follow `lastTag`; `position` moves past it and `lastTag` becomes its tag.
+    @inline(__always)
+    private static func nextField(
+        _ bytes: [UInt8], at position: inout Int, end: Int, after lastTag: inout UInt32, recordStart: Int
+    ) throws(StorageError) -> Field {
+        // Positions in messages count from the record's first byte.
+        let fieldStart = position - recordStart
+        guard let header = Varint.read(bytes, at: &position, end: end) else {
+            throw StorageError.damagedRecord("The field header at byte \(fieldStart) is cut off or overlong.")
+        }
+        let rawTag = header >> 3
+        guard rawTag >= 1, rawTag <= UInt64(RecordWriter.maximumTag) else {
+            throw StorageError.damagedRecord("The field at byte \(fieldStart) has the invalid tag \(rawTag).")
+        }
+        let tag = UInt32(rawTag)
+        guard let wireType = WireType(rawValue: UInt8(header & 7)) else {
+            throw StorageError.damagedRecord("The field \(tag) has the unknown wire type \(header & 7).")
+        }
+        guard tag > lastTag else {
+            throw StorageError.damagedRecord(
+                tag == lastTag
+                    ? "The field \(tag) appears twice."
+                    : "The field \(tag) follows field \(lastTag); tags must ascend."
+            )
+        }
+        lastTag = tag
+        var field = Field(tag: tag, wireType: wireType, start: position, end: position, scalar: 0)
+        try readPayload(of: &field, bytes, at: &position, end: end)
+        field.end = position
+        return field
     }
 
     /// Checks the record's size, checksum and format byte; returns where its fields end (its
     /// checksum's first byte).
     @inline(__always)
-    private static func checkFrame(
+    static func checkFrame(
         _ bytes: [UInt8], _ range: Range<Int>, keyChecksum: UInt32
     ) throws(StorageError) -> Int {
         guard range.count >= 5 else {
@@ -379,6 +417,50 @@ package struct RecordBatch {
         try append(copying: buffer, keyChecksum: crc.value, row: row)
     }
 
+    /// Copies and verifies a record borrowed from the store under `key`, as
+    /// ``append(copying:key:row:)`` does, if `keeps` keeps it. `keeps` reads the record's fields
+    /// by tag, walking only the fields before the one it asks for; a record it turns away leaves
+    /// the batch as it was, its fields never indexed (a fetch's record tests turn away most rows
+    /// of a scan this way). Returns whether the record was kept.
+    ///
+    /// ```swift
+    /// try batch.append(copying: value, key: key, row: row) { field in (try? field(2)) != nil }
+    /// ```
+    ///
+    /// - Throws: `StorageError` as ``append(copying:key:row:)`` does, for a record kept or not
+    ///   (its checksum is checked first); a field `keeps` asks for that cannot be read throws
+    ///   to `keeps`.
+    @discardableResult
+    package mutating func append(
+        copying buffer: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, row: UInt64,
+        if keeps: (_ field: (UInt32) throws(StorageError) -> FieldPayload?) -> Bool
+    ) throws(StorageError) -> Bool {
+        var crc = CRC32C()
+        crc.update(key)
+        let keyChecksum = crc.value
+        let start = storage.count
+        storage.append(contentsOf: buffer)
+        let range = start..<storage.count
+        do {
+            let end = try RecordReader.checkFrame(storage, range, keyChecksum: keyChecksum)
+            let kept = keeps { (tag) throws(StorageError) in
+                try RecordReader.payload(tag: tag, in: storage, range, end: end)
+            }
+            guard kept else {
+                storage.removeSubrange(start...)
+                return false
+            }
+            Self.grow(&fields, toHold: fields.count + 16)
+            let firstField = fields.count
+            try RecordReader.indexFields(storage, range, end: end, into: &fields)
+            entries.append((range, firstField..<fields.count, keyChecksum, row))
+            return true
+        } catch {
+            storage.removeSubrange(start...)
+            throw error
+        }
+    }
+
     /// The same, with the key in an array.
     package mutating func append(
         copying buffer: UnsafeRawBufferPointer, key: [UInt8], row: UInt64 = 0
@@ -402,22 +484,6 @@ package struct RecordBatch {
             throw error
         }
         entries.append((start..<storage.count, firstField..<fields.count, keyChecksum, row))
-    }
-
-    /// Removes the record appended last unless `keeps` keeps it: the batch is then as it was
-    /// before that append. A fetch drops a record its predicate rules out this way, before any
-    /// model is made of it. (The reader `keeps` gets is gone when it returns, so the removal
-    /// copies nothing.)
-    ///
-    /// ```swift
-    /// try batch.append(copying: value, key: key, row: row)
-    /// batch.removeLast { row, record in record.payload(tag: 2) != nil }
-    /// ```
-    package mutating func removeLast(unlessKept keeps: (_ row: UInt64, _ record: RecordReader) -> Bool) {
-        guard let position = entries.indices.last, !keeps(entries[position].row, reader(position)) else { return }
-        let entry = entries.removeLast()
-        storage.removeSubrange(entry.bytes.lowerBound...)
-        fields.removeSubrange(entry.fields.lowerBound...)
     }
 
     /// A reader for each record, in the order appended, sharing the batch's storage.
