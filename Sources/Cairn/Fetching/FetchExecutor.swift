@@ -173,9 +173,9 @@ struct FetchExecutor {
         guard images == nil && request.includePendingChanges && !context.pending.changed.isEmpty else {
             return CandidateReader.RecordFilter(tests: tests) { _ in false }
         }
-        let (identity, tables) = (context.rows, rowTables)
+        let (rows, tables) = (context.rows, rowTables)
         return CandidateReader.RecordFilter(tests: tests) { row in
-            identity.identity.model(entity: tables.concrete(forRow: row).ordinal, row: row)?.hasChanges ?? false
+            rows.identity.model(entity: tables.concrete(forRow: row).ordinal, row: row)?.hasChanges ?? false
         }
     }
 

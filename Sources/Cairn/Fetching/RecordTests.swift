@@ -64,12 +64,11 @@ struct RecordTests {
     /// as its native type (what a key of it is made from); `nil` otherwise.
     private static func test(_ slot: PredicatePlanner.Slot, value: Any, tables: Store.EntityTables) -> Test? {
         let attribute = slot.attribute
-        guard !attribute.isTransient, !attribute.options.contains(.externalStorage),
-            attribute.access?.appendKey != nil, let tag = tables.codec.tags[attribute.name],
-            let native = NativeValues.type(of: attribute.valueType)
+        guard let comparison = FieldComparison(slot.kind), !attribute.isTransient,
+            !attribute.options.contains(.externalStorage), attribute.access?.appendKey != nil,
+            let tag = tables.codec.tags[attribute.name], let native = NativeValues.type(of: attribute.valueType)
         else { return nil }
         let defaultValue = native.isOptional ? nil : attribute.defaultValue
-        guard let comparison = FieldComparison(slot.kind) else { return nil }
         let holds = native.native.fieldTest(
             comparison, value: value, isOptional: native.isOptional, defaultValue: defaultValue)
         return holds.map { Test(tag: tag, holds: $0) }
