@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax.git", exact: "603.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Encrypted stores: key wrapping, the passphrase's key derivation (scrypt) and the sealing of
+        // values where the processor has no AES instructions (CryptoKit on Apple platforms).
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/console-kit.git", from: "4.16.2"),
         // `swift package generate-documentation --target Cairn` (the DocC catalog, Sources/Cairn/Cairn.docc).
@@ -43,8 +46,16 @@ let package = Package(
         // keep a damaged file from taking the app down; no model types.
         .target(
             name: "CairnStorage",
-            dependencies: ["CLMDB", "CAtomicWord", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CLMDB", "CAtomicWord", "CAESGCM",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
+        // AES-256-GCM with the processor's AES and carry-less multiply instructions, for the values
+        // of encrypted stores (see Docs/Encryption.md).
+        .target(name: "CAESGCM"),
         // Atomic operations on one word, for the transaction gate (see its header).
         .target(name: "CAtomicWord"),
         // CRC-32C with the processor's instruction (SSE 4.2, ARM64 CRC32); Cairn falls back to its
@@ -91,6 +102,8 @@ let package = Package(
                 "cairn",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
+                // Cross-checks of the encrypted store's cipher against swift-crypto's.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Stores written by earlier versions of Cairn, read by FormatFixtureTests from the source tree.
             exclude: ["Fixtures"]

@@ -26,6 +26,11 @@ package enum StoreLayout {
     /// The sync tables, in the order a store opens them.
     package static let syncTables = [syncRowsTable, syncIdentifiersTable, syncPendingTable, syncStateTable]
 
+    /// The tables whose values an encrypted store seals (`Docs/Encryption.md`): records,
+    /// external values, history, sync state and the store's own entries. Index, unique and edge
+    /// tables are not: their values are row ids, and their keys order the store.
+    package static let sealedTables = SealedTables(prefixes: ["e/", "x/", "s/"], names: [metaTable, historyTable])
+
     /// The records of an entity's hierarchy, named after its root entity.
     ///
     /// ```swift

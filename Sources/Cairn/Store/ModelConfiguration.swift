@@ -191,6 +191,61 @@ public struct ModelConfiguration: Hashable, Sendable {
         case noMetaSync
     }
 
+    /// The key or passphrase the store is encrypted with, or `nil` for a plaintext store.
+    ///
+    /// A store created with one is encrypted: every record, external value, history entry and
+    /// sync state is sealed with AES-256-GCM under a random data key that this secret wraps (see
+    /// the "Encrypting a store" article for what stays readable). An existing store must be
+    /// opened with the secret it was encrypted with: `StorageError.Code.encryptionKeyRequired`
+    /// without one, `.wrongEncryptionKey` with another, `.notEncrypted` for a plaintext store.
+    ///
+    /// ```swift
+    /// var configuration = ModelConfiguration(url: url)
+    /// configuration.encryption = .key(keyFromKeychain)
+    /// ```
+    public var encryption: Encryption?
+
+    /// The secret an encrypted store is opened with.
+    ///
+    /// ```swift
+    /// let configuration = ModelConfiguration(url: url, encryption: .passphrase(passphrase))
+    /// ```
+    public enum Encryption: Hashable, Sendable, CustomStringConvertible {
+        /// A 32-byte key (`SymmetricKey(size: .bits256)`, kept in the keychain), used as it is.
+        ///
+        /// ```swift
+        /// let configuration = ModelConfiguration(url: url, encryption: .key(keyData))
+        /// ```
+        case key(Data)
+        /// A passphrase, stretched into a key with scrypt (N = 2¹⁵, r = 8, p = 1: about 32 MiB
+        /// and a tenth of a second at each open) and a random salt the store keeps.
+        ///
+        /// ```swift
+        /// let configuration = ModelConfiguration(url: url, encryption: .passphrase(passphrase))
+        /// ```
+        case passphrase(String)
+
+        /// The kind of secret, never the secret itself.
+        ///
+        /// ```swift
+        /// print(ModelConfiguration.Encryption.key(keyData))   // "key"
+        /// ```
+        public var description: String {
+            switch self {
+            case .key: "key"
+            case .passphrase: "passphrase"
+            }
+        }
+
+        /// The same secret for the storage layer.
+        var secret: StoreEncryption {
+            switch self {
+            case .key(let key): .key(Array(key))
+            case .passphrase(let passphrase): .passphrase(passphrase)
+            }
+        }
+    }
+
     /// A configuration for a store in the default location (the application-support directory,
     /// or the app group's, named after the configuration), or in memory.
     ///
@@ -204,10 +259,13 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - allowsSave: Whether contexts may save.
     ///   - groupContainer: The app group whose directory holds the store.
     ///   - cloudKitDatabase: `.automatic` or `.none`: Cairn stores do not sync (see ``cloudKitDatabase``).
+    ///   - encryption: The key or passphrase of an encrypted store (see ``encryption``).
     public init(
         _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
-        groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic
+        groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic,
+        encryption: Encryption? = nil
     ) {
+        self.encryption = encryption
         let name = name ?? "default"
         self.name = name
         self.schema = schema
@@ -247,10 +305,12 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - url: The store's directory. It is created if it does not exist.
     ///   - allowsSave: Whether contexts may save.
     ///   - cloudKitDatabase: `.automatic` or `.none`: Cairn stores do not sync (see ``cloudKitDatabase``).
+    ///   - encryption: The key or passphrase of an encrypted store (see ``encryption``).
     public init(
         _ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
-        cloudKitDatabase: CloudKitDatabase = .automatic
+        cloudKitDatabase: CloudKitDatabase = .automatic, encryption: Encryption? = nil
     ) {
+        self.encryption = encryption
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.url = url

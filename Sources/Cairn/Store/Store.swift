@@ -206,6 +206,8 @@ final class Store: @unchecked Sendable {
         }
         // An in-memory store's files are removed with it: flushing them protects nothing.
         if configuration.isStoredInMemoryOnly { storage.durability = .unsynced }
+        storage.encryption = configuration.encryption?.secret
+        storage.sealedTables = StoreLayout.sealedTables
         return storage
     }
 

@@ -10,6 +10,8 @@ struct CursorPosition {
     var missedSteps = 0
     /// How many seeks search at once before one tries stepping again.
     var searchesBeforeStepping = 0
+    /// Where a sealed table's value is opened (see `Cursor.openCurrentValue`).
+    var plaintext: ValueBuffer?
 
     /// On no entry (a failed move, or a new transaction); what it learnt about stepping stays.
     mutating func forget() { (key, value) = (MDB_val(), MDB_val()) }
@@ -249,12 +251,14 @@ package struct Cursor: ~Copyable {
     ) throws(StorageError) {
         // The caller's key, not the cursor's: LMDB may move the entry while it writes, and the
         // cursor's key points into the page.
-        try withMDBValue(key) { (key) throws(StorageError) -> Void in
-            try withMDBValue(value) { (data) throws(StorageError) -> Void in
-                try transaction.checkUsable("Writing to table '\(table)'")
-                transaction.markWriting()
-                _ = try transaction.run("Writing to table '\(table)'", "mdb_cursor_put") {
-                    mdb_cursor_put(pointer, &key, &data, UInt32(MDB_CURRENT))
+        try transaction.storing(value, key: key, in: table) { (value) throws(StorageError) -> Void in
+            try withMDBValue(key) { (key) throws(StorageError) -> Void in
+                try withMDBValue(value) { (data) throws(StorageError) -> Void in
+                    try transaction.checkUsable("Writing to table '\(table)'")
+                    transaction.markWriting()
+                    _ = try transaction.run("Writing to table '\(table)'", "mdb_cursor_put") {
+                        mdb_cursor_put(pointer, &key, &data, UInt32(MDB_CURRENT))
+                    }
                 }
             }
         }
@@ -327,6 +331,22 @@ package struct Cursor: ~Copyable {
         }
         // A failed seek leaves the key pointing at the caller's bytes: never hand those out.
         if !found { position.pointee.forget() }
+        if found && table.isSealed { try openCurrentValue() }
         return found
+    }
+
+    /// Replaces the sealed value the cursor landed on with its plaintext, opened into the
+    /// position's own buffer: what `current` hands out until the next move.
+    private func openCurrentValue() throws(StorageError) {
+        let buffer = position.pointee.plaintext ?? ValueBuffer()
+        position.pointee.plaintext = buffer
+        do {
+            let plaintext = try transaction.opening(
+                bytes(of: position.pointee.value), key: bytes(of: position.pointee.key), in: table, into: buffer)
+            position.pointee.value = MDB_val(mv_size: plaintext.count, mv_data: UnsafeMutableRawPointer(mutating: plaintext.baseAddress))
+        } catch {
+            position.pointee.forget()
+            throw error
+        }
     }
 }

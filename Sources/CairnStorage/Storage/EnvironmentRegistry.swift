@@ -44,6 +44,8 @@ final class EnvironmentRegistry: @unchecked Sendable {
                     + "instance before opening it for writing.",
                 path: environment.path)
         }
+        // The environment already open serves only the secret that opens its store.
+        if existed { try environment.state.checkSecret(configuration.encryption) }
         return environment
     }
 

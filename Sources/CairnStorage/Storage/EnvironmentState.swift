@@ -49,6 +49,9 @@ final class EnvironmentState: @unchecked Sendable {
     private var tableOrder: [String] = []
     /// The unnamed main table, whose keys are the names of the named tables.
     private(set) var mainTable: Table
+    /// The cipher of an encrypted store's sealed tables, or `nil` for a plaintext store. Set in
+    /// `init`, before any table is opened, and never changed.
+    private(set) var cipher: ValueCipher?
     /// Guarded by the registry's lock.
     var isClosed = false
     /// The registry's key for this environment's directory (device and inode).
@@ -108,6 +111,7 @@ final class EnvironmentState: @unchecked Sendable {
             while true {
                 do throws(StorageError) {
                     try checkOpenedStore(environment, walkWhenPinned: walkWhenPinned)
+                    cipher = try Self.unlock(environment, mainTable: mainTable, configuration: configuration)
                     break
                 } catch
                     where (error.cause as? LMDBError) == .mapResized && resizes < LMDBEnvironment.maximumResizeRetries
@@ -302,7 +306,8 @@ final class EnvironmentState: @unchecked Sendable {
             rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &pointer)
         }
         guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
-        let handle = TransactionHandle(pointer: pointer!, path: configuration.path, environment: identifier)
+        let handle = TransactionHandle(
+            pointer: pointer!, path: configuration.path, environment: identifier, cipher: cipher)
         handle.tablesKnown = tables
         return handle
     }
@@ -538,7 +543,10 @@ final class EnvironmentState: @unchecked Sendable {
         rc = mdb_txn_commit(transaction)
         guard rc == MDB_SUCCESS else { throw LMDBError(rc) }
         if creates { try flushCommit() }
-        return Table(name: name ?? "", flags: flags, handle: handle, environment: identifier)
+        let isSealed = name.map { cipher != nil && configuration.sealedTables.contains($0) } ?? false
+        return Table(
+            name: name ?? "", flags: flags, handle: handle, environment: identifier,
+            isSealed: isSealed && !flags.contains(.duplicateSort))
     }
 
     // MARK: Closing

@@ -95,6 +95,14 @@ package final class LMDBEnvironment: @unchecked Sendable {
             scratchConfiguration.path = scratch
             let environment = try EnvironmentState.openLMDB(
                 scratchConfiguration, mapSize: roundedMapSize(configuration.initialMapSize, pageSize: systemPageSize))
+            if let secret = configuration.encryption {
+                do throws(StorageError) {
+                    try EnvironmentState.writeNewEnvelope(environment, secret: secret, path: target)
+                } catch {
+                    mdb_env_close(environment)
+                    throw error
+                }
+            }
             mdb_env_close(environment)
             for file in [StoreFiles.dataFile(in: scratch), StoreFiles.lockFile(in: scratch)] {
                 try StoreFiles.setMode(StoreFiles.fileMode, of: file)
@@ -349,7 +357,8 @@ package final class LMDBEnvironment: @unchecked Sendable {
         case MDB_PANIC: return .panickedBeforeBegin
         default: throw LMDBError(begin).storageError(operation: "Beginning a write", path: path)
         }
-        let handle = TransactionHandle(pointer: pointer!, path: path, environment: state.identifier)
+        let handle = TransactionHandle(
+            pointer: pointer!, path: path, environment: state.identifier, cipher: state.cipher)
         let result: R
         do {
             ThreadTransactionDepth.enter()

@@ -77,6 +77,22 @@ package struct StorageConfiguration: Sendable, Hashable {
     /// ```
     package var isReadOnly: Bool = false
 
+    /// The secret of an encrypted store, or `nil` for a plaintext one. A new store created with
+    /// one is encrypted; an existing store must have been encrypted with it (see ``KeyEnvelope``).
+    ///
+    /// ```swift
+    /// configuration.encryption = .passphrase(passphrase)
+    /// ```
+    package var encryption: StoreEncryption?
+
+    /// Which tables' values an encrypted store seals (``ValueCipher``). The layer above decides;
+    /// a plaintext store seals nothing whatever this says.
+    ///
+    /// ```swift
+    /// configuration.sealedTables = SealedTables(prefixes: ["e/"], names: ["meta"])
+    /// ```
+    package var sealedTables = SealedTables()
+
     /// Creates a configuration for the store directory at `path`, with durable defaults.
     ///
     /// ```swift

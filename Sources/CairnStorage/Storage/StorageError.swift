@@ -169,6 +169,25 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         /// catch StorageError.Code.isDirectory { /* remove the directory, or point at the store's directory */ }
         /// ```
         public static let isDirectory = Code("isDirectory")
+        /// The store is encrypted and was opened without its key or passphrase. Nothing was read.
+        ///
+        /// ```swift
+        /// catch StorageError.Code.encryptionKeyRequired { /* ask for the passphrase, open again */ }
+        /// ```
+        public static let encryptionKeyRequired = Code("encryptionKeyRequired")
+        /// The key or passphrase given does not open this encrypted store. Nothing was read or written.
+        ///
+        /// ```swift
+        /// catch StorageError.Code.wrongEncryptionKey { /* ask for the passphrase again */ }
+        /// ```
+        public static let wrongEncryptionKey = Code("wrongEncryptionKey")
+        /// A key or passphrase was given for a store that is not encrypted. Nothing was written;
+        /// encrypt the store first (`ModelContainer.encryptStore`), or open it without one.
+        ///
+        /// ```swift
+        /// catch StorageError.Code.notEncrypted { /* encrypt it, then open it with the key */ }
+        /// ```
+        public static let notEncrypted = Code("notEncrypted")
         /// A failure that fits no other code; ``StorageError/cause`` holds the details.
         ///
         /// ```swift

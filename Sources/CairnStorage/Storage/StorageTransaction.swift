@@ -108,7 +108,9 @@ extension StorageTransaction where Self: ~Copyable {
                 mdb_get(handle.pointer, table.handle, &keyValue, &data)
             }
         }
-        return found ? bytes(of: data) : nil
+        guard found else { return nil }
+        guard table.isSealed else { return bytes(of: data) }
+        return try handle.opening(bytes(of: data), key: key, in: table, into: handle.lookupBuffer())
     }
 
     /// Whether `key` has a value in `table`.

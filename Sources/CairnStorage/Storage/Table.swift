@@ -27,6 +27,23 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     package let handle: UInt32
     /// The environment the handle belongs to: a handle number means nothing in another store.
     let environment: UInt32
+    /// Whether the table's values are sealed (an encrypted store's table that
+    /// ``StorageConfiguration/sealedTables`` names): written and read through ``ValueCipher``.
+    ///
+    /// ```swift
+    /// if table.isSealed { … }   // its values on disk are ciphertext
+    /// ```
+    package let isSealed: Bool
+
+    /// The same table with its values read and written as they are stored: ciphertext in a
+    /// sealed table. For copying values without opening them, and for tests that damage them.
+    ///
+    /// ```swift
+    /// let stored = try txn.get(key, in: table.asStored)   // the sealed bytes
+    /// ```
+    package var asStored: Table {
+        Table(name: name, flags: flags, handle: handle, environment: environment, isSealed: false)
+    }
 
     /// The table's name.
     ///
@@ -36,11 +53,13 @@ package struct Table: Sendable, Hashable, CustomStringConvertible {
     package var description: String { name }
 
     /// A table value for LMDB's handle `handle` in the environment numbered `environment`.
-    init(name: String, flags: TableFlags, handle: UInt32, environment: UInt32) {
+    init(name: String, flags: TableFlags, handle: UInt32, environment: UInt32, isSealed: Bool = false) {
+        precondition(!isSealed || !flags.contains(.duplicateSort), "Table: a table with duplicate keys cannot be sealed")
         internedName = InternedName(name)
         self.flags = flags
         self.handle = handle
         self.environment = environment
+        self.isSealed = isSealed
     }
 }
 

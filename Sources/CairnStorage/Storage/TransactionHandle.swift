@@ -38,11 +38,17 @@ package final class TransactionHandle {
     let path: String
     /// The environment's identifier (``EnvironmentState/identifier``).
     let environment: UInt32
+    /// The store's cipher when it is encrypted: sealed tables' values pass through it.
+    let cipher: ValueCipher?
+    /// What sealing and opening values keeps between calls (see `TransactionHandle+Sealing`);
+    /// made at the first sealed value.
+    @exclusivity(unchecked) var sealing: SealingScratch?
 
-    init(pointer: OpaquePointer, path: String, environment: UInt32) {
+    init(pointer: OpaquePointer, path: String, environment: UInt32, cipher: ValueCipher? = nil) {
         self.pointer = pointer
         self.path = path
         self.environment = environment
+        self.cipher = cipher
     }
 
     // MARK: Kept cursors
@@ -106,7 +112,10 @@ package final class TransactionHandle {
     }
 
     /// Notes that the read transaction was renewed: each kept cursor is renewed at its next use.
-    func didRenew() { renewals &+= 1 }
+    func didRenew() {
+        renewals &+= 1
+        sealing?.transactionEnded()
+    }
 
     /// Closes the kept cursors. Called before a write transaction commits or aborts, and when a
     /// read transaction is aborted (LMDB leaves a read-only transaction's cursors to the caller).

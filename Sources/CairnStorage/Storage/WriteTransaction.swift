@@ -59,15 +59,17 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     ) throws(StorageError) -> Bool {
         let handle = handle
         handle.check(table)
-        return try withMDBValue(key) { (key) throws(StorageError) -> Bool in
-            try withMDBValue(value) { (value) throws(StorageError) -> Bool in
-                try handle.checkUsable("Writing to table '\(table)'")
-                handle.markWriting()
-                let rc = mdb_put(handle.pointer, table.handle, &key, &value, options.rawValue)
-                // An option stopped the put; MDB_KEYEXIST does not poison the transaction.
-                if rc == MDB_KEYEXIST { return false }
-                _ = try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
-                return true
+        return try handle.storing(value, key: key, in: table) { (value) throws(StorageError) -> Bool in
+            try withMDBValue(key) { (key) throws(StorageError) -> Bool in
+                try withMDBValue(value) { (value) throws(StorageError) -> Bool in
+                    try handle.checkUsable("Writing to table '\(table)'")
+                    handle.markWriting()
+                    let rc = mdb_put(handle.pointer, table.handle, &key, &value, options.rawValue)
+                    // An option stopped the put; MDB_KEYEXIST does not poison the transaction.
+                    if rc == MDB_KEYEXIST { return false }
+                    _ = try handle.run("Writing to table '\(table)'", "mdb_put") { rc }
+                    return true
+                }
             }
         }
     }
