@@ -10,10 +10,15 @@ import GRDB
 // database: opening is measured on its own (W0). Each makes its own context, as an app does per
 // unit of work.
 enum CairnSystem {
+    /// The secret of the store an encrypted twin run opens (`--encrypted`), set while it runs;
+    /// `nil` for the plaintext runs.
+    nonisolated(unsafe) static var encryption: ModelConfiguration.Encryption?
+
     static func container(_ directory: URL) throws -> ModelContainer {
         try ModelContainer(
             for: Author.self, Book.self,
-            configurations: ModelConfiguration(url: directory.appendingPathComponent("Bench.store")))
+            configurations: ModelConfiguration(
+                url: directory.appendingPathComponent("Bench.store"), encryption: encryption))
     }
 
     static func insertAndSave(_ values: [AuthorValues], into container: ModelContainer) throws -> Int {

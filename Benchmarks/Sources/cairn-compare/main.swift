@@ -6,6 +6,7 @@ import Foundation
 //
 //   swift build -c release --package-path Benchmarks
 //   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W10] [--only NAME]
+//     [--encrypted]   (each Cairn run of W1–W5 again on an encrypted store)
 //
 // W1, W2 and W5 use n authors (Cairn's variants also n/10, interleaved with the rest, for their
 // growth); W3 and W4 use n/10 authors with 10 books each; W6 runs W1 through the batch upsert
@@ -26,6 +27,7 @@ var n = 100_000
 var rounds = 3
 var selected: Set<String> = ["W1", "W2", "W3", "W4", "W5", "W6"]
 var only: String? = nil
+var encrypted = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -33,8 +35,10 @@ while let argument = arguments.popFirst() {
     case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
     case "--workloads": selected = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--only": only = arguments.popFirst()
+    case "--encrypted": encrypted = true
     default:
-        print("usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W10] [--only SYSTEM-SUBSTRING]")
+        print(
+            "usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W10] [--only SYSTEM-SUBSTRING] [--encrypted]")
         exit(2)
     }
 }
@@ -71,6 +75,8 @@ final class Seeded {
     private var stores: [String: RawLMDB] = [:]
 
     func directory(_ name: String, _ seed: (URL) throws -> Void) throws -> URL {
+        // An encrypted twin seeds and reads its own store.
+        let name = CairnSystem.encryption == nil ? name : name + "-encrypted"
         if let directory = directories[name] { return directory }
         let directory = try seeded(name, seed)
         directories[name] = directory
@@ -410,6 +416,20 @@ if let only { runs = runs.filter { $0.system.localizedCaseInsensitiveContains(on
 
 runs = runs.map {
     var run = $0; if run.n == 0 { run.n = n }; return run
+}
+// --encrypted: each Cairn run of W1–W5 again on an encrypted store (a 32-byte key), interleaved
+// with the rest, so that the two compare in the same run.
+if encrypted {
+    let key = ModelConfiguration.Encryption.key(Data((0..<32).map { UInt8($0) }))
+    runs = runs.flatMap { run -> [Run] in
+        guard ["W1", "W2", "W3", "W4", "W5"].contains(run.workload), run.system.hasPrefix("Cairn") else { return [run] }
+        let twin = Run(workload: run.workload, system: run.system + ", encrypted", n: run.n) {
+            CairnSystem.encryption = key
+            defer { CairnSystem.encryption = nil }
+            return try run.body()
+        }
+        return [run, twin]
+    }
 }
 func key(_ run: Run) -> String { "\(run.workload)|\(run.system)|\(run.n)" }
 

@@ -30,7 +30,10 @@ extension ModelContainer {
         let path = url.standardizedFileURL.path
         try store.environment.backup(to: path, compact: compact)
         do {
-            let copy = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url, allowsSave: false))
+            // A copy of an encrypted store is the same ciphertext under the same wrapped key.
+            let encryption = store.encryption
+            let copy = try ModelContainer(
+                for: schema, configurations: ModelConfiguration(url: url, allowsSave: false, encryption: encryption))
             let report = try copy.verify()
             guard report.isClean else {
                 throw StorageError(

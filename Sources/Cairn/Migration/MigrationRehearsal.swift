@@ -189,12 +189,15 @@ extension ModelContainer {
         defer { StoreFiles.removeDirectory(copy.path) }
         // A consistent copy, taken read-only (any version's open would record its schema).
         try Store(
-            schema: Schema([]), configuration: ModelConfiguration(url: source, allowsSave: false), recordsVersion: false
+            schema: Schema([]),
+            configuration: ModelConfiguration(url: source, allowsSave: false, encryption: configuration.encryption),
+            recordsVersion: false
         ).environment.backup(to: copy.path)
 
         var rehearsal = MigrationRehearsal()
-        let onCopy = ModelConfiguration(url: copy)
-        rehearsal.rowsBefore = try rowCounts(at: copy)
+        // The copy is the same ciphertext under the same wrapped key.
+        let onCopy = ModelConfiguration(url: copy, encryption: configuration.encryption)
+        rehearsal.rowsBefore = try rowCounts(at: onCopy)
         rehearsal.bytesBefore = dataFileSize(copy)
         var stages: [MigrationRehearsal.Stage] = []
         do {
@@ -208,16 +211,17 @@ extension ModelContainer {
             rehearsal.stages = stages
             if stages.last?.error == nil { rehearsal.error = ErrorText.describing(error) }
         }
-        rehearsal.rowsAfter = try rowCounts(at: copy)
+        rehearsal.rowsAfter = try rowCounts(at: onCopy)
         rehearsal.bytesAfter = dataFileSize(copy)
         return rehearsal
     }
 
-    /// The rows of each record table of the store in `directory`, by entity (a hierarchy's rows
-    /// all under its root).
-    private static func rowCounts(at directory: URL) throws -> [String: Int] {
+    /// The rows of each record table of the store `configuration` names, by entity (a
+    /// hierarchy's rows all under its root).
+    private static func rowCounts(at configuration: ModelConfiguration) throws -> [String: Int] {
         let store = try Store(
-            schema: Schema([]), configuration: ModelConfiguration(url: directory, allowsSave: false),
+            schema: Schema([]),
+            configuration: ModelConfiguration(url: configuration.url, allowsSave: false, encryption: configuration.encryption),
             recordsVersion: false)
         var counts: [String: Int] = [:]
         for name in try store.environment.tableNames() where StoreLayout.isRecordsTable(name) {

@@ -26,6 +26,15 @@ final class Store: @unchecked Sendable {
     private var openEnvironment: LMDBEnvironment?
     /// The private directory of an in-memory store, removed with the store.
     private let temporaryDirectory: String?
+    /// The secret that opens the store now (`LMDBEnvironment.secret`): the configuration's, until
+    /// `ModelContainer.changeEncryptionKey(to:)` changes it.
+    var encryption: ModelConfiguration.Encryption? {
+        switch environment.secret {
+        case nil: nil
+        case .key(let key): .key(Data(key))
+        case .passphrase(let passphrase): .passphrase(passphrase)
+        }
+    }
 
     /// The store format this version reads and writes. Format 2 added a checksum to every unique,
     /// index and edge entry (see ``EntryLayout``); format 1 stores are refused, not migrated.

@@ -26,22 +26,39 @@ extension TransactionHandle {
     func opening(
         _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table, into buffer: ValueBuffer
     ) throws(StorageError) -> UnsafeRawBufferPointer {
+        try opening(stored, key: key, in: table) { buffer.reserve($0) }
+    }
+
+    /// The same, into bytes that stay valid until the transaction ends: for a lookup, whose
+    /// value the caller may hold while it looks up others.
+    func openingForLookup(
+        _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table
+    ) throws(StorageError) -> UnsafeRawBufferPointer {
+        let arena = sealingScratch().lookups
+        return try opening(stored, key: key, in: table) { arena.allocate($0) }
+    }
+
+    /// A copy of `plaintext` (opened into a cursor's buffer, valid until its next move) that
+    /// stays valid until the transaction ends, for a lookup.
+    func keepForLookup(_ plaintext: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let kept = sealingScratch().lookups.allocate(plaintext.count)
+        if plaintext.count > 0 { kept.copyMemory(from: plaintext) }
+        return UnsafeRawBufferPointer(kept)
+    }
+
+    private func opening(
+        _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table,
+        room: (Int) -> UnsafeMutableRawBufferPointer
+    ) throws(StorageError) -> UnsafeRawBufferPointer {
         guard let cipher, let size = ValueCipher.openedSize(of: stored) else {
             throw unauthentic(stored, key: key, in: table)
         }
         let additionalData = sealingScratch().additionalData(for: table, key: key)
-        let plaintext = buffer.reserve(size)
+        let plaintext = room(size)
         guard cipher.open(stored, additionalData: additionalData, into: plaintext) else {
             throw unauthentic(stored, key: key, in: table)
         }
         return UnsafeRawBufferPointer(plaintext)
-    }
-
-    /// A buffer for a lookup's plaintext that stays valid until the transaction ends.
-    func lookupBuffer() -> ValueBuffer {
-        let buffer = ValueBuffer()
-        sealingScratch().lookups.append(buffer)
-        return buffer
     }
 
     private func sealingScratch() -> SealingScratch {

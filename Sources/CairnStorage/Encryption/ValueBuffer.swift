@@ -44,9 +44,10 @@ final class SealingScratch {
     let additionalData = ValueBuffer(capacity: 600)
     /// Each sealed table's name and a zero byte, by LMDB handle.
     private var prefixes: [UInt32: [UInt8]] = [:]
-    /// Buffers handed out by lookups that could not use their table's kept cursor: valid until
-    /// the transaction ends, as LMDB's own pointers are.
-    var lookups: [ValueBuffer] = []
+    /// Where lookups open values: each keeps its bytes until the transaction ends, as LMDB's own
+    /// pointers do (a value looked up stays valid while the closure it was handed to looks up
+    /// another on the same table).
+    let lookups = ValueArena()
 
     /// The additional data that binds a value to `key` in `table`, valid until the next call.
     func additionalData(for table: Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
@@ -66,6 +67,41 @@ final class SealingScratch {
     /// Forgets what belonged to the transaction that ended (the handle serves a renewed one).
     func transactionEnded() {
         nonces = nil
-        lookups.removeAll()
+        lookups.reset()
+    }
+}
+
+/// Bytes handed out one allocation after another and all taken back at once: what a
+/// transaction's lookups open values into. Zeroed before they are reused or freed.
+final class ValueArena {
+    private static let chunkSize = 64 << 10
+    private var chunks: [(start: UnsafeMutableRawPointer, size: Int)] = []
+    private var used = 0
+
+    deinit { reset(keeping: 0) }
+
+    /// `count` bytes that stay valid until ``reset()``.
+    func allocate(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        if let last = chunks.last, last.size - used >= count {
+            defer { used += (count + 15) & ~15 }
+            return UnsafeMutableRawBufferPointer(start: last.start + used, count: count)
+        }
+        let size = max(Self.chunkSize, count)
+        chunks.append((.allocate(byteCount: size, alignment: 16), size))
+        used = (count + 15) & ~15
+        return UnsafeMutableRawBufferPointer(start: chunks[chunks.count - 1].start, count: count)
+    }
+
+    /// Takes every allocation back, keeping one chunk for the next transaction.
+    func reset() { reset(keeping: 1) }
+
+    private func reset(keeping kept: Int) {
+        for index in chunks.indices {
+            // Only the last chunk is partly used.
+            cairn_gcm_wipe(chunks[index].start, index == chunks.count - 1 ? used : chunks[index].size)
+            if index >= kept { chunks[index].start.deallocate() }
+        }
+        if chunks.count > kept { chunks.removeSubrange(kept...) }
+        used = 0
     }
 }

@@ -62,6 +62,9 @@ package final class ValueCipher: @unchecked Sendable {
         }
     }
 
+    /// The data key's bytes, to wrap it again under another secret.
+    var dataKey: [UInt8] { key.withUnsafeBytes { Array($0) } }
+
     deinit {
         if let schedule {
             cairn_gcm_wipe(schedule, MemoryLayout<cairn_gcm_key>.size)

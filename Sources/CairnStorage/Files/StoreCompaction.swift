@@ -36,6 +36,26 @@ package enum StoreCompaction {
     ///   the copy was made (nothing changed; try again when it is closed), `.notFound`, `.damaged`,
     ///   and what writing the copy throws (a full disk: the store is left as it was).
     package static func compact(_ configuration: StorageConfiguration) throws -> Outcome {
+        try replaceDataFile(configuration) { environment, copy in
+            try EnvironmentBackup(environment, compact: true).write(to: copy)
+            return DataFileValidator(dataFile: StoreFiles.dataFile(in: copy)).transactionIDs().max() ?? 0
+        }
+    }
+
+    /// Replaces the data file of the store `configuration` names with a copy that `write`
+    /// makes at the path it is given (a new store directory beside the store), from the store
+    /// opened writable, and returns the id of the last commit it copied. Nothing is replaced
+    /// when another process has the store open or saves to it meanwhile, or this process has
+    /// it open; the copy is moved into place with one `rename`, so a crash leaves the old data
+    /// file or the new one, whole.
+    ///
+    /// ```swift
+    /// try StoreCompaction.replaceDataFile(configuration) { environment, copy in … }
+    /// ```
+    /// - Throws: ``StorageError`` `.notFound`, `.inUse`, or what `write` throws.
+    package static func replaceDataFile(
+        _ configuration: StorageConfiguration, with write: (LMDBEnvironment, String) throws -> UInt64
+    ) throws -> Outcome {
         guard StoreFiles.isDirectory(configuration.path), let path = StoreFiles.canonical(configuration.path),
             let registryKey = StoreFiles.identity(of: path)
         else {
@@ -54,45 +74,49 @@ package enum StoreCompaction {
         let copy = copyDirectory(for: path)
         defer { StoreFiles.removeDirectory(copy) }
         var before = 0
+        let copied: UInt64
         do {
             var writable = configuration
             writable.path = path
             writable.isReadOnly = false
             let environment = try LMDBEnvironment.open(writable)
             before = environment.dataFileSize ?? 0
-            try EnvironmentBackup(environment, compact: true).write(to: copy)
+            copied = try write(environment, copy)
         }
-        let copied = DataFileValidator(dataFile: StoreFiles.dataFile(in: copy)).transactionIDs().max() ?? 0
         // The environment opened for the copy is released (the registry holds it weakly); while the
         // registry's lock is held no environment of this process can open the store.
         try EnvironmentRegistry.shared.withStoreClosed(registryKey, path: path) {
-            let lockPath = StoreFiles.lockFile(in: path)
-            let fd = try StoreFiles.openRegularFile(lockPath, flags: O_RDWR, role: "lock file")
-            defer { close(fd) }
-            var lock = DataFileValidator.exclusiveLock
-            guard fcntl(fd, F_SETLK, &lock) == 0 else { throw inUse(path) }
-            // Held: no other process has the store open, and none can open it until the descriptor closes.
-            guard validator.transactionIDs().max() == copied else {
-                throw StorageError(
-                    code: .inUse,
-                    message: "Another process saved to the store while it was being compacted; nothing was changed. "
-                        + "Compact it again when no other process uses it.",
-                    path: path)
-            }
-            try takeOwnership(of: StoreFiles.dataFile(in: copy), from: StoreFiles.dataFile(in: path))
-            guard rename(StoreFiles.dataFile(in: copy), StoreFiles.dataFile(in: path)) == 0 else {
-                throw LMDBError(errno).storageError(operation: "Moving the compacted copy into place", path: path)
-            }
-            // The copy was flushed before it was verified; the directory entry is flushed now
-            // (were this to fail, the store is whole either way: old file or new).
-            try? StoreFiles.sync(path)
+            try swapIn(copy, for: path, copied: copied, validator: validator)
         }
         let after = LMDBEnvironment.fileSize(StoreFiles.dataFile(in: path)) ?? 0
         return Outcome(bytesBefore: before, bytesAfter: after, transactionID: copied)
     }
 
-    /// Gives the copy the original's owner, group and mode, so that compacting as another user
-    /// (an administrator) leaves the store openable by the app that owns it.
+    /// Moves the copy's data file over the store's, under LMDB's exclusive lock, when the store
+    /// is still at commit `copied`.
+    private static func swapIn(_ copy: String, for path: String, copied: UInt64, validator: DataFileValidator) throws {
+        let lockPath = StoreFiles.lockFile(in: path)
+        let fd = try StoreFiles.openRegularFile(lockPath, flags: O_RDWR, role: "lock file")
+        defer { close(fd) }
+        var lock = DataFileValidator.exclusiveLock
+        guard fcntl(fd, F_SETLK, &lock) == 0 else { throw inUse(path) }
+        // Held: no other process has the store open, and none can open it until the descriptor closes.
+        guard validator.transactionIDs().max() == copied else {
+            throw StorageError(
+                code: .inUse,
+                message: "Another process saved to the store while it was being copied; nothing was changed. "
+                    + "Run this again when no other process uses it.",
+                path: path)
+        }
+        try takeOwnership(of: StoreFiles.dataFile(in: copy), from: StoreFiles.dataFile(in: path))
+        guard rename(StoreFiles.dataFile(in: copy), StoreFiles.dataFile(in: path)) == 0 else {
+            throw LMDBError(errno).storageError(operation: "Moving the copy into place", path: path)
+        }
+        // The copy was flushed before it was verified; the directory entry is flushed now
+        // (were this to fail, the store is whole either way: old file or new).
+        try? StoreFiles.sync(path)
+    }
+
     private static func takeOwnership(of copy: String, from original: String) throws {
         var info = stat()
         guard stat(original, &info) == 0 else {
@@ -123,8 +147,9 @@ package enum StoreCompaction {
     private static func inUse(_ path: String) -> StorageError {
         StorageError(
             code: .inUse,
-            message: "Another process has the store open, and compacting replaces its data file. Close the other "
-                + "process and run this again, or back the store up with compacting to a new path instead.",
+            message: "Another process has the store open, and compacting (or encrypting, decrypting or rotating the "
+                + "key of) a store replaces its data file. Close the other process and run this again, or back the "
+                + "store up with compacting to a new path instead.",
             path: path)
     }
 }

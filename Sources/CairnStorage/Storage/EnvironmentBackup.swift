@@ -103,7 +103,10 @@ package struct EnvironmentBackup {
                 throw LMDBError(errno).storageError(operation: "Flushing the backup's directory", path: destination)
             }
             try StoreFiles.sync(StoreFiles.parent(of: destination))
-            try Self.verifyCopy(at: destination, configuration: environment.configuration)
+            var configuration = environment.configuration
+            // The copy carries the envelope as it is now.
+            configuration.encryption = environment.secret
+            try Self.verifyCopy(at: destination, configuration: configuration)
         } catch {
             StoreFiles.removeDirectory(destination)
             throw error

@@ -52,6 +52,14 @@ final class EnvironmentState: @unchecked Sendable {
     /// The cipher of an encrypted store's sealed tables, or `nil` for a plaintext store. Set in
     /// `init`, before any table is opened, and never changed.
     private(set) var cipher: ValueCipher?
+    /// The secret that opens the store now: the configuration's, until
+    /// `LMDBEnvironment.changeSecret(to:)` wraps the data key with another.
+    var secret: StoreEncryption? {
+        get { secretLock.withLock { currentSecret } }
+        set { secretLock.withLock { currentSecret = newValue } }
+    }
+    private let secretLock = NSLock()
+    private var currentSecret: StoreEncryption?  // guarded by secretLock
     /// Guarded by the registry's lock.
     var isClosed = false
     /// The registry's key for this environment's directory (device and inode).
@@ -92,6 +100,7 @@ final class EnvironmentState: @unchecked Sendable {
         walkWhenPinned: PageWalker.Scope? = nil
     ) throws(StorageError) {
         self.configuration = configuration
+        currentSecret = configuration.encryption
         self.mapSize = mapSize
         self.registryKey = registryKey
         lentGate = .passUnretained(gate)

@@ -89,10 +89,13 @@ extension StorageTransaction where Self: ~Copyable {
             let kept = handle.keptCursor(at: index)
             let cursor = Cursor(
                 pointer: kept.pointer, position: kept.position, table: table, transaction: handle, isOwned: false)
-            return try cursor.seek(exactly: key) ? cursor.current.value : nil
+            guard try cursor.seek(exactly: key) else { return nil }
+            return table.isSealed ? handle.keepForLookup(cursor.current.value) : cursor.current.value
         case .absent:
             do {
-                return try withCursor(on: table) { cursor in try cursor.seek(exactly: key) ? cursor.current.value : nil
+                return try withCursor(on: table) { cursor in
+                    guard try cursor.seek(exactly: key) else { return nil }
+                    return table.isSealed ? handle.keepForLookup(cursor.current.value) : cursor.current.value
                 }
             } catch let error as StorageError {
                 throw error
@@ -110,7 +113,7 @@ extension StorageTransaction where Self: ~Copyable {
         }
         guard found else { return nil }
         guard table.isSealed else { return bytes(of: data) }
-        return try handle.opening(bytes(of: data), key: key, in: table, into: handle.lookupBuffer())
+        return try handle.openingForLookup(bytes(of: data), key: key, in: table)
     }
 
     /// Whether `key` has a value in `table`.
