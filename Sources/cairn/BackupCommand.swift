@@ -39,7 +39,7 @@ struct BackupCommand: ParsableCommand {
     }
 
     func run() throws {
-        let inspector = try openStore(store.store)
+        let inspector = try openStore(store)
         let summary = try inspector.summary()
         let used = (summary.files.pagesUsed - (compact ? summary.files.freePages : 0)) * summary.files.pageSize
         let progress = Progress("Backing up", unit: "bytes", total: used, quiet: options.quiet)

@@ -34,7 +34,7 @@ struct CompactCommand: ParsableCommand {
         // The size of the copy to come, read without keeping the store open (compacting needs it closed).
         let used: Int
         do {
-            let summary = try openStore(path).summary()
+            let summary = try openStore(store, path: path).summary()
             used = (summary.files.pagesUsed - summary.files.freePages) * summary.files.pageSize
         }
         let progress = Progress("Compacting", unit: "bytes", total: used, quiet: options.quiet)
@@ -42,7 +42,10 @@ struct CompactCommand: ParsableCommand {
         let outcome: StoreCompaction.Outcome
         do {
             outcome = try watchingFile({ copy }, total: used, progress: progress) {
-                try StoreCompaction.compact(StorageConfiguration(path: path))
+                var configuration = StorageConfiguration(path: path)
+                configuration.encryption = try store.encryption()
+                configuration.sealedTables = StoreLayout.sealedTables
+                return try StoreCompaction.compact(configuration)
             }
             progress.finish(succeeded: true)
         } catch {

@@ -49,7 +49,7 @@ struct DumpCommand: ParsableCommand {
     }
 
     func run() throws {
-        let inspector = try openStore(store.store)
+        let inspector = try openStore(store)
         let condition = filter.map { filter in
             let parts = filter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (name: String(parts[0]), value: String(parts[1]))

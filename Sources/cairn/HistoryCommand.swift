@@ -27,7 +27,7 @@ struct HistoryCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let inspector = try openStore(store.store)
+        let inspector = try openStore(store)
         let token = try since.map { try Self.token($0, store: inspector.storeIdentifier) }
         let output = StandardOutput()
         defer { output.flush() }

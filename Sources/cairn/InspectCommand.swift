@@ -23,7 +23,7 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var options: ReportOptions
 
     func run() throws {
-        let inspector = try openStore(store.store)
+        let inspector = try openStore(store)
         let summary = try inspector.summary()
         let output = StandardOutput()
         defer { output.flush() }

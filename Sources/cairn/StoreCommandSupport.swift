@@ -6,6 +6,12 @@ import Foundation
 struct StoreArgument: ParsableArguments {
     @Argument(help: "The store's directory (the URL a ModelConfiguration names).")
     var store: String
+
+    @Option(name: .customLong("key-file"), help: StoreSecret.keyFileHelp)
+    var keyFile: String?
+
+    /// The secret to open the store with (see ``StoreSecret``).
+    func encryption() throws -> StoreEncryption? { try StoreSecret.resolve(keyFile: keyFile) }
 }
 
 /// `--json` and `--quiet`, for commands that report.
@@ -34,9 +40,13 @@ enum StoreRefusals {
 }
 
 /// Opens the store read-only, or says why it cannot be opened and exits with `status`.
-func openStore(_ path: String, exitStatus status: Int32 = 1) throws -> StoreInspector {
+func openStore(_ store: StoreArgument, path: String? = nil, exitStatus status: Int32 = 1) throws -> StoreInspector {
+    let path = path ?? store.store
     do {
-        return try StoreInspector(path: path)
+        return try StoreInspector(path: path, encryption: store.encryption())
+    } catch let error as ValidationError {
+        printError("cairn: \(error.message)")
+        throw ExitCode(status)
     } catch {
         printError("cairn: cannot open the store at \(path): \(describe(error))")
         throw ExitCode(status)

@@ -45,7 +45,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let inspector = try openStore(store.store, exitStatus: 2)
+        let inspector = try openStore(store, exitStatus: 2)
         let report: VerificationReport
         do {
             let summary = try inspector.summary()

@@ -42,6 +42,16 @@ func fail(_ line: String) -> Never {
 enum NumberedTransactions {
     static let lastKey = Array("last".utf8)
 
+    /// The secret of the numbered store while `rekey-loop` has it encrypted (its table `t` sealed).
+    static let secret = StoreEncryption.key(Array(repeating: 0x42, count: 32))
+
+    /// The numbered store's configuration: table `t` sealed when it is encrypted.
+    static func configuration(_ directory: String) -> StorageConfiguration {
+        var configuration = StorageConfiguration(path: directory)
+        configuration.sealedTables = SealedTables(names: ["t"])
+        return configuration
+    }
+
     static func key(_ n: UInt64, _ i: UInt32) -> [UInt8] {
         withUnsafeBytes(of: n.bigEndian) { Array($0) } + withUnsafeBytes(of: i.bigEndian) { Array($0) }
     }
@@ -166,6 +176,19 @@ do {
     case "commit-count":
         // Commits the given number of numbered transactions of one key each, then exits.
         try commitLoop(directory, keys: 1, padding: 16, limit: UInt64(arguments[3])!)
+
+    case "rekey-loop":
+        // `rekey-loop <store> <rounds> <plain|encrypted>`: rewrites the numbered store encrypted,
+        // then plain, and so on (from the state given), saying "rekeyed N" after each rewrite.
+        var encrypted = arguments[4] == "encrypted"
+        for round in 1...Int(arguments[3])! {
+            var configuration = NumberedTransactions.configuration(directory)
+            configuration.encryption = encrypted ? NumberedTransactions.secret : nil
+            try StoreRekeying.rewrite(
+                configuration, to: encrypted ? nil : NumberedTransactions.secret, entriesPerTransaction: 40)
+            encrypted.toggle()
+            say("rekeyed \(round)")
+        }
 
     case "fill":
         // Create the store before the limit, so only commits meet it.

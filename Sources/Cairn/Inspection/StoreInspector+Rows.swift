@@ -61,11 +61,26 @@ extension StoreInspector {
         var lowest: UnsafeRawPointer?
         var highest: UnsafeRawPointer?
         try environment.read { txn in
-            try txn.scan(records) { key, value in
+            // A sealed record that does not authenticate is left out and named, as a damaged one is.
+            let unreadable = { (key: UnsafeRawBufferPointer, error: StorageError) -> String in
+                guard let row = try? EntryLayout.row(key: key, table: records) else { return "\(records.name) key \(Array(key))" }
+                return classes.contains(Store.EntityTables.classNumber(ofRow: row)) ? "\(self.identifier(entity, row))" : ""
+            }
+            try txn.scan(
+                records,
+                onUnreadable: { key, error in
+                    let name = unreadable(key, error)
+                    if !name.isEmpty { damaged(name, error.message) }
+                    return true
+                }
+            ) { key, value in
                 count += 1
-                if let start = value.baseAddress {
+                // Addresses in the map only: a sealed table's values are opened into memory of
+                // this process, which must never be given back; its keys are in the map.
+                for bytes in records.isSealed ? [key] : [key, value] {
+                    guard let start = bytes.baseAddress else { continue }
                     lowest = min(lowest ?? start, start)
-                    highest = max(highest ?? start, start + value.count)
+                    highest = max(highest ?? start, start + bytes.count)
                 }
                 if count & 0xFFF == 0 {
                     progress?(count)

@@ -26,14 +26,17 @@ package final class StoreInspector {
     /// The names of the store's tables.
     var tableNames: Set<String> { catalog.tableNames }
 
-    /// Opens the store at `path` read-only and reads its descriptions.
+    /// Opens the store at `path` read-only (with `encryption`, the secret of an encrypted
+    /// store) and reads its descriptions.
     ///
     /// - Throws: `StorageError` `.notFound` when there is no store, `.damaged` or
     ///   `.damagedRecord` when it (or its description) is damaged, `.versionMismatch` for a store
     ///   of another format.
-    package init(path: String) throws {
+    package init(path: String, encryption: StoreEncryption? = nil) throws {
         var configuration = StorageConfiguration(path: path)
         configuration.isReadOnly = true
+        configuration.encryption = encryption
+        configuration.sealedTables = StoreLayout.sealedTables
         environment = try LMDBEnvironment.open(configuration)
         self.path = environment.path
         guard let meta = try environment.openTable(StoreLayout.metaTable) else {

@@ -93,7 +93,20 @@ struct StoreVerifier {
             for entity in entities.sorted(by: { $0.name < $1.name }) {
                 var ids = Set<UInt64>()
                 var count = 0
-                try txn.scan(entity.records) { key, value in
+                // A sealed record that does not authenticate is reported as a damaged one is.
+                let unreadable = { (key: UnsafeRawBufferPointer, error: StorageError) -> Bool in
+                    tick()
+                    count += 1
+                    guard let row = try? EntryLayout.row(key: key, table: entity.records) else {
+                        report.add(.damagedRecord, table: entity.records.name, [], "\(error)")
+                        return true
+                    }
+                    ids.insert(row)
+                    let id = identifier(entity.name, row, entity.records)
+                    report.add(.damagedRecord, table: entity.records.name, [id], "\(id) cannot be read: \(error)")
+                    return true
+                }
+                try txn.scan(entity.records, onUnreadable: unreadable) { key, value in
                     tick()
                     let row: UInt64
                     do {

@@ -18,21 +18,6 @@ extension EnvironmentState {
             .map { ValueCipher(dataKey: $0) }
     }
 
-    /// Checks `secret` against the envelope of this open store, for another opening of it in
-    /// this process: the registry hands out the environment already open only to the right secret.
-    ///
-    /// - Throws: As ``unlock(_:mainTable:configuration:)``.
-    func checkSecret(_ secret: StoreEncryption?) throws(StorageError) {
-        let environment: OpaquePointer
-        do throws(LMDBError) {
-            environment = try self.environment()
-        } catch {
-            throw error.storageError(operation: "Reading the store's encryption record", path: configuration.path)
-        }
-        let stored = try Self.storedEnvelope(environment, mainTable: mainTable, path: configuration.path)
-        _ = try Self.dataKey(stored, secret: secret, path: configuration.path)
-    }
-
     /// Writes a new envelope for a random data key, wrapped by `secret`, into the new store
     /// `environment` (in the transaction that creates it).
     static func writeNewEnvelope(
@@ -78,7 +63,7 @@ extension EnvironmentState {
         return Array(bytes(of: data))
     }
 
-    private static func dataKey(
+    static func dataKey(
         _ stored: [UInt8]?, secret: StoreEncryption?, path: String
     ) throws(StorageError) -> [UInt8]? {
         switch (stored, secret) {

@@ -53,6 +53,24 @@ extension LMDBEnvironment {
 }
 
 extension LMDBEnvironment {
+    /// Checks `secret` against this open store's envelope, for another opening of it in this
+    /// process: the registry hands out the environment already open only to the secret that
+    /// opens the store now (another process may have changed it since).
+    ///
+    /// - Throws: ``StorageError`` `.encryptionKeyRequired`, `.notEncrypted`,
+    ///   `.wrongEncryptionKey`, `.damaged`.
+    func checkSecret(_ secret: StoreEncryption?) throws {
+        // Whether the store is encrypted cannot change while it is open here (a rewrite needs
+        // it closed everywhere); only the secret can.
+        guard isEncrypted, secret != nil else {
+            _ = try EnvironmentState.dataKey(isEncrypted ? [] : nil, secret: secret, path: path)
+            return
+        }
+        let main = state.mainTable
+        let stored = try read { txn in try txn.get(KeyEnvelope.storageKey, in: main) }
+        _ = try EnvironmentState.dataKey(stored, secret: secret, path: path)
+    }
+
     /// The generation of the store's data key (1 for a store's first, one more at each
     /// rotation), or `nil` for a plaintext store.
     ///

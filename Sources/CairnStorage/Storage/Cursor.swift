@@ -12,6 +12,11 @@ struct CursorPosition {
     var searchesBeforeStepping = 0
     /// Where a sealed table's value is opened (see `Cursor.openCurrentValue`).
     var plaintext: ValueBuffer?
+    /// Whether a sealed value that does not authenticate is handed out as ``unreadable`` (an
+    /// empty value beside it) instead of thrown: for scans that report damage row by row.
+    var toleratesUnreadable = false
+    /// Why the value the cursor is on could not be opened, when it tolerates that.
+    var unreadable: StorageError?
 
     /// On no entry (a failed move, or a new transaction); what it learnt about stepping stays.
     mutating func forget() { (key, value) = (MDB_val(), MDB_val()) }
@@ -331,8 +336,33 @@ package struct Cursor: ~Copyable {
         }
         // A failed seek leaves the key pointing at the caller's bytes: never hand those out.
         if !found { position.pointee.forget() }
-        if found && table.isSealed { try openCurrentValue() }
+        if table.isSealed {
+            position.pointee.unreadable = nil
+            if found { try openCurrentValue() }
+        }
         return found
+    }
+
+    /// Why the value at the cursor could not be opened (a sealed value that does not
+    /// authenticate), when ``toleratingUnreadableValues(_:)`` asked for it: `current.value` is
+    /// empty then. `nil` otherwise.
+    ///
+    /// ```swift
+    /// if let damage = cursor.unreadable { report(cursor.current.key, damage) }
+    /// ```
+    package var unreadable: StorageError? { position.pointee.unreadable }
+
+    /// Runs `body` with moves that land on an unreadable sealed value succeeding, the value
+    /// empty and ``unreadable`` saying why, instead of throwing: a scan then goes on past it.
+    ///
+    /// ```swift
+    /// try cursor.toleratingUnreadableValues { try cursor.next() }
+    /// ```
+    package func toleratingUnreadableValues<R>(_ body: () throws -> R) rethrows -> R {
+        let previous = position.pointee.toleratesUnreadable
+        position.pointee.toleratesUnreadable = true
+        defer { position.pointee.toleratesUnreadable = previous }
+        return try body()
     }
 
     /// Replaces the sealed value the cursor landed on with its plaintext, opened into the
@@ -345,8 +375,12 @@ package struct Cursor: ~Copyable {
                 bytes(of: position.pointee.value), key: bytes(of: position.pointee.key), in: table, into: buffer)
             position.pointee.value = MDB_val(mv_size: plaintext.count, mv_data: UnsafeMutableRawPointer(mutating: plaintext.baseAddress))
         } catch {
-            position.pointee.forget()
-            throw error
+            guard position.pointee.toleratesUnreadable else {
+                position.pointee.forget()
+                throw error
+            }
+            position.pointee.value = MDB_val()
+            position.pointee.unreadable = error
         }
     }
 }

@@ -45,7 +45,15 @@ final class EnvironmentRegistry: @unchecked Sendable {
                 path: environment.path)
         }
         // The environment already open serves only the secret that opens its store.
-        if existed { try environment.state.checkSecret(configuration.encryption) }
+        if existed {
+            do {
+                try environment.checkSecret(configuration.encryption)
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                throw StorageError(code: .other, message: "Checking the store's key failed: \(error)", cause: error)
+            }
+        }
         return environment
     }
 

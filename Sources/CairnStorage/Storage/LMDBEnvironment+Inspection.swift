@@ -90,7 +90,8 @@ extension LMDBEnvironment {
     /// and backed by the file, so a page read again is mapped again from the page cache (or the
     /// disk), unchanged: nothing read before becomes invalid. For tools that stream a whole store
     /// (`cairn dump`), now and then during the scan, with the lowest and highest addresses of the
-    /// keys and values the scan was given (LMDB does not tell where its map starts).
+    /// keys and values the scan was given (LMDB does not tell where its map starts). Never with
+    /// a sealed table's values: they are opened into this process's own memory.
     ///
     /// ```swift
     /// environment.releaseReadPages(from: lowest, to: highest)

@@ -150,13 +150,46 @@ extension StorageTransaction where Self: ~Copyable {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         try withCursor(on: table) { cursor in
-            var positioned = try cursor.position(at: range, direction: direction)
-            while positioned {
-                let (key, value) = cursor.current
-                guard try cursor.isWithin(range, key: key, direction: direction) else { return }
-                guard try body(key, value) else { return }
-                positioned = try direction == .forward ? cursor.next() : cursor.previous()
+            // Without tolerance a cursor throws where a value is unreadable: this is never called.
+            try Self.walk(cursor, range, direction, onUnreadable: { _, error in throw error }, body)
+        }
+    }
+
+    /// The same, calling `onUnreadable` (with the key and why) for each value of a sealed table
+    /// that does not authenticate, instead of throwing, and going on when it returns `true`: for
+    /// readers that report damage row by row, as they do for a record that fails its checksum.
+    ///
+    /// ```swift
+    /// try txn.scan(records, onUnreadable: { key, error in report(key, error); return true }) { key, value in … }
+    /// ```
+    package func scan(
+        _ table: Table, _ range: KeyRange = .all, direction: ScanDirection = .forward,
+        onUnreadable: (UnsafeRawBufferPointer, StorageError) throws -> Bool,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try withCursor(on: table) { cursor in
+            try cursor.toleratingUnreadableValues {
+                try Self.walk(cursor, range, direction, onUnreadable: onUnreadable, body)
             }
+        }
+    }
+
+    /// The loop of ``scan(_:_:direction:onUnreadable:_:)`` on a positioned cursor.
+    private static func walk(
+        _ cursor: borrowing Cursor, _ range: KeyRange, _ direction: ScanDirection,
+        onUnreadable: (UnsafeRawBufferPointer, StorageError) throws -> Bool,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var positioned = try cursor.position(at: range, direction: direction)
+        while positioned {
+            let (key, value) = cursor.current
+            guard try cursor.isWithin(range, key: key, direction: direction) else { return }
+            if let damage = cursor.unreadable {
+                guard try onUnreadable(key, damage) else { return }
+            } else {
+                guard try body(key, value) else { return }
+            }
+            positioned = try direction == .forward ? cursor.next() : cursor.previous()
         }
     }
 

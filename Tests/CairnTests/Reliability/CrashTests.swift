@@ -45,6 +45,54 @@ import Glibc
     }
 }
 
+/// A process that encrypts and decrypts a store, over and over, is killed with SIGKILL at random
+/// moments: the store must always be whole, plaintext or encrypted, holding every transaction.
+@Suite struct RekeyCrashTests {
+    @Test(.timeLimit(.minutes(5)))
+    func aRewriteKilledAtAnyMomentLeavesTheOldStoreOrTheNew() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.child("store")
+        let made = try HelperProcess.run(["commit-count", path, "400"])
+        try #require(made.status == 0, "\(made.errors)")
+        var encrypted = false
+        var rewrites = 0, killsMidRewrite = 0
+        for round in 0..<Int(CrashTests.rounds / 4) {
+            let rekeyer = try HelperProcess(["rekey-loop", path, "1000", encrypted ? "encrypted" : "plain"])
+            // A rewrite of this store takes tens of milliseconds, most of them flushing.
+            usleep(UInt32.random(in: 0...400_000))
+            rekeyer.kill()
+            let acknowledged = rekeyer.waitForExit().output.split(separator: "\n").filter { $0.hasPrefix("rekeyed") }.count
+            // The rewrite the kill stopped may have replaced the file before it could say so.
+            let plainOpens = Result { try NumberedStore.verify(path, keysPerTransaction: 1) }
+            let nowEncrypted: Bool
+            switch plainOpens {
+            case .success(let last):
+                #expect(last == 400, "round \(round): the plaintext store holds \(last) of 400 transactions")
+                nowEncrypted = false
+            case .failure(let error as StorageError) where error.code == .encryptionKeyRequired:
+                let last = try NumberedStore.verify(path, keysPerTransaction: 1, encryption: NumberedStore.secret)
+                #expect(last == 400, "round \(round): the encrypted store holds \(last) of 400 transactions")
+                nowEncrypted = true
+            case .failure(let error):
+                Issue.record("round \(round): the store does not open: \(error)")
+                return
+            }
+            // A kill during a copy leaves its scratch directory, which the next rewrite removes.
+            let scratch = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("compacting") }
+            if !scratch.isEmpty { killsMidRewrite += 1 }
+            rewrites += acknowledged
+            encrypted = nowEncrypted
+        }
+        #expect(rewrites > 0, "some rewrites completed")
+        #expect(killsMidRewrite > 0, "some kills stopped a rewrite while it copied")
+        // Copies the killed rewrites left behind are removed by the next one.
+        let finish = try HelperProcess.run(["rekey-loop", path, "1", encrypted ? "encrypted" : "plain"])
+        #expect(finish.status == 0, "\(finish.errors)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("compacting") }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
+
 /// Opening a store that another process is committing to.
 @Suite struct OpenWhileWritingTests {
     // Bug (found while adding the page walk at open): a walk of the file without LMDB raced a

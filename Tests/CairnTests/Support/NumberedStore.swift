@@ -13,11 +13,15 @@ enum NumberedStore {
 
     /// Returns the last committed transaction number, after checking that every transaction up to
     /// it is whole and nothing after it exists.
-    static func verify(_ path: String, keysPerTransaction: Int) throws -> UInt64 {
+    static func verify(_ path: String, keysPerTransaction: Int, encryption: StoreEncryption? = nil) throws -> UInt64 {
         // A writer killed while creating the store leaves no store at all (creation is one
         // rename), never a partial one.
         guard FileManager.default.fileExists(atPath: path) else { return 0 }
-        let environment = try LMDBEnvironment.open(StorageConfiguration(path: path))
+        var configuration = StorageConfiguration(path: path)
+        // As the helper's `rekey-loop` seals it (`NumberedTransactions.configuration`).
+        configuration.sealedTables = SealedTables(names: ["t"])
+        configuration.encryption = encryption
+        let environment = try LMDBEnvironment.open(configuration)
         guard let table = try environment.openTable("t") else { return 0 }
         return try environment.read { txn in
             let last = try txn.get(Array("last".utf8), in: table).map { UInt64(number($0)) } ?? 0
@@ -40,6 +44,9 @@ enum NumberedStore {
             return last
         }
     }
+
+    /// The secret the helper's `rekey-loop` encrypts the store with.
+    static let secret = StoreEncryption.key(Array(repeating: 0x42, count: 32))
 
     /// The transaction numbers a helper acknowledged in its output.
     static func acknowledged(_ output: String) -> [UInt64] {

@@ -154,6 +154,77 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: missing), "nothing is created")
     }
 
+    // MARK: Encrypted stores
+
+    /// The demo store, encrypted with a key written to `store.key` as hexadecimal digits.
+    private func encryptedDemoStore(_ directory: TemporaryDirectory) throws -> (store: String, keyFile: String, key: [UInt8]) {
+        let store = try demoStore(directory)
+        let key = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 9 &+ 1) }
+        try ModelContainer.encryptStore(at: URL(fileURLWithPath: store), with: .key(Data(key)))
+        let keyFile = directory.child("store.key")
+        try (key.map { String(format: "%02x", $0) }.joined() + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
+        return (store, keyFile, key)
+    }
+
+    @Test func anEncryptedStoreOpensWithItsKeyFileOrPassphraseOnly() throws {
+        let directory = TemporaryDirectory()
+        let (store, keyFile, key) = try encryptedDemoStore(directory)
+        let verify = try CairnTool.run(["verify", store, "--key-file", keyFile, "--json"])
+        #expect(verify.status == 0, "\(verify.output) \(verify.errors)")
+        #expect(try verify.json()["rowsByEntity"] as? [String: Int] == ["Author": 2, "Book": 3, "Chapter": 6, "Tag": 3])
+        let dump = try CairnTool.run(["dump", store, "--entity", "Book", "--key-file", keyFile])
+        #expect(try dump.jsonLines().map { $0["title"] as? String } == ["Pride and Prejudice", "Emma", "Leaves of Grass"])
+
+        let bare = try CairnTool.run(["inspect", store])
+        #expect(bare.status == 1 && bare.errors.contains("encryptionKeyRequired"), "\(bare.errors)")
+        let raw = directory.child("raw.key")
+        try Data(key).write(to: URL(fileURLWithPath: raw))
+        #expect(try CairnTool.run(["inspect", store, "--key-file", raw]).status == 0)
+        try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: raw))
+        #expect(try CairnTool.run(["inspect", store, "--key-file", raw]).errors.contains("wrongEncryptionKey"))
+
+        // A key file is never followed through a link.
+        let link = directory.child("link.key")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: keyFile)
+        let linked = try CairnTool.run(["inspect", store, "--key-file", link])
+        #expect(linked.status == 1 && linked.errors.contains("symbolic link"), "\(linked.errors)")
+
+        // A passphrase comes from the environment.
+        try ModelContainer.rotateDataKey(
+            ofStoreAt: URL(fileURLWithPath: store), with: .key(Data(key)), newEncryption: .passphrase("tool passphrase"))
+        let byPassphrase = try CairnTool.run(["verify", store], environment: ["CAIRN_PASSPHRASE": "tool passphrase"])
+        #expect(byPassphrase.status == 0 && byPassphrase.output.contains("no problems"), "\(byPassphrase.errors)")
+        let compact = try CairnTool.run(["compact", store, "--quiet"], environment: ["CAIRN_PASSPHRASE": "tool passphrase"])
+        #expect(compact.status == 0, "\(compact.errors)")
+        let backup = try CairnTool.run(
+            ["backup", store, directory.child("Backup.store"), "--quiet"], environment: ["CAIRN_PASSPHRASE": "tool passphrase"])
+        #expect(backup.status == 0, "\(backup.errors)")
+    }
+
+    @Test func verifyFindsAnEncryptedRecordThatDoesNotAuthenticate() throws {
+        let directory = TemporaryDirectory()
+        let (store, keyFile, key) = try encryptedDemoStore(directory)
+        do {
+            var configuration = StorageConfiguration(path: store)
+            configuration.encryption = .key(key)
+            configuration.sealedTables = StoreLayout.sealedTables
+            let environment = try LMDBEnvironment.open(configuration)
+            let books = try #require(try environment.openTable(StoreLayout.recordsTable(of: "Book"))).asStored
+            try environment.write { txn in
+                var sealed = try #require(try txn.get(EntryLayout.rowKey(2), in: books))
+                sealed[20] ^= 0x10
+                try txn.put(sealed, for: EntryLayout.rowKey(2), in: books)
+            }
+        }
+        let verify = try CairnTool.run(["verify", store, "--key-file", keyFile, "--json"])
+        #expect(verify.status == 1, "\(verify.errors)")
+        let problems = try #require(try verify.json()["problems"] as? [[String: Any]])
+        #expect(
+            problems.contains {
+                $0["kind"] as? String == "damagedRecord" && ($0["identifiers"] as? [String]) == ["Book/2"]
+            }, "\(problems)")
+    }
+
     // MARK: Damaged stores
 
     @Test func aDamagedRecordIsFoundByVerifyAndLeftOutOfTheDumpWithItsIdentifier() throws {
@@ -354,10 +425,13 @@ enum CairnTool {
         }
     }
 
-    static func run(_ arguments: [String]) throws -> Run {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = HelperProcess.executableURL.deletingLastPathComponent().appendingPathComponent("cairn")
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
