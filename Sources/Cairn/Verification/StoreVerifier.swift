@@ -97,13 +97,11 @@ struct StoreVerifier {
                 let unreadable = { (key: UnsafeRawBufferPointer, error: StorageError) -> Bool in
                     tick()
                     count += 1
-                    guard let row = try? EntryLayout.row(key: key, table: entity.records) else {
-                        report.add(.damagedRecord, table: entity.records.name, [], "\(error)")
-                        return true
-                    }
-                    ids.insert(row)
-                    let id = identifier(entity.name, row, entity.records)
-                    report.add(.damagedRecord, table: entity.records.name, [id], "\(id) cannot be read: \(error)")
+                    let row = try? EntryLayout.row(key: key, table: entity.records)
+                    if let row { ids.insert(row) }
+                    let id = row.map { identifier(entity.name, $0, entity.records) }
+                    let text = (id.map { "\($0) cannot be read: " } ?? "") + "\(error)"
+                    report.add(.damagedRecord, table: entity.records.name, id.map { [$0] } ?? [], text)
                     return true
                 }
                 try txn.scan(entity.records, onUnreadable: unreadable) { key, value in

@@ -44,24 +44,30 @@ final class SealingScratch {
     let additionalData = ValueBuffer(capacity: 600)
     /// Each sealed table's name and a zero byte, by LMDB handle.
     private var prefixes: [UInt32: [UInt8]] = [:]
-    /// Where lookups open values: each keeps its bytes until the transaction ends, as LMDB's own
-    /// pointers do (a value looked up stays valid while the closure it was handed to looks up
+    /// The table whose prefix ``additionalData`` holds now, and its length: a scan or a save
+    /// seals and opens value after value of one table, and then only the key is copied.
+    private var prefixHandle: UInt32?
+    private var prefixLength = 0
+    /// Where a lookup opens its value: each keeps its bytes until the transaction ends, as LMDB's
+    /// own pointers do (a value looked up stays valid while the closure it was handed to looks up
     /// another on the same table).
     let lookups = ValueArena()
 
     /// The additional data that binds a value to `key` in `table`, valid until the next call.
     func additionalData(for table: Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        let prefix: [UInt8]
-        if let known = prefixes[table.handle] {
-            prefix = known
-        } else {
-            prefix = Array(table.name.utf8) + [0]
+        if prefixHandle != table.handle {
+            let prefix = prefixes[table.handle] ?? Array(table.name.utf8) + [0]
             prefixes[table.handle] = prefix
+            let bytes = additionalData.reserve(prefix.count + 512)
+            prefix.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[..<prefix.count]).copyMemory(from: $0) }
+            (prefixHandle, prefixLength) = (table.handle, prefix.count)
         }
-        let bytes = additionalData.reserve(prefix.count + key.count)
-        prefix.withUnsafeBytes { bytes.copyMemory(from: $0) }
-        if key.count > 0 { UnsafeMutableRawBufferPointer(rebasing: bytes[prefix.count...]).copyMemory(from: key) }
-        return UnsafeRawBufferPointer(bytes)
+        // The buffer holds the prefix and room for any key (at most 511 bytes).
+        let bytes = additionalData.reserve(prefixLength + 512)
+        if key.count > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: bytes[prefixLength..<prefixLength + key.count]).copyMemory(from: key)
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes[..<(prefixLength + key.count)])
     }
 
     /// Forgets what belonged to the transaction that ended (the handle serves a renewed one).
