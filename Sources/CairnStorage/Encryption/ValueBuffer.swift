@@ -40,34 +40,41 @@ final class SealingScratch {
     var nonces: NonceSequence?
     /// Where a value is sealed before LMDB copies it into the page.
     let sealed = ValueBuffer()
-    /// Where the additional data (table name, zero, key) is assembled.
-    let additionalData = ValueBuffer(capacity: 600)
-    /// Each sealed table's name and a zero byte, by LMDB handle.
-    private var prefixes: [UInt32: [UInt8]] = [:]
-    /// The table whose prefix ``additionalData`` holds now, and its length: a scan or a save
-    /// seals and opens value after value of one table, and then only the key is copied.
-    private var prefixHandle: UInt32?
-    private var prefixLength = 0
+    /// Each sealed table's additional data: its name and a zero byte, with room after them for
+    /// any key (at most 511 bytes), by LMDB handle.
+    private var prefixes: [UInt32: (buffer: ValueBuffer, length: Int)] = [:]
+    /// The last table's entry: a scan or a save seals and opens value after value of one table.
+    private var lastHandle: UInt32?
+    private var last: (buffer: ValueBuffer, length: Int)?
     /// Where a lookup opens its value: each keeps its bytes until the transaction ends, as LMDB's
     /// own pointers do (a value looked up stays valid while the closure it was handed to looks up
     /// another on the same table).
     let lookups = ValueArena()
 
-    /// The additional data that binds a value to `key` in `table`, valid until the next call.
+    /// The additional data that binds a value to `key` in `table`, valid until the next call
+    /// for the same table: only the key is copied, after the name kept there.
     func additionalData(for table: Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        if prefixHandle != table.handle {
-            let prefix = prefixes[table.handle] ?? Array(table.name.utf8) + [0]
-            prefixes[table.handle] = prefix
-            let bytes = additionalData.reserve(prefix.count + 512)
-            prefix.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[..<prefix.count]).copyMemory(from: $0) }
-            (prefixHandle, prefixLength) = (table.handle, prefix.count)
+        let entry: (buffer: ValueBuffer, length: Int)
+        if lastHandle == table.handle, let last {
+            entry = last
+        } else {
+            entry = prefixes[table.handle] ?? Self.prefix(of: table)
+            prefixes[table.handle] = entry
+            (lastHandle, last) = (table.handle, entry)
         }
-        // The buffer holds the prefix and room for any key (at most 511 bytes).
-        let bytes = additionalData.reserve(prefixLength + 512)
+        // Made with this capacity: the name stays where it was written.
+        let bytes = entry.buffer.reserve(entry.length + 512)
         if key.count > 0 {
-            UnsafeMutableRawBufferPointer(rebasing: bytes[prefixLength..<prefixLength + key.count]).copyMemory(from: key)
+            UnsafeMutableRawBufferPointer(rebasing: bytes[entry.length..<entry.length + key.count]).copyMemory(from: key)
         }
-        return UnsafeRawBufferPointer(rebasing: bytes[..<(prefixLength + key.count)])
+        return UnsafeRawBufferPointer(rebasing: bytes[..<(entry.length + key.count)])
+    }
+
+    private static func prefix(of table: Table) -> (buffer: ValueBuffer, length: Int) {
+        let name = Array(table.name.utf8) + [0]
+        let buffer = ValueBuffer(capacity: name.count + 512)
+        name.withUnsafeBytes { buffer.reserve(name.count).copyMemory(from: $0) }
+        return (buffer, name.count)
     }
 
     /// Forgets what belonged to the transaction that ended (the handle serves a renewed one).
