@@ -19,27 +19,25 @@ int cairn_gcm_hardware_available(void) {
     return (ecx & bit_AES) && (ecx & bit_PCLMUL) && (ecx & bit_SSE4_1) && (ecx & bit_SSSE3);
 }
 
-// Key expansion for AES-256 (FIPS 197), in the form of Intel's AES-NI white paper.
-CAIRN_GCM_TARGET static inline __m128i expand_even(__m128i previous, __m128i assisted) {
-    assisted = _mm_shuffle_epi32(assisted, 0xff);
+// Key expansion for AES-256 (FIPS 197), in the form of Intel's AES-NI white paper: each round
+// key word is the previous key's word XORed with all the words before it, then with the
+// assisted (substituted, rotated) word.
+CAIRN_GCM_TARGET static inline __m128i xor_prefixes(__m128i previous) {
     __m128i shifted = _mm_slli_si128(previous, 4);
     previous = _mm_xor_si128(previous, shifted);
     shifted = _mm_slli_si128(shifted, 4);
     previous = _mm_xor_si128(previous, shifted);
     shifted = _mm_slli_si128(shifted, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    return _mm_xor_si128(previous, assisted);
+    return _mm_xor_si128(previous, shifted);
+}
+
+CAIRN_GCM_TARGET static inline __m128i expand_even(__m128i previous, __m128i assisted) {
+    return _mm_xor_si128(xor_prefixes(previous), _mm_shuffle_epi32(assisted, 0xff));
 }
 
 CAIRN_GCM_TARGET static inline __m128i expand_odd(__m128i even, __m128i previous) {
     __m128i assisted = _mm_shuffle_epi32(_mm_aeskeygenassist_si128(even, 0x00), 0xaa);
-    __m128i shifted = _mm_slli_si128(previous, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    shifted = _mm_slli_si128(shifted, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    shifted = _mm_slli_si128(shifted, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    return _mm_xor_si128(previous, assisted);
+    return _mm_xor_si128(xor_prefixes(previous), assisted);
 }
 
 #define CAIRN_EXPAND(index, rcon)                                                  \
