@@ -39,7 +39,9 @@ extension ModelContainer {
     ///   key instead), `.inUse` when it is open, `.notFound`, `.diskFull`.
     /// - Complexity: O(*n*) in the store's size.
     public static func encryptStore(at url: URL, with encryption: ModelConfiguration.Encryption) throws {
-        try StoreRekeying.rewrite(storageConfiguration(url, nil), to: encryption.secret)
+        try StoreRekeying.rewrite(storageConfiguration(url, nil), to: encryption.secret) {
+            StoreLayout.isRebuiltByRewrite($0, encrypting: true)
+        }
     }
 
     /// Decrypts the store at `url`, encrypted with `encryption`: every value is rewritten in
@@ -54,7 +56,9 @@ extension ModelContainer {
     /// - Throws: `StorageError` `.wrongEncryptionKey`, `.notEncrypted`, `.inUse`, `.notFound`.
     /// - Complexity: O(*n*) in the store's size.
     public static func decryptStore(at url: URL, with encryption: ModelConfiguration.Encryption) throws {
-        try StoreRekeying.rewrite(storageConfiguration(url, encryption), to: nil)
+        try StoreRekeying.rewrite(storageConfiguration(url, encryption), to: nil) {
+            StoreLayout.isRebuiltByRewrite($0, encrypting: false)
+        }
     }
 
     /// Rotates the data key of the encrypted store at `url`: every value is rewritten sealed
@@ -75,7 +79,9 @@ extension ModelContainer {
         ofStoreAt url: URL, with encryption: ModelConfiguration.Encryption,
         newEncryption: ModelConfiguration.Encryption? = nil
     ) throws {
-        try StoreRekeying.rewrite(storageConfiguration(url, encryption), to: (newEncryption ?? encryption).secret)
+        try StoreRekeying.rewrite(storageConfiguration(url, encryption), to: (newEncryption ?? encryption).secret) {
+            StoreLayout.isRebuiltByRewrite($0, encrypting: false)
+        }
     }
 
     private static func storageConfiguration(_ url: URL, _ encryption: ModelConfiguration.Encryption?)

@@ -59,24 +59,50 @@ package enum StoreLayout {
     }
 
     /// A uniqueness constraint's or an index's table, named after the entity that declares it and
-    /// the attributes of its key, in order.
+    /// the attributes of its key, in order. An attribute keyed by its keyed hash (a sensitive
+    /// attribute in an encrypted store, `Docs/Encryption.md`) is marked with ``hashedMarker``, so
+    /// the name says which form the keys have, and a table of the other form is another table.
     ///
     /// ```swift
     /// StoreLayout.keyTable(.index, of: "Book", ["year", "title"])   // "i/Book/year,title"
+    /// StoreLayout.keyTable(.unique, of: "Patient", ["email"], hashed: ["email"])   // "u/Patient/#email"
     /// ```
-    package static func keyTable(_ kind: KeyTableKind, of entity: String, _ attributes: [String]) -> String {
-        "\(kind.rawValue)/\(entity)/\(attributes.joined(separator: ","))"
+    package static func keyTable(
+        _ kind: KeyTableKind, of entity: String, _ attributes: [String], hashed: Set<String> = []
+    ) -> String {
+        let parts = attributes.map { hashed.contains($0) ? "\(hashedMarker)\($0)" : $0 }
+        return "\(kind.rawValue)/\(entity)/\(parts.joined(separator: ","))"
     }
 
-    /// The key tables of `kind` that `entity` declares among `names`, with their attributes, in
-    /// name order.
+    /// What marks a hashed attribute in a key table's name (never part of a Swift identifier).
+    package static let hashedMarker: Character = "#"
+
+    /// The key tables of `kind` that `entity` declares among `names`, with their attributes
+    /// (markers removed) and those keyed by hash, in name order.
     package static func keyTables(
         _ kind: KeyTableKind, of entity: String, among names: some Sequence<String>
-    ) -> [(name: String, attributes: [String])] {
+    ) -> [(name: String, attributes: [String], hashed: Set<String>)] {
         let start = "\(kind.rawValue)/\(entity)/"
-        return names.filter { $0.hasPrefix(start) }.sorted().map {
-            ($0, $0.dropFirst(start.count).split(separator: ",").map(String.init))
+        return names.filter { $0.hasPrefix(start) }.sorted().map { name in
+            let parts = name.dropFirst(start.count).split(separator: ",")
+            let hashed = parts.filter { $0.first == hashedMarker }.map { String($0.dropFirst()) }
+            return (name, parts.map { String($0.first == hashedMarker ? $0.dropFirst() : $0) }, Set(hashed))
         }
+    }
+
+    /// Whether a store's rewrite under another data key leaves the table `name` out, for the
+    /// store to fill again from its records as it next opens (``isKeyTable(_:)``): a hashed key
+    /// table, whose hashes the new data key changes, and, when the rewrite encrypts a plaintext
+    /// store, every key table, since which of their attributes are sensitive (to be hashed, not
+    /// copied in clear) only the app's schema says.
+    package static func isRebuiltByRewrite(_ name: String, encrypting: Bool) -> Bool {
+        guard isKeyTable(name) else { return false }
+        return encrypting || name.contains(hashedMarker)
+    }
+
+    /// Whether `name` is a uniqueness constraint's or an index's table.
+    package static func isKeyTable(_ name: String) -> Bool {
+        KeyTableKind.allCases.contains { name.hasPrefix("\($0.rawValue)/") }
     }
 
     /// Whether `name` is an entity hierarchy's records table.

@@ -31,7 +31,7 @@ struct FetchExplainer {
                 accessPath: .indexOrder(
                     table: order.index.table.name, attribute: order.index.names[0], lower: Self.bound(order.lower),
                     upper: Self.bound(order.upper), descending: order.direction == .backward),
-                evaluatesPredicate: request.predicate != nil, estimatedRows: count)
+                evaluatesPredicate: request.predicate != nil, estimatedRows: count, notes: hashedKeyNotes())
         }
         // Whether part of the predicate is left to evaluate on the rows the access path reads.
         let evaluates = !executor.residual.isEmptyForVouchedRows
@@ -39,8 +39,40 @@ struct FetchExplainer {
         let rowsOf = rowTables.sharesRecordsWithOtherClasses ? rowTables.entity.name : nil
         return try store.read { txn in
             let (accessPath, rows) = try describe(access, txn)
-            return FetchPlan(accessPath: accessPath, evaluatesPredicate: evaluates, estimatedRows: rows, rowsOf: rowsOf)
+            return FetchPlan(
+                accessPath: accessPath, evaluatesPredicate: evaluates, estimatedRows: rows, rowsOf: rowsOf,
+                notes: hashedKeyNotes())
         }
+    }
+
+    /// What the fetch asks of a unique or index table that holds keyed hashes (a sensitive
+    /// attribute in an encrypted store) and the table cannot give: a range, or an order.
+    private func hashedKeyNotes() -> [String] {
+        let tables = executor.request.tables
+        guard !tables.keys.hashedAttributes.isEmpty else { return [] }
+        func hashed(_ keyPath: AnyKeyPath?) -> (Schema.Attribute, Store.EntityTables.UniqueConstraint)? {
+            guard let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }),
+                tables.keys.hashedAttributes.contains(attribute.name),
+                let keyed = (tables.keys.uniques + tables.keys.indexes).first(where: {
+                    $0.names.contains(attribute.name)
+                })
+            else { return nil }
+            return (attribute, keyed)
+        }
+        func note(_ attribute: Schema.Attribute, _ keyed: Store.EntityTables.UniqueConstraint, _ what: String) -> String {
+            "\(keyed.table.name) holds keyed hashes of \(attribute.name), a sensitive attribute of an encrypted "
+                + "store: it finds equal values only, so \(what)"
+        }
+        var notes: [String] = []
+        let parts = executor.request.predicate.map { PredicatePlanner.parts(of: $0.expression) } ?? []
+        for part in parts {
+            guard case .compare(let keyPath, _, _) = part.form, let (attribute, keyed) = hashed(keyPath) else { continue }
+            notes.append(note(attribute, keyed, "the range on \(attribute.name) is checked on each candidate"))
+        }
+        if let first = executor.request.sortBy.first, let (attribute, keyed) = hashed(first.keyPath) {
+            notes.append(note(attribute, keyed, "the sort by \(attribute.name) reads every candidate"))
+        }
+        return Array(Set(notes)).sorted()
     }
 
     /// An access path as a plan names it, and the rows it reads, counted in `txn`.

@@ -73,12 +73,27 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
     /// try context.explain(FetchDescriptor<Vehicle>(predicate: #Predicate { $0 is Car })).rowsOf   // "Car"
     /// ```
     public let rowsOf: String?
+    /// What the fetch asks that a table cannot give, and so is done on each candidate instead: in
+    /// an encrypted store, the unique and index tables of an attribute marked
+    /// ``Schema/Attribute/Option/allowsCloudEncryption`` hold keyed hashes of its values, which
+    /// find equal values but keep no order, so a range on it or a sort by it cannot use them.
+    /// Empty when there is nothing to say.
+    ///
+    /// ```swift
+    /// let plan = try context.explain(FetchDescriptor<Patient>(predicate: #Predicate { $0.email > "m" }))
+    /// print(plan.notes)   // ["u/Patient/#email holds keyed hashes of email, …"]
+    /// ```
+    public let notes: [String]
 
-    init(accessPath: AccessPath, evaluatesPredicate: Bool, estimatedRows: Int, rowsOf: String? = nil) {
+    init(
+        accessPath: AccessPath, evaluatesPredicate: Bool, estimatedRows: Int, rowsOf: String? = nil,
+        notes: [String] = []
+    ) {
         self.accessPath = accessPath
         self.evaluatesPredicate = evaluatesPredicate
         self.estimatedRows = estimatedRows
         self.rowsOf = rowsOf
+        self.notes = notes
     }
 
     /// The plan in one line.
@@ -109,5 +124,6 @@ public struct FetchPlan: Sendable, CustomStringConvertible {
         }
         return access + (rowsOf.map { " of \($0) rows" } ?? "") + ", about \(estimatedRows) rows"
             + (evaluatesPredicate ? ", then the predicate on each candidate" : "")
+            + notes.map { "; " + $0 }.joined()
     }
 }

@@ -143,6 +143,7 @@ extension PredicatePlanner {
                 }
                 builder.removeAll()
                 component.appendKey(to: &builder)
+                if let hasher = slot.hasher { builder.hashComponent(from: 0, with: hasher) }
                 keys.append(builder)
                 isExact = isExact && component.equalsItself()
             }

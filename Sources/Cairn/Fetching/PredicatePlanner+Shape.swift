@@ -198,31 +198,41 @@ extension PredicatePlanner {
         /// the array, where casting each element costs about 1,000 instructions); `nil` for a
         /// value of another kind, which is read element by element.
         let encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)?
+        /// For an attribute keyed by its keyed hash (an encrypted store's sensitive attribute),
+        /// the hasher: each value's key is hashed, and only equalities and lists are slots.
+        let hasher: KeyHasher?
 
         init(
             attribute: Schema.Attribute, kind: Condition.Kind, part: Int,
             encode: ((Any, inout KeyBuilder) -> Bool)? = nil,
-            encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)? = nil
+            encodeList: ((Any) -> (keys: KeyList, isExact: Bool)?)? = nil, hasher: KeyHasher? = nil
         ) {
             self.attribute = attribute
             self.kind = kind
             self.part = part
             self.encode = encode
             self.encodeList = encodeList
+            self.hasher = hasher
         }
     }
 
-    /// A ``Slot/encode`` for values of `component`'s type.
-    static func encoder<Value: KeyComponent>(_ component: Value) -> (Any, inout KeyBuilder) -> Bool {
+    /// A ``Slot/encode`` for values of `component`'s type, keyed by hash with a `hasher`.
+    static func encoder<Value: KeyComponent>(
+        _ component: Value, hasher: KeyHasher? = nil
+    ) -> (Any, inout KeyBuilder) -> Bool {
         { value, builder in
             let value = value as! Value
+            let start = builder.bytes.count
             value.appendKey(to: &builder)
+            if let hasher { builder.hashComponent(from: start, with: hasher) }
             return value.equalsItself()
         }
     }
 
-    /// A ``Slot/encodeList`` for arrays of `Value`.
-    static func listEncoder<Value: KeyComponent>(_: Value.Type) -> (Any) -> (keys: KeyList, isExact: Bool)? {
+    /// A ``Slot/encodeList`` for arrays of `Value`, keyed by hash with a `hasher`.
+    static func listEncoder<Value: KeyComponent>(
+        _: Value.Type, hasher: KeyHasher? = nil
+    ) -> (Any) -> (keys: KeyList, isExact: Bool)? {
         { value in
             guard let values = value as? [Value] else { return nil }
             // End to end and finalized, in one reused builder: an array per key would be an allocation
@@ -233,6 +243,7 @@ extension PredicatePlanner {
             for value in values {
                 builder.removeAll()
                 value.appendKey(to: &builder)
+                if let hasher { builder.hashComponent(from: 0, with: hasher) }
                 keys.append(builder)
                 isExact = isExact && value.equalsItself()
             }
@@ -332,6 +343,8 @@ extension PredicatePlanner {
             guard let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }),
                 !attribute.isTransient
             else { continue }
+            // A hashed attribute's keys keep equality, not order: its bounds are no slots.
+            let hasher = tables.keys.hashedAttributes.contains(attribute.name) ? tables.keys.hasher : nil
             switch part.form {
             case .equal, .compare:
                 // A constant of exactly the attribute's type, with a key encoding.
@@ -340,14 +353,20 @@ extension PredicatePlanner {
                 }
                 let kind: Condition.Kind
                 if case .compare(_, let bound, _) = part.form { kind = bound } else { kind = .equal }
-                slots.append(Slot(attribute: attribute, kind: kind, part: position, encode: Self.encoder(component)))
+                if hasher != nil && !kind.isEquality { continue }
+                slots.append(
+                    Slot(
+                        attribute: attribute, kind: kind, part: position,
+                        encode: Self.encoder(component, hasher: hasher), hasher: hasher))
             case .contains:
                 // Whether every element is of the attribute's type is known from the values only.
                 guard value is any Sequence else { continue }
                 slots.append(
                     Slot(
                         attribute: attribute, kind: .oneOf, part: position,
-                        encodeList: (attribute.valueType as? any KeyComponent.Type).map { Self.listEncoder($0) }))
+                        encodeList: (attribute.valueType as? any KeyComponent.Type).map {
+                            Self.listEncoder($0, hasher: hasher)
+                        }, hasher: hasher))
             case .isA, .other:
                 continue
             }

@@ -346,7 +346,9 @@ struct PredicatePlanner {
     func order(for sortBy: [FetchRequest.SortKey], access: Access) -> IndexOrder? {
         guard let first = sortBy.first, !first.hasStringComparator, let keyPath = first.keyPath,
             let attribute = tables.entity.attributes.first(where: { $0.keyPath == keyPath }), !attribute.isTransient,
-            Self.keyOrderIsComparableOrder(attribute.valueType)
+            Self.keyOrderIsComparableOrder(attribute.valueType),
+            // Keyed hashes have no order.
+            !tables.keys.hashedAttributes.contains(attribute.name)
         else { return nil }
         let direction: ScanDirection = first.isForward ? .forward : .backward
         let keyed = (tables.keys.uniques + tables.keys.indexes).filter { $0.names == [attribute.name] }

@@ -30,9 +30,11 @@ extension StoreVerifier {
         // Entities whose covered rows are unknown (descriptions without notes) are left out.
         for name in names where store.knowsDescendants(of: name) {
             for kind in StoreLayout.KeyTableKind.allCases {
-                for (table, attributes) in store.catalog.keyedTables(of: name, kind) {
+                for (table, attributes, hashed) in store.catalog.keyedTables(of: name, kind) {
                     keyed.append(
-                        Keyed(entity: name, table: try store.table(table), unique: kind == .unique, names: attributes))
+                        Keyed(
+                            entity: name, table: try store.table(table), unique: kind == .unique, names: attributes,
+                            hashed: hashed))
                 }
             }
         }
@@ -64,7 +66,9 @@ extension StoreVerifier {
         // their records give when the description tells enough to compute it.
         var covering: [String: [(keyed: Keyed, key: RecordKey?)]] = [:]
         for keyed in keyed {
-            let key = store.catalog.recordKey(keyed.names, of: keyed.entity, unique: keyed.unique)
+            let key = store.catalog.recordKey(
+                keyed.names, of: keyed.entity, unique: keyed.unique, hashed: keyed.hashed,
+                hasher: store.environment.keyHasher)
             for entity in store.catalog.descendants(of: keyed.entity) { covering[entity, default: []].append((keyed, key)) }
         }
         let compared = Set(covering.values.joined().filter { $0.key != nil }.map(\.keyed.table.name))
@@ -84,6 +88,7 @@ extension StoreVerifier {
                 }
                 return keys
             }, comparedTables: compared)
+        skipsEmptyKeyTables = true
     }
 
     /// Reads every described field of a record by its stored type; returns the attributes whose

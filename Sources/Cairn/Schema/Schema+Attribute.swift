@@ -99,6 +99,10 @@ extension Schema {
         /// ```
         public var isUnique: Bool { options.contains(.unique) }
 
+        /// Whether the attribute has the ``Option/allowsCloudEncryption`` option: in an
+        /// encrypted store, its index and unique keys are keyed hashes.
+        var isSensitive: Bool { options.contains(.allowsCloudEncryption) }
+
         init(
             name: String, originalName: String?, options: [Option], valueType: any Any.Type, defaultValue: Any?,
             hashModifier: String?, isOptional: Bool, isTransient: Bool, keyPath: AnyKeyPath, index: Int?,

@@ -88,10 +88,15 @@ extension Schema.Attribute {
         /// @Attribute(.spotlight) var title: String
         /// ```
         public static let spotlight = Option("spotlight")
-        /// Accepted for SwiftData compatibility; has no effect (Cairn does not sync with CloudKit).
+        /// Marks a sensitive attribute. In an encrypted store (``ModelConfiguration/encryption``)
+        /// every value is sealed already; this option also keeps the attribute's value out of
+        /// its unique and index keys, which then hold a keyed hash of it: a `#Unique` constraint
+        /// and an equality or `contains` on it still use the table, while a range on it or a sort
+        /// by it is done on each candidate (``FetchPlan/notes`` says so). In a plaintext store it
+        /// has no effect, as SwiftData's has none without CloudKit.
         ///
         /// ```swift
-        /// @Attribute(.allowsCloudEncryption) var secret: String
+        /// @Attribute(.unique, .allowsCloudEncryption) var nationalID: String
         /// ```
         public static let allowsCloudEncryption = Option("allowsCloudEncryption")
     }

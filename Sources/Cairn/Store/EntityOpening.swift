@@ -222,26 +222,53 @@ struct EntityOpening {
 
     /// The uniqueness constraints' and indexes' tables; one with no key while the entity has rows
     /// was added by this schema (every row has a key in each), and the container fills it first.
+    /// In an encrypted store, a sensitive attribute (``Schema/Attribute/Option/allowsCloudEncryption``)
+    /// is keyed by its keyed hash, in tables whose names say so (`Docs/Encryption.md`).
     private func openKeyTables(of entity: Schema.Entity, into tables: Store.EntityTables, hasRows: Bool) throws {
+        let hasher = environment.keyHasher
+        tables.keys.hasher = hasher
+        tables.keys.hashedAttributes =
+            hasher == nil ? [] : Set(entity.attributes.filter(\.isSensitive).map(\.name))
         tables.keys.uniques = try entity.uniquenessConstraints.map { names in
             try keyTable(
-                names, of: entity, tags: tables.codec.tags, kind: .unique, flags: [],
-                purpose: "a uniqueness constraint",
+                names, of: entity, tables: tables, kind: .unique, flags: [], purpose: "a uniqueness constraint",
                 declaredIn: { $0.uniquenessConstraints.contains(names) })
         }
         tables.keys.indexes = try entity.indices.map { names in
             try keyTable(
-                names, of: entity, tags: tables.codec.tags, kind: .index, flags: [.duplicateSort, .duplicateFixed],
-                purpose: "an index",
-                declaredIn: { $0.indices.contains(names) })
+                names, of: entity, tables: tables, kind: .index, flags: [.duplicateSort, .duplicateFixed],
+                purpose: "an index", declaredIn: { $0.indices.contains(names) })
         }
         tables.keys.attributeIndexes = tables.propertyIndexes(
             of: (tables.keys.uniques + tables.keys.indexes).flatMap(\.names))
+        if !readOnly { try emptyUndeclaredKeyTables(of: entity, declared: tables.keys) }
         if hasRows { try emptyKeyTablesOfChangedOptionality(of: entity, in: tables) }
         if hasRows && !readOnly {
             tables.keys.unfilled = try environment.read { txn in
                 try (tables.keys.uniques + tables.keys.indexes).filter { try txn.count(of: $0.table) == 0 }
             }
+        }
+    }
+
+    /// Empties the key tables `entity` declared once and does not now (a removed index or
+    /// constraint, or one whose attributes are now keyed in the other form): no save keeps them
+    /// current, so declaring them again must find them empty (and fill them), `cairn verify`
+    /// must not read stale entries as damage, and a sensitive attribute's values, once hashed,
+    /// must not stay in clear in the table of its earlier form.
+    private func emptyUndeclaredKeyTables(of entity: Schema.Entity, declared: Store.EntityTables.KeyTables) throws {
+        let current = Set((declared.uniques + declared.indexes).map(\.table.name))
+        let names = try environment.tableNames()
+        let undeclared = StoreLayout.KeyTableKind.allCases.flatMap { kind in
+            StoreLayout.keyTables(kind, of: entity.name, among: names).map(\.name).filter { !current.contains($0) }
+        }
+        let catalog = TableCatalog(environment: environment)
+        let tables = try undeclared.compactMap { name in
+            try environment.openTable(name, flags: catalog.storedFlags(of: name))
+        }
+        let stale = try environment.read { txn in try tables.filter { try txn.count(of: $0) > 0 } }
+        guard !stale.isEmpty else { return }
+        try environment.write { txn in
+            for table in stale { try txn.removeAll(from: table) }
         }
     }
 
@@ -275,14 +302,19 @@ struct EntityOpening {
     /// One uniqueness constraint's or index's table and key parts. An inherited one covers the
     /// whole hierarchy: its declaring entity's table.
     private func keyTable(
-        _ names: [String], of entity: Schema.Entity, tags: [String: UInt32], kind: StoreLayout.KeyTableKind,
+        _ names: [String], of entity: Schema.Entity, tables: Store.EntityTables, kind: StoreLayout.KeyTableKind,
         flags: TableFlags, purpose: String, declaredIn has: (Schema.Entity) -> Bool
     ) throws -> Store.EntityTables.UniqueConstraint {
-        let parts = try names.map { name in try keyPart(name, of: entity, tags: tags, purpose: purpose) }
+        let hashed = tables.keys.hashedAttributes.intersection(names)
+        let parts = try names.map { name in
+            try keyPart(
+                name, of: entity, tags: tables.codec.tags, purpose: purpose,
+                hasher: hashed.contains(name) ? tables.keys.hasher : nil)
+        }
         let declaring = entity.declaring(has)
         guard
             let table = try environment.openTable(
-                StoreLayout.keyTable(kind, of: declaring.name, names), flags: flags, create: !readOnly)
+                StoreLayout.keyTable(kind, of: declaring.name, names, hashed: hashed), flags: flags, create: !readOnly)
         else {
             throw StorageError(
                 code: .readOnly,
@@ -296,8 +328,9 @@ struct EntityOpening {
     }
 
     /// How the attribute `name` is keyed: from a model's storage, and from a stored record.
+    /// With a `hasher`, the value's key is its keyed hash (a sensitive attribute in an encrypted store).
     private func keyPart(
-        _ name: String, of entity: Schema.Entity, tags: [String: UInt32], purpose: String
+        _ name: String, of entity: Schema.Entity, tags: [String: UInt32], purpose: String, hasher: KeyHasher?
     ) throws -> (model: (AnyObject, inout KeyBuilder) -> Bool, record: RecordKey.Part) {
         let attribute = entity.attributesByName[name]
         guard let attribute, let appendKey = attribute.access?.appendKey,
@@ -316,9 +349,16 @@ struct EntityOpening {
                     + "(.externalStorage), where no key is kept. Remove one of the two.")
         }
         let defaultValue = native.isOptional ? nil : attribute.defaultValue as? any NativeValue
+        let record = RecordKey.Part(
+            tag: tag, type: native.native, isOptional: native.isOptional, defaultValue: defaultValue, hasher: hasher)
+        guard let hasher else { return (appendKey, record) }
         return (
-            appendKey,
-            RecordKey.Part(tag: tag, type: native.native, isOptional: native.isOptional, defaultValue: defaultValue)
+            { model, builder in
+                let start = builder.bytes.count
+                let equalsItself = appendKey(model, &builder)
+                builder.hashComponent(from: start, with: hasher)
+                return equalsItself
+            }, record
         )
     }
 

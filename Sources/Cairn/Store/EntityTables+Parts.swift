@@ -170,6 +170,12 @@ extension Store.EntityTables {
         /// Unique and index tables this schema added to an entity that has rows: empty until
         /// ``KeyTableFiller`` fills them, which the container does as it opens.
         var unfilled: [UniqueConstraint] = []
+        /// In an encrypted store, the hasher its sensitive attributes are keyed with; `nil` in a
+        /// plaintext store.
+        var hasher: KeyHasher?
+        /// The attributes keyed by their keyed hash, not their value (an encrypted store's
+        /// sensitive attributes): their keys find equal values only, never a range or an order.
+        var hashedAttributes: Set<String> = []
         /// The property indexes of the attributes any unique or index table keys.
         var attributeIndexes: Set<Int> = [] {
             didSet { attributeMask = attributeIndexes.reduce(0) { $1 < 64 ? $0 | 1 << UInt64($1) : $0 } }

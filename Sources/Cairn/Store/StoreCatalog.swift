@@ -87,23 +87,31 @@ struct StoreCatalog: Sendable {
     }
 
     /// The unique (`u`) or index (`i`) tables of `entity`, with their attributes.
-    func keyedTables(of entity: String, _ kind: StoreLayout.KeyTableKind) -> [(name: String, attributes: [String])] {
+    func keyedTables(
+        of entity: String, _ kind: StoreLayout.KeyTableKind
+    ) -> [(name: String, attributes: [String], hashed: Set<String>)] {
         StoreLayout.keyTables(kind, of: entity, among: tableNames)
     }
 
     /// The key of the attributes `names` of `entity` as its records give it, from the description
     /// alone; `nil` when it does not tell enough: a type outside the registry, an optionality not
     /// recorded (descriptions written before it was), or a required attribute that older rows
-    /// may lack (whose default only the app's models know).
-    func recordKey(_ names: [String], of entity: String, unique: Bool) -> RecordKey? {
-        guard let description = descriptions[entity] else { return nil }
+    /// may lack (whose default only the app's models know), or attributes keyed by hash
+    /// (`hashed`) without the store's `hasher`.
+    func recordKey(
+        _ names: [String], of entity: String, unique: Bool, hashed: Set<String> = [], hasher: KeyHasher? = nil
+    ) -> RecordKey? {
+        guard let description = descriptions[entity], hashed.isEmpty || hasher != nil else { return nil }
         var parts: [RecordKey.Part] = []
         for name in names {
             guard let attribute = description.attributes.first(where: { $0.name == name }),
                 let type = NativeValues.named(attribute.type), let isOptional = attribute.isOptional,
                 isOptional || !attribute.mayBeAbsent
             else { return nil }
-            parts.append(RecordKey.Part(tag: attribute.tag, type: type, isOptional: isOptional, defaultValue: nil))
+            parts.append(
+                RecordKey.Part(
+                    tag: attribute.tag, type: type, isOptional: isOptional, defaultValue: nil,
+                    hasher: hashed.contains(name) ? hasher : nil))
         }
         return RecordKey(parts: parts, isUnique: unique)
     }

@@ -1,3 +1,4 @@
+import CairnStorage
 import Foundation
 
 /// How a uniqueness constraint's or an index's key is made from a stored record: each keyed
@@ -23,6 +24,9 @@ struct RecordKey {
         /// The value of a non-optional attribute whose field is absent (a row stored before the
         /// attribute existed); `nil` when such a field is damage.
         var defaultValue: (any NativeValue)?
+        /// For an attribute keyed by its keyed hash (a sensitive attribute in an encrypted
+        /// store), the store's hasher; `nil` for one keyed by its value.
+        var hasher: KeyHasher? = nil
     }
 
     let parts: [Part]
@@ -39,7 +43,9 @@ struct RecordKey {
         var equalsItself = true
         for part in parts {
             let field = record.payload(tag: part.tag)
+            let start = builder.bytes.count
             if !(try part.type.appendKey(of: field, part: part, to: &builder)) { equalsItself = false }
+            if let hasher = part.hasher { builder.hashComponent(from: start, with: hasher) }
         }
         return isUnique && !equalsItself ? [] : builder.finalized()
     }

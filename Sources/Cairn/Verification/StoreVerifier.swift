@@ -36,6 +36,8 @@ struct StoreVerifier {
         var table: Table
         var unique: Bool
         var names: [String]
+        /// The attributes keyed by their keyed hash (an encrypted store's sensitive ones).
+        var hashed: Set<String> = []
     }
 
     /// A relationship's table, checked once, with the entity that declares it.
@@ -68,6 +70,10 @@ struct StoreVerifier {
     var comparedTables: Set<String>
     /// Told the number of rows and entries read so far, now and then.
     var progress: ((Int) -> Void)?
+    /// Whether an empty unique or index table is left unchecked: for a verifier without the
+    /// app's models, which cannot tell one the app no longer declares (emptied as it opens) or
+    /// fills at its next open (one it added, or a rewrite left out) from one emptied by damage.
+    var skipsEmptyKeyTables = false
 
     /// Runs every check.
     ///
@@ -204,6 +210,7 @@ struct StoreVerifier {
             return true
         }
         report.entriesByTable[table.name] = count
+        if count == 0 && skipsEmptyKeyTables { return }
         let names = keyed.names.joined(separator: ", ")
         guard let wanted else {
             // Without the values' keys: every row it covers has an entry.

@@ -7,6 +7,14 @@ extension LMDBEnvironment {
     /// ```
     package var isEncrypted: Bool { state.cipher != nil }
 
+    /// The hasher that an encrypted store's index and unique keys of sensitive attributes are
+    /// made with, or `nil` for a plaintext store.
+    ///
+    /// ```swift
+    /// let hash = environment.keyHasher?.digest(of: component)
+    /// ```
+    package var keyHasher: KeyHasher? { state.keyHasher }
+
     /// The secret that opens the store now: the one it was opened with, or the last one
     /// ``changeSecret(to:generation:)`` set. A copy of the store (a backup) opens with it.
     ///

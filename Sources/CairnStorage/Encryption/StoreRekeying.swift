@@ -29,13 +29,15 @@ package enum StoreRekeying {
     ///   - secret: The secret to rewrite it under; `nil` for plaintext.
     ///   - entriesPerTransaction: How many entries each write of the copy holds (at least all
     ///     the values of one key).
+    ///   - leavingOut: The tables not to copy: derived tables the new data key makes wrong (the
+    ///     store's owner fills them again when it next opens the store).
     /// - Returns: The sizes before and after.
     /// - Throws: ``StorageError`` as opening the store does (`.wrongEncryptionKey`, …), `.inUse`
     ///   when it is open in this or another process, or what writing the copy meets.
     @discardableResult
     package static func rewrite(
         _ configuration: StorageConfiguration, to secret: StoreEncryption?,
-        entriesPerTransaction: Int = entriesPerTransaction
+        entriesPerTransaction: Int = entriesPerTransaction, leavingOut: (String) -> Bool = { _ in false }
     ) throws -> StoreCompaction.Outcome {
         try StoreCompaction.replaceDataFile(configuration) { source, copy in
             var target = configuration
@@ -50,7 +52,8 @@ package enum StoreRekeying {
                 if let secret, let generation = try source.dataKeyGeneration() {
                     try destination.changeSecret(to: secret, generation: generation &+ 1)
                 }
-                copied = try copyTables(from: source, to: destination, chunk: entriesPerTransaction)
+                copied = try copyTables(
+                    from: source, to: destination, chunk: entriesPerTransaction, leavingOut: leavingOut)
             }
             try StoreFiles.sync(StoreFiles.dataFile(in: copy))
             try StoreFiles.sync(copy)
@@ -58,13 +61,15 @@ package enum StoreRekeying {
         }
     }
 
-    /// Copies every table's entries, with its flags, and returns the commit it copied.
+    /// Copies every table's entries, with its flags, but those `leavingOut` names, and returns
+    /// the commit it copied.
     private static func copyTables(
-        from source: LMDBEnvironment, to destination: LMDBEnvironment, chunk size: Int
+        from source: LMDBEnvironment, to destination: LMDBEnvironment, chunk size: Int,
+        leavingOut: (String) -> Bool
     ) throws -> UInt64 {
         let catalog = TableCatalog(environment: source)
         var commit: UInt64?
-        for name in try source.tableNames() {
+        for name in try source.tableNames() where !leavingOut(name) {
             let flags = try catalog.storedFlags(of: name)
             guard let from = try source.openTable(name, flags: flags),
                 let to = try destination.openTable(name, flags: flags, create: true)

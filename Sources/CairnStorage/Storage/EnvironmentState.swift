@@ -52,6 +52,9 @@ final class EnvironmentState: @unchecked Sendable {
     /// The cipher of an encrypted store's sealed tables, or `nil` for a plaintext store. Set in
     /// `init`, before any table is opened, and never changed.
     private(set) var cipher: ValueCipher?
+    /// The hasher of an encrypted store's sensitive key values (derived from its data key), or
+    /// `nil` for a plaintext store. Set with ``cipher``.
+    private(set) var keyHasher: KeyHasher?
     /// The secret that opens the store now: the configuration's, until
     /// `LMDBEnvironment.changeSecret(to:)` wraps the data key with another.
     var secret: StoreEncryption? {
@@ -121,6 +124,7 @@ final class EnvironmentState: @unchecked Sendable {
                 do throws(StorageError) {
                     try checkOpenedStore(environment, walkWhenPinned: walkWhenPinned)
                     cipher = try Self.unlock(environment, mainTable: mainTable, configuration: configuration)
+                    keyHasher = cipher.map { KeyHasher(dataKey: $0.dataKey) }
                     break
                 } catch
                     where (error.cause as? LMDBError) == .mapResized && resizes < LMDBEnvironment.maximumResizeRetries

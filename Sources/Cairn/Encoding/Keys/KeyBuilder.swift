@@ -1,3 +1,5 @@
+import CairnStorage
+
 /// Builds an order-preserving key for an index or unique table, one component at a time.
 ///
 /// Append components in order; the finished bytes compare (byte by byte, shorter first) exactly
@@ -113,6 +115,20 @@ package struct KeyBuilder: Sendable, Hashable {
     ///   - prefix: The start of the strings to match.
     package mutating func appendStringPrefix(_ prefix: String) {
         appendEscaped(prefix.nfcBytes)
+    }
+
+    /// Replaces the bytes from `start` on (the component appended last) with their keyed hash:
+    /// how a sensitive attribute is keyed in an encrypted store (`Docs/Encryption.md`). The hash
+    /// has a fixed length, so the key stays self-delimiting; it keeps equality, not order.
+    ///
+    /// ```swift
+    /// let start = key.bytes.count
+    /// key.append(email)
+    /// key.hashComponent(from: start, with: hasher)   // 16 bytes in place of the email's
+    /// ```
+    package mutating func hashComponent(from start: Int, with hasher: KeyHasher) {
+        let digest = hasher.digest(of: bytes[start...])
+        bytes.replaceSubrange(start..., with: digest)
     }
 
     /// Appends bytes exactly as given; for ``KeyComponent`` conformances.
