@@ -16,6 +16,9 @@ public actor InMemorySyncServer {
         var batches: [StoredBatch] = []
         var positions: [SyncID: Int64] = [:]
         var rows: [SyncID: RowChange] = [:]
+        /// Whether the zone's values are sealed, and with which key (an end-to-end encrypted
+        /// zone); `nil` until a batch with values decides it.
+        var sealing: ZoneSealing?
         /// Batches at or before this position were compacted away.
         var compactedThrough: Int64 = 0
         var last: Int64 = 0
@@ -63,6 +66,12 @@ public actor InMemorySyncServer {
         let elsewhere = ids.filter { id in zones.contains { $0.key != name && $0.value.rows[id] != nil } }
         try batch.checkAgainstZone(inZone: inZone, elsewhere: elsewhere)
         var zone = zones[name] ?? Zone()
+        if let sealing = try batch.sealing() {
+            if let kept = zone.sealing, let refusal = SyncProtocolError.sealing(batch: sealing, zone: kept, name: name) {
+                throw refusal
+            }
+            zone.sealing = sealing
+        }
         zone.last += 1
         zone.batches.append(StoredBatch(position: zone.last, batch: batch))
         zone.positions[batch.id] = zone.last

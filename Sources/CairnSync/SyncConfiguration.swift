@@ -20,6 +20,15 @@ public struct SyncConfiguration: @unchecked Sendable {
     public var zone: String
     /// The model classes to sync; `nil` (the default) syncs every model of the schema.
     public var models: [any PersistentModel.Type]?
+    /// The zone's key, for an end-to-end encrypted zone: every value is sealed before it leaves
+    /// the device and opened only by replicas given the same key or passphrase, so the server
+    /// (and whoever reads its database) holds ciphertext. Give every replica of the zone the same
+    /// secret; a zone is encrypted from its first push or not at all (`nil`, the default).
+    ///
+    /// ```swift
+    /// configuration.encryption = .key(zoneKeyFromKeychain)   // or .passphrase(familyPassphrase)
+    /// ```
+    public var encryption: ModelConfiguration.Encryption?
     /// The most rows pushed in one batch.
     public var batchSize: Int = 500
     /// How long a request for new changes waits on the server for one to arrive, when syncing
@@ -65,11 +74,15 @@ public struct SyncConfiguration: @unchecked Sendable {
     /// var configuration = SyncConfiguration(server: url, token: token)
     /// configuration.models = [Note.self, Folder.self]
     /// ```
-    public init(server: URL, token: String, zone: String = "default", models: [any PersistentModel.Type]? = nil) {
+    public init(
+        server: URL, token: String, zone: String = "default", models: [any PersistentModel.Type]? = nil,
+        encryption: ModelConfiguration.Encryption? = nil
+    ) {
         self.server = server
         self.token = token
         self.zone = zone
         self.models = models
+        self.encryption = encryption
     }
 }
 
@@ -137,6 +150,17 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Rows changed here hold more than a push can carry (``SyncLimits/maximumRowBytes``);
         /// they stay unsynced until they are made smaller, and everything else syncs.
         case tooLarge
+        /// The zone is end-to-end encrypted and the configuration has no key for it
+        /// (``SyncConfiguration/encryption``).
+        case zoneKeyRequired
+        /// The zone's values are sealed with another key than the configuration's.
+        case wrongZoneKey
+        /// The configuration has a key, but the zone is not encrypted, or a value of it arrived
+        /// in clear.
+        case zoneNotEncrypted
+        /// A sealed value did not open with the zone's key: it was changed, or moved to another
+        /// row or field, on its way. Nothing of the page that held it was applied.
+        case tampered
     }
 
     /// The kind.

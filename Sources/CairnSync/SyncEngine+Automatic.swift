@@ -103,6 +103,9 @@ extension SyncError {
             case .unauthorized, .forbidden: self.init(code: .unauthorized, message: error.message)
             case .badRequest, .tooLarge, .positionExpired: self.init(code: .rejected, message: error.message)
             case .unavailable: self.init(code: .offline, message: error.message)
+            case .zoneEncrypted: self.init(code: .zoneKeyRequired, message: error.message)
+            case .zoneNotEncrypted: self.init(code: .zoneNotEncrypted, message: error.message)
+            case .wrongZoneKey: self.init(code: .wrongZoneKey, message: error.message)
             }
         case let error as StorageError:
             self.init(code: .store, message: "The store could not be synced: \(error.message)")

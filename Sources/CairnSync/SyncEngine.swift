@@ -34,7 +34,8 @@ public actor SyncEngine {
     /// ```
     /// - Parameter transport: How to reach the server; an ``HTTPSyncTransport`` to the
     ///   configuration's server when `nil`.
-    /// - Throws: `StorageError` when the store's sync tables cannot be made or read.
+    /// - Throws: `StorageError` when the store's sync tables cannot be made or read;
+    ///   ``SyncError`` `.rejected` for a zone key that is not 32 bytes or an empty passphrase.
     public init(
         container: ModelContainer, configuration: SyncConfiguration, transport: (any SyncTransport)? = nil
     ) throws {
@@ -43,7 +44,13 @@ public actor SyncEngine {
         replicaID = replica.replicaID
         self.transport = transport ?? HTTPSyncTransport(server: configuration.server, token: configuration.token)
         self.configuration = configuration
+        zoneCipher = try configuration.encryption.map { (encryption) throws(SyncError) in
+            try ZoneCipher(encryption: encryption, zone: configuration.zone)
+        }
     }
+
+    /// The zone's cipher, for an end-to-end encrypted zone.
+    private let zoneCipher: ZoneCipher?
 
     /// This replica's identifier, made the first time its store synced.
     public nonisolated let replicaID: SyncID
@@ -99,7 +106,7 @@ public actor SyncEngine {
     /// Pushes every pending row, a batch at a time.
     func push(_ report: inout SyncReport) async throws {
         while let batch = try replica.nextBatch(limit: configuration.batchSize) {
-            _ = try await transport.push(batch, zone: configuration.zone)
+            _ = try await transport.push(zoneCipher?.sealed(batch) ?? batch, zone: configuration.zone)
             try replica.batchPushed(batch)
             report.pushed += batch.rows.count
         }
@@ -131,7 +138,7 @@ public actor SyncEngine {
                 position = try await readSnapshot(&report)
                 continue
             }
-            let rows = page.batches.filter { $0.batch.replica != replicaID }.flatMap(\.batch.rows)
+            let rows = try opened(page.batches.filter { $0.batch.replica != replicaID }.flatMap(\.batch.rows))
             if !rows.isEmpty || page.position != position {
                 let applied = try replica.apply(rows, position: page.position)
                 report.pulled += rows.count
@@ -143,6 +150,16 @@ public actor SyncEngine {
         }
     }
 
+    /// `rows` as they arrived, with their values opened in an end-to-end encrypted zone; in
+    /// another, refused if a value is sealed (the zone has a key this replica lacks).
+    private func opened(_ rows: [RowChange]) throws(SyncError) -> [RowChange] {
+        guard let zoneCipher else {
+            try ZoneCipher.refuseSealed(rows, zone: configuration.zone)
+            return rows
+        }
+        return try zoneCipher.opened(rows)
+    }
+
     /// Applies the zone's snapshot, page by page; the position it covers is recorded with the
     /// last page, so a snapshot cut short is read again from the start.
     private func readSnapshot(_ report: inout SyncReport) async throws -> Int64 {
@@ -152,7 +169,7 @@ public actor SyncEngine {
             let page = try await transport.snapshot(zone: configuration.zone, after: cursor, limit: 1000)
             let covered = position ?? page.position
             position = covered
-            _ = try replica.apply(page.rows, position: page.more ? nil : covered)
+            _ = try replica.apply(try opened(page.rows), position: page.more ? nil : covered)
             report.pulled += page.rows.count
             cursor = page.rows.last?.id ?? cursor
             guard page.more, !page.rows.isEmpty else { return covered }

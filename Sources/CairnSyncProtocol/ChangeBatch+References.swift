@@ -12,7 +12,8 @@ extension ChangeBatch {
                 switch change.value {
                 case .reference(let target): if !own.contains(target) { found.insert(target) }
                 case .references(let targets): found.formUnion(targets.lazy.filter { !own.contains($0) })
-                case .null, .value: break
+                // A sealed value's targets are the replicas' to read, not the server's.
+                case .null, .value, .sealed: break
                 }
             }
         }

@@ -65,6 +65,40 @@ extension ChangeBatch {
             }
             try row.validate(nowMilliseconds: nowMilliseconds, position: position)
         }
+        _ = try sealing()
+    }
+
+    /// How the batch's values are sealed: ``ZoneSealing/clear`` when none is, sealed with one
+    /// key's identifier when all are, `nil` when it carries no value (deletions only). A server
+    /// keeps each zone one way (`Docs/Sync.md`, "End-to-end encrypted zones").
+    ///
+    /// ```swift
+    /// if let sealing = try batch.sealing() { check(sealing) }
+    /// ```
+    /// - Throws: ``SyncProtocolError`` `.badRequest` for a batch with values of both kinds, or
+    ///   sealed with two keys, or a sealed value too short to name its key.
+    public func sealing() throws(SyncProtocolError) -> ZoneSealing? {
+        var found: ZoneSealing?
+        for row in rows {
+            for change in row.fields.values {
+                let sealing: ZoneSealing
+                switch change.value {
+                case .sealed(let data):
+                    guard data.count > FieldValue.sealingKeyIDLength else {
+                        throw Self.refusal("holds a sealed value too short to name its key (row \(row.id))")
+                    }
+                    sealing = .sealed(keyID: Data(data.prefix(FieldValue.sealingKeyIDLength)))
+                case .null, .value, .reference, .references: sealing = .clear
+                }
+                if let found, found != sealing {
+                    throw Self.refusal(
+                        "holds values sealed in different ways (row \(row.id)); a batch's values are all sealed "
+                            + "with the zone's key, or none is")
+                }
+                found = sealing
+            }
+        }
+        return found
     }
 
     fileprivate static func refusal(_ what: String) -> SyncProtocolError {
@@ -103,5 +137,38 @@ extension RowChange {
                 throw ChangeBatch.refusal("\(row) field '\(name)' has a type name that is empty or too long")
             }
         }
+    }
+}
+
+/// How a zone's values travel: in clear, or sealed with a key only its replicas hold, named by
+/// the key's identifier (the first bytes of every sealed value; a keyed hash of the key, which
+/// tells keys apart and nothing else).
+///
+/// ```swift
+/// switch try batch.sealing() { case .sealed(let keyID)?: print(keyID.count); default: break }
+/// ```
+public enum ZoneSealing: Hashable, Sendable {
+    case clear
+    case sealed(keyID: Data)
+
+    /// How a server stores it: no bytes for clear, else the key's identifier.
+    ///
+    /// ```swift
+    /// let column = sealing.storedBytes
+    /// ```
+    public var storedBytes: Data {
+        switch self {
+        case .clear: Data()
+        case .sealed(let keyID): keyID
+        }
+    }
+
+    /// The sealing a server stored as ``storedBytes``.
+    ///
+    /// ```swift
+    /// let sealing = ZoneSealing(storedBytes: column)
+    /// ```
+    public init(storedBytes: Data) {
+        self = storedBytes.isEmpty ? .clear : .sealed(keyID: storedBytes)
     }
 }

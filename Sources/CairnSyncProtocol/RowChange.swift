@@ -103,6 +103,7 @@ public struct FieldChange: Hashable, Sendable, Codable {
 /// case .reference(let id): print("points at", id)
 /// case .references(let ids): print(ids.count, "targets")
 /// case .null: print("nil")
+/// case .sealed(let data): print(data.count, "sealed bytes")
 /// }
 /// ```
 public enum FieldValue: Hashable, Sendable, Comparable {
@@ -116,6 +117,11 @@ public enum FieldValue: Hashable, Sendable, Comparable {
     case reference(SyncID)
     /// A to-many relationship's targets, in order.
     case references([SyncID])
+    /// Any of the above, sealed with the key of an end-to-end encrypted zone, which only its
+    /// replicas hold (`Docs/Sync.md`, "End-to-end encrypted zones"): the key's identifier
+    /// (``sealingKeyIDLength`` bytes), then the ciphertext. The server stores, merges and
+    /// forwards it and cannot read it. Every value of such a zone travels sealed.
+    case sealed(Data)
 
     /// An order among values, only to break a tie between two writes with the same stamp (which
     /// replicas never make; a hostile or broken one might), the same way everywhere.
@@ -129,13 +135,32 @@ public enum FieldValue: Hashable, Sendable, Comparable {
         case .value(let type, let data): [1] + Array(type.utf8) + [0] + Array(data)
         case .reference(let id): [2] + id.bytes
         case .references(let ids): [3] + ids.flatMap(\.bytes)
+        case .sealed(let data): [4] + Array(data)
         }
     }
+
+    /// Whether the value is sealed with a zone's key.
+    ///
+    /// ```swift
+    /// if change.value.isSealed { … }
+    /// ```
+    public var isSealed: Bool {
+        if case .sealed = self { return true }
+        return false
+    }
+
+    /// The bytes that start a sealed value: the identifier of the key that sealed it.
+    public static let sealingKeyIDLength = 8
+
+    /// An upper bound on the bytes sealing adds to a value on the wire: its tag and length,
+    /// the key's identifier, the nonce and the tag of the cipher. ``RowChange/wireSizeBound``
+    /// counts it for every field, so a row that fits a batch fits it sealed too.
+    public static let sealingOverhead = 64
 }
 
 extension FieldValue: Codable {
     private enum CodingKeys: String, CodingKey {
-        case null, type, data, ref, refs
+        case null, type, data, ref, refs, sealed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -146,13 +171,15 @@ extension FieldValue: Codable {
             self = .reference(target)
         } else if let targets = try container.decodeIfPresent([SyncID].self, forKey: .refs) {
             self = .references(targets)
+        } else if let sealed = try container.decodeIfPresent(Data.self, forKey: .sealed) {
+            self = .sealed(sealed)
         } else if try container.decodeIfPresent(Bool.self, forKey: .null) == true {
             self = .null
         } else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath,
-                    debugDescription: "A field value has one of 'type' and 'data', 'ref', 'refs' or 'null': true"))
+                    debugDescription: "A field value has one of 'type' and 'data', 'ref', 'refs', 'sealed' or 'null': true"))
         }
     }
 
@@ -165,6 +192,7 @@ extension FieldValue: Codable {
             try container.encode(data, forKey: .data)
         case .reference(let target): try container.encode(target, forKey: .ref)
         case .references(let targets): try container.encode(targets, forKey: .refs)
+        case .sealed(let data): try container.encode(data, forKey: .sealed)
         }
     }
 }

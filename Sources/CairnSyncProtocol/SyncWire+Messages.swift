@@ -29,6 +29,9 @@ extension FieldValue: SyncWireCodable {
             writer.bytes.append(3)
             writer.count(targets.count)
             for target in targets { writer.id(target) }
+        case .sealed(let data):
+            writer.bytes.append(4)
+            writer.data(data)
         }
     }
 
@@ -43,6 +46,7 @@ extension FieldValue: SyncWireCodable {
             targets.reserveCapacity(count)
             for _ in 0..<count { targets.append(try reader.id()) }
             self = .references(targets)
+        case 4: self = .sealed(try reader.data())
         case let tag: throw SyncWireReader.malformed("a field value tagged \(tag)")
         }
     }
@@ -72,12 +76,13 @@ extension RowChange: SyncWireCodable {
     public var wireSizeBound: Int {
         var size = 10 + entity.utf8.count + 16 + 1 + 24 + 10
         for (name, change) in fields {
-            size += 10 + name.utf8.count + 24 + 1
+            size += 10 + name.utf8.count + 24 + 1 + FieldValue.sealingOverhead
             switch change.value {
             case .null: break
             case .value(let type, let data): size += 20 + type.utf8.count + data.count
             case .reference: size += 16
             case .references(let targets): size += 10 + 16 * targets.count
+            case .sealed(let data): size += 10 + data.count
             }
         }
         return size

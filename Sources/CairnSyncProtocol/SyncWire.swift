@@ -10,7 +10,8 @@ import Foundation
 /// - message: `version` (1 byte, 1) then the value;
 /// - SyncID: 16 bytes; SyncStamp: clock (8) + replica (SyncID);
 /// - string, data: `n` + bytes;
-/// - FieldValue: tag 0 null | 1 value: type string + data | 2 reference: SyncID | 3 references: `n` + SyncIDs;
+/// - FieldValue: tag 0 null | 1 value: type string + data | 2 reference: SyncID | 3 references: `n` + SyncIDs |
+///   4 sealed: data (a zone's key seals another FieldValue, `Docs/Sync.md`);
 /// - RowChange: entity string, id, deleted (0 | 1 + stamp), `n` fields of name string + stamp + FieldValue;
 /// - ChangeBatch: id, replica, `n` rows; StoredBatch: position (8) + ChangeBatch;
 /// - ChangesPage: position (8), more (1), `n` stored batches; SnapshotPage: position (8), more (1), `n` rows;

@@ -10,7 +10,8 @@ import PostgresNIO
 ///
 /// - `cairn_tokens`: a token's SHA-256 (the token itself is never stored), its user, and the
 ///   one zone it is limited to, if any;
-/// - `cairn_zones`: each zone's last feed position and compacted start;
+/// - `cairn_zones`: each zone's last feed position, compacted start, and whether its values are
+///   sealed (an end-to-end encrypted zone);
 /// - `cairn_batches`: each zone's feed: position, batch identifier (unique per zone, so a push is
 ///   stored once), the pushing replica, and the batch as sent (its `SyncWire` bytes);
 /// - `cairn_rows`: each zone's rows merged field by field (a `RowChange`'s `SyncWire` bytes),
@@ -51,7 +52,7 @@ public struct ServerDatabase: Sendable {
                 """
                 CREATE TABLE IF NOT EXISTS cairn_zones (
                     owner text NOT NULL, zone text NOT NULL, last bigint NOT NULL DEFAULT 0,
-                    compacted bigint NOT NULL DEFAULT 0, PRIMARY KEY (owner, zone))
+                    compacted bigint NOT NULL DEFAULT 0, sealing bytea, PRIMARY KEY (owner, zone))
                 """, logger: logger)
             try await connection.query(
                 """
@@ -67,6 +68,20 @@ public struct ServerDatabase: Sendable {
                     state bytea NOT NULL, position bigint NOT NULL, PRIMARY KEY (owner, zone, id))
                 """, logger: logger)
             try await connection.query("CREATE INDEX IF NOT EXISTS cairn_rows_id ON cairn_rows (id)", logger: logger)
+            // `sealing`: whether the zone's values are sealed with a key only its replicas hold:
+            // the key's identifier, empty for clear, NULL until a batch with values decides it
+            // (ZoneSealing.storedBytes). Added to a table made before it existed; only then, since
+            // ALTER TABLE waits for every running push to the table, even when it changes nothing.
+            var hasSealing = false
+            for try await _ in try await connection.query(
+                """
+                SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'cairn_zones' AND column_name = 'sealing'
+                """, logger: logger
+            ) { hasSealing = true }
+            if !hasSealing {
+                try await connection.query("ALTER TABLE cairn_zones ADD COLUMN sealing bytea", logger: logger)
+            }
         }
     }
 
@@ -107,16 +122,28 @@ public struct ServerDatabase: Sendable {
         return try await Self.unwrapped { try await client.withTransaction(logger: logger) { connection in
             try await connection.query(
                 "INSERT INTO cairn_zones (owner, zone) VALUES (\(owner), \(zone)) ON CONFLICT DO NOTHING", logger: logger)
-            var last: Int64 = 0
+            var (last, kept): (Int64, ByteBuffer?) = (0, nil)
             for try await value in try await connection.query(
-                "SELECT last FROM cairn_zones WHERE owner = \(owner) AND zone = \(zone) FOR UPDATE", logger: logger
-            ).decode(Int64.self) { last = value }
+                "SELECT last, sealing FROM cairn_zones WHERE owner = \(owner) AND zone = \(zone) FOR UPDATE",
+                logger: logger
+            ).decode((Int64, ByteBuffer?).self) { (last, kept) = value }
             for try await position in try await connection.query(
                 "SELECT position FROM cairn_batches WHERE owner = \(owner) AND zone = \(zone) AND id = \(batchID)",
                 logger: logger
             ).decode(Int64.self) { return PushResult(position: position, duplicate: true) }
             let stored = try await rows(batch.rowsToLookUp, owner: owner, zone: zone, connection: connection)
             try batch.checkAgainstZone(inZone: stored.entities, elsewhere: stored.elsewhere)
+            if let sealing = try batch.sealing() {
+                if let kept {
+                    let stored = ZoneSealing(storedBytes: Data(kept.readableBytesView))
+                    if let refusal = SyncProtocolError.sealing(batch: sealing, zone: stored, name: zone) { throw refusal }
+                } else {
+                    let bytes = ByteBuffer(bytes: sealing.storedBytes)
+                    try await connection.query(
+                        "UPDATE cairn_zones SET sealing = \(bytes) WHERE owner = \(owner) AND zone = \(zone)",
+                        logger: logger)
+                }
+            }
             let position = last + 1
             try await connection.query(
                 """

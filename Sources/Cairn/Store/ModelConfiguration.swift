@@ -238,7 +238,7 @@ public struct ModelConfiguration: Hashable, Sendable {
         }
 
         /// The same secret for the storage layer.
-        var secret: StoreEncryption {
+        package var secret: StoreEncryption {
             switch self {
             case .key(let key): .key(Array(key))
             case .passphrase(let passphrase): .passphrase(passphrase)

@@ -130,7 +130,8 @@ extension SyncApplier {
                 let payload = try? RecordReader(Array(data)).payload(tag: 1)
             else { return nil }
             return .some(payload)
-        case .reference, .references: return nil
+        // A sealed value reaches the applier opened (the engine opens it); one that did not is kept, unread.
+        case .reference, .references, .sealed: return nil
         }
     }
 

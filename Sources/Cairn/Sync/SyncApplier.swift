@@ -126,7 +126,7 @@ final class SyncApplier {
         switch value {
         case .reference(let target): [target]
         case .references(let targets): targets
-        case .null, .value: []
+        case .null, .value, .sealed: []
         }
     }
 

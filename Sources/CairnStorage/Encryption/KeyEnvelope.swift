@@ -167,29 +167,10 @@ package struct KeyEnvelope: Sendable, Equatable {
         -> [UInt8]
     {
         switch (secret, derivation) {
-        case (.key(let key), _):
-            guard key.count == 32 else {
-                throw StorageError(
-                    code: .invalidSize,
-                    message: "An encryption key is 32 bytes; this one is \(key.count). Use 32 random bytes "
-                        + "(SymmetricKey(size: .bits256)), or a passphrase.")
-            }
-            return key
-        case (.passphrase(let passphrase), .scrypt(let logN, let r, let p, let salt)):
-            guard !passphrase.isEmpty else {
-                throw StorageError(
-                    code: .invalidSize, message: "An empty passphrase protects nothing. Choose a passphrase.")
-            }
-            do {
-                let key = try KDF.Scrypt.deriveKey(
-                    from: Array(passphrase.utf8), salt: salt, outputByteCount: 32, rounds: 1 << Int(logN),
-                    blockSize: Int(r), parallelism: Int(p))
-                return key.withUnsafeBytes { Array($0) }
-            } catch {
-                throw StorageError(
-                    code: .other, message: "The passphrase could not be stretched into a key (scrypt failed). "
-                        + "Check that the process may allocate \(((128 * Int(r)) << Int(logN)) >> 20) MiB.", cause: error)
-            }
+        case (.key, _):
+            return try secret.stretched(salt: [], logN: 0, r: 0, p: 0)
+        case (.passphrase, .scrypt(let logN, let r, let p, let salt)):
+            return try secret.stretched(salt: salt, logN: logN, r: r, p: p)
         case (.passphrase, .none):
             preconditionFailure("KeyEnvelope: a passphrase for a key's envelope is refused before this")
         }

@@ -76,11 +76,12 @@ struct TestReplica {
     }
 
     /// A replica syncing over HTTP with a real server.
-    init(server: URL, token: String, zone: String = "default") throws {
-        try self.init(SyncConfiguration(server: server, token: token, zone: zone), transport: nil)
+    init(server: URL, token: String, zone: String = "default", encryption: ModelConfiguration.Encryption? = nil) throws {
+        try self.init(SyncConfiguration(server: server, token: token, zone: zone, encryption: encryption), transport: nil)
     }
 
-    private init(_ configuration: SyncConfiguration, transport: (any SyncTransport)?) throws {
+    /// A replica syncing through `transport`.
+    init(_ configuration: SyncConfiguration, transport: (any SyncTransport)?) throws {
         directory = TemporaryDirectory()
         container = try makeContainer(
             ReplicatedAuthor.self, ReplicatedBook.self, ReplicatedShelf.self, ReplicatedTag.self, ReplicatedPhoto.self,

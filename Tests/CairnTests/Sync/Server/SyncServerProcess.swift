@@ -39,6 +39,27 @@ enum SyncServerEnvironment {
         return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Every row of the test database, as `pg_dump --data-only` writes it (`bytea` as hex):
+    /// what a scan for plaintext reads. PostgreSQL's own `pg_dump`, from its installation's
+    /// directory when there is one.
+    static func databaseDump() throws -> Data {
+        guard let databaseURL else { throw ServerTestError("CAIRN_SYNC_TEST_DATABASE_URL is not set") }
+        let installed = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let tool =
+            installed.sorted().map { "/usr/lib/postgresql/\($0)/bin/pg_dump" }
+            .last { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/env"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = (tool == "/usr/bin/env" ? ["pg_dump"] : []) + ["--data-only", "--dbname", databaseURL]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let dump = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, !dump.isEmpty else { throw ServerTestError("pg_dump failed") }
+        return dump
+    }
+
     /// A token from `cairn-sync-server token create` for a user no other test uses.
     static func makeToken(user: String = "user-\(UUID().uuidString.prefix(8))", zone: String? = nil) throws -> String {
         try run(["token", "create", "--user", user] + (zone.map { ["--zone", $0] } ?? []))
