@@ -190,6 +190,20 @@ do {
             say("rekeyed \(round)")
         }
 
+    case "rekey-once":
+        // `rekey-once <store> <plain|encrypted>`: one rewrite of the numbered store from the state
+        // given to the other; says "rekeyed", or "error rekey <code> <message>" for a typed error.
+        let encrypted = arguments[3] == "encrypted"
+        var configuration = NumberedTransactions.configuration(directory)
+        configuration.encryption = encrypted ? NumberedTransactions.secret : nil
+        do {
+            try StoreRekeying.rewrite(
+                configuration, to: encrypted ? nil : NumberedTransactions.secret, entriesPerTransaction: 40)
+            say("rekeyed")
+        } catch let error as StorageError {
+            say("error rekey \(error.code) \(error.message)")
+        }
+
     case "fill":
         // Create the store before the limit, so only commits meet it.
         _ = try openNumberedStore(directory)
