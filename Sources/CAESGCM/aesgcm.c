@@ -131,121 +131,154 @@ CAIRN_GCM_TARGET void cairn_gcm_init(cairn_gcm_key *schedule, const uint8_t key[
     for (int i = 0; i < 15; i++) _mm_store_si128((__m128i *)(schedule->round_keys + 16 * i), keys[i]);
     __m128i hash = byte_reverse(encrypt_block(keys, _mm_setzero_si128()));
     __m128i power = hash;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 8; i++) {
         _mm_store_si128((__m128i *)(schedule->hash_powers + 16 * i), power);
         power = gf_multiply(power, hash);
     }
     cairn_gcm_wipe(keys, sizeof keys);
 }
 
-// GHASH over `length` bytes, zero-padded to a block, folded into `state`: four blocks at a time
-// with one reduction ((X + B1)·H⁴ + B2·H³ + B3·H² + B4·H), then one at a time.
-CAIRN_GCM_TARGET static __m128i ghash(__m128i state, const __m128i *powers, const uint8_t *bytes, size_t length) {
-    while (length >= 64) {
-        __m128i low = _mm_setzero_si128(), high = _mm_setzero_si128();
-        __m128i first = _mm_xor_si128(state, byte_reverse(_mm_loadu_si128((const __m128i *)bytes)));
-        multiply_into(first, powers[3], &low, &high);
-        multiply_into(byte_reverse(_mm_loadu_si128((const __m128i *)(bytes + 16))), powers[2], &low, &high);
-        multiply_into(byte_reverse(_mm_loadu_si128((const __m128i *)(bytes + 32))), powers[1], &low, &high);
-        multiply_into(byte_reverse(_mm_loadu_si128((const __m128i *)(bytes + 48))), powers[0], &low, &high);
-        state = reduce(low, high);
-        bytes += 64;
-        length -= 64;
-    }
-    while (length > 0) {
-        size_t count = length < 16 ? length : 16;
-        state = gf_multiply(_mm_xor_si128(state, byte_reverse(load_partial(bytes, count))), powers[0]);
-        bytes += count;
-        length -= count;
-    }
-    return state;
+// GHASH as it goes: blocks wait in `pending` and are folded in batches of up to eight with one
+// reduction, (X + B1)·Hᵏ + B2·Hᵏ⁻¹ + … + Bk·H, so a stored value of a few blocks, with its
+// additional data and lengths, costs one reduction.
+typedef struct ghash_state {
+    __m128i state;
+    __m128i pending[8];
+    size_t count;
+} ghash_state;
+
+CAIRN_GCM_TARGET static inline void ghash_fold(ghash_state *hash, const __m128i *powers) {
+    __m128i low = _mm_setzero_si128(), high = _mm_setzero_si128();
+    size_t count = hash->count;
+    multiply_into(_mm_xor_si128(hash->pending[0], hash->state), powers[count - 1], &low, &high);
+    for (size_t j = 1; j < count; j++) multiply_into(hash->pending[j], powers[count - 1 - j], &low, &high);
+    hash->state = reduce(low, high);
+    hash->count = 0;
 }
 
-// The counter block with 32-bit counter `counter` after the nonce, byte-reversed for adding.
-CAIRN_GCM_TARGET static inline __m128i counter_block(const uint8_t nonce[12], uint32_t counter) {
-    _Alignas(16) uint8_t block[16];
+CAIRN_GCM_TARGET static inline void ghash_push(ghash_state *hash, const __m128i *powers, __m128i block) {
+    if (hash->count == 8) ghash_fold(hash, powers);
+    hash->pending[hash->count++] = block;
+}
+
+// Pushes `length` bytes, the last block zero-padded.
+CAIRN_GCM_TARGET static void ghash_bytes(ghash_state *hash, const __m128i *powers, const uint8_t *bytes,
+                                        size_t length) {
+    for (; length >= 16; bytes += 16, length -= 16) {
+        ghash_push(hash, powers, byte_reverse(_mm_loadu_si128((const __m128i *)bytes)));
+    }
+    if (length > 0) ghash_push(hash, powers, byte_reverse(load_partial(bytes, length)));
+}
+
+// GHASH of the additional data and the ciphertext, each zero-padded, then their bit lengths.
+CAIRN_GCM_TARGET static __m128i ghash(const __m128i *powers, const uint8_t *aad, size_t aad_length,
+                                     const uint8_t *ciphertext, size_t length) {
+    ghash_state hash;
+    hash.state = _mm_setzero_si128();
+    hash.count = 0;
+    ghash_bytes(&hash, powers, aad, aad_length);
+    ghash_bytes(&hash, powers, ciphertext, length);
+    // The lengths block, built in the byte-reversed order the others are loaded into.
+    ghash_push(&hash, powers,
+               _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8)));
+    ghash_fold(&hash, powers);
+    return hash.state;
+}
+
+static inline size_t block_count(size_t length) { return (length + 15) / 16; }
+
+// The nonce as a counter block whose counter is filled in by `with_counter`.
+CAIRN_GCM_TARGET static inline __m128i counter_base(const uint8_t nonce[12]) {
+    _Alignas(16) uint8_t block[16] = {0};
     memcpy(block, nonce, 12);
-    block[12] = (uint8_t)(counter >> 24);
-    block[13] = (uint8_t)(counter >> 16);
-    block[14] = (uint8_t)(counter >> 8);
-    block[15] = (uint8_t)counter;
     return _mm_load_si128((const __m128i *)block);
 }
 
-// Encrypts or decrypts (the same in counter mode) from counter 2 on, four blocks at a time.
-CAIRN_GCM_TARGET static void ctr_xor(const __m128i *keys, const uint8_t nonce[12], const uint8_t *input,
-                                    size_t length, uint8_t *output) {
-    uint32_t counter = 2;
-    while (length >= 64) {
-        __m128i b0 = _mm_xor_si128(counter_block(nonce, counter), keys[0]);
-        __m128i b1 = _mm_xor_si128(counter_block(nonce, counter + 1), keys[0]);
-        __m128i b2 = _mm_xor_si128(counter_block(nonce, counter + 2), keys[0]);
-        __m128i b3 = _mm_xor_si128(counter_block(nonce, counter + 3), keys[0]);
-        for (int round = 1; round < 14; round++) {
-            b0 = _mm_aesenc_si128(b0, keys[round]);
-            b1 = _mm_aesenc_si128(b1, keys[round]);
-            b2 = _mm_aesenc_si128(b2, keys[round]);
-            b3 = _mm_aesenc_si128(b3, keys[round]);
-        }
-        b0 = _mm_aesenclast_si128(b0, keys[14]);
-        b1 = _mm_aesenclast_si128(b1, keys[14]);
-        b2 = _mm_aesenclast_si128(b2, keys[14]);
-        b3 = _mm_aesenclast_si128(b3, keys[14]);
-        _mm_storeu_si128((__m128i *)output, _mm_xor_si128(b0, _mm_loadu_si128((const __m128i *)input)));
-        _mm_storeu_si128((__m128i *)(output + 16), _mm_xor_si128(b1, _mm_loadu_si128((const __m128i *)(input + 16))));
-        _mm_storeu_si128((__m128i *)(output + 32), _mm_xor_si128(b2, _mm_loadu_si128((const __m128i *)(input + 32))));
-        _mm_storeu_si128((__m128i *)(output + 48), _mm_xor_si128(b3, _mm_loadu_si128((const __m128i *)(input + 48))));
-        counter += 4;
-        input += 64;
-        output += 64;
-        length -= 64;
-    }
-    while (length > 0) {
-        __m128i stream = encrypt_block(keys, counter_block(nonce, counter));
-        size_t count = length < 16 ? length : 16;
-        _Alignas(16) uint8_t block[16];
-        _mm_store_si128((__m128i *)block, _mm_xor_si128(stream, load_partial(input, count)));
-        memcpy(output, block, count);
-        counter += 1;
-        input += count;
-        output += count;
-        length -= count;
+CAIRN_GCM_TARGET static inline __m128i with_counter(__m128i base, uint32_t counter) {
+    return _mm_insert_epi32(base, (int)__builtin_bswap32(counter), 3);
+}
+
+// The encryptions of `count` (1 to 8) counter blocks from `counter` on, into `out`: four or
+// eight blocks side by side, so a short value waits for one block's rounds, not one per block.
+CAIRN_GCM_TARGET static void keystream(const __m128i *keys, __m128i base, uint32_t counter, size_t count,
+                                      __m128i out[8]) {
+    if (count <= 4) {
+        __m128i b[4];
+        for (int j = 0; j < 4; j++) b[j] = _mm_xor_si128(with_counter(base, counter + (uint32_t)j), keys[0]);
+        for (int round = 1; round < 14; round++)
+            for (int j = 0; j < 4; j++) b[j] = _mm_aesenc_si128(b[j], keys[round]);
+        for (int j = 0; j < 4; j++) out[j] = _mm_aesenclast_si128(b[j], keys[14]);
+    } else {
+        __m128i b[8];
+        for (int j = 0; j < 8; j++) b[j] = _mm_xor_si128(with_counter(base, counter + (uint32_t)j), keys[0]);
+        for (int round = 1; round < 14; round++)
+            for (int j = 0; j < 8; j++) b[j] = _mm_aesenc_si128(b[j], keys[round]);
+        for (int j = 0; j < 8; j++) out[j] = _mm_aesenclast_si128(b[j], keys[14]);
     }
 }
 
-// The tag: GHASH of the additional data, the ciphertext and their bit lengths, masked with the
-// encryption of counter block 1.
-CAIRN_GCM_TARGET static __m128i compute_tag(const cairn_gcm_key *schedule, const __m128i *keys,
-                                           const uint8_t nonce[12], const uint8_t *aad, size_t aad_length,
-                                           const uint8_t *ciphertext, size_t length) {
-    const __m128i *powers = (const __m128i *)schedule->hash_powers;
-    __m128i state = ghash(_mm_setzero_si128(), powers, aad, aad_length);
-    state = ghash(state, powers, ciphertext, length);
-    __m128i lengths = _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8));
-    state = gf_multiply(_mm_xor_si128(state, lengths), powers[0]);
-    return _mm_xor_si128(byte_reverse(state), encrypt_block(keys, counter_block(nonce, 1)));
+// XORs `length` bytes (at most 16 per block of `stream`) of `input` into `output`.
+CAIRN_GCM_TARGET static void xor_stream(const __m128i *stream, const uint8_t *input, size_t length, uint8_t *output) {
+    for (size_t j = 0; length > 0; j++) {
+        if (length >= 16) {
+            _mm_storeu_si128((__m128i *)output, _mm_xor_si128(stream[j], _mm_loadu_si128((const __m128i *)input)));
+            input += 16, output += 16, length -= 16;
+        } else {
+            _Alignas(16) uint8_t block[16];
+            _mm_store_si128((__m128i *)block, _mm_xor_si128(stream[j], load_partial(input, length)));
+            memcpy(output, block, length);
+            length = 0;
+        }
+    }
 }
+
+// Counter mode over the bytes after the first `done` (which used counters 2 …), eight blocks
+// at a time.
+CAIRN_GCM_TARGET static void ctr_rest(const __m128i *keys, __m128i base, const uint8_t *input, size_t done,
+                                     size_t length, uint8_t *output) {
+    __m128i stream[8];
+    for (uint32_t counter = 2 + (uint32_t)(done / 16); done < length; counter += 8) {
+        size_t part = length - done < 128 ? length - done : 128;
+        keystream(keys, base, counter, block_count(part), stream);
+        xor_stream(stream, input + done, part, output + done);
+        done += part;
+    }
+}
+
+// The first bytes a seal or open takes with the tag's mask: up to seven blocks, encrypted with
+// counter block 1 (the mask) in one batch.
+static const size_t first_bytes = 7 * 16;
 
 CAIRN_GCM_TARGET void cairn_gcm_seal(const cairn_gcm_key *schedule, const uint8_t nonce[12], const uint8_t *aad,
                                      size_t aad_length, const uint8_t *input, size_t length, uint8_t *output,
                                      uint8_t tag[16]) {
     const __m128i *keys = (const __m128i *)schedule->round_keys;
-    ctr_xor(keys, nonce, input, length, output);
-    _mm_storeu_si128((__m128i *)tag, compute_tag(schedule, keys, nonce, aad, aad_length, output, length));
+    __m128i base = counter_base(nonce), stream[8];
+    size_t first = length < first_bytes ? length : first_bytes;
+    keystream(keys, base, 1, 1 + block_count(first), stream);
+    xor_stream(stream + 1, input, first, output);
+    ctr_rest(keys, base, input, first, length, output);
+    __m128i hash = ghash((const __m128i *)schedule->hash_powers, aad, aad_length, output, length);
+    _mm_storeu_si128((__m128i *)tag, _mm_xor_si128(byte_reverse(hash), stream[0]));
 }
 
 CAIRN_GCM_TARGET int cairn_gcm_open(const cairn_gcm_key *schedule, const uint8_t nonce[12], const uint8_t *aad,
                                     size_t aad_length, const uint8_t *input, size_t length, uint8_t *output,
                                     const uint8_t tag[16]) {
     const __m128i *keys = (const __m128i *)schedule->round_keys;
-    __m128i expected = compute_tag(schedule, keys, nonce, aad, aad_length, input, length);
+    __m128i base = counter_base(nonce), stream[8];
+    size_t first = length < first_bytes ? length : first_bytes;
+    keystream(keys, base, 1, 1 + block_count(first), stream);
+    __m128i hash = ghash((const __m128i *)schedule->hash_powers, aad, aad_length, input, length);
+    __m128i expected = _mm_xor_si128(byte_reverse(hash), stream[0]);
     // Compared in constant time: every byte's difference is folded in.
     __m128i difference = _mm_xor_si128(expected, _mm_loadu_si128((const __m128i *)tag));
     if (!_mm_testz_si128(difference, difference)) {
         memset(output, 0, length);
         return 0;
     }
-    ctr_xor(keys, nonce, input, length, output);
+    xor_stream(stream + 1, input, first, output);
+    ctr_rest(keys, base, input, first, length, output);
     return 1;
 }
 

@@ -10,8 +10,9 @@
 /// A key's expanded schedule and its hash key: made once per key, read by any number of threads.
 typedef struct cairn_gcm_key {
     _Alignas(16) uint8_t round_keys[15 * 16];
-    /// The hash key H and its powers H², H³, H⁴ (byte-reversed), for four blocks at a time.
-    _Alignas(16) uint8_t hash_powers[4 * 16];
+    /// The hash key H and its powers H² … H⁸ (byte-reversed): up to eight blocks share one
+    /// reduction.
+    _Alignas(16) uint8_t hash_powers[8 * 16];
 } cairn_gcm_key;
 
 /// Whether the functions below can run on this processor.

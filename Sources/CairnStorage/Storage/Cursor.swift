@@ -368,11 +368,11 @@ package struct Cursor: ~Copyable {
     /// Replaces the sealed value the cursor landed on with its plaintext, opened into the
     /// position's own buffer: what `current` hands out until the next move.
     private func openCurrentValue() throws(StorageError) {
-        let buffer = position.pointee.plaintext ?? ValueBuffer()
-        position.pointee.plaintext = buffer
+        if position.pointee.plaintext == nil { position.pointee.plaintext = ValueBuffer() }
         do {
             let plaintext = try transaction.opening(
-                bytes(of: position.pointee.value), key: bytes(of: position.pointee.key), in: table, into: buffer)
+                bytes(of: position.pointee.value), key: bytes(of: position.pointee.key), in: table,
+                into: position.pointee.plaintext.unsafelyUnwrapped)
             position.pointee.value = MDB_val(mv_size: plaintext.count, mv_data: UnsafeMutableRawPointer(mutating: plaintext.baseAddress))
         } catch {
             guard position.pointee.toleratesUnreadable else {

@@ -44,15 +44,16 @@ import Testing
         }
     }
 
-    /// Random keys, nonces, additional data and lengths from 0 to 300 bytes (every tail length of
-    /// the four-block loop): the processor's code and swift-crypto make the same bytes, and each
-    /// opens what the other sealed.
+    /// Random keys, nonces, additional data (to 600 bytes) and lengths from 0 to 300 bytes (every
+    /// tail length of the first batch of seven blocks and the eight-block batches after it), and
+    /// two longer ones: the processor's code and swift-crypto make the same bytes, and each opens
+    /// what the other sealed.
     @Test func processorAndSwiftCryptoAgree() throws {
         var generator = SeededGenerator(seed: 0xC1F4)
-        for length in 0...300 {
+        for length in Array(0...300) + [1_000, 4_103] {
             let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let nonce = (0..<12).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let aad = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let aad = (0..<Int.random(in: 0...(length % 3 == 0 ? 600 : 40), using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let plaintext = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let hardware = ValueCipher(dataKey: key, hardware: ValueCipher.hardwareAvailable)
             let software = ValueCipher(dataKey: key, hardware: false)
