@@ -172,8 +172,10 @@ struct StoreWriter {
                 {
                     return rewrite
                 }
+                // A changed model's record: not read back to tell whether it is the same (in an
+                // encrypted store that read is a decryption).
                 return try plan.updateRecords.withRecord(update.record) { bytes in
-                    try txn.rewrite(bytes, for: key, in: update.tables.layout.records)
+                    try txn.rewrite(bytes, for: key, in: update.tables.layout.records, detectingUnchanged: false)
                 }
             }
             if rewrite == .missing {

@@ -17,6 +17,8 @@ struct CursorPosition {
     var toleratesUnreadable = false
     /// Why the value the cursor is on could not be opened, when it tolerates that.
     var unreadable: StorageError?
+    /// Whether moves leave a sealed value as stored, unopened (see `Cursor.seekToReplace`).
+    var leavesValueSealed = false
 
     /// On no entry (a failed move, or a new transaction); what it learnt about stepping stays.
     mutating func forget() { (key, value) = (MDB_val(), MDB_val()) }
@@ -153,6 +155,19 @@ package struct Cursor: ~Copyable {
     /// ```
     package func seek(exactly key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
         try withMDBValue(key) { (key) throws(StorageError) -> Bool in try seek(exactlyValue: key) }
+    }
+
+    /// Moves to `key` exactly, to replace its value (``replaceCurrentValue(with:key:)``) without
+    /// reading it: a sealed table's value is not opened, and `current.value` holds its stored
+    /// bytes until the next move.
+    ///
+    /// ```swift
+    /// if try cursor.seekToReplace(exactly: key) { try cursor.replaceCurrentValue(with: record, key: key) }
+    /// ```
+    package func seekToReplace(exactly key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
+        position.pointee.leavesValueSealed = true
+        defer { position.pointee.leavesValueSealed = false }
+        return try seek(exactly: key)
     }
 
     private func seek(exactlyValue key: MDB_val) throws(StorageError) -> Bool {
@@ -338,7 +353,7 @@ package struct Cursor: ~Copyable {
         if !found { position.pointee.forget() }
         if table.isSealed {
             position.pointee.unreadable = nil
-            if found { try openCurrentValue() }
+            if found && !position.pointee.leavesValueSealed { try openCurrentValue() }
         }
         return found
     }

@@ -105,13 +105,22 @@ package struct WriteTransaction: StorageTransaction, ~Copyable {
     ///     try records.withRecord(0) { try txn.rewrite($0, for: key, in: table) }
     /// }
     /// ```
+    ///
+    /// With `detectingUnchanged: false`, a sealed table's stored value is not opened to compare
+    /// it (an encrypted store's record costs a decryption to read): the value is written, and
+    /// the result is `.written` or `.missing`. For callers that wrote a changed model.
     package func rewrite(
-        _ value: UnsafeRawBufferPointer, for key: UnsafeRawBufferPointer, in table: Table
+        _ value: UnsafeRawBufferPointer, for key: UnsafeRawBufferPointer, in table: Table,
+        detectingUnchanged: Bool = true
     ) throws -> Rewrite {
         precondition(!table.flags.contains(.duplicateSort), "WriteTransaction.rewrite: a table with duplicate keys")
         return try withCursor(on: table) { cursor in
-            guard try cursor.seek(exactly: key) else { return .missing }
-            if value.hasSameBytes(as: cursor.current.value) { return .unchanged }
+            if !detectingUnchanged && table.isSealed {
+                guard try cursor.seekToReplace(exactly: key) else { return .missing }
+            } else {
+                guard try cursor.seek(exactly: key) else { return .missing }
+                if value.hasSameBytes(as: cursor.current.value) { return .unchanged }
+            }
             try cursor.replaceCurrentValue(with: value, key: key)
             return .written
         }
