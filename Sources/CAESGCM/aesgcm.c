@@ -138,54 +138,57 @@ CAIRN_GCM_TARGET void cairn_gcm_init(cairn_gcm_key *schedule, const uint8_t key[
     cairn_gcm_wipe(keys, sizeof keys);
 }
 
-// GHASH as it goes: blocks wait in `pending` and are folded in batches of up to eight with one
-// reduction, (X + B1)·Hᵏ + B2·Hᵏ⁻¹ + … + Bk·H, so a stored value of a few blocks, with its
-// additional data and lengths, costs one reduction.
-typedef struct ghash_state {
-    __m128i state;
-    __m128i pending[8];
-    size_t count;
-} ghash_state;
+static inline size_t block_count(size_t length) { return (length + 15) / 16; }
 
-CAIRN_GCM_TARGET static inline void ghash_fold(ghash_state *hash, const __m128i *powers) {
-    __m128i low = _mm_setzero_si128(), high = _mm_setzero_si128();
-    size_t count = hash->count;
-    multiply_into(_mm_xor_si128(hash->pending[0], hash->state), powers[count - 1], &low, &high);
-    for (size_t j = 1; j < count; j++) multiply_into(hash->pending[j], powers[count - 1 - j], &low, &high);
-    hash->state = reduce(low, high);
-    hash->count = 0;
-}
+// Reads GHASH's input block after block: the additional data, then the ciphertext, each
+// zero-padded, then the lengths block (built in the byte-reversed order the others are loaded in).
+typedef struct block_reader {
+    const uint8_t *bytes;
+    size_t left;
+    const uint8_t *ciphertext;
+    size_t length;
+    int inCiphertext;
+    __m128i lengths;
+} block_reader;
 
-CAIRN_GCM_TARGET static inline void ghash_push(ghash_state *hash, const __m128i *powers, __m128i block) {
-    if (hash->count == 8) ghash_fold(hash, powers);
-    hash->pending[hash->count++] = block;
-}
-
-// Pushes `length` bytes, the last block zero-padded.
-CAIRN_GCM_TARGET static void ghash_bytes(ghash_state *hash, const __m128i *powers, const uint8_t *bytes,
-                                        size_t length) {
-    for (; length >= 16; bytes += 16, length -= 16) {
-        ghash_push(hash, powers, byte_reverse(_mm_loadu_si128((const __m128i *)bytes)));
+CAIRN_GCM_TARGET static inline __m128i next_block(block_reader *reader) {
+    for (;;) {
+        if (reader->left >= 16) {
+            __m128i block = _mm_loadu_si128((const __m128i *)reader->bytes);
+            reader->bytes += 16;
+            reader->left -= 16;
+            return byte_reverse(block);
+        }
+        if (reader->left > 0) {
+            __m128i block = load_partial(reader->bytes, reader->left);
+            reader->left = 0;
+            return byte_reverse(block);
+        }
+        if (reader->inCiphertext) return reader->lengths;
+        reader->inCiphertext = 1;
+        reader->bytes = reader->ciphertext;
+        reader->left = reader->length;
     }
-    if (length > 0) ghash_push(hash, powers, byte_reverse(load_partial(bytes, length)));
 }
 
-// GHASH of the additional data and the ciphertext, each zero-padded, then their bit lengths.
+// GHASH of the additional data, the ciphertext and their lengths, eight blocks per reduction:
+// (X + B1)·Hᵏ + B2·Hᵏ⁻¹ + … + Bk·H. A stored record with its additional data is one batch.
 CAIRN_GCM_TARGET static __m128i ghash(const __m128i *powers, const uint8_t *aad, size_t aad_length,
                                      const uint8_t *ciphertext, size_t length) {
-    ghash_state hash;
-    hash.state = _mm_setzero_si128();
-    hash.count = 0;
-    ghash_bytes(&hash, powers, aad, aad_length);
-    ghash_bytes(&hash, powers, ciphertext, length);
-    // The lengths block, built in the byte-reversed order the others are loaded into.
-    ghash_push(&hash, powers,
-               _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8)));
-    ghash_fold(&hash, powers);
-    return hash.state;
+    block_reader reader = {aad, aad_length, ciphertext, length, 0,
+                           _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8))};
+    size_t total = block_count(aad_length) + block_count(length) + 1;
+    __m128i state = _mm_setzero_si128();
+    for (size_t start = 0; start < total; start += 8) {
+        size_t count = total - start < 8 ? total - start : 8;
+        __m128i low = _mm_setzero_si128(), high = _mm_setzero_si128();
+        multiply_into(_mm_xor_si128(next_block(&reader), state), powers[count - 1], &low, &high);
+        for (size_t j = 1; j < count; j++) multiply_into(next_block(&reader), powers[count - 1 - j], &low, &high);
+        state = reduce(low, high);
+    }
+    return state;
 }
 
-static inline size_t block_count(size_t length) { return (length + 15) / 16; }
 
 // The nonce as a counter block whose counter is filled in by `with_counter`.
 CAIRN_GCM_TARGET static inline __m128i counter_base(const uint8_t nonce[12]) {

@@ -1,4 +1,5 @@
 internal import CAESGCM
+import Crypto
 
 /// A growable buffer of raw bytes that zeroes what it held before it lets the memory go: where
 /// an encrypted store's values are sealed and opened.
@@ -45,8 +46,8 @@ final class SealingScratch {
     @exclusivity(unchecked) var nonces: NonceSequence?
     /// Where a value is sealed before LMDB copies it into the page.
     let sealed = ValueBuffer()
-    /// Each sealed table's additional data: its name and a zero byte, with room after them for
-    /// any key (at most 511 bytes), by LMDB handle.
+    /// Each sealed table's additional data: a digest of its name, with room after it for any key
+    /// (at most 511 bytes), by LMDB handle.
     @exclusivity(unchecked) private var prefixes: [UInt32: (buffer: ValueBuffer, length: Int)] = [:]
     /// The last table's handle and entry: a scan or a save seals and opens value after value of
     /// one table. (Apart, not an optional tuple: reading that copied and retained the buffer.)
@@ -73,11 +74,13 @@ final class SealingScratch {
         return UnsafeRawBufferPointer(start: bytes.baseAddress, count: length + key.count)
     }
 
+    /// The table's part of the additional data: the first 8 bytes of SHA-256 of its name, so a
+    /// record's additional data (with its 8-byte key) is one block of the cipher's hash.
     private static func prefix(of table: Table) -> (buffer: ValueBuffer, length: Int) {
-        let name = Array(table.name.utf8) + [0]
-        let buffer = ValueBuffer(capacity: name.count + 512)
-        name.withUnsafeBytes { buffer.reserve(name.count).copyMemory(from: $0) }
-        return (buffer, name.count)
+        let digest = Array(SHA256.hash(data: Array(table.name.utf8)).prefix(8))
+        let buffer = ValueBuffer(capacity: digest.count + 512)
+        digest.withUnsafeBytes { buffer.reserve(digest.count).copyMemory(from: $0) }
+        return (buffer, digest.count)
     }
 
     /// Forgets what belonged to the transaction that ended (the handle serves a renewed one).

@@ -14,9 +14,9 @@ import Foundation
 /// | *n* | the value, encrypted |
 /// | 16 | authentication tag |
 ///
-/// and authenticates, besides itself, the table's name and the key it is stored under (the
-/// additional data is the name's UTF-8, a zero byte, then the key): a value moved to another key
-/// or table, or changed in any bit, does not open.
+/// and authenticates, besides itself, the table and the key it is stored under (the additional
+/// data is the first 8 bytes of SHA-256 of the table's name, then the key; `SealingScratch`): a
+/// value moved to another key or table, or changed in any bit, does not open.
 ///
 /// Where the processor has AES and carry-less multiply instructions (x86-64 with AES-NI) the
 /// work is done by `CAESGCM`, whose schedule is expanded once per key; elsewhere by
