@@ -23,16 +23,18 @@ extension TransactionHandle {
     ///
     /// - Throws: ``StorageError`` `.damagedRecord` when it does not authenticate: a changed bit,
     ///   or a value moved from another key or table.
+    /// (`room` holds at least the plaintext's size.)
     func opening(
-        _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table, into buffer: ValueBuffer
+        _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: borrowing Table,
+        into room: UnsafeMutableRawBufferPointer
     ) throws(StorageError) -> UnsafeRawBufferPointer {
         // Not through the closure-taking form below: its context, retained and released, cost
         // about a tenth of a sealed record's read.
-        guard let cipher, let size = ValueCipher.openedSize(of: stored) else {
+        guard let size = ValueCipher.openedSize(of: stored), size <= room.count, let cipher else {
             throw unauthentic(stored, key: key, in: table)
         }
         let additionalData = sealingScratch().additionalData(for: table, key: key)
-        let plaintext = buffer.reserve(size)
+        let plaintext = UnsafeMutableRawBufferPointer(start: room.baseAddress, count: size)
         guard cipher.open(stored, additionalData: additionalData, into: plaintext) else {
             throw unauthentic(stored, key: key, in: table)
         }
@@ -78,7 +80,7 @@ extension TransactionHandle {
         return scratch
     }
 
-    private func unauthentic(_ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table)
+    private func unauthentic(_ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: borrowing Table)
         -> StorageError
     {
         let key = key.prefix(16).map { String($0, radix: 16) }.joined(separator: " ")

@@ -51,8 +51,11 @@ final class SealingScratch {
     @exclusivity(unchecked) private var prefixes: [UInt32: (buffer: ValueBuffer, length: Int)] = [:]
     /// The last table's handle and entry: a scan or a save seals and opens value after value of
     /// one table. (Apart, not an optional tuple: reading that copied and retained the buffer.)
+    /// (The buffer's bytes, not the buffer: reading a class reference retained and released it,
+    /// two atomic operations per value. The buffer is kept alive in ``prefixes``, and was made
+    /// with the room it is asked for, so its bytes never move.)
     @exclusivity(unchecked) private var lastHandle: UInt32 = .max
-    @exclusivity(unchecked) private var lastBuffer: ValueBuffer?
+    @exclusivity(unchecked) private var lastBytes: UnsafeMutableRawPointer?
     @exclusivity(unchecked) private var lastLength = 0
     /// Where a lookup opens its value: each keeps its bytes until the transaction ends, as LMDB's
     /// own pointers do (a value looked up stays valid while the closure it was handed to looks up
@@ -61,23 +64,37 @@ final class SealingScratch {
 
     /// The additional data that binds a value to `key` in `table`, valid until the next call
     /// for the same table: only the key is copied, after the name kept there.
-    func additionalData(for table: Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        if lastHandle != table.handle || lastBuffer == nil {
-            let entry = prefixes[table.handle] ?? Self.prefix(of: table)
-            prefixes[table.handle] = entry
-            (lastHandle, lastBuffer, lastLength) = (table.handle, entry.buffer, entry.length)
+    @inline(__always)
+    func additionalData(for table: borrowing Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        if lastHandle != table.handle || lastBytes == nil { remember(table) }
+        let (bytes, length) = (lastBytes.unsafelyUnwrapped, lastLength)
+        if key.count == 8 {
+            // A row key: one store, where copyMemory called memcpy.
+            (bytes + length).storeBytes(of: key.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        } else if key.count > 0 {
+            (bytes + length).copyMemory(from: key.baseAddress!, byteCount: key.count)
         }
-        // Made with this capacity: the name stays where it was written.
-        let length = lastLength
-        let bytes = lastBuffer.unsafelyUnwrapped.reserve(length + 512)
-        if key.count > 0 { (bytes.baseAddress! + length).copyMemory(from: key.baseAddress!, byteCount: key.count) }
-        return UnsafeRawBufferPointer(start: bytes.baseAddress, count: length + key.count)
+        return UnsafeRawBufferPointer(start: bytes, count: length + key.count)
+    }
+
+    /// Makes `table` the last one, its prefix made on first use.
+    private func remember(_ table: borrowing Table) {
+        let entry: (buffer: ValueBuffer, length: Int)
+        if let known = prefixes[table.handle] {
+            entry = known
+        } else {
+            entry = Self.prefix(of: table.name)
+            prefixes[table.handle] = entry
+        }
+        // Made with this capacity: the digest stays where it was written.
+        let bytes = entry.buffer.reserve(entry.length + 512).baseAddress
+        (lastHandle, lastBytes, lastLength) = (table.handle, bytes, entry.length)
     }
 
     /// The table's part of the additional data: the first 8 bytes of SHA-256 of its name, so a
     /// record's additional data (with its 8-byte key) is one block of the cipher's hash.
-    private static func prefix(of table: Table) -> (buffer: ValueBuffer, length: Int) {
-        let digest = Array(SHA256.hash(data: Array(table.name.utf8)).prefix(8))
+    private static func prefix(of name: String) -> (buffer: ValueBuffer, length: Int) {
+        let digest = Array(SHA256.hash(data: Array(name.utf8)).prefix(8))
         let buffer = ValueBuffer(capacity: digest.count + 512)
         digest.withUnsafeBytes { buffer.reserve(digest.count).copyMemory(from: $0) }
         return (buffer, digest.count)

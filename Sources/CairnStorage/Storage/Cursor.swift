@@ -10,8 +10,11 @@ struct CursorPosition {
     var missedSteps = 0
     /// How many seeks search at once before one tries stepping again.
     var searchesBeforeStepping = 0
-    /// Where a sealed table's value is opened (see `Cursor.openCurrentValue`).
+    /// Where a sealed table's value is opened (see `Cursor.openCurrentValue`), and its bytes and
+    /// size, read without touching the buffer object (a retain and a release per value).
     var plaintext: ValueBuffer?
+    var plaintextBytes: UnsafeMutableRawPointer?
+    var plaintextCapacity = 0
     /// Whether a sealed value that does not authenticate is handed out as ``unreadable`` (an
     /// empty value beside it) instead of thrown: for scans that report damage row by row.
     var toleratesUnreadable = false
@@ -383,11 +386,19 @@ package struct Cursor: ~Copyable {
     /// Replaces the sealed value the cursor landed on with its plaintext, opened into the
     /// position's own buffer: what `current` hands out until the next move.
     private func openCurrentValue() throws(StorageError) {
-        if position.pointee.plaintext == nil { position.pointee.plaintext = ValueBuffer() }
+        let stored = bytes(of: position.pointee.value)
+        let size = ValueCipher.openedSize(of: stored) ?? 0
+        if position.pointee.plaintextBytes == nil || position.pointee.plaintextCapacity < size {
+            let buffer = position.pointee.plaintext ?? ValueBuffer()
+            position.pointee.plaintext = buffer
+            let room = buffer.reserve(max(size, 256))
+            (position.pointee.plaintextBytes, position.pointee.plaintextCapacity) = (room.baseAddress, room.count)
+        }
         do {
             let plaintext = try transaction.opening(
-                bytes(of: position.pointee.value), key: bytes(of: position.pointee.key), in: table,
-                into: position.pointee.plaintext.unsafelyUnwrapped)
+                stored, key: bytes(of: position.pointee.key), in: table,
+                into: UnsafeMutableRawBufferPointer(
+                    start: position.pointee.plaintextBytes, count: position.pointee.plaintextCapacity))
             position.pointee.value = MDB_val(mv_size: plaintext.count, mv_data: UnsafeMutableRawPointer(mutating: plaintext.baseAddress))
         } catch {
             guard position.pointee.toleratesUnreadable else {
