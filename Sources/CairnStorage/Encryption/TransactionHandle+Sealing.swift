@@ -9,12 +9,17 @@ extension TransactionHandle {
         _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table,
         _ body: (UnsafeRawBufferPointer) throws(StorageError) -> R
     ) throws(StorageError) -> R {
-        guard table.isSealed, let cipher else { return try body(value) }
-        let scratch = sealingScratch()
-        if scratch.nonces == nil { scratch.nonces = NonceSequence() }
-        let additionalData = scratch.additionalData(for: table, key: key)
-        let sealed = scratch.sealed.reserve(value.count + ValueCipher.overhead)
-        cipher.seal(value, additionalData: additionalData, nonces: &scratch.nonces!, into: sealed)
+        guard table.isSealed, let cipher = unretainedCipher else { return try body(value) }
+        let additionalData = self.additionalData(for: table, key: key)
+        // Unretained, as for opening (see `unretainedCipher`).
+        let sealed = unretainedSealing.unsafelyUnwrapped._withUnsafeGuaranteedRef { scratch in
+            if scratch.nonces == nil { scratch.nonces = NonceSequence() }
+            let sealed = scratch.sealed.reserve(value.count + ValueCipher.overhead)
+            cipher._withUnsafeGuaranteedRef {
+                $0.seal(value, additionalData: additionalData, nonces: &scratch.nonces!, into: sealed)
+            }
+            return sealed
+        }
         return try body(UnsafeRawBufferPointer(sealed))
     }
 
@@ -30,14 +35,17 @@ extension TransactionHandle {
     ) throws(StorageError) -> UnsafeRawBufferPointer {
         // Not through the closure-taking form below: its context, retained and released, cost
         // about a tenth of a sealed record's read.
-        guard let size = ValueCipher.openedSize(of: stored), size <= room.count, let cipher else {
+        guard let size = ValueCipher.openedSize(of: stored), size <= room.count, let cipher = unretainedCipher else {
             throw unauthentic(stored, key: key, in: table)
         }
-        let additionalData = sealingScratch().additionalData(for: table, key: key)
+        let additionalData = self.additionalData(for: table, key: key)
+        // Unretained (see `unretainedCipher`): a retain and release of each cost more than the
+        // rest of this function.
         let plaintext = UnsafeMutableRawBufferPointer(start: room.baseAddress, count: size)
-        guard cipher.open(stored, additionalData: additionalData, into: plaintext) else {
-            throw unauthentic(stored, key: key, in: table)
+        let opened = cipher._withUnsafeGuaranteedRef {
+            $0.open(stored, additionalData: additionalData, into: plaintext)
         }
+        guard opened else { throw unauthentic(stored, key: key, in: table) }
         return UnsafeRawBufferPointer(plaintext)
     }
 
@@ -71,6 +79,18 @@ extension TransactionHandle {
             throw unauthentic(stored, key: key, in: table)
         }
         return UnsafeRawBufferPointer(plaintext)
+    }
+
+    /// The additional data of a value under `key` in `table` (`SealingScratch`), read without
+    /// retaining the scratch but for a table's first value.
+    @inline(__always)
+    private func additionalData(for table: borrowing Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        if let known = unretainedSealing, case let handle = table.handle,
+            let additionalData = known._withUnsafeGuaranteedRef({ $0.additionalData(forHandle: handle, key: key) })
+        {
+            return additionalData
+        }
+        return sealingScratch().additionalData(for: table, key: key)
     }
 
     private func sealingScratch() -> SealingScratch {

@@ -67,9 +67,18 @@ final class SealingScratch {
     @inline(__always)
     func additionalData(for table: borrowing Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         if lastHandle != table.handle || lastBytes == nil { remember(table) }
-        let (bytes, length) = (lastBytes.unsafelyUnwrapped, lastLength)
+        return additionalData(forHandle: table.handle, key: key).unsafelyUnwrapped
+    }
+
+    /// The same for the table of LMDB handle `handle` when it is the last one asked for, else
+    /// `nil` (then ask with the table): what the sealing path asks first, with no table value
+    /// to pass.
+    @inline(__always)
+    func additionalData(forHandle handle: UInt32, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard lastHandle == handle, let bytes = lastBytes else { return nil }
+        let length = lastLength
+        // A row key: one store, where copyMemory called memcpy.
         if key.count == 8 {
-            // A row key: one store, where copyMemory called memcpy.
             (bytes + length).storeBytes(of: key.loadUnaligned(as: UInt64.self), as: UInt64.self)
         } else if key.count > 0 {
             (bytes + length).copyMemory(from: key.baseAddress!, byteCount: key.count)

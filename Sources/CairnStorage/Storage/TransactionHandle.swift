@@ -42,13 +42,21 @@ package final class TransactionHandle {
     let cipher: ValueCipher?
     /// What sealing and opening values keeps between calls (see `TransactionHandle+Sealing`);
     /// made at the first sealed value.
-    @exclusivity(unchecked) var sealing: SealingScratch?
+    @exclusivity(unchecked) var sealing: SealingScratch? {
+        didSet { unretainedSealing = sealing.map { Unmanaged.passUnretained($0) } }
+    }
+    /// ``cipher`` and ``sealing`` without references counted, for the path every sealed value
+    /// takes: loading either reference retained and released it, two atomic operations each,
+    /// and both live as long as this handle.
+    let unretainedCipher: Unmanaged<ValueCipher>?
+    @exclusivity(unchecked) private(set) var unretainedSealing: Unmanaged<SealingScratch>?
 
     init(pointer: OpaquePointer, path: String, environment: UInt32, cipher: ValueCipher? = nil) {
         self.pointer = pointer
         self.path = path
         self.environment = environment
         self.cipher = cipher
+        unretainedCipher = cipher.map { Unmanaged.passUnretained($0) }
     }
 
     // MARK: Kept cursors
