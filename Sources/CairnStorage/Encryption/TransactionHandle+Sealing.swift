@@ -10,6 +10,7 @@ extension TransactionHandle {
         _ body: (UnsafeRawBufferPointer) throws(StorageError) -> R
     ) throws(StorageError) -> R {
         guard table.isSealed, let cipher = unretainedCipher else { return try body(value) }
+        // (Makes the scratch, so `unretainedSealing` is set below.)
         let additionalData = self.additionalData(for: table, key: key)
         // Unretained, as for opening (see `unretainedCipher`).
         let sealed = unretainedSealing.unsafelyUnwrapped._withUnsafeGuaranteedRef { scratch in
@@ -23,12 +24,11 @@ extension TransactionHandle {
         return try body(UnsafeRawBufferPointer(sealed))
     }
 
-    /// The plaintext of `stored`, read under `key` from the sealed `table`, opened into `buffer`
-    /// (valid until its next use).
+    /// The plaintext of `stored`, read under `key` from the sealed `table`, opened into the
+    /// start of `room` (which has room for it).
     ///
     /// - Throws: ``StorageError`` `.damagedRecord` when it does not authenticate: a changed bit,
     ///   or a value moved from another key or table.
-    /// (`room` holds at least the plaintext's size.)
     func opening(
         _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: borrowing Table,
         into room: UnsafeMutableRawBufferPointer
