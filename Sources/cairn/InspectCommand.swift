@@ -66,12 +66,16 @@ struct InspectCommand: ParsableCommand {
                         + (relationship.deleteRule.map { ", \($0)" } ?? "") + ", \(grouped(relationship.edges)) edges")
             }
             for unique in entity.uniqueConstraints {
-                output.line(
-                    "  unique (\(unique.attributes.joined(separator: ", "))): \(grouped(unique.entries)) entries")
+                output.line("  unique (\(Self.keyed(unique))): \(grouped(unique.entries)) entries")
             }
             for index in entity.indexes {
-                output.line("  index (\(index.attributes.joined(separator: ", "))): \(grouped(index.entries)) entries")
+                output.line("  index (\(Self.keyed(index))): \(grouped(index.entries)) entries")
             }
         }
+    }
+
+    /// A key table's attributes, a hashed one marked (a sensitive attribute of an encrypted store).
+    private static func keyed(_ table: StoreSummary.KeyedTable) -> String {
+        table.attributes.map { table.hashed.contains($0) ? "\($0) (keyed hash)" : $0 }.joined(separator: ", ")
     }
 }

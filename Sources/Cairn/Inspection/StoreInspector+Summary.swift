@@ -28,6 +28,8 @@ package struct StoreSummary: Encodable, Sendable {
     package struct KeyedTable: Encodable, Sendable {
         package var attributes: [String]
         package var entries: Int
+        /// The attributes keyed by their keyed hash (an encrypted store's sensitive ones).
+        package var hashed: [String] = []
     }
 
     package struct Entity: Encodable, Sendable {
@@ -129,7 +131,8 @@ extension StoreInspector {
                 catalog.sharesTable(name) ? classRows[catalog.root(of: name)]?[catalog.classNumber(of: name)] ?? 0 : entries[StoreLayout.recordsTable(of: name)] ?? 0
             func keyed(_ kind: StoreLayout.KeyTableKind) -> [StoreSummary.KeyedTable] {
                 catalog.keyedTables(of: name, kind).map {
-                    StoreSummary.KeyedTable(attributes: $0.attributes, entries: entries[$0.name] ?? 0)
+                    StoreSummary.KeyedTable(
+                        attributes: $0.attributes, entries: entries[$0.name] ?? 0, hashed: $0.hashed.sorted())
                 }
             }
             summary.entities.append(

@@ -177,6 +177,10 @@ enum SensitivePatientsV2: VersionedSchema {
         let report = try inspector.verify()
         #expect(report.isClean, "\(report)")
         #expect(report.entriesByTable["u/Patient/#nationalID"] == 20)
+        // `cairn inspect` says which keys are hashed.
+        let patient = try #require(try inspector.summary().entities.first { $0.name == "Patient" })
+        #expect(patient.uniqueConstraints.map(\.hashed) == [["nationalID"]])
+        #expect(Set(patient.indexes.map(\.hashed)) == [["email"], []])
     }
 
     /// Marking attributes sensitive in an encrypted store moves their keys to hashed tables and
