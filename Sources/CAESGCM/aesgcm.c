@@ -171,6 +171,29 @@ CAIRN_GCM_TARGET static inline __m128i next_block(block_reader *reader) {
     }
 }
 
+// Multiplies the blocks of `length` bytes (the last zero-padded) by H^power, H^(power-1), …
+// into (low, high); returns the next power.
+CAIRN_GCM_TARGET static inline size_t multiply_blocks(const __m128i *powers, const uint8_t *bytes, size_t length,
+                                                     size_t power, __m128i *low, __m128i *high) {
+    for (; length >= 16; bytes += 16, length -= 16, power--) {
+        multiply_into(byte_reverse(_mm_loadu_si128((const __m128i *)bytes)), powers[power - 1], low, high);
+    }
+    if (length > 0) multiply_into(byte_reverse(load_partial(bytes, length)), powers[--power], low, high);
+    return power;
+}
+
+// GHASH of at most eight blocks in all (a stored record with its additional data): each block
+// times its power of H, one reduction, no state carried in.
+CAIRN_GCM_TARGET static __m128i ghash_one_batch(const __m128i *powers, const uint8_t *aad, size_t aad_length,
+                                               const uint8_t *ciphertext, size_t length, size_t total) {
+    __m128i low = _mm_setzero_si128(), high = _mm_setzero_si128();
+    size_t power = multiply_blocks(powers, aad, aad_length, total, &low, &high);
+    power = multiply_blocks(powers, ciphertext, length, power, &low, &high);
+    __m128i lengths = _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8));
+    multiply_into(lengths, powers[power - 1], &low, &high);
+    return reduce(low, high);
+}
+
 // GHASH of the additional data, the ciphertext and their lengths, eight blocks per reduction:
 // (X + B1)·Hᵏ + B2·Hᵏ⁻¹ + … + Bk·H. A stored record with its additional data is one batch.
 CAIRN_GCM_TARGET static __m128i ghash(const __m128i *powers, const uint8_t *aad, size_t aad_length,
@@ -178,6 +201,7 @@ CAIRN_GCM_TARGET static __m128i ghash(const __m128i *powers, const uint8_t *aad,
     block_reader reader = {aad, aad_length, ciphertext, length, 0,
                            _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8))};
     size_t total = block_count(aad_length) + block_count(length) + 1;
+    if (total <= 8) return ghash_one_batch(powers, aad, aad_length, ciphertext, length, total);
     __m128i state = _mm_setzero_si128();
     for (size_t start = 0; start < total; start += 8) {
         size_t count = total - start < 8 ? total - start : 8;
