@@ -195,13 +195,13 @@ CAIRN_GCM_TARGET static __m128i ghash_one_batch(const __m128i *powers, const uin
 }
 
 // GHASH of the additional data, the ciphertext and their lengths, eight blocks per reduction:
-// (X + B1)·Hᵏ + B2·Hᵏ⁻¹ + … + Bk·H. A stored record with its additional data is one batch.
+// (X + B1)·Hᵏ + B2·Hᵏ⁻¹ + … + Bk·H; a stored record with its additional data is one batch.
 CAIRN_GCM_TARGET static __m128i ghash(const __m128i *powers, const uint8_t *aad, size_t aad_length,
                                      const uint8_t *ciphertext, size_t length) {
-    block_reader reader = {aad, aad_length, ciphertext, length, 0,
-                           _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8))};
     size_t total = block_count(aad_length) + block_count(length) + 1;
     if (total <= 8) return ghash_one_batch(powers, aad, aad_length, ciphertext, length, total);
+    block_reader reader = {aad, aad_length, ciphertext, length, 0,
+                           _mm_set_epi64x((long long)((uint64_t)aad_length * 8), (long long)((uint64_t)length * 8))};
     __m128i state = _mm_setzero_si128();
     for (size_t start = 0; start < total; start += 8) {
         size_t count = total - start < 8 ? total - start : 8;
@@ -212,7 +212,6 @@ CAIRN_GCM_TARGET static __m128i ghash(const __m128i *powers, const uint8_t *aad,
     }
     return state;
 }
-
 
 // The nonce as a counter block whose counter is filled in by `with_counter`.
 CAIRN_GCM_TARGET static inline __m128i counter_base(const uint8_t nonce[12]) {

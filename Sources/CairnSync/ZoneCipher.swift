@@ -98,7 +98,8 @@ struct ZoneCipher: Sendable {
                 code: .tampered,
                 message: "The \(row.entity) \(row.id)'s '\(field)' in zone '\(zone)' does not open with the zone's "
                     + "key: it was changed or moved on its way from the replica that wrote it. Nothing of it was "
-                    + "applied.")
+                    + "applied. Sync again; if it persists, the server's copy of the zone was altered: restore the "
+                    + "server's database from a backup, or sync the replicas into a new zone.")
         }
         return value
     }
@@ -108,11 +109,7 @@ struct ZoneCipher: Sendable {
     /// - Throws: ``SyncError`` `.zoneKeyRequired`.
     static func refuseSealed(_ rows: [RowChange], zone: String) throws(SyncError) {
         guard rows.contains(where: { $0.fields.values.contains { $0.value.isSealed } }) else { return }
-        throw zoneKeyRequired(zone)
-    }
-
-    static func zoneKeyRequired(_ zone: String) -> SyncError {
-        SyncError(
+        throw SyncError(
             code: .zoneKeyRequired,
             message: "Zone '\(zone)' is end-to-end encrypted and this replica has no key for it. Set "
                 + "SyncConfiguration.encryption to the key (or passphrase) its other replicas use.")

@@ -148,7 +148,17 @@ extension RowChange {
 /// switch try batch.sealing() { case .sealed(let keyID)?: print(keyID.count); default: break }
 /// ```
 public enum ZoneSealing: Hashable, Sendable {
+    /// Values travel as they are.
+    ///
+    /// ```swift
+    /// ZoneSealing(storedBytes: Data()) == .clear   // true
+    /// ```
     case clear
+    /// Values are sealed with the key `keyID` names (``FieldValue/sealingKeyIDLength`` bytes).
+    ///
+    /// ```swift
+    /// if case .sealed(let keyID) = sealing { print(keyID.count) }   // 8
+    /// ```
     case sealed(keyID: Data)
 
     /// How a server stores it: no bytes for clear, else the key's identifier.

@@ -142,8 +142,7 @@ extension PredicatePlanner {
                     return nil
                 }
                 builder.removeAll()
-                component.appendKey(to: &builder)
-                if let hasher = slot.hasher { builder.hashComponent(from: 0, with: hasher) }
+                builder.appendComponent(hashedWith: slot.hasher) { component.appendKey(to: &$0) }
                 keys.append(builder)
                 isExact = isExact && component.equalsItself()
             }

@@ -222,9 +222,7 @@ extension PredicatePlanner {
     ) -> (Any, inout KeyBuilder) -> Bool {
         { value, builder in
             let value = value as! Value
-            let start = builder.bytes.count
-            value.appendKey(to: &builder)
-            if let hasher { builder.hashComponent(from: start, with: hasher) }
+            builder.appendComponent(hashedWith: hasher) { value.appendKey(to: &$0) }
             return value.equalsItself()
         }
     }
@@ -242,8 +240,7 @@ extension PredicatePlanner {
             var isExact = true
             for value in values {
                 builder.removeAll()
-                value.appendKey(to: &builder)
-                if let hasher { builder.hashComponent(from: 0, with: hasher) }
+                builder.appendComponent(hashedWith: hasher) { value.appendKey(to: &$0) }
                 keys.append(builder)
                 isExact = isExact && value.equalsItself()
             }

@@ -353,12 +353,7 @@ struct EntityOpening {
             tag: tag, type: native.native, isOptional: native.isOptional, defaultValue: defaultValue, hasher: hasher)
         guard let hasher else { return (appendKey, record) }
         return (
-            { model, builder in
-                let start = builder.bytes.count
-                let equalsItself = appendKey(model, &builder)
-                builder.hashComponent(from: start, with: hasher)
-                return equalsItself
-            }, record
+            { model, builder in builder.appendComponent(hashedWith: hasher) { appendKey(model, &$0) } }, record
         )
     }
 

@@ -43,9 +43,10 @@ struct RecordKey {
         var equalsItself = true
         for part in parts {
             let field = record.payload(tag: part.tag)
-            let start = builder.bytes.count
-            if !(try part.type.appendKey(of: field, part: part, to: &builder)) { equalsItself = false }
-            if let hasher = part.hasher { builder.hashComponent(from: start, with: hasher) }
+            let holds = try builder.appendComponent(hashedWith: part.hasher) { (key) throws(StorageError) in
+                try part.type.appendKey(of: field, part: part, to: &key)
+            }
+            if !holds { equalsItself = false }
         }
         return isUnique && !equalsItself ? [] : builder.finalized()
     }

@@ -33,8 +33,6 @@ extension TransactionHandle {
         _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: borrowing Table,
         into room: UnsafeMutableRawBufferPointer
     ) throws(StorageError) -> UnsafeRawBufferPointer {
-        // Not through the closure-taking form below: its context, retained and released, cost
-        // about a tenth of a sealed record's read.
         guard let size = ValueCipher.openedSize(of: stored), size <= room.count, let cipher = unretainedCipher else {
             throw unauthentic(stored, key: key, in: table)
         }
@@ -54,8 +52,8 @@ extension TransactionHandle {
     func openingForLookup(
         _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table
     ) throws(StorageError) -> UnsafeRawBufferPointer {
-        let arena = sealingScratch().lookups
-        return try opening(stored, key: key, in: table) { arena.allocate($0) }
+        guard let size = ValueCipher.openedSize(of: stored) else { throw unauthentic(stored, key: key, in: table) }
+        return try opening(stored, key: key, in: table, into: sealingScratch().lookups.allocate(size))
     }
 
     /// A copy of `plaintext` (opened into a cursor's buffer, valid until its next move) that
@@ -64,21 +62,6 @@ extension TransactionHandle {
         let kept = sealingScratch().lookups.allocate(plaintext.count)
         if plaintext.count > 0 { kept.copyMemory(from: plaintext) }
         return UnsafeRawBufferPointer(kept)
-    }
-
-    private func opening(
-        _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table,
-        room: (Int) -> UnsafeMutableRawBufferPointer
-    ) throws(StorageError) -> UnsafeRawBufferPointer {
-        guard let cipher, let size = ValueCipher.openedSize(of: stored) else {
-            throw unauthentic(stored, key: key, in: table)
-        }
-        let additionalData = sealingScratch().additionalData(for: table, key: key)
-        let plaintext = room(size)
-        guard cipher.open(stored, additionalData: additionalData, into: plaintext) else {
-            throw unauthentic(stored, key: key, in: table)
-        }
-        return UnsafeRawBufferPointer(plaintext)
     }
 
     /// The additional data of a value under `key` in `table` (`SealingScratch`), read without

@@ -38,7 +38,8 @@ final class ValueBuffer {
 }
 
 /// What a transaction keeps for sealing and opening values between calls: its nonces, the
-/// buffers values are sealed into, and each sealed table's name as additional data.
+/// buffer values are sealed into, each sealed table's part of the additional data, and the
+/// arena lookups open values into.
 ///
 /// Owned by one transaction handle, used by one thread at a time: no runtime exclusivity checks.
 final class SealingScratch {
@@ -49,11 +50,10 @@ final class SealingScratch {
     /// Each sealed table's additional data: a digest of its name, with room after it for any key
     /// (at most 511 bytes), by LMDB handle.
     @exclusivity(unchecked) private var prefixes: [UInt32: (buffer: ValueBuffer, length: Int)] = [:]
-    /// The last table's handle and entry: a scan or a save seals and opens value after value of
-    /// one table. (Apart, not an optional tuple: reading that copied and retained the buffer.)
-    /// (The buffer's bytes, not the buffer: reading a class reference retained and released it,
-    /// two atomic operations per value. The buffer is kept alive in ``prefixes``, and was made
-    /// with the room it is asked for, so its bytes never move.)
+    /// The last table's handle and its entry's bytes and prefix length: a scan or a save seals
+    /// and opens value after value of one table. The bytes, not the buffer: reading a class
+    /// reference retained and released it, two atomic operations per value. The buffer stays
+    /// alive in ``prefixes`` and was made with the room asked of it, so its bytes never move.
     @exclusivity(unchecked) private var lastHandle: UInt32 = .max
     @exclusivity(unchecked) private var lastBytes: UnsafeMutableRawPointer?
     @exclusivity(unchecked) private var lastLength = 0
@@ -63,7 +63,7 @@ final class SealingScratch {
     let lookups = ValueArena()
 
     /// The additional data that binds a value to `key` in `table`, valid until the next call
-    /// for the same table: only the key is copied, after the name kept there.
+    /// for the same table: only the key is copied, after the table's digest kept there.
     @inline(__always)
     func additionalData(for table: borrowing Table, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         if lastHandle != table.handle || lastBytes == nil { remember(table) }

@@ -117,18 +117,22 @@ package struct KeyBuilder: Sendable, Hashable {
         appendEscaped(prefix.nfcBytes)
     }
 
-    /// Replaces the bytes from `start` on (the component appended last) with their keyed hash:
-    /// how a sensitive attribute is keyed in an encrypted store (`Docs/Encryption.md`). The hash
-    /// has a fixed length, so the key stays self-delimiting; it keeps equality, not order.
+    /// Appends one component through `append`, then, given a `hasher`, puts the component's
+    /// keyed hash in its place: how a sensitive attribute is keyed in an encrypted store
+    /// (`Docs/Encryption.md`). The hash has a fixed length, so the key stays self-delimiting; it
+    /// keeps equality, not order. Returns what `append` returned.
     ///
     /// ```swift
-    /// let start = key.bytes.count
-    /// key.append(email)
-    /// key.hashComponent(from: start, with: hasher)   // 16 bytes in place of the email's
+    /// key.appendComponent(hashedWith: hasher) { email.appendKey(to: &$0) }   // 16 bytes for the email
     /// ```
-    package mutating func hashComponent(from start: Int, with hasher: KeyHasher) {
-        let digest = hasher.digest(of: bytes[start...])
-        bytes.replaceSubrange(start..., with: digest)
+    @inline(__always)
+    package mutating func appendComponent<R, E: Error>(
+        hashedWith hasher: KeyHasher?, _ append: (inout KeyBuilder) throws(E) -> R
+    ) throws(E) -> R {
+        let start = bytes.count
+        let result = try append(&self)
+        if let hasher { bytes.replaceSubrange(start..., with: hasher.digest(of: bytes[start...])) }
+        return result
     }
 
     /// Appends bytes exactly as given; for ``KeyComponent`` conformances.
