@@ -224,23 +224,25 @@ CAIRN_GCM_TARGET static inline __m128i with_counter(__m128i base, uint32_t count
     return _mm_insert_epi32(base, (int)__builtin_bswap32(counter), 3);
 }
 
-// The encryptions of `count` (1 to 8) counter blocks from `counter` on, into `out`: four or
-// eight blocks side by side, so a short value waits for one block's rounds, not one per block.
+// The encryptions of `lanes` counter blocks from `counter` on, into `out`, side by side: a short
+// value waits for one block's rounds, not one per block. Always inlined with a constant `lanes`,
+// so each width is its own unrolled loop.
+CAIRN_GCM_TARGET static inline __attribute__((always_inline)) void
+keystream_lanes(const __m128i *keys, __m128i base, uint32_t counter, int lanes, __m128i out[8]) {
+    __m128i b[8];
+    for (int j = 0; j < lanes; j++) b[j] = _mm_xor_si128(with_counter(base, counter + (uint32_t)j), keys[0]);
+    for (int round = 1; round < 14; round++)
+        for (int j = 0; j < lanes; j++) b[j] = _mm_aesenc_si128(b[j], keys[round]);
+    for (int j = 0; j < lanes; j++) out[j] = _mm_aesenclast_si128(b[j], keys[14]);
+}
+
+// The encryptions of `count` (1 to 8) counter blocks from `counter` on, into `out`: four, six or
+// eight side by side, whichever is the fewest that covers them.
 CAIRN_GCM_TARGET static void keystream(const __m128i *keys, __m128i base, uint32_t counter, size_t count,
                                       __m128i out[8]) {
-    if (count <= 4) {
-        __m128i b[4];
-        for (int j = 0; j < 4; j++) b[j] = _mm_xor_si128(with_counter(base, counter + (uint32_t)j), keys[0]);
-        for (int round = 1; round < 14; round++)
-            for (int j = 0; j < 4; j++) b[j] = _mm_aesenc_si128(b[j], keys[round]);
-        for (int j = 0; j < 4; j++) out[j] = _mm_aesenclast_si128(b[j], keys[14]);
-    } else {
-        __m128i b[8];
-        for (int j = 0; j < 8; j++) b[j] = _mm_xor_si128(with_counter(base, counter + (uint32_t)j), keys[0]);
-        for (int round = 1; round < 14; round++)
-            for (int j = 0; j < 8; j++) b[j] = _mm_aesenc_si128(b[j], keys[round]);
-        for (int j = 0; j < 8; j++) out[j] = _mm_aesenclast_si128(b[j], keys[14]);
-    }
+    if (count <= 4) keystream_lanes(keys, base, counter, 4, out);
+    else if (count <= 6) keystream_lanes(keys, base, counter, 6, out);
+    else keystream_lanes(keys, base, counter, 8, out);
 }
 
 // XORs `length` bytes (at most 16 per block of `stream`) of `input` into `output`.

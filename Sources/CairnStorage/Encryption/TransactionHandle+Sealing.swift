@@ -53,15 +53,23 @@ extension TransactionHandle {
         _ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in table: Table
     ) throws(StorageError) -> UnsafeRawBufferPointer {
         guard let size = ValueCipher.openedSize(of: stored) else { throw unauthentic(stored, key: key, in: table) }
-        return try opening(stored, key: key, in: table, into: sealingScratch().lookups.allocate(size))
+        return try opening(stored, key: key, in: table, into: allocateForLookup(size))
     }
 
     /// A copy of `plaintext` (opened into a cursor's buffer, valid until its next move) that
     /// stays valid until the transaction ends, for a lookup.
     func keepForLookup(_ plaintext: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        let kept = sealingScratch().lookups.allocate(plaintext.count)
+        let kept = allocateForLookup(plaintext.count)
         if plaintext.count > 0 { kept.copyMemory(from: plaintext) }
         return UnsafeRawBufferPointer(kept)
+    }
+
+    /// Room for a looked-up value until the transaction ends, from the scratch without retaining
+    /// it once it exists (as `additionalData(for:key:)` does).
+    @inline(__always)
+    private func allocateForLookup(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        if let known = unretainedSealing { return known._withUnsafeGuaranteedRef { $0.lookups.allocate(count) } }
+        return sealingScratch().lookups.allocate(count)
     }
 
     /// The additional data of a value under `key` in `table` (`SealingScratch`), read without
