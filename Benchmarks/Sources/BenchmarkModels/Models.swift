@@ -117,3 +117,29 @@ private func mixed(_ value: UInt64) -> UInt64 {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
 }
+
+/// W11's model: a sale in one of 20 regions, with an amount and a day.
+@Model public final class Sale {
+    public var region: String
+    public var amount: Int
+    public var day: Int
+
+    public init(region: String, amount: Int, day: Int) {
+        self.region = region
+        self.amount = amount
+        self.day = day
+    }
+}
+
+/// W11's rows, generated from their number: 20 regions, amounts 1…997, days 0…364.
+public struct SaleValues: Sendable {
+    public let region: String
+    public let amount: Int
+    public let day: Int
+
+    public init(_ number: Int) {
+        region = "region-\(String(number * 7 % 20).count == 1 ? "0" : "")\(number * 7 % 20)"
+        amount = number * 31 % 997 + 1
+        day = number % 365
+    }
+}

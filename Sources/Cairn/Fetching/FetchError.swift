@@ -63,6 +63,19 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// catch let error as FetchError where error.code == .opaqueAttribute { … }
         /// ```
         public static let opaqueAttribute = Code("opaqueAttribute")
+        /// A sum does not fit in the type of the attribute it adds up.
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .aggregateOverflow { … }
+        /// ```
+        public static let aggregateOverflow = Code("aggregateOverflow")
+        /// A grouping key path's value could not be used as the group's key (it is not of the
+        /// key path's type).
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .ungroupable { … }
+        /// ```
+        public static let ungroupable = Code("ungroupable")
     }
 
     /// What kind of failure this is.
@@ -174,6 +187,27 @@ extension FetchError {
                 + "@Attribute(.codable): its stored value is opaque, so no predicate or sort can use it. Filter or sort "
                 + "on other attributes (store what you search by in attributes of their own), or drop .codable so the "
                 + "value is stored field by field.",
+            model: nil, underlying: "")
+    }
+}
+
+extension FetchError {
+    /// A sum of `values` values of type `type` that does not fit in it.
+    static func aggregateOverflow(of type: Any.Type, values: Int) -> FetchError {
+        FetchError(
+            code: .aggregateOverflow,
+            message: "The sum of \(values) values of type \(type) does not fit in \(type). Sum a wider attribute "
+                + "(Int64 rather than Int32, say), or narrow the descriptor's predicate.",
+            model: nil, underlying: "")
+    }
+
+    /// A grouping by `keyPaths` met a value that is not of the key path's type.
+    static func ungroupableKey(_ keyPaths: [AnyKeyPath]) -> FetchError {
+        FetchError(
+            code: .ungroupable,
+            message: "A value of \(keyPaths.map { "\($0)" }.joined(separator: ", ")) could not be used as a group's key: "
+                + "the stored value is not of the key path's type, or a to-one relationship has no destination while "
+                + "the key path's type is not optional. Group by an optional key path (`\\.author?.name`).",
             model: nil, underlying: "")
     }
 }

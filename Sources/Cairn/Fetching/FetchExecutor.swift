@@ -412,9 +412,36 @@ struct CandidateReader {
     mutating func next(
         _ count: Int, txn: borrowing ReadTransaction, into batch: inout RecordBatch
     ) throws -> RecordBatch.Rows {
+        let filter = filter
+        var reserved = false
+        try visit(count, txn: txn) { rows in
+            Self.prepare(&batch, for: rows)
+            reserved = true
+        } _: { row, key, value in
+            if let filter {
+                try filter.append(value, key: key, row: row, to: &batch)
+            } else {
+                try batch.append(copying: value, key: key, row: row)
+            }
+        }
+        if !reserved { Self.prepare(&batch, for: 0) }
+        return batch.rowsAndReaders()
+    }
+
+    /// Calls `body` with at most `count` more candidate rows and their records as stored (valid
+    /// inside `body`), in the path's order; rows whose record is gone are left out. `expecting`
+    /// is told first about how many rows will come (for room).
+    ///
+    /// ```swift
+    /// try reader.visit(.max, txn: txn) { _ in } _: { row, key, record in … }
+    /// ```
+    mutating func visit(
+        _ count: Int, txn: borrowing ReadTransaction, expecting: (Int) -> Void,
+        _ body: (UInt64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         if case .fullScan = access {
             if after == nil && scanned == nil { scanned = try txn.count(of: tables.layout.records) }
-            Self.prepare(&batch, for: min(count, Self.scanReserveLimit))
+            expecting(min(count, Self.scanReserveLimit))
             var read = 0
             var last = after
             // A subclass's rows share the table with its hierarchy's other classes': only the
@@ -423,27 +450,21 @@ struct CandidateReader {
                 try txn.scan(tables.layout.records, range) { key, value in
                     let row = try EntryLayout.row(key: key, table: tables.layout.records)
                     last = row
-                    if let filter {
-                        try filter.append(value, key: key, row: row, to: &batch)
-                    } else {
-                        try batch.append(copying: value, key: key, row: row)
-                    }
+                    try body(row, key, value)
                     read += 1
                     return read < count
                 }
             }
             after = last
             isExhausted = read < count
-            return batch.rowsAndReaders()
+            return
         }
         if case .unique(let unique, let key) = access {
             // At most one row: looked up and read without a list of row ids.
             isExhausted = true
-            guard let row = try txn.uniqueRow(for: key, in: unique.table), tables.includes(row: row) else {
-                Self.prepare(&batch, for: 0)
-                return batch.rowsAndReaders()
-            }
-            return try Self.records(of: CollectionOfOne(row), tables: tables, txn: txn, into: &batch, filter: filter)
+            guard let row = try txn.uniqueRow(for: key, in: unique.table), tables.includes(row: row) else { return }
+            expecting(1)
+            return try Self.visit(CollectionOfOne(row), tables: tables, txn: txn, body)
         }
         if rowIDs == nil {
             let all = try Self.rowIDs(access, txn: txn)
@@ -451,10 +472,23 @@ struct CandidateReader {
         }
         let all = rowIDs!
         let end = count >= all.count - position ? all.count : position + count
-        let rows = try Self.records(of: all[position..<end], tables: tables, txn: txn, into: &batch, filter: filter)
+        expecting(end - position)
+        try Self.visit(all[position..<end], tables: tables, txn: txn, body)
         position = end
         isExhausted = position == all.count
-        return rows
+    }
+
+    /// Calls `body` with each of `rowIDs` that has a record, and the record, in that order.
+    private static func visit(
+        _ rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction,
+        _ body: (UInt64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        for row in rowIDs {
+            // The key on the stack, so that no record read costs an allocation.
+            _ = try EntryLayout.withRowKey(row) { key in
+                try txn.withValue(for: key, in: tables.layout.records) { value in try body(row, key, value) }
+            }
+        }
     }
 
     /// The records of `rowIDs`, in that order; rows that are gone are left out.
@@ -465,24 +499,13 @@ struct CandidateReader {
         return try records(of: rowIDs, tables: tables, txn: txn, into: &batch)
     }
 
-    /// The same, read into `batch` (emptied first), leaving out the rows `filter` turns away.
+    /// The same, read into `batch` (emptied first).
     static func records(
         of rowIDs: some Collection<UInt64>, tables: Store.EntityTables, txn: borrowing ReadTransaction,
-        into batch: inout RecordBatch, filter: RecordFilter? = nil
+        into batch: inout RecordBatch
     ) throws -> RecordBatch.Rows {
         prepare(&batch, for: rowIDs.count)
-        for row in rowIDs {
-            // The key on the stack, so that no record read costs an allocation.
-            _ = try EntryLayout.withRowKey(row) { key in
-                try txn.withValue(for: key, in: tables.layout.records) { value in
-                    if let filter {
-                        try filter.append(value, key: key, row: row, to: &batch)
-                    } else {
-                        try batch.append(copying: value, key: key, row: row)
-                    }
-                }
-            }
-        }
+        try visit(rowIDs, tables: tables, txn: txn) { row, key, value in try batch.append(copying: value, key: key, row: row) }
         return batch.rowsAndReaders()
     }
 

@@ -20,7 +20,7 @@ struct FetchRequest {
 
     let tables: Store.EntityTables
     /// The erased descriptor, held whole: copying it field by field retained each field again.
-    private let query: FetchQuery
+    let query: FetchQuery
     var predicate: Predicate? { query.predicate }
     var sortBy: [SortKey] { query.sortBy }
     /// Sorts models of the fetched type by the descriptor's sort descriptors; `nil` without any.

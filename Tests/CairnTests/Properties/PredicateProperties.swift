@@ -406,10 +406,7 @@ enum PredSortKey: CaseIterable, CustomStringConvertible {
 // MARK: - The property
 
 /// Which kinds of access path the plans used.
-final class PathTally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: Set<String> = []
-
+extension KindTally {
     func record(_ path: FetchPlan.AccessPath) {
         let kind =
             switch path {
@@ -422,10 +419,8 @@ final class PathTally: @unchecked Sendable {
             case .indexOrder: "indexOrder"
             case .compoundIndex: "compoundIndex"
             }
-        lock.withLock { _ = seen.insert(kind) }
+        record(kind)
     }
-
-    var kinds: Set<String> { lock.withLock { seen } }
 }
 
 @Suite struct PredicateProperties {
@@ -485,7 +480,7 @@ final class PathTally: @unchecked Sendable {
 
     @Test func fetchesAgreeWithEvaluatingThePredicateInMemory() async {
         let input = zip(Gen.int(in: 0...40), Gen.int(in: 0...3), Gen.int(in: 0...Int(Int32.max)))
-        let paths = PathTally()
+        let paths = KindTally()
         await propertyCheck(count: PropertyScale.count(60), input: input) { count, depth, seed in
             var random = SeededGenerator(seed: UInt64(seed))
             let (context, fresh) = try Self.scenario(count: count, &random)

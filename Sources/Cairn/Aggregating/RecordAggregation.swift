@@ -1,0 +1,152 @@
+import CairnStorage
+import Foundation
+
+/// An aggregate computed from records (``AggregatePlan/Method/records(fields:)``): the fetch
+/// plan's candidate rows are read in one read transaction, each record verified and the plan's
+/// record tests applied, then the fields of the grouping and aggregated attributes read in one
+/// walk and added to their group. A grouping by a to-one relationship's attribute groups by the
+/// target row (the row's edge), and reads each target's field once per group at the end.
+///
+/// Rows whose model in the context has unsaved changes, or is deleted, are left out when pending
+/// changes count, and the context's pending models that match are added as models instead.
+///
+/// ```swift
+/// try RecordAggregation(aggregator: aggregator, executor: executor).run(into: &numbering)
+/// ```
+struct RecordAggregation {
+    let aggregator: Aggregator
+    let executor: FetchExecutor
+
+    private var context: ModelContext { aggregator.context }
+    private var request: FetchRequest { aggregator.request }
+
+    func run(into numbering: inout GroupNumbering) throws {
+        let tags = Array(Set(fieldSources.map(\.tag))).sorted()
+        let keySlots = aggregator.keySources.map { source -> Int? in
+            if case .field(let field) = source { return tags.firstIndex(of: field.tag) }
+            return nil
+        }
+        let valueSlots = aggregator.valueSources.map { source -> Int? in
+            if case .field(let field)? = source { return tags.firstIndex(of: field.tag) }
+            return nil
+        }
+        let columns = aggregator.values.map(\.column)
+        let (leftOut, pending) = try pendingChanges()
+        var groups = FieldGroups()
+        var fields = [FieldPayload?](repeating: nil, count: tags.count)
+        var scanner = RecordScanner()
+        let tests = executor.plan.recordTests
+        context.statistics.readTransactions += 1
+        try context.store.read { txn in
+            var edges = RelatedRows(sources: aggregator.keySources, txn: txn)
+            var reader = CandidateReader(access: executor.access, tables: executor.plan.rowTables ?? request.tables)
+            try reader.visit(.max, txn: txn, expecting: { _ in }) { row, key, value in
+                if !leftOut.isEmpty && leftOut.contains(row) { return }
+                try scanner.load(value, key: key)
+                if let tests, !tests.admit({ tag throws(StorageError) in try scanner.payload(tag: tag) }) { return }
+                try scanner.payloads(of: tags, into: &fields)
+                groups.begin()
+                for (index, slot) in keySlots.enumerated() {
+                    if let slot { groups.append(fields[slot]) } else { groups.append(row: try edges.target(of: row, key: index, txn: txn)) }
+                }
+                let group = groups.group()
+                if group == numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
+                for (column, slot) in zip(columns, valueSlots) {
+                    column.addModel(to: group)
+                    if let slot { try column.add(field: fields[slot], to: group) }
+                }
+            }
+        }
+        try decodeKeys(of: groups, into: &numbering)
+        try aggregator.add(pending, to: &numbering)
+    }
+
+    /// The stored fields the grouping and the aggregates read of the entity's records.
+    private var fieldSources: [AggregateSource.StoredField] {
+        (aggregator.keySources + aggregator.valueSources.compactMap { $0 }).compactMap { source in
+            if case .field(let field) = source { return field }
+            return nil
+        }
+    }
+
+    /// The rows to leave out (their models have unsaved changes, or are deleted) and the pending
+    /// models that match, when pending changes count.
+    private func pendingChanges() throws -> (leftOut: Set<UInt64>, pending: [any PersistentModel]) {
+        guard request.includePendingChanges && context.hasChanges else { return ([], []) }
+        // The deleted models and those their cascades reach count as deleted.
+        let deleted = CascadedDeletes(context.deletedModelsArray, rows: context.rows)
+        var leftOut = Set<UInt64>()
+        for model in context.changedModelsArray + deleted.models where request.isFetchedType(model) {
+            if let row = model.persistentModelID.rowID { leftOut.insert(row) }
+        }
+        var seen = Set<ObjectIdentifier>()
+        let pending = (context.changedModelsArray + context.insertedModelsArray).filter { model in
+            request.isFetchedType(model) && !deleted.identities.contains(ObjectIdentifier(model))
+                && seen.insert(ObjectIdentifier(model)).inserted
+        }
+        return (leftOut, try executor.residual.filter(pending, tables: request.tables, vouched: false))
+    }
+
+    /// Decodes each stored rows' group's key: its fields, and its related rows' fields.
+    private func decodeKeys(of groups: FieldGroups, into numbering: inout GroupNumbering) throws {
+        let related = aggregator.keySources.map { source -> Bool in
+            if case .related = source { return true }
+            return false
+        }
+        try context.store.read { txn in
+            for group in 0..<groups.count {
+                var key: [AnyHashable] = []
+                for (part, (source, groupKey)) in zip(
+                    groups.parts(of: group, related: related), zip(aggregator.keySources, aggregator.keys))
+                {
+                    let value = try Self.value(of: part, source: source, txn: txn)
+                    guard let boxed = groupKey.box(value) else { throw FetchError.ungroupableKey([groupKey.keyPath]) }
+                    key.append(boxed)
+                }
+                numbering.setKey(key, of: group)
+            }
+        }
+    }
+
+    /// The value a key part stands for: a field's value, or a related row's field's (`nil` when
+    /// there is no related row, or it is gone).
+    private static func value(
+        of part: FieldGroups.Part, source: AggregateSource, txn: borrowing ReadTransaction
+    ) throws -> Any? {
+        switch (part, source) {
+        case (.field(let payload), .field(let field)):
+            return try field.value(of: payload)
+        case (.row(let row?), .related(_, _, let field)):
+            let key = EntryLayout.rowKey(row)
+            let payload = try txn.withValue(for: key, in: field.tables.layout.records) { value -> FieldPayload? in
+                var scanner = RecordScanner()
+                try key.withUnsafeBytes { try scanner.load(value, key: $0) }
+                return try scanner.payload(tag: field.tag)
+            }
+            // A target whose row is gone has no value.
+            guard let payload else { return nil }
+            return try field.value(of: payload)
+        default:
+            return nil
+        }
+    }
+}
+
+/// The targets of rows' to-one relationships, for the grouping keys that read them: each row's
+/// edge looked up in the relationship's edge table.
+struct RelatedRows {
+    private let tables: [Table?]
+
+    init(sources: [AggregateSource], txn: borrowing ReadTransaction) {
+        tables = sources.map { source in
+            if case .related(_, let edges, _) = source { return edges }
+            return nil
+        }
+    }
+
+    /// The target of `row` through the relationship of grouping key `key`; `nil` for none.
+    mutating func target(of row: UInt64, key: Int, txn: borrowing ReadTransaction) throws -> UInt64? {
+        guard let table = tables[key] else { return nil }
+        return try txn.edges(of: row, in: table).first?.target
+    }
+}
