@@ -49,7 +49,7 @@ extension Aggregate where Value: BinaryInteger {
     /// ```
     /// A sum that does not fit in `Value` throws ``FetchError/Code/aggregateOverflow``.
     public static func sum(_ keyPath: KeyPath<Model, Value>) -> Self {
-        Self(.sum, keyPath) { IntegerSumColumn<Value>(absent: $0) }
+        Self(.sum, keyPath) { SumColumn(NumberReading.integer(Value.self), absent: $0) }
     }
 
     /// The sum of an optional integer attribute's values, leaving out `nil`.
@@ -58,7 +58,7 @@ extension Aggregate where Value: BinaryInteger {
     /// let copies = try context.aggregate(FetchDescriptor<Book>(), computing: .sum(\.copiesSold))
     /// ```
     public static func sum(_ keyPath: KeyPath<Model, Value?>) -> Self {
-        Self(.sum, keyPath) { IntegerSumColumn<Value>(absent: $0) }
+        Self(.sum, keyPath) { SumColumn(NumberReading.integer(Value.self), absent: $0) }
     }
 }
 
@@ -69,7 +69,7 @@ extension Aggregate where Value: BinaryFloatingPoint {
     /// let total = try context.aggregate(FetchDescriptor<Order>(), computing: .sum(\.amount))
     /// ```
     public static func sum(_ keyPath: KeyPath<Model, Value>) -> Self {
-        Self(.sum, keyPath) { FloatingSumColumn<Value>(absent: $0) }
+        Self(.sum, keyPath) { SumColumn(NumberReading.floating(Value.self), absent: $0) }
     }
 
     /// The sum of an optional floating-point attribute's values, leaving out `nil`.
@@ -78,7 +78,7 @@ extension Aggregate where Value: BinaryFloatingPoint {
     /// let total = try context.aggregate(FetchDescriptor<Order>(), computing: .sum(\.discount))
     /// ```
     public static func sum(_ keyPath: KeyPath<Model, Value?>) -> Self {
-        Self(.sum, keyPath) { FloatingSumColumn<Value>(absent: $0) }
+        Self(.sum, keyPath) { SumColumn(NumberReading.floating(Value.self), absent: $0) }
     }
 }
 
@@ -89,7 +89,7 @@ extension Aggregate where Value == Decimal {
     /// let total = try context.aggregate(FetchDescriptor<Invoice>(), computing: .sum(\.total))
     /// ```
     public static func sum(_ keyPath: KeyPath<Model, Decimal>) -> Self {
-        Self(.sum, keyPath) { DecimalSumColumn(absent: $0) }
+        Self(.sum, keyPath) { SumColumn(NumberReading.decimal, absent: $0) }
     }
 
     /// The sum of an optional `Decimal` attribute's values, leaving out `nil`.
@@ -98,7 +98,7 @@ extension Aggregate where Value == Decimal {
     /// let total = try context.aggregate(FetchDescriptor<Invoice>(), computing: .sum(\.tax))
     /// ```
     public static func sum(_ keyPath: KeyPath<Model, Decimal?>) -> Self {
-        Self(.sum, keyPath) { DecimalSumColumn(absent: $0) }
+        Self(.sum, keyPath) { SumColumn(NumberReading.decimal, absent: $0) }
     }
 }
 
@@ -147,7 +147,7 @@ extension Aggregate where Value == Double? {
     /// let meanPages = try context.aggregate(FetchDescriptor<Book>(), computing: .average(\.pages))
     /// ```
     public static func average<V: BinaryInteger>(_ keyPath: KeyPath<Model, V>) -> Self {
-        Self(.average, keyPath) { AverageColumn(IntegerSumColumn<V>(absent: $0)) }
+        Self(.average, keyPath) { AverageColumn(SumColumn(NumberReading.integer(V.self), absent: $0)) }
     }
 
     /// The mean of an optional integer attribute's values, leaving out `nil`.
@@ -156,7 +156,7 @@ extension Aggregate where Value == Double? {
     /// let meanRating = try context.aggregate(FetchDescriptor<Book>(), computing: .average(\.rating))
     /// ```
     public static func average<V: BinaryInteger>(_ keyPath: KeyPath<Model, V?>) -> Self {
-        Self(.average, keyPath) { AverageColumn(IntegerSumColumn<V>(absent: $0)) }
+        Self(.average, keyPath) { AverageColumn(SumColumn(NumberReading.integer(V.self), absent: $0)) }
     }
 
     /// The mean of a floating-point attribute; `nil` when there are no values.
@@ -165,7 +165,7 @@ extension Aggregate where Value == Double? {
     /// let meanPrice = try context.aggregate(FetchDescriptor<Book>(), computing: .average(\.price))
     /// ```
     public static func average<V: BinaryFloatingPoint>(_ keyPath: KeyPath<Model, V>) -> Self {
-        Self(.average, keyPath) { AverageColumn(FloatingSumColumn<V>(absent: $0)) }
+        Self(.average, keyPath) { AverageColumn(SumColumn(NumberReading.floating(V.self), absent: $0)) }
     }
 
     /// The mean of an optional floating-point attribute's values, leaving out `nil`.
@@ -174,7 +174,7 @@ extension Aggregate where Value == Double? {
     /// let meanScore = try context.aggregate(FetchDescriptor<Player>(), computing: .average(\.score))
     /// ```
     public static func average<V: BinaryFloatingPoint>(_ keyPath: KeyPath<Model, V?>) -> Self {
-        Self(.average, keyPath) { AverageColumn(FloatingSumColumn<V>(absent: $0)) }
+        Self(.average, keyPath) { AverageColumn(SumColumn(NumberReading.floating(V.self), absent: $0)) }
     }
 }
 
@@ -185,7 +185,7 @@ extension Aggregate where Value == Decimal? {
     /// let meanTotal = try context.aggregate(FetchDescriptor<Invoice>(), computing: .average(\.total))
     /// ```
     public static func average(_ keyPath: KeyPath<Model, Decimal>) -> Self {
-        Self(.average, keyPath) { AverageColumn(DecimalSumColumn(absent: $0)) }
+        Self(.average, keyPath) { AverageColumn(SumColumn(NumberReading.decimal, absent: $0)) }
     }
 
     /// The mean of an optional `Decimal` attribute's values, leaving out `nil`.
@@ -194,7 +194,7 @@ extension Aggregate where Value == Decimal? {
     /// let meanTax = try context.aggregate(FetchDescriptor<Invoice>(), computing: .average(\.tax))
     /// ```
     public static func average(_ keyPath: KeyPath<Model, Decimal?>) -> Self {
-        Self(.average, keyPath) { AverageColumn(DecimalSumColumn(absent: $0)) }
+        Self(.average, keyPath) { AverageColumn(SumColumn(NumberReading.decimal, absent: $0)) }
     }
 }
 

@@ -8,10 +8,10 @@ import Foundation
 /// keys turn out equal).
 ///
 /// ```swift
-/// let column = IntegerSumColumn<Int>(absent: nil)
+/// let column = SumColumn(NumberReading.integer(Int.self), absent: nil)
 /// column.grow(to: 1)
 /// try column.add(field: .varint(84), to: 0)
-/// try column.result(0)   // 42 (the zigzag varint of 42), boxed
+/// try column.result(0)   // 42 (84 is the zigzag varint of 42), boxed
 /// ```
 class AggregateColumn {
     /// Whether the column reads a value of each model (every aggregate but a count).
@@ -23,6 +23,10 @@ class AggregateColumn {
     func grow(to groups: Int) {}
     /// Adds a stored field (`nil`: the record lacks it) to `group`.
     func add(field: FieldPayload?, to group: Int) throws(StorageError) {}
+    /// Adds a field of the scanner's record (`nil`: the record lacks it) to `group`.
+    func add(_ field: RecordReader.Field?, of scanner: RecordScanner, to group: Int) throws(StorageError) {
+        try add(field: field.map { scanner.payload(of: $0) }, to: group)
+    }
     /// Adds the value a key path read of a model (`nil`, or an optional's `nil`: no value).
     func add(value: Any?, to group: Int) {}
     /// Counts one model of `group` (a count's only input).
@@ -96,130 +100,181 @@ final class CountColumn: AggregateColumn {
     override func result(_ group: Int) throws(FetchError) -> Any { counts[group] }
 }
 
-/// A sum's running totals, and how many values each has (for an average).
-protocol SumColumn: AggregateColumn {
-    /// How many values `group` added.
-    func valueCount(_ group: Int) -> Int
-    /// `group`'s total divided by `count`, boxed as `Double?` or `Decimal?`.
-    func mean(_ group: Int, count: Int) -> Any
-}
+/// A sum's running totals, one per group, in the widest type of the values' kind (`Int64` or
+/// `UInt64` with overflow checked, `Double` in the rows' order, `Decimal`), with how many values
+/// each has and, for integers, their total as a `Double` for a mean (which does not overflow).
+///
+/// Nothing in it is generic: a stored field becomes a ``StoredNumber`` through the value
+/// registry (``NativeValue/number(of:)``, compiled for each type), so adding a row costs no
+/// generic call; the sum's type comes back only in ``result(_:)``, through ``Reading/total``.
+final class SumColumn: AggregateColumn {
+    /// How the column reads and returns the values of one type, made where the type is known
+    /// (``NumberReading``).
+    struct Reading {
+        enum Kind { case signed, unsigned, real, decimal }
+        let kind: Kind
+        /// The type, when it is stored natively: its fields are read as numbers by the registry.
+        let native: (any NativeValue.Type)?
+        /// A model's value as a number (`nil`: none, such as an optional's `nil`).
+        let value: (Any?) -> StoredNumber?
+        /// A total as the sum's type, boxed; `nil` when it does not fit.
+        let total: (StoredNumber) -> Any?
+        /// The type's name, for an overflow's message.
+        let typeName: String
+    }
 
-/// The sum of integers of type `W`, added up in `Int64` (`UInt64` for an unsigned type) with
-/// overflow checked, returned as `W`; for a mean, also in `Double`, which does not overflow.
-final class IntegerSumColumn<W: BinaryInteger>: ValueColumn<W>, SumColumn {
-    private typealias Total = (value: Int64, unsigned: UInt64, overflowed: Bool, count: Int, real: Double)
+    private struct Total {
+        var signed: Int64 = 0
+        var unsigned: UInt64 = 0
+        var real: Double = 0
+        var decimal: Decimal = 0
+        var count = 0
+        var overflowed = false
+    }
+
+    private let reading: Reading
+    /// ``Reading/native``, kept apart: a row's add reads it alone.
+    private let native: (any NativeValue.Type)?
+    /// What an absent field holds, as a number (the attribute's default), or `nil`.
+    private let absent: StoredNumber?
     private var totals: [Total] = []
 
+    init(_ reading: Reading, absent: Any?) {
+        self.reading = reading
+        native = reading.native
+        self.absent = absent.flatMap { reading.value($0) }
+    }
+
+    override var readsFields: Bool { native != nil }
+
     override func grow(to groups: Int) {
-        let empty: Total = (0, 0, false, 0, 0)
-        if groups > totals.count { totals += repeatElement(empty, count: groups - totals.count) }
+        if groups > totals.count { totals += repeatElement(Total(), count: groups - totals.count) }
     }
 
-    override func accumulate(_ value: W, into group: Int) {
-        add(Int64(exactly: value), UInt64(exactly: value), count: 1, real: Double(value), to: group)
-    }
-
-    private func add(_ signed: Int64?, _ unsigned: UInt64?, count: Int, real: Double, to group: Int) {
-        var total = totals[group]
-        total.count += count
-        total.real += real
-        if W.isSigned {
-            let (sum, overflow) = total.value.addingReportingOverflow(signed ?? 0)
-            total.value = sum
-            total.overflowed = total.overflowed || overflow || signed == nil
-        } else {
-            let (sum, overflow) = total.unsigned.addingReportingOverflow(unsigned ?? 0)
-            total.unsigned = sum
-            total.overflowed = total.overflowed || overflow || unsigned == nil
+    override func add(field: FieldPayload?, to group: Int) throws(StorageError) {
+        guard let field else {
+            if let absent { add(absent, to: group) }
+            return
         }
-        totals[group] = total
+        if let native, let number = try native.number(of: field) { add(number, to: group) }
+    }
+
+    override func add(value: Any?, to group: Int) {
+        if let number = reading.value(value) { add(number, to: group) }
+    }
+
+    private func add(_ number: StoredNumber, to group: Int) {
+        totals.withUnsafeMutableBufferPointer { totals in
+            totals[group].count += 1
+            switch number {
+            case .signed(let value):
+                let (sum, overflow) = totals[group].signed.addingReportingOverflow(value)
+                totals[group].signed = sum
+                totals[group].real += Double(value)
+                if overflow { totals[group].overflowed = true }
+            case .unsigned(let value):
+                let (sum, overflow) = totals[group].unsigned.addingReportingOverflow(value)
+                totals[group].unsigned = sum
+                totals[group].real += Double(value)
+                if overflow { totals[group].overflowed = true }
+            case .real(let value):
+                totals[group].real += value
+            case .decimal(let value):
+                totals[group].decimal += value
+            }
+        }
     }
 
     override func merge(_ group: Int, into target: Int) {
-        let total = totals[group]
-        add(total.value, total.unsigned, count: total.count, real: total.real, to: target)
-        if total.overflowed { totals[target].overflowed = true }
+        let from = totals[group]
+        var into = totals[target]
+        let (signed, signedOverflow) = into.signed.addingReportingOverflow(from.signed)
+        let (unsigned, unsignedOverflow) = into.unsigned.addingReportingOverflow(from.unsigned)
+        into.signed = signed
+        into.unsigned = unsigned
+        into.real += from.real
+        into.decimal += from.decimal
+        into.count += from.count
+        into.overflowed = into.overflowed || from.overflowed || signedOverflow || unsignedOverflow
+        totals[target] = into
     }
 
     override func result(_ group: Int) throws(FetchError) -> Any {
         let total = totals[group]
-        let value = total.overflowed ? nil : W.isSigned ? W(exactly: total.value) : W(exactly: total.unsigned)
-        guard let value else { throw FetchError.aggregateOverflow(of: W.self, values: total.count) }
+        let number: StoredNumber =
+            switch reading.kind {
+            case .signed: .signed(total.signed)
+            case .unsigned: .unsigned(total.unsigned)
+            case .real: .real(total.real)
+            case .decimal: .decimal(total.decimal)
+            }
+        guard !total.overflowed, let value = reading.total(number) else {
+            throw FetchError.aggregateOverflow(of: reading.typeName, values: total.count)
+        }
         return value
     }
 
-    func valueCount(_ group: Int) -> Int { totals[group].count }
-
-    func mean(_ group: Int, count: Int) -> Any {
-        let mean: Double? = count > 0 ? totals[group].real / Double(count) : nil
-        return mean as Any
+    /// `group`'s mean, boxed as `Double?` (`Decimal?` for decimals); `nil` over no values.
+    func mean(_ group: Int) -> Any {
+        let total = totals[group]
+        guard total.count > 0 else { return reading.kind == .decimal ? (nil as Decimal?) as Any : (nil as Double?) as Any }
+        if reading.kind == .decimal { return (total.decimal / Decimal(total.count)) as Decimal? as Any }
+        return (total.real / Double(total.count)) as Double? as Any
     }
 }
 
-/// The sum of floating-point values of type `W`, added up in `Double`, returned as `W`.
-final class FloatingSumColumn<W: BinaryFloatingPoint>: ValueColumn<W>, SumColumn {
-    private var totals: [(value: Double, count: Int)] = []
-
-    override func grow(to groups: Int) {
-        if groups > totals.count { totals += repeatElement((value: 0.0, count: 0), count: groups - totals.count) }
+/// The readings of numbers of each kind of type, for ``SumColumn``.
+enum NumberReading {
+    static func integer<W: BinaryInteger>(_: W.Type) -> SumColumn.Reading {
+        SumColumn.Reading(
+            kind: W.isSigned ? .signed : .unsigned, native: W.self as? any NativeValue.Type,
+            value: { value in
+                guard let value = value as? W else { return nil }
+                if W.isSigned { return Int64(exactly: value).map { .signed($0) } ?? .real(Double(value)) }
+                return UInt64(exactly: value).map { .unsigned($0) } ?? .real(Double(value))
+            },
+            total: { total in
+                switch total {
+                case .signed(let value): W(exactly: value)
+                case .unsigned(let value): W(exactly: value)
+                case .real, .decimal: nil
+                }
+            }, typeName: "\(W.self)")
     }
 
-    override func accumulate(_ value: W, into group: Int) {
-        totals[group].value += Double(value)
-        totals[group].count += 1
+    static func floating<W: BinaryFloatingPoint>(_: W.Type) -> SumColumn.Reading {
+        SumColumn.Reading(
+            kind: .real, native: W.self as? any NativeValue.Type,
+            value: { value in (value as? W).map { .real(Double($0)) } },
+            total: { total in
+                if case .real(let value) = total { return W(value) }
+                return nil
+            }, typeName: "\(W.self)")
     }
 
-    override func merge(_ group: Int, into target: Int) {
-        totals[target].value += totals[group].value
-        totals[target].count += totals[group].count
-    }
-
-    override func result(_ group: Int) throws(FetchError) -> Any { W(totals[group].value) }
-    func valueCount(_ group: Int) -> Int { totals[group].count }
-    func mean(_ group: Int, count: Int) -> Any {
-        let mean: Double? = count > 0 ? totals[group].value / Double(count) : nil
-        return mean as Any
-    }
-}
-
-/// The sum of `Decimal` values.
-final class DecimalSumColumn: ValueColumn<Decimal>, SumColumn {
-    private var totals: [(value: Decimal, count: Int)] = []
-
-    override func grow(to groups: Int) {
-        if groups > totals.count { totals += repeatElement((value: Decimal(0), count: 0), count: groups - totals.count) }
-    }
-
-    override func accumulate(_ value: Decimal, into group: Int) {
-        totals[group].value += value
-        totals[group].count += 1
-    }
-
-    override func merge(_ group: Int, into target: Int) {
-        totals[target].value += totals[group].value
-        totals[target].count += totals[group].count
-    }
-
-    override func result(_ group: Int) throws(FetchError) -> Any { totals[group].value }
-    func valueCount(_ group: Int) -> Int { totals[group].count }
-    func mean(_ group: Int, count: Int) -> Any {
-        let mean: Decimal? = count > 0 ? totals[group].value / Decimal(count) : nil
-        return mean as Any
+    static var decimal: SumColumn.Reading {
+        SumColumn.Reading(
+            kind: .decimal, native: Decimal.self,
+            value: { value in (value as? Decimal).map { .decimal($0) } },
+            total: { total in
+                if case .decimal(let value) = total { return value }
+                return nil
+            }, typeName: "Decimal")
     }
 }
 
 /// An average: a sum's total over its count of values, `nil` for none.
 final class AverageColumn: AggregateColumn {
-    private let sum: any SumColumn
+    private let sum: SumColumn
 
-    init(_ sum: any SumColumn) { self.sum = sum }
+    init(_ sum: SumColumn) { self.sum = sum }
 
     override var readsFields: Bool { sum.readsFields }
     override func grow(to groups: Int) { sum.grow(to: groups) }
     override func add(field: FieldPayload?, to group: Int) throws(StorageError) { try sum.add(field: field, to: group) }
     override func add(value: Any?, to group: Int) { sum.add(value: value, to: group) }
     override func merge(_ group: Int, into target: Int) { sum.merge(group, into: target) }
-    override func result(_ group: Int) throws(FetchError) -> Any { sum.mean(group, count: sum.valueCount(group)) }
+    override func result(_ group: Int) throws(FetchError) -> Any { sum.mean(group) }
 }
 
 /// The least or the greatest value of type `W`, `nil` for none.

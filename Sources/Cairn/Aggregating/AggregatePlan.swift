@@ -22,6 +22,10 @@ public struct AggregatePlan: Sendable, CustomStringConvertible {
         /// Counts per group without a predicate: the runs of equal keys of an index on the
         /// grouping attribute, one record read per group for its key.
         case indexGroups(table: String)
+        /// Without a predicate, the entries of an index whose keys hold every attribute the
+        /// grouping and the aggregates read: no record is read (but for a key cut short by
+        /// its length, whose row's record is).
+        case indexEntries(table: String)
         /// The candidate rows' records, as the fetch plan finds them: the named fields of each,
         /// read without making a model. Models with unsaved changes count by their unsaved values.
         case records(fields: [String])
@@ -55,6 +59,7 @@ public struct AggregatePlan: Sendable, CustomStringConvertible {
         case .rowCount(let table): method = "the row count of \(table), reading no record"
         case .indexEnds(let tables): method = "the ends of \(tables.joined(separator: ", ")), reading a record at each"
         case .indexGroups(let table): method = "counts per key of \(table), reading no record but one per group"
+        case .indexEntries(let table): method = "the entries of \(table), whose keys hold every value, reading no record"
         case .records(let fields):
             method = "fields \(fields.joined(separator: ", ")) of each candidate's record, making no model"
         case .models(let reason): method = "each matching model (\(reason))"

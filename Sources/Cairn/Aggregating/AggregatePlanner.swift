@@ -14,12 +14,13 @@ struct AggregatePlanner {
     /// The method, with the index tables an index method reads.
     struct Choice {
         enum Kind {
-            case indexCount, indexExtremes, indexGroups, records, models
+            case indexCount, indexExtremes, indexGroups, indexEntries, records, models
         }
         let method: Kind
         let explained: AggregatePlan.Method
         /// For ``Kind/indexExtremes``: each value's index (`nil` for a count); for
-        /// ``Kind/indexGroups``: the grouping attribute's index.
+        /// ``Kind/indexGroups``: the grouping attribute's index; for ``Kind/indexEntries``: the
+        /// index whose keys hold every attribute read.
         var indexes: [Store.EntityTables.UniqueConstraint?] = []
     }
 
@@ -30,7 +31,7 @@ struct AggregatePlanner {
         if let reason = modelsReason() {
             return Choice(method: .models, explained: .models(reason: reason))
         }
-        if let choice = indexChoice() { return choice }
+        if let choice = indexChoice() ?? coveringChoice() { return choice }
         var fields: [String] = []
         for source in aggregator.keySources + aggregator.valueSources.compactMap({ $0 }) {
             switch source {
@@ -92,6 +93,25 @@ struct AggregatePlanner {
             let index = tables.keys.indexes.first(where: { $0.names == [field.attribute.name] }), isFilled(index)
         else { return nil }
         return Choice(method: .indexGroups, explained: .indexGroups(table: index.table.name), indexes: [index])
+    }
+
+    /// An index whose keys hold every grouping and aggregated attribute, when there is no
+    /// predicate and no unsaved change counts: its entries are read, not the records.
+    private func coveringChoice() -> Choice? {
+        guard request.predicate == nil, !(request.includePendingChanges && aggregator.context.hasChanges) else {
+            return nil
+        }
+        var names = Set<String>()
+        for source in aggregator.keySources + aggregator.valueSources.compactMap({ $0 }) {
+            guard case .field(let field) = source else { return nil }
+            names.insert(field.attribute.name)
+        }
+        guard !names.isEmpty, names.isDisjoint(with: tables.keys.hashedAttributes),
+            aggregator.values.allSatisfy({ $0.keyPath == nil || $0.column.readsFields })
+        else { return nil }
+        // A unique table leaves out the rows whose key holds a NaN: an index lists every row.
+        let index = tables.keys.indexes.first { names.isSubset(of: $0.names) && isFilled($0) }
+        return index.map { Choice(method: .indexEntries, explained: .indexEntries(table: $0.table.name), indexes: [$0]) }
     }
 
     /// A single-attribute unique or index table on `field` whose key order is its values' order

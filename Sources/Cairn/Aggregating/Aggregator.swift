@@ -70,7 +70,7 @@ struct Aggregator {
             try RecordAggregation(aggregator: self, executor: executor).run(into: &numbering)
         case .models:
             try aggregateModels(into: &numbering)
-        case .indexCount, .indexExtremes, .indexGroups:
+        case .indexCount, .indexExtremes, .indexGroups, .indexEntries:
             try IndexAggregation(aggregator: self, plan: plan).run(into: &numbering)
         }
         return try numbering.groups(columns: values.map(\.column))

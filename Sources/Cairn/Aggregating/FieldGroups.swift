@@ -10,8 +10,8 @@ import Foundation
 /// two groups here, which the caller merges once it has decoded each group's key (``fields(of:)``).
 ///
 /// ```swift
-/// var groups = FieldGroups(fieldsPerKey: 1)
-/// groups.begin(); groups.append(record.payload(tag: 3))
+/// var groups = FieldGroups()
+/// groups.begin(); groups.append(fields[0], of: scanner)
 /// let group = groups.group()   // 0 for the first key seen, then 1, …
 /// ```
 struct FieldGroups {
@@ -31,18 +31,24 @@ struct FieldGroups {
     /// Starts a row's key.
     mutating func begin() { key.removeAll(keepingCapacity: true) }
 
-    /// Adds a field (`nil`: absent) to the row's key: a kind byte, then the payload (a scalar's
-    /// eight bytes, or bytes with their length).
-    mutating func append(_ field: FieldPayload?) {
-        switch field {
-        case nil: key.append(0)
-        case .varint(let value): appendScalar(1, value)
-        case .fixed32(let value): appendScalar(2, UInt64(value))
-        case .fixed64(let value): appendScalar(3, value)
-        case .bytes(let bytes):
-            appendScalar(4, UInt64(bytes.count))
-            key.append(contentsOf: bytes)
+    /// Adds a field of the scanner's record (`nil`: absent) to the row's key: a kind byte, then
+    /// the payload (a scalar's eight bytes, or bytes with their length).
+    mutating func append(_ field: RecordReader.Field?, of scanner: RecordScanner) {
+        guard let field else { return key.append(0) }
+        switch field.wireType {
+        case .varint: appendScalar(1, field.scalar)
+        case .fixed32: appendScalar(2, field.scalar)
+        case .fixed64: appendScalar(3, field.scalar)
+        case .lengthDelimited:
+            appendScalar(4, UInt64(field.end - field.start))
+            scanner.withBytes(of: field) { key.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
         }
+    }
+
+    /// Adds a component of an index key, as its bytes, to the row's key.
+    mutating func append(keyBytes bytes: [UInt8]) {
+        appendScalar(6, UInt64(bytes.count))
+        key.append(contentsOf: bytes)
     }
 
     /// Adds a related row (a to-one relationship's target; `nil`: none) to the row's key.
@@ -65,7 +71,7 @@ struct FieldGroups {
         var slot = hash & mask
         while slots[slot] != 0 {
             let group = Int(slots[slot]) - 1
-            if hashes[group] == hash && keys[starts[group]..<starts[group + 1]].elementsEqual(key) { return group }
+            if hashes[group] == hash && isKey(of: group) { return group }
             slot = (slot + 1) & mask
         }
         let group = hashes.count
@@ -77,6 +83,15 @@ struct FieldGroups {
         return group
     }
 
+    /// Whether `group`'s key is the row's key.
+    private func isKey(of group: Int) -> Bool {
+        let (start, end) = (starts[group], starts[group + 1])
+        guard end - start == key.count else { return false }
+        return keys.withUnsafeBytes { keys in
+            key.withUnsafeBytes { key in memcmp(keys.baseAddress! + start, key.baseAddress!, key.count) == 0 }
+        }
+    }
+
     private mutating func rehash() {
         slots = Array(repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
@@ -85,6 +100,19 @@ struct FieldGroups {
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(truncatingIfNeeded: group + 1)
         }
+    }
+
+    /// The index key components a group's key was made of (``append(keyBytes:)``), `parts` of them.
+    func keyBytes(of group: Int, parts: Int) -> [[UInt8]] {
+        var position = starts[group]
+        var components: [[UInt8]] = []
+        for _ in 0..<parts {
+            let count = Int(keys[position + 1..<position + 9].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            position += 9
+            components.append(Array(keys[position..<position + count]))
+            position += count
+        }
+        return components
     }
 
     /// What a group's key was made of, in the order it was appended: a field (`nil`: absent),

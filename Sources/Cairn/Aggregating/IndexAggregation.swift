@@ -26,6 +26,9 @@ struct IndexAggregation {
         if case .indexGroups = plan.method {
             return try countGroups(into: &numbering)
         }
+        if case .indexEntries = plan.method, let index = plan.indexes.first ?? nil {
+            return try IndexEntryAggregation(aggregator: aggregator, index: index).run(into: &numbering)
+        }
         numbering.reserveStored(upTo: 1, columns: columns)
         numbering.setKey([], of: 0)
         try context.store.read { txn in

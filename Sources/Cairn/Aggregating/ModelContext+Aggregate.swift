@@ -134,7 +134,7 @@ extension ModelContext {
         switch choice.method {
         case .records, .models:
             return AggregatePlan(method: choice.explained, fetchPlan: try FetchExplainer(executor: executor, store: store).plan())
-        case .indexCount, .indexExtremes, .indexGroups:
+        case .indexCount, .indexExtremes, .indexGroups, .indexEntries:
             return AggregatePlan(method: choice.explained, fetchPlan: nil)
         }
     }

@@ -33,7 +33,7 @@ struct RecordAggregation {
         let columns = aggregator.values.map(\.column)
         let (leftOut, pending) = try pendingChanges()
         var groups = FieldGroups()
-        var fields = [FieldPayload?](repeating: nil, count: tags.count)
+        var fields = [RecordReader.Field?](repeating: nil, count: tags.count)
         var scanner = RecordScanner()
         let tests = executor.plan.recordTests
         context.statistics.readTransactions += 1
@@ -44,16 +44,20 @@ struct RecordAggregation {
                 if !leftOut.isEmpty && leftOut.contains(row) { return }
                 try scanner.load(value, key: key)
                 if let tests, !tests.admit({ tag throws(StorageError) in try scanner.payload(tag: tag) }) { return }
-                try scanner.payloads(of: tags, into: &fields)
+                try scanner.fields(of: tags, into: &fields)
                 groups.begin()
-                for (index, slot) in keySlots.enumerated() {
-                    if let slot { groups.append(fields[slot]) } else { groups.append(row: try edges.target(of: row, key: index, txn: txn)) }
+                for index in keySlots.indices {
+                    if let slot = keySlots[index] {
+                        groups.append(fields[slot], of: scanner)
+                    } else {
+                        groups.append(row: try edges.target(of: row, key: index, txn: txn))
+                    }
                 }
                 let group = groups.group()
                 if group == numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
-                for (column, slot) in zip(columns, valueSlots) {
-                    column.addModel(to: group)
-                    if let slot { try column.add(field: fields[slot], to: group) }
+                for index in columns.indices {
+                    columns[index].addModel(to: group)
+                    if let slot = valueSlots[index] { try columns[index].add(fields[slot], of: scanner, to: group) }
                 }
             }
         }

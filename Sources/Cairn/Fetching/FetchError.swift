@@ -193,7 +193,7 @@ extension FetchError {
 
 extension FetchError {
     /// A sum of `values` values of type `type` that does not fit in it.
-    static func aggregateOverflow(of type: Any.Type, values: Int) -> FetchError {
+    static func aggregateOverflow(of type: String, values: Int) -> FetchError {
         FetchError(
             code: .aggregateOverflow,
             message: "The sum of \(values) values of type \(type) does not fit in \(type). Sum a wider attribute "

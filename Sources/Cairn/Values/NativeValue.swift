@@ -50,6 +50,11 @@ protocol NativeValue: FieldCodable, KeyComponent, Equatable, SendableMetatype {
     static func fieldTest(
         _ comparison: FieldComparison, value: Any, isOptional: Bool, defaultValue: Any?
     ) -> ((FieldPayload?) -> Bool?)?
+
+    /// A record field of this type as the number an aggregate adds up (`nil` for a type that is
+    /// no number); given for every type by `NativeValue+Number.swift`, and a requirement so that
+    /// each type's reading is compiled for that type.
+    static func number(of field: FieldPayload) throws(StorageError) -> StoredNumber?
 }
 
 extension NativeValue {

@@ -75,6 +75,7 @@ extension PredMember {
         case .rowCount: "rowCount"
         case .indexEnds: "indexEnds"
         case .indexGroups: "indexGroups"
+        case .indexEntries: "indexEntries"
         case .records: "records"
         case .models: "models"
         }
@@ -173,6 +174,6 @@ extension PredMember {
                 #expect(count == models.count && firstName == models.map(\.name).max(), "\(shape)")
             }
         }
-        #expect(methods.kinds == ["indexEnds", "indexGroups", "records", "models"], "methods seen: \(methods.kinds)")
+        #expect(methods.kinds == ["indexEnds", "indexGroups", "indexEntries", "records", "models"], "methods seen: \(methods.kinds)")
     }
 }

@@ -165,11 +165,11 @@ package struct RecordReader: Sendable {
     /// - Complexity: O(log *n*) in the number of fields.
     package func payload(tag: UInt32) -> FieldPayload? {
         guard let index = fieldIndex(of: tag) else { return nil }
-        return Self.payload(of: fieldStorage[index], in: storage)
+        return Self.payloadOf(fieldStorage[index], storage)
     }
 
     /// The payload of `field`, found in `bytes`.
-    private static func payload(of field: Field, in bytes: [UInt8]) -> FieldPayload {
+    fileprivate static func payloadOf(_ field: Field, _ bytes: [UInt8]) -> FieldPayload {
         switch field.wireType {
         case .varint: .varint(field.scalar)
         case .fixed32: .fixed32(UInt32(truncatingIfNeeded: field.scalar))
@@ -233,7 +233,7 @@ package struct RecordReader: Sendable {
         var lastTag: UInt32 = 0
         while position < end {
             let field = try nextField(bytes, at: &position, end: end, after: &lastTag, recordStart: range.lowerBound)
-            if field.tag >= tag { return field.tag == tag ? payload(of: field, in: bytes) : nil }
+            if field.tag >= tag { return field.tag == tag ? payloadOf(field, bytes) : nil }
         }
         return nil
     }
@@ -341,14 +341,16 @@ package struct RecordReader: Sendable {
 
 /// Reads chosen fields of records borrowed from the store, one record after another, through one
 /// reused buffer: each record is copied, its checksum (with its key) and format checked, and only
-/// the fields asked for are read, in one walk. A scan that aggregates a million rows makes no
-/// reader, field list or array per row this way.
+/// the fields asked for are found, in one walk. A field comes back as its place in the buffer
+/// (``RecordReader/Field``, a plain value), so a scan that aggregates a million rows makes no
+/// reader, payload, array or reference count per row; ``payload(of:)`` makes a payload when one
+/// is needed.
 ///
 /// ```swift
 /// var scanner = RecordScanner()
 /// try txn.scan(records) { key, value in
 ///     try scanner.load(value, key: key)
-///     try scanner.payloads(of: [2, 5], into: &fields)
+///     try scanner.fields(of: [2, 5], into: &fields)
 ///     return true
 /// }
 /// ```
@@ -366,7 +368,8 @@ package struct RecordScanner {
         var crc = CRC32C()
         crc.update(key)
         bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: value)
+        // A typed buffer is appended with one copy; a raw one was appended byte by byte.
+        bytes.append(contentsOf: value.assumingMemoryBound(to: UInt8.self))
         end = try RecordReader.checkFrame(bytes, bytes.indices, keyChecksum: crc.value)
     }
 
@@ -377,19 +380,27 @@ package struct RecordScanner {
         try RecordReader.payload(tag: tag, in: bytes, bytes.indices, end: end)
     }
 
-    /// The loaded record's fields with `tags` (ascending), in one walk, into `payloads` (as long
-    /// as `tags`; `nil` for an absent field).
+    /// The loaded record's fields with `tags` (ascending), in one walk, into `fields` (as long as
+    /// `tags`; `nil` for an absent field).
     ///
     /// - Throws: `StorageError` `.damagedRecord` when a field up to the last asked for is malformed.
-    package func payloads(of tags: [UInt32], into payloads: inout [FieldPayload?]) throws(StorageError) {
-        try RecordReader.payloads(of: tags, in: bytes, end: end, into: &payloads)
+    func fields(of tags: [UInt32], into fields: inout [RecordReader.Field?]) throws(StorageError) {
+        try RecordReader.fields(of: tags, in: bytes, end: end, into: &fields)
+    }
+
+    /// The payload of a field of the loaded record.
+    func payload(of field: RecordReader.Field) -> FieldPayload { RecordReader.payloadOf(field, bytes) }
+
+    /// Calls `body` with the bytes of a length-delimited field of the loaded record.
+    func withBytes<R>(of field: RecordReader.Field, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[field.start..<field.end])) }
     }
 }
 
 extension RecordReader {
-    /// ``RecordScanner/payloads(of:into:)`` over the record that is the whole of `bytes`.
-    fileprivate static func payloads(
-        of tags: [UInt32], in bytes: [UInt8], end: Int, into payloads: inout [FieldPayload?]
+    /// ``RecordScanner/fields(of:into:)`` over the record that is the whole of `bytes`.
+    fileprivate static func fields(
+        of tags: [UInt32], in bytes: [UInt8], end: Int, into fields: inout [Field?]
     ) throws(StorageError) {
         var position = 1
         var lastTag: UInt32 = 0
@@ -397,16 +408,16 @@ extension RecordReader {
         while wanted < tags.count && position < end {
             let field = try nextField(bytes, at: &position, end: end, after: &lastTag, recordStart: 0)
             while wanted < tags.count && tags[wanted] < field.tag {
-                payloads[wanted] = nil
+                fields[wanted] = nil
                 wanted += 1
             }
             if wanted < tags.count && tags[wanted] == field.tag {
-                payloads[wanted] = payload(of: field, in: bytes)
+                fields[wanted] = field
                 wanted += 1
             }
         }
         while wanted < tags.count {
-            payloads[wanted] = nil
+            fields[wanted] = nil
             wanted += 1
         }
     }

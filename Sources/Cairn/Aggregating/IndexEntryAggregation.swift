@@ -1,0 +1,137 @@
+import CairnStorage
+import Foundation
+
+/// An aggregate read from the entries of an index whose keys hold every grouping and aggregated
+/// attribute (``AggregatePlan/Method/indexEntries(table:)``), as SQL's covering index: each entry
+/// is one row, its key decoded component by component, and no record is read. A grouping
+/// component's bytes number its group (``FieldGroups``), decoded once per group at the end.
+///
+/// A key cut short by its length (a long string, completed by a hash) holds no whole value: that
+/// row's record is read instead, and its values grouped by value.
+///
+/// ```swift
+/// try IndexEntryAggregation(aggregator: aggregator, index: index).run(into: &numbering)
+/// ```
+struct IndexEntryAggregation {
+    let aggregator: Aggregator
+    let index: Store.EntityTables.UniqueConstraint
+
+    private var tables: Store.EntityTables { aggregator.request.tables }
+
+    /// What each of the index's attributes is to the aggregation.
+    private struct Component {
+        let field: AggregateSource.StoredField
+        /// The grouping key it is, if any.
+        let groupKey: Int?
+        /// The columns that read it.
+        let columns: [Int]
+    }
+
+    private func components() -> [Component] {
+        index.names.map { name in
+            let field = tables.entity.attributesByName[name].flatMap { AggregateSource.StoredField($0, of: tables) }!
+            let groupKey = aggregator.keySources.firstIndex { source in
+                if case .field(let key) = source { return key.attribute.name == name }
+                return false
+            }
+            let columns = aggregator.valueSources.indices.filter { index in
+                if case .field(let value)? = aggregator.valueSources[index] { return value.attribute.name == name }
+                return false
+            }
+            return Component(field: field, groupKey: groupKey, columns: columns)
+        }
+    }
+
+    func run(into numbering: inout GroupNumbering) throws {
+        let components = components()
+        let columns = aggregator.values.map(\.column)
+        var groups = FieldGroups()
+        var keyBytes = [[UInt8]](repeating: [], count: aggregator.keys.count)
+        var values = [Any?](repeating: nil, count: components.count)
+        // Rows whose key was cut short, added from their records after the groups of keys are
+        // numbered (they are numbered by value, after those).
+        var cutRows: [UInt64] = []
+        try aggregator.context.store.read { txn in
+            try txn.scanIndexedRows(index.table, .all) { key, row in
+                guard tables.includes(row: row) else { return true }
+                var reader = KeyReader(Array(key))
+                if reader.isHashed {
+                    cutRows.append(row)
+                    return true
+                }
+                for (position, component) in components.enumerated() {
+                    let start = reader.position
+                    values[position] = try Self.readComponent(component.field, from: &reader)
+                    if let groupKey = component.groupKey { keyBytes[groupKey] = Array(key[start..<reader.position]) }
+                }
+                groups.begin()
+                for bytes in keyBytes { groups.append(keyBytes: bytes) }
+                let group = groups.group()
+                if group >= numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
+                for column in columns { column.addModel(to: group) }
+                for (position, component) in components.enumerated() {
+                    for column in component.columns { columns[column].add(value: values[position], to: group) }
+                }
+                return true
+            }
+        }
+        try decodeKeys(of: groups, components: components, into: &numbering)
+        try aggregator.context.store.read { txn in
+            for row in cutRows { try addRecord(of: row, components: components, txn: txn, to: &numbering) }
+        }
+    }
+
+    /// A component of a key: an optional's presence byte, then the value.
+    private static func readComponent(
+        _ field: AggregateSource.StoredField, from reader: inout KeyReader
+    ) throws(StorageError) -> Any? {
+        if field.attribute.isOptional, try reader.readRawByte() == 0 { return nil }
+        return try field.native.readKey(from: &reader)
+    }
+
+    /// Adds a row whose key was cut short, from its record.
+    private func addRecord(
+        of row: UInt64, components: [Component], txn: borrowing ReadTransaction, to numbering: inout GroupNumbering
+    ) throws {
+        var scanner = RecordScanner()
+        let read = try EntryLayout.withRowKey(row) { rowKey in
+            try txn.withValue(for: rowKey, in: tables.layout.records) { record -> [Any?] in
+                try scanner.load(record, key: rowKey)
+                return try components.map { component in try component.field.value(of: scanner.payload(tag: component.field.tag)) }
+            }
+        }
+        // A dangling entry (no record) is no row.
+        guard let read else { return }
+        var key = [AnyHashable?](repeating: nil, count: aggregator.keys.count)
+        for (position, component) in components.enumerated() {
+            if let groupKey = component.groupKey { key[groupKey] = aggregator.keys[groupKey].box(read[position]) }
+        }
+        let columns = aggregator.values.map(\.column)
+        let group = try numbering.group(forKey: key, columns: columns)
+        for column in columns { column.addModel(to: group) }
+        for (position, component) in components.enumerated() {
+            for column in component.columns { columns[column].add(value: read[position], to: group) }
+        }
+    }
+
+    /// Decodes each group's key from its components' bytes.
+    private func decodeKeys(of groups: FieldGroups, components: [Component], into numbering: inout GroupNumbering) throws {
+        let fields = aggregator.keySources.map { source -> AggregateSource.StoredField? in
+            if case .field(let field) = source { return field }
+            return nil
+        }
+        for group in 0..<groups.count {
+            var key: [AnyHashable] = []
+            for (position, bytes) in groups.keyBytes(of: group, parts: fields.count).enumerated() {
+                guard let field = fields[position] else { continue }
+                var reader = KeyReader(bytes)
+                let value = try Self.readComponent(field, from: &reader)
+                guard let boxed = aggregator.keys[position].box(value) else {
+                    throw FetchError.ungroupableKey([aggregator.keys[position].keyPath])
+                }
+                key.append(boxed)
+            }
+            numbering.setKey(key, of: group)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import CairnStorage
+import Foundation
+
+/// A stored number as an aggregate adds it up: an integer in the widest integer of its
+/// signedness, a floating-point number as a `Double`, a `Decimal` as itself.
+///
+/// ```swift
+/// try Int32.number(of: .varint(Varint.zigzag(-7)))   // .signed(-7)
+/// ```
+enum StoredNumber {
+    case signed(Int64)
+    case unsigned(UInt64)
+    case real(Double)
+    case decimal(Decimal)
+}
+
+extension NativeValue {
+    /// No number: strings, dates, data and the like.
+    static func number(of field: FieldPayload) throws(StorageError) -> StoredNumber? { nil }
+}
+
+extension NativeValue where Self: FixedWidthInteger {
+    /// An integer, in `Int64` or `UInt64`.
+    static func number(of field: FieldPayload) throws(StorageError) -> StoredNumber? {
+        let value = try Self(fieldPayload: field)
+        return isSigned ? .signed(Int64(truncatingIfNeeded: value)) : .unsigned(UInt64(truncatingIfNeeded: value))
+    }
+}
+
+extension NativeValue where Self: BinaryFloatingPoint {
+    /// A floating-point number, as a `Double`.
+    static func number(of field: FieldPayload) throws(StorageError) -> StoredNumber? {
+        .real(Double(try Self(fieldPayload: field)))
+    }
+}
+
+extension Decimal {
+    /// A `Decimal`, as itself.
+    static func number(of field: FieldPayload) throws(StorageError) -> StoredNumber? {
+        .decimal(try Decimal(fieldPayload: field))
+    }
+}
