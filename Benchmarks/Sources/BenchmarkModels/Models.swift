@@ -143,3 +143,18 @@ public struct SaleValues: Sendable {
         day = number % 365
     }
 }
+
+/// W11's model again, with the index a grouped sum of `amount` per `region` reads instead of the
+/// records (as SQL's covering index).
+@Model public final class IndexedSale {
+    #Index<IndexedSale>([\.region, \.amount])
+    public var region: String
+    public var amount: Int
+    public var day: Int
+
+    public init(region: String, amount: Int, day: Int) {
+        self.region = region
+        self.amount = amount
+        self.day = day
+    }
+}

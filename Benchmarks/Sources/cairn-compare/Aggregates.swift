@@ -6,7 +6,8 @@ import GRDB
 // W11: a grouped sum over n sales in 20 regions (n = 1,000,000 for the figure): the sum
 // of `amount` per `region`, computed
 //
-// - by Cairn's `aggregate(_:groupedBy:_:computing:)` (records read, no model made);
+// - by Cairn's `aggregate(_:groupedBy:_:computing:)`: records read, no model made; and on a model
+//   with the index `(region, amount)`, whose entries are read instead (`IndexedSale`);
 // - by fetching every model and adding them up by hand, which is what SwiftData offers;
 // - by GRDB's `SELECT region, SUM(amount) FROM sale GROUP BY region`, on a table without an
 //   index and on one with the covering index `(region, amount)` a GRDB expert would add.
@@ -26,11 +27,11 @@ enum AggregateWorkload {
 
     static func cairnContainer(_ directory: URL) throws -> ModelContainer {
         try ModelContainer(
-            for: Sale.self,
+            for: Sale.self, IndexedSale.self,
             configurations: ModelConfiguration(url: directory.appendingPathComponent("Sales.store")))
     }
 
-    /// A Cairn store of n sales, seeded in chunks of 100,000.
+    /// A Cairn store of n sales and n indexed sales, seeded in chunks of 100,000.
     static func seedCairn(_ n: Int, into directory: URL) throws {
         let container = try cairnContainer(directory)
         for start in stride(from: 0, to: n, by: 100_000) {
@@ -38,6 +39,7 @@ enum AggregateWorkload {
             for number in start..<min(start + 100_000, n) {
                 let sale = SaleValues(number)
                 context.insert(Sale(region: sale.region, amount: sale.amount, day: sale.day))
+                context.insert(IndexedSale(region: sale.region, amount: sale.amount, day: sale.day))
             }
             try context.save()
         }
@@ -66,6 +68,13 @@ enum AggregateWorkload {
     static func cairnAggregate(_ container: ModelContainer) throws -> [String: Int] {
         let context = ModelContext(container)
         let groups = try context.aggregate(FetchDescriptor<Sale>(), groupedBy: \.region, computing: .sum(\.amount))
+        return Dictionary(uniqueKeysWithValues: groups.map { ($0.key, $0.values) })
+    }
+
+    /// Cairn: the grouped sum, from the index `(region, amount)`.
+    static func cairnIndexedAggregate(_ container: ModelContainer) throws -> [String: Int] {
+        let context = ModelContext(container)
+        let groups = try context.aggregate(FetchDescriptor<IndexedSale>(), groupedBy: \.region, computing: .sum(\.amount))
         return Dictionary(uniqueKeysWithValues: groups.map { ($0.key, $0.values) })
     }
 
@@ -114,6 +123,10 @@ enum AggregateWorkload {
             Run(workload: "W11", system: "Cairn aggregate, grouped sum") {
                 let container = try cairnStore()
                 return try measure { checked(try cairnAggregate(container), "Cairn aggregate") }
+            },
+            Run(workload: "W11", system: "Cairn aggregate, index (region, amount)") {
+                let container = try cairnStore()
+                return try measure { checked(try cairnIndexedAggregate(container), "Cairn aggregate, index") }
             },
             Run(workload: "W11", system: "Cairn fetch models, sum by hand (SwiftData)") {
                 let container = try cairnStore()

@@ -29,6 +29,10 @@ class AggregateColumn {
     }
     /// Adds the value a key path read of a model (`nil`, or an optional's `nil`: no value).
     func add(value: Any?, to group: Int) {}
+    /// Whether the column adds numbers (``add(number:to:)``): a sum or an average.
+    var addsNumbers: Bool { false }
+    /// Adds a stored number to `group`.
+    func add(number: StoredNumber, to group: Int) {}
     /// Counts one model of `group` (a count's only input).
     func addModel(to group: Int) {}
     /// Counts `count` models of `group`.
@@ -163,6 +167,9 @@ final class SumColumn: AggregateColumn {
         if let number = reading.value(value) { add(number, to: group) }
     }
 
+    override var addsNumbers: Bool { true }
+    override func add(number: StoredNumber, to group: Int) { add(number, to: group) }
+
     private func add(_ number: StoredNumber, to group: Int) {
         totals.withUnsafeMutableBufferPointer { totals in
             totals[group].count += 1
@@ -273,6 +280,8 @@ final class AverageColumn: AggregateColumn {
     override func grow(to groups: Int) { sum.grow(to: groups) }
     override func add(field: FieldPayload?, to group: Int) throws(StorageError) { try sum.add(field: field, to: group) }
     override func add(value: Any?, to group: Int) { sum.add(value: value, to: group) }
+    override var addsNumbers: Bool { true }
+    override func add(number: StoredNumber, to group: Int) { sum.add(number: number, to: group) }
     override func merge(_ group: Int, into target: Int) { sum.merge(group, into: target) }
     override func result(_ group: Int) throws(FetchError) -> Any { sum.mean(group) }
 }

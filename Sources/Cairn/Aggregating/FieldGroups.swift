@@ -24,6 +24,8 @@ struct FieldGroups {
     private var hashes: [Int] = []
     /// Group number + 1 in each slot, 0 for none; a power of two long.
     private var slots: [Int32] = Array(repeating: 0, count: 64)
+    /// The last row's group.
+    private var last: Int?
 
     /// How many groups there are.
     var count: Int { hashes.count }
@@ -46,7 +48,7 @@ struct FieldGroups {
     }
 
     /// Adds a component of an index key, as its bytes, to the row's key.
-    mutating func append(keyBytes bytes: [UInt8]) {
+    mutating func append(keyBytes bytes: ArraySlice<UInt8>) {
         appendScalar(6, UInt64(bytes.count))
         key.append(contentsOf: bytes)
     }
@@ -62,8 +64,16 @@ struct FieldGroups {
         withUnsafeBytes(of: value.littleEndian) { key.append(contentsOf: $0) }
     }
 
-    /// The number of the group whose key is the row's key, made if new.
+    /// The number of the group whose key is the row's key, made if new. Rows read in key order
+    /// come in runs of one group: a row of the last row's group costs one comparison.
     mutating func group() -> Int {
+        if let last, isKey(of: last) { return last }
+        let group = lookUp()
+        last = group
+        return group
+    }
+
+    private mutating func lookUp() -> Int {
         var hasher = Hasher()
         key.withUnsafeBytes { hasher.combine(bytes: $0) }
         let hash = hasher.finalize()

@@ -25,6 +25,14 @@ struct IndexEntryAggregation {
         let groupKey: Int?
         /// The columns that read it.
         let columns: [Int]
+        /// Whether those columns all add numbers (sums and averages): it is read as one.
+        let readsNumbers: Bool
+    }
+
+    /// A component read of a key: a number, or a value.
+    private enum ComponentValue {
+        case number(StoredNumber?)
+        case value(Any?)
     }
 
     private func components() -> [Component] {
@@ -38,7 +46,8 @@ struct IndexEntryAggregation {
                 if case .field(let value)? = aggregator.valueSources[index] { return value.attribute.name == name }
                 return false
             }
-            return Component(field: field, groupKey: groupKey, columns: columns)
+            let readsNumbers = columns.allSatisfy { aggregator.values[$0].column.addsNumbers }
+            return Component(field: field, groupKey: groupKey, columns: columns, readsNumbers: readsNumbers)
         }
     }
 
@@ -46,31 +55,50 @@ struct IndexEntryAggregation {
         let components = components()
         let columns = aggregator.values.map(\.column)
         var groups = FieldGroups()
-        var keyBytes = [[UInt8]](repeating: [], count: aggregator.keys.count)
-        var values = [Any?](repeating: nil, count: components.count)
+        var scratch: [UInt8] = []
         // Rows whose key was cut short, added from their records after the groups of keys are
         // numbered (they are numbered by value, after those).
         var cutRows: [UInt64] = []
+        var groupRanges = [Range<Int>](repeating: 0..<0, count: aggregator.keys.count)
+        var read: [(component: Int, value: ComponentValue)] = []
         try aggregator.context.store.read { txn in
             try txn.scanIndexedRows(index.table, .all) { key, row in
                 guard tables.includes(row: row) else { return true }
-                var reader = KeyReader(Array(key))
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: key.assumingMemoryBound(to: UInt8.self))
+                var reader = KeyReader(scratch)
                 if reader.isHashed {
                     cutRows.append(row)
                     return true
                 }
+                read.removeAll(keepingCapacity: true)
                 for (position, component) in components.enumerated() {
                     let start = reader.position
-                    values[position] = try Self.readComponent(component.field, from: &reader)
-                    if let groupKey = component.groupKey { keyBytes[groupKey] = Array(key[start..<reader.position]) }
+                    if let groupKey = component.groupKey {
+                        try Self.skipComponent(component.field, in: &reader)
+                        groupRanges[groupKey] = start..<reader.position
+                    } else if component.columns.isEmpty {
+                        try Self.skipComponent(component.field, in: &reader)
+                    } else if component.readsNumbers {
+                        read.append((position, .number(try Self.numberComponent(component.field, in: &reader))))
+                    } else {
+                        read.append((position, .value(try Self.readComponent(component.field, from: &reader))))
+                    }
                 }
+                // The grouping components in the order of the grouping key paths.
                 groups.begin()
-                for bytes in keyBytes { groups.append(keyBytes: bytes) }
+                for range in groupRanges { groups.append(keyBytes: scratch[range]) }
                 let group = groups.group()
                 if group >= numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
                 for column in columns { column.addModel(to: group) }
-                for (position, component) in components.enumerated() {
-                    for column in component.columns { columns[column].add(value: values[position], to: group) }
+                for (position, value) in read {
+                    for column in components[position].columns {
+                        switch value {
+                        case .number(let number?): columns[column].add(number: number, to: group)
+                        case .number(nil): break
+                        case .value(let value): columns[column].add(value: value, to: group)
+                        }
+                    }
                 }
                 return true
             }
@@ -87,6 +115,20 @@ struct IndexEntryAggregation {
     ) throws(StorageError) -> Any? {
         if field.attribute.isOptional, try reader.readRawByte() == 0 { return nil }
         return try field.native.readKey(from: &reader)
+    }
+
+    /// A component of a key as a number (`nil` for an optional's `nil`).
+    private static func numberComponent(
+        _ field: AggregateSource.StoredField, in reader: inout KeyReader
+    ) throws(StorageError) -> StoredNumber? {
+        if field.attribute.isOptional, try reader.readRawByte() == 0 { return nil }
+        return try field.native.number(ofKey: &reader)
+    }
+
+    /// Moves past a component of a key.
+    private static func skipComponent(_ field: AggregateSource.StoredField, in reader: inout KeyReader) throws(StorageError) {
+        if field.attribute.isOptional, try reader.readRawByte() == 0 { return }
+        try field.native.skipKey(in: &reader)
     }
 
     /// Adds a row whose key was cut short, from its record.

@@ -40,3 +40,33 @@ extension Decimal {
         .decimal(try Decimal(fieldPayload: field))
     }
 }
+
+extension NativeValue {
+    /// Moves past a key component of this type: no number.
+    static func number(ofKey reader: inout KeyReader) throws(StorageError) -> StoredNumber? {
+        try skipKey(in: &reader)
+        return nil
+    }
+}
+
+extension NativeValue where Self: FixedWidthInteger {
+    /// A key component of an integer type, in `Int64` or `UInt64`.
+    static func number(ofKey reader: inout KeyReader) throws(StorageError) -> StoredNumber? {
+        let value = try readKey(from: &reader)
+        return isSigned ? .signed(Int64(truncatingIfNeeded: value)) : .unsigned(UInt64(truncatingIfNeeded: value))
+    }
+}
+
+extension NativeValue where Self: BinaryFloatingPoint {
+    /// A key component of a floating-point type, as a `Double`.
+    static func number(ofKey reader: inout KeyReader) throws(StorageError) -> StoredNumber? {
+        .real(Double(try readKey(from: &reader)))
+    }
+}
+
+extension Decimal {
+    /// A key component of `Decimal`, as itself.
+    static func number(ofKey reader: inout KeyReader) throws(StorageError) -> StoredNumber? {
+        .decimal(try readKey(from: &reader))
+    }
+}

@@ -55,6 +55,10 @@ protocol NativeValue: FieldCodable, KeyComponent, Equatable, SendableMetatype {
     /// no number); given for every type by `NativeValue+Number.swift`, and a requirement so that
     /// each type's reading is compiled for that type.
     static func number(of field: FieldPayload) throws(StorageError) -> StoredNumber?
+
+    /// A key component of this type as a number (`nil`, having moved past it, for a type that is
+    /// no number); given for every type by `NativeValue+Number.swift`.
+    static func number(ofKey reader: inout KeyReader) throws(StorageError) -> StoredNumber?
 }
 
 extension NativeValue {

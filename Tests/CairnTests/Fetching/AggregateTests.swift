@@ -136,6 +136,11 @@ import Testing
         #expect(groups.map(\.key) == ["a", "b", "c", "d", "e", "f", long, long + "y"])
         #expect(groups.map(\.values.0) == [1, 1, 1, 1, 1, 1, 2, 1] && groups.map(\.values.1) == [10, 20, 30, 40, 50, 60, 15, 9])
         #expect(groups.map(\.values.2) == [10, 20, 30, 40, 50, 60, 8, 9])
+        // Grouped in another order than the index's.
+        let swapped = try context.fetchCount(all, groupedBy: \.pages, \.name)
+        #expect(swapped.map { "\($0.key.0) \($0.key.1.prefix(3)) \($0.values)" } == [
+            "7 xxx 1", "8 xxx 1", "9 xxx 1", "10 a 1", "20 b 1", "30 c 1", "40 d 1", "50 e 1", "60 f 1",
+        ])
         // The same from the records, with an unsaved change counting.
         context.insert(AggTitle("a", year: 5, pages: 1))
         let pending = try context.aggregate(all, groupedBy: \.name, computing: .count, .sum(\.pages))

@@ -64,6 +64,15 @@ extension String: KeyComponent {
         }
         return string
     }
+
+    /// Moves past the escaped, terminated bytes, making no string (and checking no UTF-8).
+    ///
+    /// ```swift
+    /// try String.skipKey(in: &reader)
+    /// ```
+    package static func skipKey(in reader: inout KeyReader) throws(StorageError) {
+        try reader.skipEscapedAndTerminated()
+    }
 }
 
 extension Data: KeyComponent {

@@ -51,6 +51,15 @@ package protocol KeyComponent {
     ///   long key that was replaced by a hash.
     static func readKey(from reader: inout KeyReader) throws(StorageError) -> Self
 
+    /// Moves past one value of this type at the current position of a key, checking it as
+    /// ``readKey(from:)`` does but making no value where that is cheaper (a string's bytes).
+    ///
+    /// ```swift
+    /// try String.skipKey(in: &reader)
+    /// ```
+    /// - Throws: What ``readKey(from:)`` throws.
+    static func skipKey(in reader: inout KeyReader) throws(StorageError)
+
     /// Whether the value is `==` to itself, as a key lookup assumes: `false` for a NaN (or a
     /// date or optional holding one), which `==` matches to nothing while its key matches every
     /// NaN's.
@@ -107,4 +116,9 @@ extension KeyComponent where Self: RawRepresentable, RawValue: KeyComponent {
         }
         return value
     }
+}
+
+extension KeyComponent {
+    /// Reads the value and lets it go.
+    package static func skipKey(in reader: inout KeyReader) throws(StorageError) { _ = try readKey(from: &reader) }
 }

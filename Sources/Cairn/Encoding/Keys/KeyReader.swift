@@ -148,12 +148,28 @@ package struct KeyReader: Sendable {
     /// - Throws: `StorageError` when the terminator is missing or an escape is invalid.
     package mutating func readEscapedAndTerminated() throws(StorageError) -> [UInt8] {
         var result: [UInt8] = []
+        try walkEscapedAndTerminated { result.append($0) }
+        return result
+    }
+
+    /// Moves past an escaped, terminated byte string, checking its escapes, keeping nothing.
+    ///
+    /// ```swift
+    /// try reader.skipEscapedAndTerminated()
+    /// ```
+    /// - Throws: What ``readEscapedAndTerminated()`` throws.
+    package mutating func skipEscapedAndTerminated() throws(StorageError) {
+        try walkEscapedAndTerminated { _ in }
+    }
+
+    /// Walks an escaped, terminated byte string, handing each unescaped byte to `byte`.
+    private mutating func walkEscapedAndTerminated(_ byte: (UInt8) -> Void) throws(StorageError) {
         var index = position
         while index < end {
-            let byte = bytes[index]
+            let next = bytes[index]
             index += 1
-            guard byte == 0x00 else {
-                result.append(byte)
+            guard next == 0x00 else {
+                byte(next)
                 continue
             }
             guard index < end else { break }
@@ -162,9 +178,9 @@ package struct KeyReader: Sendable {
             switch marker {
             case 0x01:
                 position = index
-                return result
+                return
             case 0xFF:
-                result.append(0x00)
+                byte(0x00)
             default:
                 throw StorageError.damagedKey(
                     "A string in the key has the invalid escape 0x00 0x\(String(marker, radix: 16)) at byte \(index - 2)."
