@@ -29,11 +29,6 @@ struct IndexEntryAggregation {
         let readsNumbers: Bool
     }
 
-    /// A component read of a key: a number, or a value.
-    private enum ComponentValue {
-        case number(StoredNumber?)
-        case value(Any?)
-    }
 
     private func components() -> [Component] {
         index.names.map { name in
@@ -51,16 +46,34 @@ struct IndexEntryAggregation {
         }
     }
 
+    /// What to do with each component of a key, in plain values (a row's loop copies no
+    /// reference).
+    private enum Role {
+        case skip
+        case group(Int)
+        case number
+        case value
+    }
+
     func run(into numbering: inout GroupNumbering) throws {
         let components = components()
+        let roles = components.map { component -> Role in
+            if let groupKey = component.groupKey { return .group(groupKey) }
+            if component.columns.isEmpty { return .skip }
+            return component.readsNumbers ? .number : .value
+        }
+        let natives = components.map(\.field.native)
+        let optionals = components.map(\.field.attribute.isOptional)
         let columns = aggregator.values.map(\.column)
+        let readers = components.map(\.columns)
         var groups = FieldGroups()
         var scratch: [UInt8] = []
         // Rows whose key was cut short, added from their records after the groups of keys are
         // numbered (they are numbered by value, after those).
         var cutRows: [UInt64] = []
         var groupRanges = [Range<Int>](repeating: 0..<0, count: aggregator.keys.count)
-        var read: [(component: Int, value: ComponentValue)] = []
+        var numbers = [StoredNumber?](repeating: nil, count: components.count)
+        var values = [Any?](repeating: nil, count: components.count)
         try aggregator.context.store.read { txn in
             try txn.scanIndexedRows(index.table, .all) { key, row in
                 guard tables.includes(row: row) else { return true }
@@ -71,18 +84,15 @@ struct IndexEntryAggregation {
                     cutRows.append(row)
                     return true
                 }
-                read.removeAll(keepingCapacity: true)
-                for (position, component) in components.enumerated() {
-                    let start = reader.position
-                    if let groupKey = component.groupKey {
-                        try Self.skipComponent(component.field, in: &reader)
+                for position in roles.indices {
+                    let (native, isOptional, start) = (natives[position], optionals[position], reader.position)
+                    switch roles[position] {
+                    case .skip: try Self.skipComponent(native, isOptional: isOptional, in: &reader)
+                    case .group(let groupKey):
+                        try Self.skipComponent(native, isOptional: isOptional, in: &reader)
                         groupRanges[groupKey] = start..<reader.position
-                    } else if component.columns.isEmpty {
-                        try Self.skipComponent(component.field, in: &reader)
-                    } else if component.readsNumbers {
-                        read.append((position, .number(try Self.numberComponent(component.field, in: &reader))))
-                    } else {
-                        read.append((position, .value(try Self.readComponent(component.field, from: &reader))))
+                    case .number: numbers[position] = try Self.numberComponent(native, isOptional: isOptional, in: &reader)
+                    case .value: values[position] = try Self.readComponent(native, isOptional: isOptional, from: &reader)
                     }
                 }
                 // The grouping components in the order of the grouping key paths.
@@ -91,13 +101,15 @@ struct IndexEntryAggregation {
                 let group = groups.group()
                 if group >= numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
                 for column in columns { column.addModel(to: group) }
-                for (position, value) in read {
-                    for column in components[position].columns {
-                        switch value {
-                        case .number(let number?): columns[column].add(number: number, to: group)
-                        case .number(nil): break
-                        case .value(let value): columns[column].add(value: value, to: group)
+                for position in roles.indices {
+                    switch roles[position] {
+                    case .number:
+                        if let number = numbers[position] {
+                            for column in readers[position] { columns[column].add(number: number, to: group) }
                         }
+                    case .value:
+                        for column in readers[position] { columns[column].add(value: values[position], to: group) }
+                    case .skip, .group: break
                     }
                 }
                 return true
@@ -111,24 +123,26 @@ struct IndexEntryAggregation {
 
     /// A component of a key: an optional's presence byte, then the value.
     private static func readComponent(
-        _ field: AggregateSource.StoredField, from reader: inout KeyReader
+        _ native: any NativeValue.Type, isOptional: Bool, from reader: inout KeyReader
     ) throws(StorageError) -> Any? {
-        if field.attribute.isOptional, try reader.readRawByte() == 0 { return nil }
-        return try field.native.readKey(from: &reader)
+        if isOptional, try reader.readRawByte() == 0 { return nil }
+        return try native.readKey(from: &reader)
     }
 
     /// A component of a key as a number (`nil` for an optional's `nil`).
     private static func numberComponent(
-        _ field: AggregateSource.StoredField, in reader: inout KeyReader
+        _ native: any NativeValue.Type, isOptional: Bool, in reader: inout KeyReader
     ) throws(StorageError) -> StoredNumber? {
-        if field.attribute.isOptional, try reader.readRawByte() == 0 { return nil }
-        return try field.native.number(ofKey: &reader)
+        if isOptional, try reader.readRawByte() == 0 { return nil }
+        return try native.number(ofKey: &reader)
     }
 
     /// Moves past a component of a key.
-    private static func skipComponent(_ field: AggregateSource.StoredField, in reader: inout KeyReader) throws(StorageError) {
-        if field.attribute.isOptional, try reader.readRawByte() == 0 { return }
-        try field.native.skipKey(in: &reader)
+    private static func skipComponent(
+        _ native: any NativeValue.Type, isOptional: Bool, in reader: inout KeyReader
+    ) throws(StorageError) {
+        if isOptional, try reader.readRawByte() == 0 { return }
+        try native.skipKey(in: &reader)
     }
 
     /// Adds a row whose key was cut short, from its record.
@@ -167,7 +181,7 @@ struct IndexEntryAggregation {
             for (position, bytes) in groups.keyBytes(of: group, parts: fields.count).enumerated() {
                 guard let field = fields[position] else { continue }
                 var reader = KeyReader(bytes)
-                let value = try Self.readComponent(field, from: &reader)
+                let value = try Self.readComponent(field.native, isOptional: field.attribute.isOptional, from: &reader)
                 guard let boxed = aggregator.keys[position].box(value) else {
                     throw FetchError.ungroupableKey([aggregator.keys[position].keyPath])
                 }
