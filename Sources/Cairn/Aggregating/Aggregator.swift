@@ -1,12 +1,13 @@
 import CairnStorage
 import Foundation
 
-/// Computes a request's aggregates, grouped or not, by the cheapest of three ways that gives the
-/// same values as computing them over the models `fetch` returns (``AggregatePlan/Method``):
+/// Computes a request's aggregates, grouped or not, by the cheapest way that gives the same
+/// values as computing them over the models `fetch` returns (``AggregatePlan/Method``):
 ///
-/// - **From an index**, without reading records: a count without a predicate from the table's
-///   row count, a minimum or maximum from the first or last entries of an index on the
-///   attribute, counts per group from an index on the grouping attribute.
+/// - **From an index**, without a predicate or unsaved changes that count: a count from the
+///   table's row count, a minimum or maximum from the first or last entries of an index on the
+///   attribute, counts per group from an index on the grouping attribute, anything else from the
+///   entries of an index whose keys hold every attribute read (``IndexEntryAggregation``).
 /// - **From records**, when the access path and the record tests decide the whole predicate and
 ///   every value is a stored attribute (or a to-one relationship's target's, for a grouping):
 ///   each candidate's record is verified and the few fields needed are read, into groups
