@@ -61,7 +61,7 @@ struct FieldGroups {
 
     private mutating func appendScalar(_ kind: UInt8, _ value: UInt64) {
         key.append(kind)
-        withUnsafeBytes(of: value.littleEndian) { key.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { key.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     /// The number of the group whose key is the row's key, made if new. Rows read in key order

@@ -77,9 +77,10 @@ struct IndexEntryAggregation {
         try aggregator.context.store.read { txn in
             try txn.scanIndexedRows(index.table, .all) { key, row in
                 guard tables.includes(row: row) else { return true }
-                scratch.removeAll(keepingCapacity: true)
-                scratch.append(contentsOf: key.assumingMemoryBound(to: UInt8.self))
-                var reader = KeyReader(scratch)
+                // Copied into a buffer as long as the longest key yet, which the reader shares.
+                if key.count > scratch.count { scratch = [UInt8](repeating: 0, count: max(key.count, 2 * scratch.count)) }
+                scratch.withUnsafeMutableBytes { $0.copyMemory(from: key) }
+                var reader = KeyReader(scratch, length: key.count)
                 if reader.isHashed {
                     cutRows.append(row)
                     return true

@@ -41,10 +41,21 @@ package struct KeyReader: Sendable {
     /// - Parameters:
     ///   - key: The key bytes, as ``KeyBuilder/finalized()`` produced them.
     package init(_ key: [UInt8]) {
-        bytes = key
+        self.init(key, length: key.count)
+    }
+
+    /// Creates a reader over the key in the first `length` bytes of `buffer` (a buffer reused
+    /// for key after key).
+    ///
+    /// ```swift
+    /// var reader = KeyReader(scratch, length: key.count)
+    /// ```
+    package init(_ buffer: [UInt8], length: Int) {
+        bytes = buffer
         position = 0
-        isHashed = key.count == KeyBuilder.maximumLength
-        end = isHashed ? KeyBuilder.hashedPrefixLength : key.count
+        let length = min(max(length, 0), buffer.count)
+        isHashed = length == KeyBuilder.maximumLength
+        end = isHashed ? KeyBuilder.hashedPrefixLength : length
     }
 
     /// Whether every readable byte has been consumed.

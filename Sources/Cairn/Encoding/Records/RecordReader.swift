@@ -355,7 +355,10 @@ package struct RecordReader: Sendable {
 /// }
 /// ```
 package struct RecordScanner {
+    /// The loaded record in its first ``count`` bytes; as long as the longest record loaded, so
+    /// loading the next one is one copy, no resizing.
     private var bytes: [UInt8] = []
+    private var count = 0
     /// Where the loaded record's fields end (its checksum's first byte).
     private var end = 0
 
@@ -367,17 +370,17 @@ package struct RecordScanner {
     package mutating func load(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(StorageError) {
         var crc = CRC32C()
         crc.update(key)
-        bytes.removeAll(keepingCapacity: true)
-        // A typed buffer is appended with one copy; a raw one was appended byte by byte.
-        bytes.append(contentsOf: value.assumingMemoryBound(to: UInt8.self))
-        end = try RecordReader.checkFrame(bytes, bytes.indices, keyChecksum: crc.value)
+        if value.count > bytes.count { bytes = [UInt8](repeating: 0, count: max(value.count, 2 * bytes.count)) }
+        count = value.count
+        if count > 0 { bytes.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: value.baseAddress!, byteCount: value.count) } }
+        end = try RecordReader.checkFrame(bytes, 0..<count, keyChecksum: crc.value)
     }
 
     /// The loaded record's field with `tag`, walking the fields before it; `nil` when absent.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when a field before it is malformed.
     package func payload(tag: UInt32) throws(StorageError) -> FieldPayload? {
-        try RecordReader.payload(tag: tag, in: bytes, bytes.indices, end: end)
+        try RecordReader.payload(tag: tag, in: bytes, 0..<count, end: end)
     }
 
     /// The loaded record's fields with `tags` (ascending), in one walk, into `fields` (as long as
