@@ -37,27 +37,29 @@ struct RecordAggregation {
         var scanner = RecordScanner()
         let tests = executor.plan.recordTests
         context.statistics.readTransactions += 1
+        let related = RelatedRows(sources: aggregator.keySources)
         try context.store.read { txn in
-            var edges = RelatedRows(sources: aggregator.keySources, txn: txn)
             var reader = CandidateReader(access: executor.access, tables: executor.plan.rowTables ?? request.tables)
-            try reader.visit(.max, txn: txn, expecting: { _ in }) { row, key, value in
-                if !leftOut.isEmpty && leftOut.contains(row) { return }
-                try scanner.load(value, key: key)
-                if let tests, !tests.admit({ tag throws(StorageError) in try scanner.payload(tag: tag) }) { return }
-                try scanner.fields(of: tags, into: &fields)
-                groups.begin()
-                for index in keySlots.indices {
-                    if let slot = keySlots[index] {
-                        groups.append(fields[slot], of: scanner)
-                    } else {
-                        groups.append(row: try edges.target(of: row, key: index, txn: txn))
+            try related.withTargets(txn: txn) { target in
+                try reader.visit(.max, txn: txn, expecting: { _ in }) { row, key, value in
+                    if !leftOut.isEmpty && leftOut.contains(row) { return }
+                    try scanner.load(value, key: key)
+                    if let tests, !tests.admit({ tag throws(StorageError) in try scanner.payload(tag: tag) }) { return }
+                    try scanner.fields(of: tags, into: &fields)
+                    groups.begin()
+                    for index in keySlots.indices {
+                        if let slot = keySlots[index] {
+                            groups.append(fields[slot], of: scanner)
+                        } else {
+                            groups.append(row: try target(row, index))
+                        }
                     }
-                }
-                let group = groups.group()
-                if group == numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
-                for index in columns.indices {
-                    columns[index].addModel(to: group)
-                    if let slot = valueSlots[index] { try columns[index].add(fields[slot], of: scanner, to: group) }
+                    let group = groups.group()
+                    if group == numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
+                    for index in columns.indices {
+                        columns[index].addModel(to: group)
+                        if let slot = valueSlots[index] { try columns[index].add(fields[slot], of: scanner, to: group) }
+                    }
                 }
             }
         }
@@ -137,20 +139,33 @@ struct RecordAggregation {
 }
 
 /// The targets of rows' to-one relationships, for the grouping keys that read them: each row's
-/// edge looked up in the relationship's edge table.
+/// edge, read through a cursor kept open on the first such relationship's edge table for the
+/// whole scan (rows come in ascending order, so it moves forward), and looked up on its own for
+/// any other.
 struct RelatedRows {
     private let tables: [Table?]
 
-    init(sources: [AggregateSource], txn: borrowing ReadTransaction) {
+    init(sources: [AggregateSource]) {
         tables = sources.map { source in
             if case .related(_, let edges, _) = source { return edges }
             return nil
         }
     }
 
-    /// The target of `row` through the relationship of grouping key `key`; `nil` for none.
-    mutating func target(of row: UInt64, key: Int, txn: borrowing ReadTransaction) throws -> UInt64? {
-        guard let table = tables[key] else { return nil }
-        return try txn.edges(of: row, in: table).first?.target
+    /// Calls `body` with a function that gives the target of a row through the relationship of
+    /// a grouping key (`nil`: none, or the key reads no relationship).
+    func withTargets<R>(
+        txn: borrowing ReadTransaction, _ body: (_ target: (UInt64, Int) throws -> UInt64?) throws -> R
+    ) throws -> R {
+        guard let first = tables.firstIndex(where: { $0 != nil }), let table = tables[first] else {
+            return try body { _, _ in nil }
+        }
+        return try txn.withCursor(on: table) { cursor in
+            try body { row, key in
+                guard let keyTable = tables[key] else { return nil }
+                if key == first { return try ReadTransaction.edges(of: row, cursor: cursor, table: table).first?.target }
+                return try txn.edges(of: row, in: keyTable).first?.target
+            }
+        }
     }
 }
