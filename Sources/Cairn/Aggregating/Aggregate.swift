@@ -13,7 +13,10 @@ import Foundation
 ///     FetchDescriptor<Book>(predicate: #Predicate { $0.year >= 1900 }),
 ///     computing: .count, .sum(\.pages), .maximum(\.year))
 /// ```
-public struct Aggregate<Model: PersistentModel, Value> {
+// Sendable, as `FetchDescriptor` is, so an aggregate can be a `static let` and cross actors:
+// unchecked because its key path (`AnyKeyPath`, not marked Sendable) is an immutable object once
+// made, and its column maker only makes new columns, capturing no state.
+public struct Aggregate<Model: PersistentModel, Value>: @unchecked Sendable {
     /// What it computes.
     let function: AggregateFunction
     /// The value it reads of each model; `nil` for a count.

@@ -56,6 +56,7 @@ import Testing
             all, computing: .count, .sum(\.pages), .minimum(\.year), .maximum(\.year), .average(\.rating),
             .sum(\.price), .average(\.price))
         #expect(count == 6 && pages == 210 && oldest == 1850 && newest == 2020)
+        #expect(try context.aggregate(all, computing: AggTitle.totalPages) == 210)
         #expect(meanRating == 3 && total == Decimal(string: "18.5") && meanPrice == Decimal(string: "18.5")! / 6)
         let recent = FetchDescriptor<AggTitle>(predicate: #Predicate { $0.year > 1990 })
         let (recentCount, recentPages, firstShelf) = try context.aggregate(
@@ -199,4 +200,9 @@ import Testing
         }
         #expect(throws: StorageError.self) { try context.aggregate(FetchDescriptor<AggTitle>(), computing: .sum(\.copies)) }
     }
+}
+
+/// An aggregate is a constant an app can keep, as a descriptor is (it is `Sendable`).
+extension AggTitle {
+    static let totalPages = Aggregate<AggTitle, Int32>.sum(\.pages)
 }
