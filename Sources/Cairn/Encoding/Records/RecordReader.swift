@@ -401,7 +401,7 @@ package struct RecordScanner {
 }
 
 extension RecordReader {
-    /// ``RecordScanner/fields(of:into:)`` over the record that is the whole of `bytes`.
+    /// ``RecordScanner/fields(of:into:)`` over the record at the start of `bytes`, whose fields end at `end`.
     fileprivate static func fields(
         of tags: [UInt32], in bytes: [UInt8], end: Int, into fields: inout [Field?]
     ) throws(StorageError) {
