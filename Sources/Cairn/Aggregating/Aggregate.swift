@@ -31,7 +31,7 @@ public struct Aggregate<Model: PersistentModel, Value>: @unchecked Sendable {
 }
 
 /// What an ``Aggregate`` computes.
-enum AggregateFunction: String, Sendable {
+enum AggregateFunction: Sendable {
     case count, sum, minimum, maximum, average
 }
 

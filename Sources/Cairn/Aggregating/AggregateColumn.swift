@@ -14,8 +14,6 @@ import Foundation
 /// try column.result(0)   // 42 (84 is the zigzag varint of 42), boxed
 /// ```
 class AggregateColumn {
-    /// Whether the column reads a value of each model (every aggregate but a count).
-    var readsValues: Bool { true }
     /// Whether the column can read stored fields (its value type is one the store keeps natively).
     var readsFields: Bool { true }
 
@@ -45,58 +43,10 @@ class AggregateColumn {
     func result(_ group: Int) throws(FetchError) -> Any { preconditionFailure("AggregateColumn is abstract") }
 }
 
-/// Reads stored fields of the native type `W` (``NativeValue``): `nil` when `W` is not one.
-enum FieldValueReader {
-    static func reader<W>(for _: W.Type) -> ((FieldPayload) throws(StorageError) -> W)? {
-        guard let native = W.self as? any NativeValue.Type else { return nil }
-        return reader(native, as: W.self)
-    }
-
-    private static func reader<N: NativeValue, W>(
-        _: N.Type, as _: W.Type
-    ) -> (FieldPayload) throws(StorageError) -> W {
-        // N is W (the caller cast W's metatype to it), so the cast reinterprets nothing.
-        { field throws(StorageError) in unsafeBitCast(try N(fieldPayload: field), to: W.self) }
-    }
-}
-
-/// A column over values of type `W`: decodes fields and unwraps models' values into `W`, then
-/// hands each to ``accumulate(_:into:)``.
-class ValueColumn<W>: AggregateColumn {
-    private let read: ((FieldPayload) throws(StorageError) -> W)?
-    /// What an absent field holds: the attribute's default value, or `nil` for an optional.
-    private let absent: W?
-
-    init(absent: Any?) {
-        read = FieldValueReader.reader(for: W.self)
-        self.absent = absent as? W
-    }
-
-    override var readsFields: Bool { read != nil }
-
-    override func add(field: FieldPayload?, to group: Int) throws(StorageError) {
-        guard let field else {
-            if let absent { accumulate(absent, into: group) }
-            return
-        }
-        guard let read else { return }
-        accumulate(try read(field), into: group)
-    }
-
-    override func add(value: Any?, to group: Int) {
-        // An optional's `nil` inside the `Any` does not cast to `W`.
-        if let value = value as? W { accumulate(value, into: group) }
-    }
-
-    /// Adds one value to `group`.
-    func accumulate(_ value: W, into group: Int) {}
-}
-
 /// ``Aggregate/count``: models per group.
 final class CountColumn: AggregateColumn {
     private var counts: [Int] = []
 
-    override var readsValues: Bool { false }
     override func grow(to groups: Int) { if groups > counts.count { counts += repeatElement(0, count: groups - counts.count) } }
     override func addModel(to group: Int) { counts[group] += 1 }
     override func addModels(_ count: Int, to group: Int) { counts[group] += count }
@@ -286,21 +236,52 @@ final class AverageColumn: AggregateColumn {
     override func result(_ group: Int) throws(FetchError) -> Any { sum.mean(group) }
 }
 
-/// The least or the greatest value of type `W`, `nil` for none.
-final class ExtremeColumn<W: Comparable>: ValueColumn<W> {
+/// The least or the greatest value of type `W`, `nil` for none: stored fields decoded into `W`
+/// when it is a native type, models' values unwrapped into it.
+final class ExtremeColumn<W: Comparable>: AggregateColumn {
     private let keepsLeast: Bool
+    private let read: ((FieldPayload) throws(StorageError) -> W)?
+    /// What an absent field holds: the attribute's default value, or `nil` for an optional.
+    private let absent: W?
     private var extremes: [W?] = []
 
     init(keepsLeast: Bool, absent: Any?) {
         self.keepsLeast = keepsLeast
-        super.init(absent: absent)
+        read = Self.reader()
+        self.absent = absent as? W
     }
+
+    /// Decodes a stored field into `W`; `nil` when `W` is not a native type.
+    private static func reader() -> ((FieldPayload) throws(StorageError) -> W)? {
+        guard let native = W.self as? any NativeValue.Type else { return nil }
+        return reader(native)
+    }
+
+    private static func reader<N: NativeValue>(_: N.Type) -> (FieldPayload) throws(StorageError) -> W {
+        // N is W (W's metatype was cast to it), so the cast reinterprets nothing.
+        { field throws(StorageError) in unsafeBitCast(try N(fieldPayload: field), to: W.self) }
+    }
+
+    override var readsFields: Bool { read != nil }
 
     override func grow(to groups: Int) {
         if groups > extremes.count { extremes += repeatElement(nil, count: groups - extremes.count) }
     }
 
-    override func accumulate(_ value: W, into group: Int) {
+    override func add(field: FieldPayload?, to group: Int) throws(StorageError) {
+        guard let field else {
+            if let absent { accumulate(absent, into: group) }
+            return
+        }
+        if let read { accumulate(try read(field), into: group) }
+    }
+
+    override func add(value: Any?, to group: Int) {
+        // An optional's `nil` inside the `Any` does not cast to `W`.
+        if let value = value as? W { accumulate(value, into: group) }
+    }
+
+    private func accumulate(_ value: W, into group: Int) {
         guard let current = extremes[group] else {
             extremes[group] = value
             return

@@ -30,6 +30,14 @@ struct Aggregator {
         let box: (Any?) -> AnyHashable?
     }
 
+    /// One aggregate as the caller gives it, its types erased: what it computes, of which key
+    /// path, and the maker of its column (given what an absent field of the attribute holds).
+    struct Spec {
+        let function: AggregateFunction
+        let keyPath: AnyKeyPath?
+        let makeColumn: (Any?) -> AggregateColumn
+    }
+
     /// One aggregate: what it computes, the key path it reads (`nil` for a count) and its column.
     struct Value {
         let function: AggregateFunction
@@ -51,13 +59,20 @@ struct Aggregator {
     let keySources: [AggregateSource]
     let valueSources: [AggregateSource?]
 
-    init(_ request: FetchRequest, keys: [GroupKey], values: [Value], in context: ModelContext) {
+    init(_ request: FetchRequest, keys: [GroupKey], values specs: [Spec], in context: ModelContext) {
         let tables = request.tables
         keySources = keys.map { AggregateSource($0.keyPath, tables: tables, store: context.store) }
-        valueSources = values.map { value in
-            value.keyPath.map { AggregateSource($0, tables: tables, store: context.store) }
+        let valueSources = specs.map { spec in
+            spec.keyPath.map { AggregateSource($0, tables: tables, store: context.store) }
         }
-        (self.request, self.keys, self.values, self.context) = (request, keys, values, context)
+        // Each column knows what an absent field of its stored attribute holds.
+        values = zip(specs, valueSources).map { spec, source in
+            var absent: Any?
+            if case .field(let field)? = source { absent = field.absent }
+            return Value(function: spec.function, keyPath: spec.keyPath, column: spec.makeColumn(absent))
+        }
+        self.valueSources = valueSources
+        (self.request, self.keys, self.context) = (request, keys, context)
     }
 
     /// The groups, in ascending key order (one group, with an empty key, when there are no
@@ -74,14 +89,15 @@ struct Aggregator {
         case .indexCount, .indexExtremes, .indexGroups, .indexEntries:
             try IndexAggregation(aggregator: self, plan: plan).run(into: &numbering)
         }
-        return try numbering.groups(columns: values.map(\.column))
+        return numbering.groups(columns: values.map(\.column))
     }
 
     /// Adds `models` (of the fetched type) to their groups.
     func add(_ models: some Sequence<any PersistentModel>, to numbering: inout GroupNumbering) throws {
+        let columns = values.map(\.column)
         for model in models {
             let key = keys.map { $0.box(model[keyPath: $0.keyPath]) }
-            let group = try numbering.group(forKey: key, columns: values.map(\.column))
+            let group = try numbering.group(forKey: key, columns: columns)
             for value in values {
                 value.column.addModel(to: group)
                 if let keyPath = value.keyPath { value.column.add(value: model[keyPath: keyPath], to: group) }
@@ -122,7 +138,7 @@ struct GroupNumbering {
     /// The keys of groups made from models, by key.
     private var byKey: [[AnyHashable]: Int] = [:]
     /// Each group's key, where known (`nil` for a stored rows' group not decoded yet).
-    private(set) var groupKeys: [[AnyHashable]?] = []
+    private var groupKeys: [[AnyHashable]?] = []
 
     init(keys: [Aggregator.GroupKey]) { self.keys = keys }
 
@@ -140,8 +156,9 @@ struct GroupNumbering {
     mutating func setKey(_ key: [AnyHashable], of group: Int) { groupKeys[group] = key }
 
     /// The group of a model whose key is `key` (`nil` values: not of the key path's type).
-    mutating func group(forKey key: [AnyHashable?], columns: [AggregateColumn]) throws -> Int {
-        guard let key = key as? [AnyHashable] else { throw FetchError.ungroupableKey(keys.map(\.keyPath)) }
+    mutating func group(forKey boxed: [AnyHashable?], columns: [AggregateColumn]) throws -> Int {
+        let key = boxed.compactMap { $0 }
+        guard key.count == boxed.count else { throw FetchError.ungroupableKey(keys.map(\.keyPath)) }
         if let group = byKey[key] { return group }
         let group = groupKeys.count
         groupKeys.append(key)
@@ -152,7 +169,7 @@ struct GroupNumbering {
 
     /// The groups, merged by key, in ascending key order; with no grouping key paths, exactly
     /// one group.
-    func groups(columns: [AggregateColumn]) throws -> [Aggregator.Group] {
+    func groups(columns: [AggregateColumn]) -> [Aggregator.Group] {
         var first: [[AnyHashable]: Int] = [:]
         var order: [Int] = []
         for (group, key) in groupKeys.enumerated() {

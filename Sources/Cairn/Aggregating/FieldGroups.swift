@@ -3,11 +3,12 @@ import Foundation
 
 /// Numbers the groups of stored rows by the bytes of their grouping fields, so that a grouped
 /// aggregate over a million records makes no value, string or array per row: a row's fields are
-/// written into one reused key (``begin()``, ``append(_:)``), looked up in an open-addressing
+/// written into one reused key (``begin()``, ``append(_:of:)``), looked up in an open-addressing
 /// table whose keys live in one buffer, and the row gets its group's number.
 ///
 /// Equal bytes mean equal values; equal values with different bytes (`0.0` and `-0.0`) become
-/// two groups here, which the caller merges once it has decoded each group's key (``fields(of:)``).
+/// two groups here, which the caller merges once it has decoded each group's key
+/// (``parts(of:related:)``, ``keyBytes(of:parts:)``).
 ///
 /// ```swift
 /// var groups = FieldGroups()
@@ -117,12 +118,17 @@ struct FieldGroups {
         var position = starts[group]
         var components: [[UInt8]] = []
         for _ in 0..<parts {
-            let count = Int(keys[position + 1..<position + 9].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            let count = Int(scalar(at: position + 1))
             position += 9
             components.append(Array(keys[position..<position + count]))
             position += count
         }
         return components
+    }
+
+    /// The eight-byte scalar ``appendScalar(_:_:)`` wrote at `position` of ``keys``.
+    private func scalar(at position: Int) -> UInt64 {
+        keys[position..<position + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     /// What a group's key was made of, in the order it was appended: a field (`nil`: absent),
@@ -144,7 +150,7 @@ struct FieldGroups {
                 parts.append(isRow ? .row(nil) : .field(nil))
                 continue
             }
-            let scalar = keys[position..<position + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let scalar = scalar(at: position)
             position += 8
             switch kind {
             case 1: parts.append(.field(.varint(scalar)))

@@ -58,16 +58,12 @@ struct IndexAggregation {
         try txn.scanIndexedRows(index.table, range, direction: direction) { key, row in
             let keyPrefix = ArraySlice(key.prefix(KeyBuilder.hashedPrefixLength))
             if let prefix, prefix != keyPrefix { return false }
-            guard tables.includes(row: row) else { return true }
-            let found = try EntryLayout.withRowKey(row) { rowKey in
-                try txn.withValue(for: rowKey, in: tables.layout.records) { record -> Bool in
-                    try scanner.load(record, key: rowKey)
-                    try value.column.add(field: try scanner.payload(tag: field.tag), to: 0)
-                    return true
-                }
-            }
             // A row whose record is gone (a dangling entry) is no value.
-            if found == true { prefix = keyPrefix }
+            guard tables.includes(row: row), try scanner.load(row: row, in: tables.layout.records, txn: txn) else {
+                return true
+            }
+            try value.column.add(field: try scanner.payload(tag: field.tag), to: 0)
+            prefix = keyPrefix
             return true
         }
     }
@@ -91,15 +87,12 @@ struct IndexAggregation {
             }
             var scanner = RecordScanner()
             for (group, run) in runs.enumerated() {
-                let payload = try EntryLayout.withRowKey(run.row) { rowKey in
-                    try txn.withValue(for: rowKey, in: tables.layout.records) { record in
-                        try scanner.load(record, key: rowKey)
-                        return try scanner.payload(tag: field.tag)
-                    }
-                }
                 numbering.reserveStored(upTo: group + 1, columns: columns)
                 // A dangling entry's row has no record: its key has no value to group by.
-                guard let payload, let boxed = groupKey.box(try field.value(of: payload)) else { continue }
+                guard try scanner.load(row: run.row, in: tables.layout.records, txn: txn) else { continue }
+                guard let boxed = groupKey.box(try field.value(of: scanner.payload(tag: field.tag))) else {
+                    throw FetchError.ungroupableKey([groupKey.keyPath])
+                }
                 numbering.setKey([boxed], of: group)
                 for column in columns { column.addModels(run.count, to: group) }
             }

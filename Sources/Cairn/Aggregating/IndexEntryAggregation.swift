@@ -151,14 +151,9 @@ struct IndexEntryAggregation {
         of row: UInt64, components: [Component], txn: borrowing ReadTransaction, to numbering: inout GroupNumbering
     ) throws {
         var scanner = RecordScanner()
-        let read = try EntryLayout.withRowKey(row) { rowKey in
-            try txn.withValue(for: rowKey, in: tables.layout.records) { record -> [Any?] in
-                try scanner.load(record, key: rowKey)
-                return try components.map { component in try component.field.value(of: scanner.payload(tag: component.field.tag)) }
-            }
-        }
         // A dangling entry (no record) is no row.
-        guard let read else { return }
+        guard try scanner.load(row: row, in: tables.layout.records, txn: txn) else { return }
+        let read = try components.map { component in try component.field.value(of: scanner.payload(tag: component.field.tag)) }
         var key = [AnyHashable?](repeating: nil, count: aggregator.keys.count)
         for (position, component) in components.enumerated() {
             if let groupKey = component.groupKey { key[groupKey] = aggregator.keys[groupKey].box(read[position]) }

@@ -112,20 +112,11 @@ extension ModelContext {
     // MARK: Erasing the typed arguments
 
     private func makeAggregator<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, keys: [Aggregator.GroupKey], values: [AggregateValueSpec]
+        _ descriptor: FetchDescriptor<T>, keys: [Aggregator.GroupKey], values: [Aggregator.Spec]
     ) throws -> Aggregator {
         try beginStoreAccess()
         let tables = store.entityTables(of: T.self, for: "aggregate(_:computing:)")
-        let request = FetchRequest(descriptor, tables: tables)
-        // The columns are made knowing what an absent field of each attribute holds.
-        let aggregateValues = values.map { spec in
-            let attribute = spec.keyPath.flatMap { keyPath in
-                tables.entity.attributes.first { $0.keyPath == keyPath }
-            }
-            let absent = attribute.flatMap { $0.isOptional ? nil : $0.defaultValue }
-            return Aggregator.Value(function: spec.function, keyPath: spec.keyPath, column: spec.makeColumn(absent))
-        }
-        return Aggregator(request, keys: keys, values: aggregateValues, in: self)
+        return Aggregator(FetchRequest(descriptor, tables: tables), keys: keys, values: values, in: self)
     }
 
     private func explain(_ aggregator: Aggregator) throws -> AggregatePlan {
@@ -139,10 +130,10 @@ extension ModelContext {
         }
     }
 
-    private static func values<T, each V>(_ aggregates: repeat Aggregate<T, each V>) -> [AggregateValueSpec] {
-        var specs: [AggregateValueSpec] = []
+    private static func values<T, each V>(_ aggregates: repeat Aggregate<T, each V>) -> [Aggregator.Spec] {
+        var specs: [Aggregator.Spec] = []
         for aggregate in repeat each aggregates {
-            specs.append(AggregateValueSpec(function: aggregate.function, keyPath: aggregate.keyPath, makeColumn: aggregate.makeColumn))
+            specs.append(Aggregator.Spec(function: aggregate.function, keyPath: aggregate.keyPath, makeColumn: aggregate.makeColumn))
         }
         return specs
     }
@@ -150,7 +141,7 @@ extension ModelContext {
     private static func groupKeys<T, K: Hashable, each Key: Hashable>(
         _ key: KeyPath<T, K>, _ keys: repeat KeyPath<T, each Key>
     ) -> [Aggregator.GroupKey] {
-        var groupKeys = [Aggregator.GroupKey(keyPath: key, box: { AggregateResults.box($0, as: K.self) })]
+        var groupKeys = [groupKey(key)]
         for keyPath in repeat each keys {
             groupKeys.append(groupKey(keyPath))
         }
@@ -160,13 +151,6 @@ extension ModelContext {
     private static func groupKey<T, K: Hashable>(_ keyPath: KeyPath<T, K>) -> Aggregator.GroupKey {
         Aggregator.GroupKey(keyPath: keyPath, box: { AggregateResults.box($0, as: K.self) })
     }
-}
-
-/// An aggregate with its types erased: what it computes, of which key path, and its column's maker.
-struct AggregateValueSpec {
-    let function: AggregateFunction
-    let keyPath: AnyKeyPath?
-    let makeColumn: (Any?) -> AggregateColumn
 }
 
 /// Hands out a group's key values or aggregate values one after another, as the types the

@@ -123,15 +123,10 @@ struct RecordAggregation {
         case (.field(let payload), .field(let field)):
             return try field.value(of: payload)
         case (.row(let row?), .related(_, _, let field)):
-            let key = EntryLayout.rowKey(row)
-            let payload = try txn.withValue(for: key, in: field.tables.layout.records) { value -> FieldPayload? in
-                var scanner = RecordScanner()
-                try key.withUnsafeBytes { try scanner.load(value, key: $0) }
-                return try scanner.payload(tag: field.tag)
-            }
+            var scanner = RecordScanner()
             // A target whose row is gone has no value.
-            guard let payload else { return nil }
-            return try field.value(of: payload)
+            guard try scanner.load(row: row, in: field.tables.layout.records, txn: txn) else { return nil }
+            return try field.value(of: scanner.payload(tag: field.tag))
         default:
             return nil
         }

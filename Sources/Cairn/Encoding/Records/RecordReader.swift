@@ -376,6 +376,19 @@ package struct RecordScanner {
         end = try RecordReader.checkFrame(bytes, 0..<count, keyChecksum: crc.value)
     }
 
+    /// Loads and verifies the record of `row` in the records table `records`; `false` when the
+    /// row has none.
+    ///
+    /// ```swift
+    /// if try scanner.load(row: 7, in: tables.layout.records, txn: txn) { let title = try scanner.payload(tag: 2) }
+    /// ```
+    /// - Throws: `StorageError` as ``load(_:key:)`` does.
+    package mutating func load(row: UInt64, in records: Table, txn: borrowing ReadTransaction) throws -> Bool {
+        try EntryLayout.withRowKey(row) { rowKey in
+            try txn.withValue(for: rowKey, in: records) { record in try load(record, key: rowKey) } != nil
+        }
+    }
+
     /// The loaded record's field with `tag`, walking the fields before it; `nil` when absent.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when a field before it is malformed.
