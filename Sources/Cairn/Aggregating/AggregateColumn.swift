@@ -27,10 +27,11 @@ class AggregateColumn {
     }
     /// Adds the value a key path read of a model (`nil`, or an optional's `nil`: no value).
     func add(value: Any?, to group: Int) {}
-    /// Whether the column adds numbers (``add(number:to:)``): a sum or an average.
-    var addsNumbers: Bool { false }
-    /// Adds a stored number to `group`.
-    func add(number: StoredNumber, to group: Int) {}
+    /// How the column reads stored fields as numbers, when it adds them up (a sum or an average
+    /// of a natively stored type): a scan tallies them (``GroupTally``) and hands it the totals.
+    var numberField: NumberField? { nil }
+    /// Adds a total of stored numbers to `group`.
+    func add(total: NumberTotal, to group: Int) {}
     /// Counts one model of `group` (a count's only input).
     func addModel(to group: Int) {}
     /// Counts `count` models of `group`.
@@ -54,9 +55,7 @@ final class CountColumn: AggregateColumn {
     override func result(_ group: Int) throws(FetchError) -> Any { counts[group] }
 }
 
-/// A sum's running totals, one per group, in the widest type of the values' kind (`Int64` or
-/// `UInt64` with overflow checked, `Double` in the rows' order, `Decimal`), with how many values
-/// each has and, for integers, their total as a `Double` for a mean (which does not overflow).
+/// A sum's running totals, one per group (``NumberTotal``).
 ///
 /// Nothing in it is generic: a stored field becomes a ``StoredNumber`` through the value
 /// registry (``NativeValue/number(of:)``, compiled for each type), so adding a row costs no
@@ -77,84 +76,33 @@ final class SumColumn: AggregateColumn {
         let typeName: String
     }
 
-    private struct Total {
-        var signed: Int64 = 0
-        var unsigned: UInt64 = 0
-        var real: Double = 0
-        var decimal: Decimal = 0
-        var count = 0
-        var overflowed = false
-    }
-
     private let reading: Reading
-    /// ``Reading/native``, kept apart: a row's add reads it alone.
-    private let native: (any NativeValue.Type)?
-    /// What an absent field holds, as a number (the attribute's default), or `nil`.
-    private let absent: StoredNumber?
-    private var totals: [Total] = []
+    private let fields: NumberField?
+    private var totals: [NumberTotal] = []
 
     init(_ reading: Reading, absent: Any?) {
         self.reading = reading
-        native = reading.native
-        self.absent = absent.flatMap { reading.value($0) }
+        fields = reading.native.map { NumberField(native: $0, absent: absent.flatMap { reading.value($0) }) }
     }
 
-    override var readsFields: Bool { native != nil }
+    override var readsFields: Bool { fields != nil }
 
     override func grow(to groups: Int) {
-        if groups > totals.count { totals += repeatElement(Total(), count: groups - totals.count) }
+        if groups > totals.count { totals += repeatElement(NumberTotal(), count: groups - totals.count) }
     }
 
     override func add(field: FieldPayload?, to group: Int) throws(StorageError) {
-        guard let field else {
-            if let absent { add(absent, to: group) }
-            return
-        }
-        if let native, let number = try native.number(of: field) { add(number, to: group) }
+        if let number = try fields?.number(of: field) { totals[group].add(number) }
     }
 
     override func add(value: Any?, to group: Int) {
-        if let number = reading.value(value) { add(number, to: group) }
+        if let number = reading.value(value) { totals[group].add(number) }
     }
 
-    override var addsNumbers: Bool { true }
-    override func add(number: StoredNumber, to group: Int) { add(number, to: group) }
+    override var numberField: NumberField? { fields }
+    override func add(total: NumberTotal, to group: Int) { totals[group].add(total) }
 
-    private func add(_ number: StoredNumber, to group: Int) {
-        totals.withUnsafeMutableBufferPointer { totals in
-            totals[group].count += 1
-            switch number {
-            case .signed(let value):
-                let (sum, overflow) = totals[group].signed.addingReportingOverflow(value)
-                totals[group].signed = sum
-                totals[group].real += Double(value)
-                if overflow { totals[group].overflowed = true }
-            case .unsigned(let value):
-                let (sum, overflow) = totals[group].unsigned.addingReportingOverflow(value)
-                totals[group].unsigned = sum
-                totals[group].real += Double(value)
-                if overflow { totals[group].overflowed = true }
-            case .real(let value):
-                totals[group].real += value
-            case .decimal(let value):
-                totals[group].decimal += value
-            }
-        }
-    }
-
-    override func merge(_ group: Int, into target: Int) {
-        let from = totals[group]
-        var into = totals[target]
-        let (signed, signedOverflow) = into.signed.addingReportingOverflow(from.signed)
-        let (unsigned, unsignedOverflow) = into.unsigned.addingReportingOverflow(from.unsigned)
-        into.signed = signed
-        into.unsigned = unsigned
-        into.real += from.real
-        into.decimal += from.decimal
-        into.count += from.count
-        into.overflowed = into.overflowed || from.overflowed || signedOverflow || unsignedOverflow
-        totals[target] = into
-    }
+    override func merge(_ group: Int, into target: Int) { totals[target].add(totals[group]) }
 
     override func result(_ group: Int) throws(FetchError) -> Any {
         let total = totals[group]
@@ -230,8 +178,8 @@ final class AverageColumn: AggregateColumn {
     override func grow(to groups: Int) { sum.grow(to: groups) }
     override func add(field: FieldPayload?, to group: Int) throws(StorageError) { try sum.add(field: field, to: group) }
     override func add(value: Any?, to group: Int) { sum.add(value: value, to: group) }
-    override var addsNumbers: Bool { true }
-    override func add(number: StoredNumber, to group: Int) { sum.add(number: number, to: group) }
+    override var numberField: NumberField? { sum.numberField }
+    override func add(total: NumberTotal, to group: Int) { sum.add(total: total, to: group) }
     override func merge(_ group: Int, into target: Int) { sum.merge(group, into: target) }
     override func result(_ group: Int) throws(FetchError) -> Any { sum.mean(group) }
 }

@@ -1,14 +1,16 @@
 import CairnStorage
 import Foundation
 
-/// Numbers the groups of stored rows by the bytes of their grouping fields, so that a grouped
-/// aggregate over a million records makes no value, string or array per row: a row's fields are
-/// written into one reused key (``begin()``, ``append(_:of:)``), looked up in an open-addressing
-/// table whose keys live in one buffer, and the row gets its group's number.
+/// Numbers the groups of stored rows by the bytes of their grouping values, so that a grouped
+/// aggregate over a million rows makes no value, string or array per row. A row's group key is
+/// either bytes it already has (an index key's grouping components, ``group(of:)``) or bytes
+/// written into one reused buffer (a record's fields, ``begin()``, ``append(_:of:)``,
+/// ``group()``). Keys are looked up in an open-addressing table whose keys live in one buffer,
+/// and the row gets its group's number.
 ///
 /// Equal bytes mean equal values; equal values with different bytes (`0.0` and `-0.0`) become
 /// two groups here, which the caller merges once it has decoded each group's key
-/// (``parts(of:related:)``, ``keyBytes(of:parts:)``).
+/// (``parts(of:related:)``, ``bytes(of:)``).
 ///
 /// ```swift
 /// var groups = FieldGroups()
@@ -16,115 +18,149 @@ import Foundation
 /// let group = groups.group()   // 0 for the first key seen, then 1, …
 /// ```
 struct FieldGroups {
-    /// The key being built.
-    private var key: [UInt8] = []
+    /// The key being built, in its first ``keyCount`` bytes.
+    private var key: [UInt8] = Array(repeating: 0, count: 64)
+    private var keyCount = 0
     /// Every group's key, one after another.
     private var keys: [UInt8] = []
     /// Where each group's key starts in ``keys`` (and, last, where the next would).
     private var starts: [Int] = [0]
-    private var hashes: [Int] = []
+    private var hashes: [UInt64] = []
     /// Group number + 1 in each slot, 0 for none; a power of two long.
     private var slots: [Int32] = Array(repeating: 0, count: 64)
     /// The last row's group.
-    private var last: Int?
+    private var last = -1
+    /// The hash's seed, new for each aggregation: bytes a store holds cannot be chosen to
+    /// collide.
+    private let seed = UInt64.random(in: .min ... .max)
 
     /// How many groups there are.
     var count: Int { hashes.count }
 
     /// Starts a row's key.
-    mutating func begin() { key.removeAll(keepingCapacity: true) }
+    mutating func begin() { keyCount = 0 }
 
     /// Adds a field of the scanner's record (`nil`: absent) to the row's key: a kind byte, then
     /// the payload (a scalar's eight bytes, or bytes with their length).
     mutating func append(_ field: RecordReader.Field?, of scanner: RecordScanner) {
-        guard let field else { return key.append(0) }
+        guard let field else { return appendScalar(0, nil) }
         switch field.wireType {
         case .varint: appendScalar(1, field.scalar)
         case .fixed32: appendScalar(2, field.scalar)
         case .fixed64: appendScalar(3, field.scalar)
-        case .lengthDelimited:
-            appendScalar(4, UInt64(field.end - field.start))
-            scanner.withBytes(of: field) { key.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+        case .lengthDelimited: scanner.withBytes(of: field) { append(kind: 4, length: UInt64($0.count), raw: $0) }
         }
     }
 
-    /// Adds a component of an index key, as its bytes, to the row's key.
-    mutating func append(keyBytes bytes: ArraySlice<UInt8>) {
-        appendScalar(6, UInt64(bytes.count))
-        key.append(contentsOf: bytes)
-    }
-
     /// Adds a related row (a to-one relationship's target; `nil`: none) to the row's key.
-    mutating func append(row: UInt64?) {
-        guard let row else { return key.append(0) }
-        appendScalar(5, row)
+    mutating func append(row: UInt64?) { appendScalar(row == nil ? 0 : 5, row) }
+
+    /// Adds bytes as they are (index key components, which delimit themselves).
+    mutating func append(raw bytes: UnsafeRawBufferPointer) { append(kind: nil, length: nil, raw: bytes) }
+
+    /// A kind byte, then the value's eight bytes (none for `nil`, whose kind is 0).
+    private mutating func appendScalar(_ kind: UInt8, _ value: UInt64?) {
+        append(kind: kind, length: value, raw: UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
-    private mutating func appendScalar(_ kind: UInt8, _ value: UInt64) {
-        key.append(kind)
-        withUnsafeBytes(of: value.littleEndian) { key.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+    /// A kind byte and an eight-byte scalar, each if given, then bytes.
+    @inline(__always)
+    private mutating func append(kind: UInt8?, length: UInt64?, raw bytes: UnsafeRawBufferPointer) {
+        reserve(9 + bytes.count)
+        var offset = keyCount
+        key.withUnsafeMutableBytes { key in
+            if let kind {
+                key[offset] = kind
+                offset += 1
+            }
+            if let length {
+                key.storeBytes(of: length.littleEndian, toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            if let source = bytes.baseAddress {
+                (key.baseAddress! + offset).copyMemory(from: source, byteCount: bytes.count)
+                offset += bytes.count
+            }
+        }
+        keyCount = offset
     }
 
-    /// The number of the group whose key is the row's key, made if new. Rows read in key order
-    /// come in runs of one group: a row of the last row's group costs one comparison.
+    private mutating func reserve(_ count: Int) {
+        if keyCount + count > key.count { key += repeatElement(0, count: max(keyCount + count, 2 * key.count) - key.count) }
+    }
+
+    /// The number of the group whose key is the row's key built with ``begin()``, made if new.
     mutating func group() -> Int {
-        if let last, isKey(of: last) { return last }
-        let group = lookUp()
-        last = group
-        return group
+        let (key, count) = (key, keyCount)
+        return key.withUnsafeBytes { group(of: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
-    private mutating func lookUp() -> Int {
-        var hasher = Hasher()
-        key.withUnsafeBytes { hasher.combine(bytes: $0) }
-        let hash = hasher.finalize()
+    /// The number of the group whose key is `bytes`, made if new. Rows read in key order come in
+    /// runs of one group: a row of the last row's group costs one comparison.
+    mutating func group(of bytes: UnsafeRawBufferPointer) -> Int {
+        if last >= 0, isKey(of: last, bytes) { return last }
+        last = lookUp(bytes)
+        return last
+    }
+
+    private mutating func lookUp(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let hash = Self.hash(bytes, seed: seed)
         let mask = slots.count - 1
-        var slot = hash & mask
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
             let group = Int(slots[slot]) - 1
-            if hashes[group] == hash && isKey(of: group) { return group }
+            if hashes[group] == hash && isKey(of: group, bytes) { return group }
             slot = (slot + 1) & mask
         }
         let group = hashes.count
         hashes.append(hash)
-        keys.append(contentsOf: key)
+        keys.append(contentsOf: bytes)
         starts.append(keys.count)
         slots[slot] = Int32(truncatingIfNeeded: group + 1)
         if hashes.count * 2 > slots.count { rehash() }
         return group
     }
 
-    /// Whether `group`'s key is the row's key.
-    private func isKey(of group: Int) -> Bool {
-        let (start, end) = (starts[group], starts[group + 1])
-        guard end - start == key.count else { return false }
-        return keys.withUnsafeBytes { keys in
-            key.withUnsafeBytes { key in memcmp(keys.baseAddress! + start, key.baseAddress!, key.count) == 0 }
+    /// A seeded hash of the bytes, eight at a time (a multiply-and-fold mix).
+    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+        var state = seed ^ UInt64(truncatingIfNeeded: bytes.count)
+        var offset = 0
+        while bytes.count - offset >= 8 {
+            state = mix(state ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
         }
+        var tail: UInt64 = 0
+        if offset < bytes.count {
+            withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+        }
+        return mix(state ^ tail ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    private static func mix(_ value: UInt64) -> UInt64 {
+        let product = value.multipliedFullWidth(by: 0xA076_1D64_78BD_642F)
+        return product.high ^ product.low
+    }
+
+    /// Whether `group`'s key is `bytes`.
+    private func isKey(of group: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let (start, end) = (starts[group], starts[group + 1])
+        guard end - start == bytes.count else { return false }
+        guard let source = bytes.baseAddress else { return true }
+        return keys.withUnsafeBytes { keys in memcmp(keys.baseAddress! + start, source, bytes.count) == 0 }
     }
 
     private mutating func rehash() {
         slots = Array(repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
         for (group, hash) in hashes.enumerated() {
-            var slot = hash & mask
+            var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(truncatingIfNeeded: group + 1)
         }
     }
 
-    /// The index key components a group's key was made of (``append(keyBytes:)``), `parts` of them.
-    func keyBytes(of group: Int, parts: Int) -> [[UInt8]] {
-        var position = starts[group]
-        var components: [[UInt8]] = []
-        for _ in 0..<parts {
-            let count = Int(scalar(at: position + 1))
-            position += 9
-            components.append(Array(keys[position..<position + count]))
-            position += count
-        }
-        return components
-    }
+    /// A group's key, as ``group(of:)`` was given it.
+    func bytes(of group: Int) -> [UInt8] { Array(keys[starts[group]..<starts[group + 1]]) }
 
     /// The eight-byte scalar ``appendScalar(_:_:)`` wrote at `position` of ``keys``.
     private func scalar(at position: Int) -> UInt64 {
@@ -138,8 +174,8 @@ struct FieldGroups {
         case row(UInt64?)
     }
 
-    /// The parts of `group`'s key; `related` says which parts are related rows (an absent one
-    /// reads as `.row(nil)`).
+    /// The parts of `group`'s key, built with ``append(_:of:)`` and ``append(row:)``; `related`
+    /// says which parts are related rows (an absent one reads as `.row(nil)`).
     func parts(of group: Int, related: [Bool]) -> [Part] {
         var position = starts[group]
         var parts: [Part] = []

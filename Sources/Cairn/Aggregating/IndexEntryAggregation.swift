@@ -3,8 +3,9 @@ import Foundation
 
 /// An aggregate read from the entries of an index whose keys hold every grouping and aggregated
 /// attribute (``AggregatePlan/Method/indexEntries(table:)``), as SQL's covering index: each entry
-/// is one row, its key decoded component by component, and no record is read. A grouping
-/// component's bytes number its group (``FieldGroups``), decoded once per group at the end.
+/// is one row, its key read in place component by component (``IndexEntryScan``), and no record
+/// is read. The grouping components' bytes number the row's group (``FieldGroups``); each group's
+/// key is decoded once, at the end.
 ///
 /// A key cut short by its length (a long string, completed by a hash) holds no whole value: that
 /// row's record is read instead, and its values grouped by value.
@@ -16,22 +17,29 @@ struct IndexEntryAggregation {
     let aggregator: Aggregator
     let index: Store.EntityTables.UniqueConstraint
 
-    private var tables: Store.EntityTables { aggregator.request.tables }
-
-    /// What each of the index's attributes is to the aggregation.
-    private struct Component {
-        let field: AggregateSource.StoredField
-        /// The grouping key it is, if any.
-        let groupKey: Int?
-        /// The columns that read it.
-        let columns: [Int]
-        /// Whether those columns all add numbers (sums and averages): it is read as one.
-        let readsNumbers: Bool
+    func run(into numbering: inout GroupNumbering) throws {
+        let tables = aggregator.request.tables
+        let columns = aggregator.values.map(\.column)
+        var scan = IndexEntryScan(components: components(), columns: columns)
+        try aggregator.context.store.read { txn in
+            try txn.scanIndexedRows(index.table, .all) { key, row in
+                if tables.includes(row: row) { try scan.add(key: key, row: row) }
+                return true
+            }
+        }
+        numbering.reserveStored(upTo: scan.groups.count, columns: columns)
+        scan.tally.hand(to: columns)
+        try decodeKeys(of: scan.groups, components: scan.components, into: &numbering)
+        try aggregator.context.store.read { txn in
+            for row in scan.cutRows { try addRecord(of: row, components: scan.components, txn: txn, to: &numbering) }
+        }
     }
 
-
-    private func components() -> [Component] {
-        index.names.map { name in
+    /// What each of the index's attributes is to the aggregation, in the index's order.
+    private func components() -> [IndexEntryScan.Component] {
+        let numberColumns = IndexEntryScan.numberColumns(aggregator.values.map(\.column))
+        return index.names.map { name in
+            let tables = aggregator.request.tables
             let field = tables.entity.attributesByName[name].flatMap { AggregateSource.StoredField($0, of: tables) }!
             let groupKey = aggregator.keySources.firstIndex { source in
                 if case .field(let key) = source { return key.attribute.name == name }
@@ -41,118 +49,20 @@ struct IndexEntryAggregation {
                 if case .field(let value)? = aggregator.valueSources[index] { return value.attribute.name == name }
                 return false
             }
-            let readsNumbers = columns.allSatisfy { aggregator.values[$0].column.addsNumbers }
-            return Component(field: field, groupKey: groupKey, columns: columns, readsNumbers: readsNumbers)
+            let slots = columns.compactMap { numberColumns.firstIndex(of: $0) }
+            return IndexEntryScan.Component(
+                field: field, groupKey: groupKey, columns: columns, slots: slots.count == columns.count ? slots : nil)
         }
-    }
-
-    /// What to do with each component of a key, in plain values (a row's loop copies no
-    /// reference).
-    private enum Role {
-        case skip
-        case group(Int)
-        case number
-        case value
-    }
-
-    func run(into numbering: inout GroupNumbering) throws {
-        let components = components()
-        let roles = components.map { component -> Role in
-            if let groupKey = component.groupKey { return .group(groupKey) }
-            if component.columns.isEmpty { return .skip }
-            return component.readsNumbers ? .number : .value
-        }
-        let natives = components.map(\.field.native)
-        let optionals = components.map(\.field.attribute.isOptional)
-        let columns = aggregator.values.map(\.column)
-        let readers = components.map(\.columns)
-        var groups = FieldGroups()
-        var scratch: [UInt8] = []
-        // Rows whose key was cut short, added from their records after the groups of keys are
-        // numbered (they are numbered by value, after those).
-        var cutRows: [UInt64] = []
-        var groupRanges = [Range<Int>](repeating: 0..<0, count: aggregator.keys.count)
-        var numbers = [StoredNumber?](repeating: nil, count: components.count)
-        var values = [Any?](repeating: nil, count: components.count)
-        try aggregator.context.store.read { txn in
-            try txn.scanIndexedRows(index.table, .all) { key, row in
-                guard tables.includes(row: row) else { return true }
-                // Copied into a buffer as long as the longest key yet, which the reader shares.
-                if key.count > scratch.count { scratch = [UInt8](repeating: 0, count: max(key.count, 2 * scratch.count)) }
-                scratch.withUnsafeMutableBytes { $0.copyMemory(from: key) }
-                var reader = KeyReader(scratch, length: key.count)
-                if reader.isHashed {
-                    cutRows.append(row)
-                    return true
-                }
-                for position in roles.indices {
-                    let (native, isOptional, start) = (natives[position], optionals[position], reader.position)
-                    switch roles[position] {
-                    case .skip: try Self.skipComponent(native, isOptional: isOptional, in: &reader)
-                    case .group(let groupKey):
-                        try Self.skipComponent(native, isOptional: isOptional, in: &reader)
-                        groupRanges[groupKey] = start..<reader.position
-                    case .number: numbers[position] = try Self.numberComponent(native, isOptional: isOptional, in: &reader)
-                    case .value: values[position] = try Self.readComponent(native, isOptional: isOptional, from: &reader)
-                    }
-                }
-                // The grouping components in the order of the grouping key paths.
-                groups.begin()
-                for range in groupRanges { groups.append(keyBytes: scratch[range]) }
-                let group = groups.group()
-                if group >= numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
-                for column in columns { column.addModel(to: group) }
-                for position in roles.indices {
-                    switch roles[position] {
-                    case .number:
-                        if let number = numbers[position] {
-                            for column in readers[position] { columns[column].add(number: number, to: group) }
-                        }
-                    case .value:
-                        for column in readers[position] { columns[column].add(value: values[position], to: group) }
-                    case .skip, .group: break
-                    }
-                }
-                return true
-            }
-        }
-        try decodeKeys(of: groups, components: components, into: &numbering)
-        try aggregator.context.store.read { txn in
-            for row in cutRows { try addRecord(of: row, components: components, txn: txn, to: &numbering) }
-        }
-    }
-
-    /// A component of a key: an optional's presence byte, then the value.
-    private static func readComponent(
-        _ native: any NativeValue.Type, isOptional: Bool, from reader: inout KeyReader
-    ) throws(StorageError) -> Any? {
-        if isOptional, try reader.readRawByte() == 0 { return nil }
-        return try native.readKey(from: &reader)
-    }
-
-    /// A component of a key as a number (`nil` for an optional's `nil`).
-    private static func numberComponent(
-        _ native: any NativeValue.Type, isOptional: Bool, in reader: inout KeyReader
-    ) throws(StorageError) -> StoredNumber? {
-        if isOptional, try reader.readRawByte() == 0 { return nil }
-        return try native.number(ofKey: &reader)
-    }
-
-    /// Moves past a component of a key.
-    private static func skipComponent(
-        _ native: any NativeValue.Type, isOptional: Bool, in reader: inout KeyReader
-    ) throws(StorageError) {
-        if isOptional, try reader.readRawByte() == 0 { return }
-        try native.skipKey(in: &reader)
     }
 
     /// Adds a row whose key was cut short, from its record.
     private func addRecord(
-        of row: UInt64, components: [Component], txn: borrowing ReadTransaction, to numbering: inout GroupNumbering
+        of row: UInt64, components: [IndexEntryScan.Component], txn: borrowing ReadTransaction,
+        to numbering: inout GroupNumbering
     ) throws {
         var scanner = RecordScanner()
         // A dangling entry (no record) is no row.
-        guard try scanner.load(row: row, in: tables.layout.records, txn: txn) else { return }
+        guard try scanner.load(row: row, in: aggregator.request.tables.layout.records, txn: txn) else { return }
         let read = try components.map { component in try component.field.value(of: scanner.payload(tag: component.field.tag)) }
         var key = [AnyHashable?](repeating: nil, count: aggregator.keys.count)
         for (position, component) in components.enumerated() {
@@ -166,24 +76,193 @@ struct IndexEntryAggregation {
         }
     }
 
-    /// Decodes each group's key from its components' bytes.
-    private func decodeKeys(of groups: FieldGroups, components: [Component], into numbering: inout GroupNumbering) throws {
-        let fields = aggregator.keySources.map { source -> AggregateSource.StoredField? in
-            if case .field(let field) = source { return field }
-            return nil
-        }
+    /// Decodes each group's key from its grouping components' bytes (in the index's order).
+    private func decodeKeys(
+        of groups: FieldGroups, components: [IndexEntryScan.Component], into numbering: inout GroupNumbering
+    ) throws {
         for group in 0..<groups.count {
-            var key: [AnyHashable] = []
-            for (position, bytes) in groups.keyBytes(of: group, parts: fields.count).enumerated() {
-                guard let field = fields[position] else { continue }
-                var reader = KeyReader(bytes)
-                let value = try Self.readComponent(field.native, isOptional: field.attribute.isOptional, from: &reader)
-                guard let boxed = aggregator.keys[position].box(value) else {
-                    throw FetchError.ungroupableKey([aggregator.keys[position].keyPath])
+            var key = [AnyHashable](repeating: 0, count: aggregator.keys.count)
+            var reader = KeyReader(groups.bytes(of: group))
+            for component in components {
+                guard let groupKey = component.groupKey else { continue }
+                let value = try IndexEntryScan.read(component.field, from: &reader)
+                guard let boxed = aggregator.keys[groupKey].box(value) else {
+                    throw FetchError.ungroupableKey([aggregator.keys[groupKey].keyPath])
                 }
-                key.append(boxed)
+                key[groupKey] = boxed
             }
             numbering.setKey(key, of: group)
         }
+    }
+}
+
+/// The state of a scan of index entries for ``IndexEntryAggregation``: each key is read where
+/// LMDB keeps it, its grouping components give the row's group, its numbers go to the
+/// ``GroupTally`` and any other value to its columns.
+///
+/// ```swift
+/// var scan = IndexEntryScan(components: components, columns: columns)
+/// try scan.add(key: key, row: row)   // for each entry
+/// scan.tally.hand(to: columns)
+/// ```
+struct IndexEntryScan {
+    /// What one of the index's attributes is to the aggregation.
+    struct Component {
+        let field: AggregateSource.StoredField
+        /// The grouping key it is, if any.
+        let groupKey: Int?
+        /// The columns that read it.
+        let columns: [Int]
+        /// Those columns' slots in the tally, when they all add numbers (it is read as one).
+        let slots: [Int]?
+    }
+
+    /// What to do with each component of a key, in plain values (a row copies no reference).
+    private enum Role {
+        case skip
+        case group
+        case number
+        case value
+    }
+
+    let components: [IndexEntryScan.Component]
+    private let roles: [Role]
+    private let natives: [any NativeValue.Type]
+    private let optionals: [Bool]
+    private let columns: [AggregateColumn]
+    /// Whether the grouping components follow one another in the key: their bytes are the
+    /// group's key where they lie.
+    private let groupsAreAdjacent: Bool
+    /// How many components lead the key that are all grouping ones (0 when any grouping
+    /// component comes later).
+    private let leadingGroups: Int
+    /// The last row's leading grouping components' bytes, and its group (-1: none yet).
+    private var lastLead: (bytes: [UInt8], group: Int) = ([], -1)
+    private(set) var groups = FieldGroups()
+    private(set) var tally: GroupTally
+    /// Rows whose key was cut short, added from their records after the scan.
+    private(set) var cutRows: [UInt64] = []
+    /// A row's numbers and values, by component, until its group is known.
+    private var numbers: [StoredNumber?]
+    private var values: [Any?]
+
+    init(components: [Component], columns: [AggregateColumn]) {
+        self.components = components
+        self.columns = columns
+        roles = components.map { component in
+            if component.groupKey != nil { return .group }
+            if component.columns.isEmpty { return .skip }
+            return component.slots != nil ? .number : .value
+        }
+        natives = components.map(\.field.native)
+        optionals = components.map(\.field.attribute.isOptional)
+        let grouping = components.indices.filter { components[$0].groupKey != nil }
+        groupsAreAdjacent = zip(grouping, grouping.dropFirst()).allSatisfy { $0 + 1 == $1 }
+        leadingGroups = groupsAreAdjacent && grouping.first == 0 ? grouping.count : 0
+        tally = GroupTally(numberColumns: Self.numberColumns(columns))
+        numbers = Array(repeating: nil, count: components.count)
+        values = Array(repeating: nil, count: components.count)
+    }
+
+    /// Adds the row of an index entry, given its key.
+    mutating func add(key: UnsafeRawBufferPointer, row: UInt64) throws {
+        var reader = KeyReader(unsafeBytes: key)
+        if reader.isHashed { return cutRows.append(row) }
+        var group = try sameLeadingGroup(key, reader: &reader)
+        // Where the grouping components lie, when they are adjacent.
+        var grouping: Range<Int>?
+        if !groupsAreAdjacent { groups.begin() }
+        for position in (group == nil ? 0 : leadingGroups)..<roles.count {
+            let (native, isOptional, start) = (natives[position], optionals[position], reader.position)
+            switch roles[position] {
+            case .skip:
+                try Self.skip(native, isOptional: isOptional, in: &reader)
+            case .group:
+                try Self.skip(native, isOptional: isOptional, in: &reader)
+                grouping = (grouping?.lowerBound ?? start)..<reader.position
+                if !groupsAreAdjacent { groups.append(raw: UnsafeRawBufferPointer(rebasing: key[start..<reader.position])) }
+            case .number:
+                numbers[position] = try Self.number(native, isOptional: isOptional, in: &reader)
+            case .value:
+                values[position] = try Self.read(native, isOptional: isOptional, from: &reader)
+            }
+        }
+        if group == nil { group = numberGroup(key: key, grouping: grouping ?? 0..<0) }
+        add(to: group!)
+    }
+
+    /// The last row's group when the grouping components lead the key and this key starts with
+    /// the last row's (keys come in order: rows of one group follow one another), the reader
+    /// moved past them; otherwise `nil`.
+    private func sameLeadingGroup(_ key: UnsafeRawBufferPointer, reader: inout KeyReader) throws(StorageError) -> Int? {
+        guard leadingGroups > 0, lastLead.group >= 0, key.count > lastLead.bytes.count else { return nil }
+        let same = lastLead.bytes.withUnsafeBytes { memcmp($0.baseAddress!, key.baseAddress!, $0.count) == 0 }
+        guard same else { return nil }
+        try reader.skip(count: lastLead.bytes.count)
+        return lastLead.group
+    }
+
+    /// The group of a row whose grouping components were read (at `grouping`, when adjacent).
+    private mutating func numberGroup(key: UnsafeRawBufferPointer, grouping: Range<Int>) -> Int {
+        guard groupsAreAdjacent else { return groups.group() }
+        let group = groups.group(of: UnsafeRawBufferPointer(rebasing: key[grouping]))
+        if leadingGroups > 0 { lastLead = (Array(UnsafeRawBufferPointer(rebasing: key[grouping])), group) }
+        return group
+    }
+
+    /// Adds the row's count, numbers and values to `group`.
+    private mutating func add(to group: Int) {
+        if group >= tally.groupCount { grow(to: group + 1) }
+        tally.count(group)
+        for position in roles.indices {
+            switch roles[position] {
+            case .number:
+                guard let number = numbers[position], let slots = components[position].slots else { continue }
+                for slot in slots { tally.add(number, slot: slot, to: group) }
+            case .value:
+                for column in components[position].columns { columns[column].add(value: values[position], to: group) }
+            case .skip, .group: break
+            }
+        }
+    }
+
+    /// The columns whose numbers are tallied: every sum and average (the index holds every
+    /// attribute read). One that shares its component with another kind of column gets its
+    /// values one by one instead, its tally left empty.
+    static func numberColumns(_ columns: [AggregateColumn]) -> [Int] {
+        columns.indices.filter { columns[$0].numberField != nil }
+    }
+
+    private mutating func grow(to groups: Int) {
+        tally.grow(to: groups)
+        for column in columns { column.grow(to: groups) }
+    }
+
+    /// A component of a key: an optional's presence byte, then the value.
+    static func read(_ field: AggregateSource.StoredField, from reader: inout KeyReader) throws(StorageError) -> Any? {
+        try read(field.native, isOptional: field.attribute.isOptional, from: &reader)
+    }
+
+    private static func read(
+        _ native: any NativeValue.Type, isOptional: Bool, from reader: inout KeyReader
+    ) throws(StorageError) -> Any? {
+        if isOptional, try reader.readRawByte() == 0 { return nil }
+        return try native.readKey(from: &reader)
+    }
+
+    /// A component of a key as a number (`nil` for an optional's `nil`).
+    private static func number(
+        _ native: any NativeValue.Type, isOptional: Bool, in reader: inout KeyReader
+    ) throws(StorageError) -> StoredNumber? {
+        if isOptional, try reader.readRawByte() == 0 { return nil }
+        return try native.number(ofKey: &reader)
+    }
+
+    /// Moves past a component of a key.
+    private static func skip(
+        _ native: any NativeValue.Type, isOptional: Bool, in reader: inout KeyReader
+    ) throws(StorageError) {
+        if isOptional, try reader.readRawByte() == 0 { return }
+        try native.skipKey(in: &reader)
     }
 }

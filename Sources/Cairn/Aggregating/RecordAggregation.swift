@@ -31,8 +31,15 @@ struct RecordAggregation {
             return nil
         }
         let columns = aggregator.values.map(\.column)
+        // Sums and averages are tallied; other columns that read a field get it row by row.
+        let numberColumns = columns.indices.filter { columns[$0].numberField != nil && valueSlots[$0] != nil }
+        let numberReads = numberColumns.map { (field: valueSlots[$0]!, reading: columns[$0].numberField!) }
+        let valueReads = columns.indices.compactMap { index in
+            valueSlots[index].flatMap { numberColumns.contains(index) ? nil : (column: index, field: $0) }
+        }
         let (leftOut, pending) = try pendingChanges()
         var groups = FieldGroups()
+        var tally = GroupTally(numberColumns: numberColumns)
         var fields = [RecordReader.Field?](repeating: nil, count: tags.count)
         var scanner = RecordScanner()
         let tests = executor.plan.recordTests
@@ -55,14 +62,22 @@ struct RecordAggregation {
                         }
                     }
                     let group = groups.group()
-                    if group == numbering.count { numbering.reserveStored(upTo: group + 1, columns: columns) }
-                    for index in columns.indices {
-                        columns[index].addModel(to: group)
-                        if let slot = valueSlots[index] { try columns[index].add(fields[slot], of: scanner, to: group) }
+                    if group >= tally.groupCount {
+                        tally.grow(to: group + 1)
+                        for column in columns { column.grow(to: group + 1) }
                     }
+                    tally.count(group)
+                    for (slot, read) in numberReads.enumerated() {
+                        if let number = try read.reading.number(of: fields[read.field], in: scanner) {
+                            tally.add(number, slot: slot, to: group)
+                        }
+                    }
+                    for read in valueReads { try columns[read.column].add(fields[read.field], of: scanner, to: group) }
                 }
             }
         }
+        numbering.reserveStored(upTo: groups.count, columns: columns)
+        tally.hand(to: columns)
         try decodeKeys(of: groups, into: &numbering)
         try aggregator.add(pending, to: &numbering)
     }

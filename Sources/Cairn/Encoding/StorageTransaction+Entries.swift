@@ -82,14 +82,17 @@ extension StorageTransaction where Self: ~Copyable {
                 try verifyNeighbours(cursor, found: found, kind: .keyed, table: table)
             }
         }
+        let forward = direction == .forward
+        // Without a bound where the scan goes, every entry it reaches is within the range.
+        let bounded = (forward ? range.upper : range.lower) != nil
         try withCursor(on: table) { cursor in
             var positioned = try cursor.position(at: range, direction: direction)
             while positioned {
                 let (key, value) = cursor.current
                 let row = try EntryLayout.row(keyedValue: value, key: key, table: table)
-                guard try cursor.isWithin(range, key: key, direction: direction) else { return }
+                if bounded, try !cursor.isWithin(range, key: key, direction: direction) { return }
                 guard try body(key, row) else { return }
-                positioned = try direction == .forward ? cursor.next() : cursor.previous()
+                positioned = try forward ? cursor.next() : cursor.previous()
             }
         }
     }

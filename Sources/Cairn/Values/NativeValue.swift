@@ -56,6 +56,10 @@ protocol NativeValue: FieldCodable, KeyComponent, Equatable, SendableMetatype {
     /// each type's reading is compiled for that type.
     static func number(of field: FieldPayload) throws(StorageError) -> StoredNumber?
 
+    /// A scalar record field (a varint or fixed-width one) as ``number(of:)`` reads it, without
+    /// a payload to copy: what a scan of a million records calls.
+    static func number(ofScalar scalar: UInt64, wireType: WireType) throws(StorageError) -> StoredNumber?
+
     /// A key component of this type as a number (`nil`, having moved past it, for a type that is
     /// no number); given for every type by `NativeValue+Number.swift`.
     static func number(ofKey reader: inout KeyReader) throws(StorageError) -> StoredNumber?

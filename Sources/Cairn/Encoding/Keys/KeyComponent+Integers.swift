@@ -180,18 +180,6 @@ extension KeyBuilder {
     }
 }
 
-extension KeyReader {
-    mutating func readBigEndian<Value: FixedWidthInteger & UnsignedInteger>(
-        _ type: Value.Type
-    ) throws(StorageError) -> Value {
-        var value: Value = 0
-        for byte in try readRawBytes(count: Value.bitWidth / 8) {
-            value = value << 8 | Value(byte)
-        }
-        return value
-    }
-}
-
 extension StorageError {
     static func doesNotFit(_ value: some BinaryInteger, in type: Any.Type) -> StorageError {
         StorageError.unsupported(

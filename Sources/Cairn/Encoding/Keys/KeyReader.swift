@@ -1,6 +1,8 @@
+import Foundation
+
 /// Reads values back out of an order-preserving key.
 ///
-/// Decoding keys serves range bounds, `explain` output and the store verifier. A reader checks
+/// Decoding keys serves aggregates read from index entries, which need no record. A reader checks
 /// every byte: a key that is not a valid encoding is a `StorageError` with code
 /// `.damagedRecord`, never a wrong value.
 ///
@@ -14,8 +16,12 @@
 /// let year = try reader.decode(Int.self)
 /// try reader.finish()
 /// ```
-package struct KeyReader: Sendable {
-    private let bytes: [UInt8]
+package struct KeyReader {
+    /// The key's bytes: the reader's own copy (``init(_:)``), or the caller's memory
+    /// (``init(unsafeBytes:)``).
+    private let bytes: UnsafeRawBufferPointer
+    /// Keeps the reader's own copy alive.
+    private let copy: KeyCopy?
     private let end: Int
 
     /// The offset of the next unread byte.
@@ -32,7 +38,7 @@ package struct KeyReader: Sendable {
     /// ```
     package let isHashed: Bool
 
-    /// Creates a reader over a finalized key (or a key prefix).
+    /// Creates a reader over a copy of a finalized key (or a key prefix).
     ///
     /// ```swift
     /// var reader = KeyReader(storedKey)
@@ -41,21 +47,26 @@ package struct KeyReader: Sendable {
     /// - Parameters:
     ///   - key: The key bytes, as ``KeyBuilder/finalized()`` produced them.
     package init(_ key: [UInt8]) {
-        self.init(key, length: key.count)
+        let copy = KeyCopy(key)
+        self.init(bytes: copy.bytes, copy: copy)
     }
 
-    /// Creates a reader over the key in the first `length` bytes of `buffer` (a buffer reused
-    /// for key after key).
+    /// Creates a reader over a key in memory the caller keeps valid and unchanged while it
+    /// reads (a key LMDB returned, read before the cursor moves): nothing is copied.
     ///
     /// ```swift
-    /// var reader = KeyReader(scratch, length: key.count)
+    /// let (key, _) = cursor.current
+    /// var reader = KeyReader(unsafeBytes: key)
     /// ```
-    package init(_ buffer: [UInt8], length: Int) {
-        bytes = buffer
+    package init(unsafeBytes key: UnsafeRawBufferPointer) {
+        self.init(bytes: key, copy: nil)
+    }
+
+    private init(bytes: UnsafeRawBufferPointer, copy: KeyCopy?) {
+        (self.bytes, self.copy) = (bytes, copy)
         position = 0
-        let length = min(max(length, 0), buffer.count)
-        isHashed = length == KeyBuilder.maximumLength
-        end = isHashed ? KeyBuilder.hashedPrefixLength : length
+        isHashed = bytes.count == KeyBuilder.maximumLength
+        end = isHashed ? KeyBuilder.hashedPrefixLength : bytes.count
     }
 
     /// Whether every readable byte has been consumed.
@@ -124,13 +135,41 @@ package struct KeyReader: Sendable {
     ///
     /// - Parameters:
     ///   - count: How many bytes to read.
-    /// - Returns: The bytes, as a slice of the key.
+    /// - Returns: The bytes, valid while the key's memory is (use them at once).
     /// - Throws: `StorageError` when fewer bytes remain.
-    package mutating func readRawBytes(count: Int) throws(StorageError) -> ArraySlice<UInt8> {
+    package mutating func readRawBytes(count: Int) throws(StorageError) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= end - position else { throw endError(needed: count) }
-        let slice = bytes[position..<(position + count)]
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
         position += count
         return slice
+    }
+
+    /// Reads a big-endian unsigned integer at its own width; for ``KeyComponent`` conformances.
+    ///
+    /// ```swift
+    /// let raw = try reader.readBigEndian(UInt64.self)
+    /// ```
+    /// - Throws: `StorageError` when fewer bytes remain.
+    package mutating func readBigEndian<Value: FixedWidthInteger & UnsignedInteger>(
+        _ type: Value.Type
+    ) throws(StorageError) -> Value {
+        let width = MemoryLayout<Value>.size
+        guard width <= end - position else { throw endError(needed: width) }
+        let value = Value(bigEndian: bytes.loadUnaligned(fromByteOffset: position, as: Value.self))
+        position += width
+        return value
+    }
+
+    /// Moves past `count` bytes the caller knows to hold whole components (bytes equal to
+    /// another key's components already read).
+    ///
+    /// ```swift
+    /// try reader.skip(count: sharedPrefix.count)
+    /// ```
+    /// - Throws: `StorageError` when fewer bytes remain.
+    package mutating func skip(count: Int) throws(StorageError) {
+        guard count >= 0, count <= end - position else { throw endError(needed: count) }
+        position += count
     }
 
     /// Reads one byte; for ``KeyComponent`` conformances.
@@ -170,7 +209,21 @@ package struct KeyReader: Sendable {
     /// ```
     /// - Throws: What ``readEscapedAndTerminated()`` throws.
     package mutating func skipEscapedAndTerminated() throws(StorageError) {
-        try walkEscapedAndTerminated { _ in }
+        // Only a 0x00 byte starts an escape or the terminator: the bytes between are skipped
+        // a search at a time.
+        var index = position
+        while index < end, let zero = memchr(bytes.baseAddress! + index, 0, end - index) {
+            index = bytes.baseAddress!.distance(to: UnsafeRawPointer(zero)) + 1
+            guard index < end else { break }
+            let marker = bytes[index]
+            index += 1
+            if marker == 0x01 {
+                position = index
+                return
+            }
+            guard marker == 0xFF else { throw Self.invalidEscape(marker, at: index - 2) }
+        }
+        throw endError(needed: nil)
     }
 
     /// Walks an escaped, terminated byte string, handing each unescaped byte to `byte`.
@@ -193,12 +246,15 @@ package struct KeyReader: Sendable {
             case 0xFF:
                 byte(0x00)
             default:
-                throw StorageError.damagedKey(
-                    "A string in the key has the invalid escape 0x00 0x\(String(marker, radix: 16)) at byte \(index - 2)."
-                )
+                throw Self.invalidEscape(marker, at: index - 2)
             }
         }
         throw endError(needed: nil)
+    }
+
+    private static func invalidEscape(_ marker: UInt8, at offset: Int) -> StorageError {
+        StorageError.damagedKey(
+            "A string in the key has the invalid escape 0x00 0x\(String(marker, radix: 16)) at byte \(offset).")
     }
 
     private func endError(needed: Int?) -> StorageError {
@@ -212,4 +268,17 @@ package struct KeyReader: Sendable {
         let what = needed.map { "\($0) more bytes" } ?? "a string terminator"
         return StorageError.damagedKey("The key ends at byte \(end) but needs \(what) at byte \(position).")
     }
+}
+
+/// A key's bytes, copied for a ``KeyReader`` that owns them.
+private final class KeyCopy {
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ key: [UInt8]) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: key.count, alignment: 1)
+        key.withUnsafeBytes { copy.copyMemory(from: $0) }
+        bytes = UnsafeRawBufferPointer(copy)
+    }
+
+    deinit { bytes.deallocate() }
 }

@@ -200,14 +200,22 @@ package struct RecordReader: Sendable {
     static func index(
         _ bytes: [UInt8], _ range: Range<Int>, keyChecksum: UInt32, into fields: inout [Field]
     ) throws(StorageError) {
-        let end = try checkFrame(bytes, range, keyChecksum: keyChecksum)
-        try indexFields(bytes, range, end: end, into: &fields)
+        try bytes.withRawBytes { bytes throws(StorageError) in
+            let end = try checkFrame(bytes, range, keyChecksum: keyChecksum)
+            try indexFields(bytes, range, end: end, into: &fields)
+        }
     }
 
     /// Appends the fields of the record at `range` of `bytes`, whose frame ``checkFrame(_:_:keyChecksum:)``
     /// checked (its fields end at `end`). Appends nothing when it throws.
     static func indexFields(
         _ bytes: [UInt8], _ range: Range<Int>, end: Int, into fields: inout [Field]
+    ) throws(StorageError) {
+        try bytes.withRawBytes { bytes throws(StorageError) in try indexFields(bytes, range, end: end, into: &fields) }
+    }
+
+    private static func indexFields(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, end: Int, into fields: inout [Field]
     ) throws(StorageError) {
         let firstField = fields.count
         // Nothing of this record stays in `fields` if it turns out damaged.
@@ -229,11 +237,19 @@ package struct RecordReader: Sendable {
     static func payload(
         tag: UInt32, in bytes: [UInt8], _ range: Range<Int>, end: Int
     ) throws(StorageError) -> FieldPayload? {
+        let field = try bytes.withRawBytes { raw throws(StorageError) in try self.field(tag: tag, in: raw, range, end: end) }
+        return field.map { payloadOf($0, bytes) }
+    }
+
+    /// The field with `tag` of the record at `range` of `bytes` (as ``payload(tag:in:_:end:)``).
+    static func field(
+        tag: UInt32, in bytes: UnsafeRawBufferPointer, _ range: Range<Int>, end: Int
+    ) throws(StorageError) -> Field? {
         var position = range.lowerBound + 1
         var lastTag: UInt32 = 0
         while position < end {
             let field = try nextField(bytes, at: &position, end: end, after: &lastTag, recordStart: range.lowerBound)
-            if field.tag >= tag { return field.tag == tag ? payloadOf(field, bytes) : nil }
+            if field.tag >= tag { return field.tag == tag ? field : nil }
         }
         return nil
     }
@@ -242,7 +258,7 @@ package struct RecordReader: Sendable {
     /// must follow `lastTag`; `position` moves past it and `lastTag` becomes its tag.
     @inline(__always)
     private static func nextField(
-        _ bytes: [UInt8], at position: inout Int, end: Int, after lastTag: inout UInt32, recordStart: Int
+        _ bytes: UnsafeRawBufferPointer, at position: inout Int, end: Int, after lastTag: inout UInt32, recordStart: Int
     ) throws(StorageError) -> Field {
         // Positions in messages count from the record's first byte.
         let fieldStart = position - recordStart
@@ -277,14 +293,25 @@ package struct RecordReader: Sendable {
     static func checkFrame(
         _ bytes: [UInt8], _ range: Range<Int>, keyChecksum: UInt32
     ) throws(StorageError) -> Int {
+        try bytes.withRawBytes { bytes throws(StorageError) in try checkFrame(bytes, range, keyChecksum: keyChecksum) }
+    }
+
+    /// The same over raw bytes; `range` must lie within them.
+    @inline(__always)
+    static func checkFrame(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, keyChecksum: UInt32
+    ) throws(StorageError) -> Int {
+        // Every read below is within `range`: this makes it within `bytes`.
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "A record range outside its buffer")
         guard range.count >= 5 else {
             throw StorageError.damagedRecord(
                 "The record is \(range.count) bytes long, shorter than the 5-byte minimum.")
         }
         let end = range.upperBound - 4
         var crc = CRC32C()
-        crc.update(bytes[range.lowerBound..<end])
-        guard crc.value ^ keyChecksum == EncodedRecord.storedChecksum(of: bytes, in: range) else {
+        crc.update(UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<end]))
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: end, as: UInt32.self))
+        guard crc.value ^ keyChecksum == stored else {
             throw StorageError.damagedRecord("The record's checksum does not match its contents and key.")
         }
         guard bytes[range.lowerBound] == RecordWriter.formatVersion else {
@@ -302,7 +329,7 @@ package struct RecordReader: Sendable {
     /// `position` moves past it.
     @inline(__always)
     private static func readPayload(
-        of field: inout Field, _ bytes: [UInt8], at position: inout Int, end: Int
+        of field: inout Field, _ bytes: UnsafeRawBufferPointer, at position: inout Int, end: Int
     ) throws(StorageError) {
         let tag = field.tag
         switch field.wireType {
@@ -318,11 +345,10 @@ package struct RecordReader: Sendable {
                 throw StorageError.damagedRecord("The field \(tag) needs \(width) bytes but \(end - position) remain.")
             }
             // Little-endian, in one load (the bounds are checked above).
-            field.scalar = bytes.withUnsafeBytes { [position] raw in
+            field.scalar =
                 isFixed32
-                    ? UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
-                    : UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-            }
+                ? UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+                : UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
             position += width
         case .lengthDelimited:
             guard let length = Varint.read(bytes, at: &position, end: end) else {
@@ -401,7 +427,9 @@ package struct RecordScanner {
     ///
     /// - Throws: `StorageError` `.damagedRecord` when a field up to the last asked for is malformed.
     func fields(of tags: [UInt32], into fields: inout [RecordReader.Field?]) throws(StorageError) {
-        try RecordReader.fields(of: tags, in: bytes, end: end, into: &fields)
+        try bytes.withRawBytes { bytes throws(StorageError) in
+            try RecordReader.fields(of: tags, in: bytes, end: end, into: &fields)
+        }
     }
 
     /// The payload of a field of the loaded record.
@@ -416,7 +444,7 @@ package struct RecordScanner {
 extension RecordReader {
     /// ``RecordScanner/fields(of:into:)`` over the record at the start of `bytes`, whose fields end at `end`.
     fileprivate static func fields(
-        of tags: [UInt32], in bytes: [UInt8], end: Int, into fields: inout [Field?]
+        of tags: [UInt32], in bytes: UnsafeRawBufferPointer, end: Int, into fields: inout [Field?]
     ) throws(StorageError) {
         var position = 1
         var lastTag: UInt32 = 0
@@ -617,5 +645,18 @@ package struct RecordBatch {
         return RecordReader(
             storage: storage, byteRange: entry.bytes, fields: fields, fieldRange: entry.fields,
             keyChecksum: entry.keyChecksum)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// `withUnsafeBytes` for a body that throws only `StorageError` (the standard one rethrows
+    /// untyped errors).
+    ///
+    /// ```swift
+    /// let end = try record.withRawBytes { bytes throws(StorageError) in try RecordReader.checkFrame(bytes, range, keyChecksum: 0) }
+    /// ```
+    @inline(__always)
+    func withRawBytes<R>(_ body: (UnsafeRawBufferPointer) throws(StorageError) -> R) throws(StorageError) -> R {
+        try withUnsafeBytes { raw in Result { () throws(StorageError) in try body(raw) } }.get()
     }
 }

@@ -25,7 +25,23 @@ enum Varint {
     }
 
     /// Reads a varint at `index`, advancing it; `nil` when the bytes end early or overflow.
+    @inline(__always)
     static func read(_ bytes: [UInt8], at index: inout Int, end: Int) -> UInt64? {
+        bytes.withUnsafeBytes { read($0, at: &index, end: min(end, bytes.count)) }
+    }
+
+    /// The same over raw bytes, reading none at or past `end` (at most their count).
+    @inline(__always)
+    static func read(_ bytes: UnsafeRawBufferPointer, at index: inout Int, end: Int) -> UInt64? {
+        // Most varints (field headers, small numbers and lengths) are one byte.
+        if index < end, bytes[index] < 0x80 {
+            defer { index += 1 }
+            return UInt64(bytes[index])
+        }
+        return readLonger(bytes, at: &index, end: end)
+    }
+
+    private static func readLonger(_ bytes: UnsafeRawBufferPointer, at index: inout Int, end: Int) -> UInt64? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var position = index
