@@ -15,7 +15,7 @@ import Foundation
 /// ```swift
 /// var groups = FieldGroups()
 /// groups.begin(); groups.append(fields[0], of: scanner)
-/// let group = groups.group()   // 0 for the first key seen, then 1, …
+/// let group = groups.group(ordered: false)   // 0 for the first key seen, then 1, …
 /// ```
 struct FieldGroups {
     /// The key being built, in its first ``keyCount`` bytes.
@@ -89,22 +89,35 @@ struct FieldGroups {
         if keyCount + count > key.count { key += repeatElement(0, count: max(keyCount + count, 2 * key.count) - key.count) }
     }
 
-    /// The number of the group whose key is the row's key built with ``begin()``, made if new.
-    mutating func group() -> Int {
+    /// The number of the group whose key is the row's key built with ``begin()``, made if new;
+    /// `ordered` when rows come in the order of their keys (``group(of:)``), otherwise
+    /// ``group(ofUnordered:)``.
+    mutating func group(ordered: Bool) -> Int {
         let (key, count) = (key, keyCount)
-        return key.withUnsafeBytes { group(of: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        return key.withUnsafeBytes { key in
+            let bytes = UnsafeRawBufferPointer(rebasing: key[..<count])
+            return ordered ? group(of: bytes) : group(ofUnordered: bytes)
+        }
     }
 
     /// The number of the group whose key is `bytes`, made if new. Rows read in key order come in
     /// runs of one group: a row of the last row's group costs one comparison.
     mutating func group(of bytes: UnsafeRawBufferPointer) -> Int {
         if last >= 0, isKey(of: last, bytes) { return last }
-        last = lookUp(bytes)
+        last = lookUp(bytes, hash: Self.hash(bytes, seed: seed))
         return last
     }
 
-    private mutating func lookUp(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// The same for rows in no particular order: the bytes are hashed first, and the last row's
+    /// group is the answer only when its hash is equal.
+    mutating func group(ofUnordered bytes: UnsafeRawBufferPointer) -> Int {
         let hash = Self.hash(bytes, seed: seed)
+        if last >= 0, hashes[last] == hash, isKey(of: last, bytes) { return last }
+        last = lookUp(bytes, hash: hash)
+        return last
+    }
+
+    private mutating func lookUp(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
@@ -142,11 +155,28 @@ struct FieldGroups {
     }
 
     /// Whether `group`'s key is `bytes`.
+    @inline(__always)
     private func isKey(of group: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         let (start, end) = (starts[group], starts[group + 1])
         guard end - start == bytes.count else { return false }
-        guard let source = bytes.baseAddress else { return true }
-        return keys.withUnsafeBytes { keys in memcmp(keys.baseAddress! + start, source, bytes.count) == 0 }
+        return keys.withUnsafeBytes { keys in Self.equal(UnsafeRawBufferPointer(rebasing: keys[start..<end]), bytes) }
+    }
+
+    /// Whether two buffers of one length hold equal bytes, compared eight at a time (group keys
+    /// are short: a call to `memcmp` would cost more).
+    @inline(__always)
+    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while left.count - offset >= 8 {
+            let a = left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            guard a == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            offset += 8
+        }
+        while offset < left.count {
+            guard left[offset] == right[offset] else { return false }
+            offset += 1
+        }
+        return true
     }
 
     private mutating func rehash() {

@@ -18,6 +18,7 @@ struct NumberTotal {
     var count = 0
     var overflowed = false
 
+    @inline(__always)
     mutating func add(_ number: StoredNumber) {
         count += 1
         switch number {
@@ -105,9 +106,11 @@ struct GroupTally {
     }
 
     /// Counts one row of `group`.
+    @inline(__always)
     mutating func count(_ group: Int) { counts[group] &+= 1 }
 
     /// Adds a number to `group`'s total in `slot`.
+    @inline(__always)
     mutating func add(_ number: StoredNumber, slot: Int, to group: Int) {
         totals[group &* numberColumns.count &+ slot].add(number)
     }

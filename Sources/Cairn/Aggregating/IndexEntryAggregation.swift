@@ -117,18 +117,20 @@ struct IndexEntryScan {
         let slots: [Int]?
     }
 
-    /// What to do with each component of a key, in plain values (a row copies no reference).
-    private enum Role {
-        case skip
-        case group
-        case number
-        case value
+    /// What to do with each component of a key, in plain values (a row copies no reference):
+    /// its role, type, and its columns or tally slots (a range of ``targets``).
+    private struct Use {
+        enum Role { case skip, group, number, value }
+        let role: Role
+        let native: any NativeValue.Type
+        let isOptional: Bool
+        let targets: Range<Int>
     }
 
     let components: [IndexEntryScan.Component]
-    private let roles: [Role]
-    private let natives: [any NativeValue.Type]
-    private let optionals: [Bool]
+    private let uses: [Use]
+    /// Each number component's tally slots and each value component's columns, one after another.
+    private let targets: [Int]
     private let columns: [AggregateColumn]
     /// Whether the grouping components follow one another in the key: their bytes are the
     /// group's key where they lie.
@@ -136,93 +138,128 @@ struct IndexEntryScan {
     /// How many components lead the key that are all grouping ones (0 when any grouping
     /// component comes later).
     private let leadingGroups: Int
+    /// The last grouping component's position (-1: none): the row's group is known past it.
+    private let lastGrouping: Int
     /// The last row's leading grouping components' bytes, and its group (-1: none yet).
-    private var lastLead: (bytes: [UInt8], group: Int) = ([], -1)
+    private var lastLeadBytes: [UInt8] = []
+    private var lastLeadGroup = -1
     private(set) var groups = FieldGroups()
     private(set) var tally: GroupTally
     /// Rows whose key was cut short, added from their records after the scan.
     private(set) var cutRows: [UInt64] = []
-    /// A row's numbers and values, by component, until its group is known.
+    /// A row's numbers and values read before its group is known, by component.
     private var numbers: [StoredNumber?]
     private var values: [Any?]
 
     init(components: [Component], columns: [AggregateColumn]) {
         self.components = components
         self.columns = columns
-        roles = components.map { component in
-            if component.groupKey != nil { return .group }
-            if component.columns.isEmpty { return .skip }
-            return component.slots != nil ? .number : .value
+        var targets: [Int] = []
+        uses = components.map { component in
+            let role: Use.Role =
+                component.groupKey != nil ? .group
+                : component.columns.isEmpty ? .skip : component.slots != nil ? .number : .value
+            let first = targets.count
+            if role == .number { targets += component.slots ?? [] }
+            if role == .value { targets += component.columns }
+            return Use(
+                role: role, native: component.field.native, isOptional: component.field.attribute.isOptional,
+                targets: first..<targets.count)
         }
-        natives = components.map(\.field.native)
-        optionals = components.map(\.field.attribute.isOptional)
+        self.targets = targets
         let grouping = components.indices.filter { components[$0].groupKey != nil }
         groupsAreAdjacent = zip(grouping, grouping.dropFirst()).allSatisfy { $0 + 1 == $1 }
         leadingGroups = groupsAreAdjacent && grouping.first == 0 ? grouping.count : 0
+        lastGrouping = grouping.last ?? -1
         tally = GroupTally(numberColumns: Self.numberColumns(columns))
         numbers = Array(repeating: nil, count: components.count)
         values = Array(repeating: nil, count: components.count)
     }
 
-    /// Adds the row of an index entry, given its key.
+    /// Adds the row of an index entry, given its key. Its numbers and values are added as they
+    /// are read once its group is known (past the last grouping component), kept until then.
     mutating func add(key: UnsafeRawBufferPointer, row: UInt64) throws {
         var reader = KeyReader(unsafeBytes: key)
         if reader.isHashed { return cutRows.append(row) }
         var group = try sameLeadingGroup(key, reader: &reader)
+        if group == nil && lastGrouping < 0 { group = numberGroup(key: key, grouping: 0..<0) }
+        if let group { count(group) }
         // Where the grouping components lie, when they are adjacent.
         var grouping: Range<Int>?
         if !groupsAreAdjacent { groups.begin() }
-        for position in (group == nil ? 0 : leadingGroups)..<roles.count {
-            let (native, isOptional, start) = (natives[position], optionals[position], reader.position)
-            switch roles[position] {
+        var kept = false
+        for position in (group == nil ? 0 : leadingGroups)..<uses.count {
+            let (use, start) = (uses[position], reader.position)
+            switch use.role {
             case .skip:
-                try Self.skip(native, isOptional: isOptional, in: &reader)
+                try Self.skip(use.native, isOptional: use.isOptional, in: &reader)
             case .group:
-                try Self.skip(native, isOptional: isOptional, in: &reader)
+                try Self.skip(use.native, isOptional: use.isOptional, in: &reader)
                 grouping = (grouping?.lowerBound ?? start)..<reader.position
                 if !groupsAreAdjacent { groups.append(raw: UnsafeRawBufferPointer(rebasing: key[start..<reader.position])) }
+                if position == lastGrouping {
+                    group = numberGroup(key: key, grouping: grouping!)
+                    count(group!)
+                }
             case .number:
-                numbers[position] = try Self.number(native, isOptional: isOptional, in: &reader)
+                let number = try Self.number(use.native, isOptional: use.isOptional, in: &reader)
+                if let group { add(number, use, to: group) } else { (numbers[position], kept) = (number, true) }
             case .value:
-                values[position] = try Self.read(native, isOptional: isOptional, from: &reader)
+                let value = try Self.read(use.native, isOptional: use.isOptional, from: &reader)
+                if let group { add(value, use, to: group) } else { (values[position], kept) = (value, true) }
             }
         }
-        if group == nil { group = numberGroup(key: key, grouping: grouping ?? 0..<0) }
-        add(to: group!)
+        if kept, let group { addKept(to: group) }
     }
 
     /// The last row's group when the grouping components lead the key and this key starts with
     /// the last row's (keys come in order: rows of one group follow one another), the reader
     /// moved past them; otherwise `nil`.
-    private func sameLeadingGroup(_ key: UnsafeRawBufferPointer, reader: inout KeyReader) throws(StorageError) -> Int? {
-        guard leadingGroups > 0, lastLead.group >= 0, key.count > lastLead.bytes.count else { return nil }
-        let same = lastLead.bytes.withUnsafeBytes { memcmp($0.baseAddress!, key.baseAddress!, $0.count) == 0 }
+    // Mutating, though it changes nothing, so that calling it copies no `self`.
+    @inline(__always)
+    private mutating func sameLeadingGroup(_ key: UnsafeRawBufferPointer, reader: inout KeyReader) throws(StorageError) -> Int? {
+        guard leadingGroups > 0, lastLeadGroup >= 0, key.count > lastLeadBytes.count else { return nil }
+        let same = lastLeadBytes.withUnsafeBytes { FieldGroups.equal($0, UnsafeRawBufferPointer(rebasing: key[..<$0.count])) }
         guard same else { return nil }
-        try reader.skip(count: lastLead.bytes.count)
-        return lastLead.group
+        try reader.skip(count: lastLeadBytes.count)
+        return lastLeadGroup
     }
 
     /// The group of a row whose grouping components were read (at `grouping`, when adjacent).
     private mutating func numberGroup(key: UnsafeRawBufferPointer, grouping: Range<Int>) -> Int {
-        guard groupsAreAdjacent else { return groups.group() }
+        guard groupsAreAdjacent else { return groups.group(ordered: true) }
         let group = groups.group(of: UnsafeRawBufferPointer(rebasing: key[grouping]))
-        if leadingGroups > 0 { lastLead = (Array(UnsafeRawBufferPointer(rebasing: key[grouping])), group) }
+        if leadingGroups > 0 && group != lastLeadGroup {
+            (lastLeadBytes, lastLeadGroup) = (Array(UnsafeRawBufferPointer(rebasing: key[grouping])), group)
+        }
         return group
     }
 
-    /// Adds the row's count, numbers and values to `group`.
-    private mutating func add(to group: Int) {
-        if group >= tally.groupCount { grow(to: group + 1) }
+    /// Counts the row in `group`, making room for it first.
+    private mutating func count(_ group: Int) {
+        if group >= tally.groupCount {
+            tally.grow(to: group + 1)
+            for column in columns { column.grow(to: group + 1) }
+        }
         tally.count(group)
-        for position in roles.indices {
-            switch roles[position] {
-            case .number:
-                guard let number = numbers[position], let slots = components[position].slots else { continue }
-                for slot in slots { tally.add(number, slot: slot, to: group) }
-            case .value:
-                for column in components[position].columns { columns[column].add(value: values[position], to: group) }
-            case .skip, .group: break
-            }
+    }
+
+    private mutating func add(_ number: StoredNumber?, _ use: Use, to group: Int) {
+        guard let number else { return }
+        for target in use.targets { tally.add(number, slot: targets[target], to: group) }
+    }
+
+    private mutating func add(_ value: Any?, _ use: Use, to group: Int) {
+        for target in use.targets { columns[targets[target]].add(value: value, to: group) }
+    }
+
+    /// Adds the numbers and values read before the row's group was known.
+    private mutating func addKept(to group: Int) {
+        for position in uses.indices where uses[position].role == .number || uses[position].role == .value {
+            if uses[position].role == .number { add(numbers[position], uses[position], to: group) }
+            if uses[position].role == .value { add(values[position], uses[position], to: group) }
+            // Taken: a later row whose group comes first must not add them again.
+            (numbers[position], values[position]) = (nil, nil)
         }
     }
 
@@ -231,11 +268,6 @@ struct IndexEntryScan {
     /// values one by one instead, its tally left empty.
     static func numberColumns(_ columns: [AggregateColumn]) -> [Int] {
         columns.indices.filter { columns[$0].numberField != nil }
-    }
-
-    private mutating func grow(to groups: Int) {
-        tally.grow(to: groups)
-        for column in columns { column.grow(to: groups) }
     }
 
     /// A component of a key: an optional's presence byte, then the value.

@@ -61,7 +61,7 @@ struct RecordAggregation {
                             groups.append(row: try target(row, index))
                         }
                     }
-                    let group = groups.group()
+                    let group = groups.group(ordered: false)
                     if group >= tally.groupCount {
                         tally.grow(to: group + 1)
                         for column in columns { column.grow(to: group + 1) }

@@ -58,10 +58,12 @@ package struct KeyReader {
     /// let (key, _) = cursor.current
     /// var reader = KeyReader(unsafeBytes: key)
     /// ```
+    @inline(__always)
     package init(unsafeBytes key: UnsafeRawBufferPointer) {
         self.init(bytes: key, copy: nil)
     }
 
+    @inline(__always)
     private init(bytes: UnsafeRawBufferPointer, copy: KeyCopy?) {
         (self.bytes, self.copy) = (bytes, copy)
         position = 0
