@@ -21,73 +21,23 @@ struct RecordAggregation {
     private var request: FetchRequest { aggregator.request }
 
     func run(into numbering: inout GroupNumbering) throws {
-        let tags = Array(Set(fieldSources.map(\.tag))).sorted()
-        let keySlots = aggregator.keySources.map { source -> Int? in
-            if case .field(let field) = source { return tags.firstIndex(of: field.tag) }
-            return nil
-        }
-        let valueSlots = aggregator.valueSources.map { source -> Int? in
-            if case .field(let field)? = source { return tags.firstIndex(of: field.tag) }
-            return nil
-        }
         let columns = aggregator.values.map(\.column)
-        // Sums and averages are tallied; other columns that read a field get it row by row.
-        let numberColumns = columns.indices.filter { columns[$0].numberField != nil && valueSlots[$0] != nil }
-        let numberReads = numberColumns.map { (field: valueSlots[$0]!, reading: columns[$0].numberField!) }
-        let valueReads = columns.indices.compactMap { index in
-            valueSlots[index].flatMap { numberColumns.contains(index) ? nil : (column: index, field: $0) }
-        }
         let (leftOut, pending) = try pendingChanges()
-        var groups = FieldGroups()
-        var tally = GroupTally(numberColumns: numberColumns)
-        var fields = [RecordReader.Field?](repeating: nil, count: tags.count)
-        var scanner = RecordScanner()
-        let tests = executor.plan.recordTests
+        var scan = RecordScan(aggregator: aggregator, tests: executor.plan.recordTests, leftOut: leftOut)
         context.statistics.readTransactions += 1
         let related = RelatedRows(sources: aggregator.keySources)
         try context.store.read { txn in
             var reader = CandidateReader(access: executor.access, tables: executor.plan.rowTables ?? request.tables)
             try related.withTargets(txn: txn) { target in
                 try reader.visit(.max, txn: txn, expecting: { _ in }) { row, key, value in
-                    if !leftOut.isEmpty && leftOut.contains(row) { return }
-                    try scanner.load(value, key: key)
-                    if let tests, !tests.admit({ tag throws(StorageError) in try scanner.payload(tag: tag) }) { return }
-                    try scanner.fields(of: tags, into: &fields)
-                    groups.begin()
-                    for index in keySlots.indices {
-                        if let slot = keySlots[index] {
-                            groups.append(fields[slot], of: scanner)
-                        } else {
-                            groups.append(row: try target(row, index))
-                        }
-                    }
-                    let group = groups.group(ordered: false)
-                    if group >= tally.groupCount {
-                        tally.grow(to: group + 1)
-                        for column in columns { column.grow(to: group + 1) }
-                    }
-                    tally.count(group)
-                    for (slot, read) in numberReads.enumerated() {
-                        if let number = try read.reading.number(of: fields[read.field], in: scanner) {
-                            tally.add(number, slot: slot, to: group)
-                        }
-                    }
-                    for read in valueReads { try columns[read.column].add(fields[read.field], of: scanner, to: group) }
+                    try scan.add(row: row, key: key, value: value, target: target)
                 }
             }
         }
-        numbering.reserveStored(upTo: groups.count, columns: columns)
-        tally.hand(to: columns)
-        try decodeKeys(of: groups, into: &numbering)
+        numbering.reserveStored(upTo: scan.groups.count, columns: columns)
+        scan.tally.hand(to: columns)
+        try decodeKeys(of: scan.groups, into: &numbering)
         try aggregator.add(pending, to: &numbering)
-    }
-
-    /// The stored fields the grouping and the aggregates read of the entity's records.
-    private var fieldSources: [AggregateSource.StoredField] {
-        (aggregator.keySources + aggregator.valueSources.compactMap { $0 }).compactMap { source in
-            if case .field(let field) = source { return field }
-            return nil
-        }
     }
 
     /// The rows to leave out (their models have unsaved changes, or are deleted) and the pending
@@ -145,6 +95,92 @@ struct RecordAggregation {
         default:
             return nil
         }
+    }
+}
+
+/// The state of a scan of records for ``RecordAggregation``: each candidate's record is
+/// verified, the plan's record tests applied, the fields read in one walk, the row's group
+/// numbered by their bytes, and its count and numbers tallied; other values go to their columns.
+///
+/// ```swift
+/// var scan = RecordScan(aggregator: aggregator, tests: plan.recordTests, leftOut: [])
+/// try scan.add(row: row, key: key, value: value, target: target)   // for each candidate
+/// scan.tally.hand(to: columns)
+/// ```
+struct RecordScan {
+    /// Where a grouping key's value comes from: a field (its slot in ``fields``) or the row's
+    /// related row.
+    private enum KeyPart {
+        case field(Int)
+        case related
+    }
+
+    private let tags: [UInt32]
+    private let keyParts: [KeyPart]
+    /// The tallied sums and averages: their field's slot, and how it reads as a number.
+    private let numberReads: [(field: Int, reading: NumberField)]
+    /// The other columns that read a field, and its slot.
+    private let valueReads: [(column: Int, field: Int)]
+    private let columns: [AggregateColumn]
+    private let tests: RecordTests?
+    /// Rows whose models have pending changes (added as models instead).
+    private let leftOut: Set<UInt64>
+    private(set) var groups = FieldGroups()
+    private(set) var tally: GroupTally
+    private var fields: [RecordReader.Field?]
+    private var scanner = RecordScanner()
+
+    init(aggregator: Aggregator, tests: RecordTests?, leftOut: Set<UInt64>) {
+        let sources = (aggregator.keySources + aggregator.valueSources.compactMap { $0 }).compactMap { source in
+            if case .field(let field) = source { return field }
+            return nil
+        }
+        let tags = Array(Set(sources.map(\.tag))).sorted()
+        let valueSlots = aggregator.valueSources.map { source -> Int? in
+            if case .field(let field)? = source { return tags.firstIndex(of: field.tag) }
+            return nil
+        }
+        keyParts = aggregator.keySources.map { source in
+            if case .field(let field) = source { return .field(tags.firstIndex(of: field.tag)!) }
+            return .related
+        }
+        let columns = aggregator.values.map(\.column)
+        // Sums and averages are tallied; other columns that read a field get it row by row.
+        let numberColumns = columns.indices.filter { columns[$0].numberField != nil && valueSlots[$0] != nil }
+        numberReads = numberColumns.map { (field: valueSlots[$0]!, reading: columns[$0].numberField!) }
+        valueReads = columns.indices.compactMap { index in
+            valueSlots[index].flatMap { numberColumns.contains(index) ? nil : (column: index, field: $0) }
+        }
+        tally = GroupTally(numberColumns: numberColumns)
+        fields = Array(repeating: nil, count: tags.count)
+        (self.tags, self.columns, self.tests, self.leftOut) = (tags, columns, tests, leftOut)
+    }
+
+    /// Adds a candidate row, given its record; `target` gives its related row for a grouping key.
+    mutating func add(
+        row: UInt64, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, target: (UInt64, Int) throws -> UInt64?
+    ) throws {
+        if !leftOut.isEmpty && leftOut.contains(row) { return }
+        try scanner.load(value, key: key)
+        if let tests, !tests.admit({ [scanner] tag throws(StorageError) in try scanner.payload(tag: tag) }) { return }
+        try scanner.fields(of: tags, into: &fields)
+        groups.begin()
+        for index in keyParts.indices {
+            switch keyParts[index] {
+            case .field(let slot): groups.append(fields[slot], of: scanner)
+            case .related: groups.append(row: try target(row, index))
+            }
+        }
+        let group = groups.group(ordered: false)
+        if group >= tally.groupCount {
+            tally.grow(to: group + 1)
+            for column in columns { column.grow(to: group + 1) }
+        }
+        tally.count(group)
+        for (slot, read) in numberReads.enumerated() {
+            if let number = try read.reading.number(of: fields[read.field], in: scanner) { tally.add(number, slot: slot, to: group) }
+        }
+        for read in valueReads { try columns[read.column].add(fields[read.field], of: scanner, to: group) }
     }
 }
 
