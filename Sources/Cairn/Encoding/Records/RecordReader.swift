@@ -169,7 +169,7 @@ package struct RecordReader: Sendable {
     }
 
     /// The payload of `field`, found in `bytes`.
-    fileprivate static func payloadOf(_ field: Field, _ bytes: [UInt8]) -> FieldPayload {
+    static func payloadOf(_ field: Field, _ bytes: [UInt8]) -> FieldPayload {
         switch field.wireType {
         case .varint: .varint(field.scalar)
         case .fixed32: .fixed32(UInt32(truncatingIfNeeded: field.scalar))
@@ -365,85 +365,9 @@ package struct RecordReader: Sendable {
     }
 }
 
-/// Reads chosen fields of records borrowed from the store, one record after another, through one
-/// reused buffer: each record is copied, its checksum (with its key) and format checked, and only
-/// the fields asked for are found, in one walk. A field comes back as its place in the buffer
-/// (``RecordReader/Field``, a plain value), so a scan that aggregates a million rows makes no
-/// reader, payload, array or reference count per row; ``payload(of:)`` makes a payload when one
-/// is needed.
-///
-/// ```swift
-/// var scanner = RecordScanner()
-/// try txn.scan(records) { key, value in
-///     try scanner.load(value, key: key)
-///     try scanner.fields(of: [2, 5], into: &fields)
-///     return true
-/// }
-/// ```
-package struct RecordScanner {
-    /// The loaded record in its first ``count`` bytes; as long as the longest record loaded, so
-    /// loading the next one is one copy, no resizing.
-    private var bytes: [UInt8] = []
-    private var count = 0
-    /// Where the loaded record's fields end (its checksum's first byte).
-    private var end = 0
-
-    package init() {}
-
-    /// Loads and verifies a record borrowed from the store under `key`.
-    ///
-    /// - Throws: `StorageError` as ``RecordReader/init(copying:key:)`` does.
-    package mutating func load(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(StorageError) {
-        var crc = CRC32C()
-        crc.update(key)
-        if value.count > bytes.count { bytes = [UInt8](repeating: 0, count: max(value.count, 2 * bytes.count)) }
-        count = value.count
-        if count > 0 { bytes.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: value.baseAddress!, byteCount: value.count) } }
-        end = try RecordReader.checkFrame(bytes, 0..<count, keyChecksum: crc.value)
-    }
-
-    /// Loads and verifies the record of `row` in the records table `records`; `false` when the
-    /// row has none.
-    ///
-    /// ```swift
-    /// if try scanner.load(row: 7, in: tables.layout.records, txn: txn) { let title = try scanner.payload(tag: 2) }
-    /// ```
-    /// - Throws: `StorageError` as ``load(_:key:)`` does.
-    package mutating func load(row: UInt64, in records: Table, txn: borrowing ReadTransaction) throws -> Bool {
-        try EntryLayout.withRowKey(row) { rowKey in
-            try txn.withValue(for: rowKey, in: records) { record in try load(record, key: rowKey) } != nil
-        }
-    }
-
-    /// The loaded record's field with `tag`, walking the fields before it; `nil` when absent.
-    ///
-    /// - Throws: `StorageError` `.damagedRecord` when a field before it is malformed.
-    package func payload(tag: UInt32) throws(StorageError) -> FieldPayload? {
-        try RecordReader.payload(tag: tag, in: bytes, 0..<count, end: end)
-    }
-
-    /// The loaded record's fields with `tags` (ascending), in one walk, into `fields` (as long as
-    /// `tags`; `nil` for an absent field).
-    ///
-    /// - Throws: `StorageError` `.damagedRecord` when a field up to the last asked for is malformed.
-    func fields(of tags: [UInt32], into fields: inout [RecordReader.Field?]) throws(StorageError) {
-        try bytes.withRawBytes { bytes throws(StorageError) in
-            try RecordReader.fields(of: tags, in: bytes, end: end, into: &fields)
-        }
-    }
-
-    /// The payload of a field of the loaded record.
-    func payload(of field: RecordReader.Field) -> FieldPayload { RecordReader.payloadOf(field, bytes) }
-
-    /// Calls `body` with the bytes of a length-delimited field of the loaded record.
-    func withBytes<R>(of field: RecordReader.Field, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[field.start..<field.end])) }
-    }
-}
-
 extension RecordReader {
     /// ``RecordScanner/fields(of:into:)`` over the record at the start of `bytes`, whose fields end at `end`.
-    fileprivate static func fields(
+    static func fields(
         of tags: [UInt32], in bytes: UnsafeRawBufferPointer, end: Int, into fields: inout [Field?]
     ) throws(StorageError) {
         var position = 1
@@ -466,6 +390,7 @@ extension RecordReader {
         }
     }
 }
+
 
 /// Records read together, copied into one buffer and indexed into one field list, so a batch of
 /// records costs two allocations instead of two per record (each reader's own copy and field
