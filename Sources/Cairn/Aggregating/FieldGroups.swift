@@ -110,6 +110,7 @@ struct FieldGroups {
 
     /// The same for rows in no particular order: the bytes are hashed first, and the last row's
     /// group is the answer only when its hash is equal.
+    @inline(__always)
     mutating func group(ofUnordered bytes: UnsafeRawBufferPointer) -> Int {
         let hash = Self.hash(bytes, seed: seed)
         if last >= 0, hashes[last] == hash, isKey(of: last, bytes) { return last }
@@ -117,6 +118,7 @@ struct FieldGroups {
         return last
     }
 
+    @inline(__always)
     private mutating func lookUp(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -135,6 +137,7 @@ struct FieldGroups {
     }
 
     /// A seeded hash of the bytes, eight at a time (a multiply-and-fold mix).
+    @inline(__always)
     private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         var state = seed ^ UInt64(truncatingIfNeeded: bytes.count)
         var offset = 0
@@ -142,9 +145,13 @@ struct FieldGroups {
             state = mix(state ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
+        // The last bytes: the buffer's last eight (overlapping the words above) when it has
+        // eight, otherwise one at a time.
         var tail: UInt64 = 0
-        if offset < bytes.count {
-            withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+        if offset < bytes.count && bytes.count >= 8 {
+            tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+        } else {
+            for index in offset..<bytes.count { tail = tail << 8 | UInt64(bytes[index]) }
         }
         return mix(state ^ tail ^ 0x9E37_79B9_7F4A_7C15)
     }
@@ -166,17 +173,18 @@ struct FieldGroups {
     /// are short: a call to `memcmp` would cost more).
     @inline(__always)
     static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        let count = left.count
+        guard count >= 8 else { return (0..<count).allSatisfy { left[$0] == right[$0] } }
         var offset = 0
-        while left.count - offset >= 8 {
-            let a = left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            guard a == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+        while count - offset >= 8 {
+            let word = left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            guard word == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
             offset += 8
         }
-        while offset < left.count {
-            guard left[offset] == right[offset] else { return false }
-            offset += 1
-        }
-        return true
+        // The last eight bytes, overlapping the words compared above.
+        return offset == count
+            || left.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     private mutating func rehash() {
