@@ -391,7 +391,6 @@ extension RecordReader {
     }
 }
 
-
 /// Records read together, copied into one buffer and indexed into one field list, so a batch of
 /// records costs two allocations instead of two per record (each reader's own copy and field
 /// list would be most of the allocations of a model fetched, after the model itself).
