@@ -29,8 +29,11 @@ import Testing
 
 @Suite struct AggregateTests {
     /// Six titles in two genres (one without), saved, and a new context.
-    static func library() throws -> ModelContext {
-        let container = try makeContainer(AggGenre.self, AggTitle.self, in: TemporaryDirectory(), named: "Agg.store")
+    static func library(encryption: ModelConfiguration.Encryption? = nil) throws -> ModelContext {
+        let url = URL(fileURLWithPath: TemporaryDirectory().child("Agg.store"))
+        let container = try ModelContainer(
+            for: Schema([AggGenre.self, AggTitle.self]),
+            configurations: ModelConfiguration(url: url, encryption: encryption))
         let writer = ModelContext(container)
         let (poetry, drama) = (AggGenre(name: "Poetry"), AggGenre(name: "Drama"))
         let titles = [
@@ -47,6 +50,31 @@ import Testing
         }
         try writer.save()
         return ModelContext(container)
+    }
+
+    /// Records and index keys are read where the store keeps them: on an encrypted store that is
+    /// the cursor's decrypted copy, valid until it moves. Every method gives what it gives on a
+    /// plaintext store.
+    @Test func anEncryptedStoreAggregatesAsAPlaintextOneDoes() throws {
+        let plain = try Self.library()
+        let sealed = try Self.library(encryption: .key(Data(repeating: 7, count: 32)))
+        func summary(_ context: ModelContext) throws -> [String] {
+            let recent = FetchDescriptor<AggTitle>(predicate: #Predicate { $0.year > 1900 && $0.shelf != "C" })
+            let byShelf = try context.aggregate(
+                recent, groupedBy: \.shelf, computing: .count, .sum(\.pages), .minimum(\.name), .maximum(\.rating))
+            let byName = try context.aggregate(FetchDescriptor<AggTitle>(), groupedBy: \.name, computing: .sum(\.pages))
+            let byGenre = try context.fetchCount(FetchDescriptor<AggTitle>(), groupedBy: \.genre?.name)
+            return byShelf.map { "\($0.key ?? "-") \($0.values)" } + byName.map { "\($0.key) \($0.values)" }
+                + byGenre.map { "\($0.key ?? "-") \($0.values)" }
+        }
+        let expected = try summary(plain)
+        #expect(expected.count == 11)
+        #expect(try summary(sealed) == expected)
+        let methods = [
+            try sealed.explain(FetchDescriptor<AggTitle>(), groupedBy: \.name, computing: .sum(\.pages)).method,
+            try sealed.explain(FetchDescriptor<AggTitle>(predicate: #Predicate { $0.year > 1900 }), computing: .sum(\.pages)).method,
+        ]
+        #expect("\(methods[0])".contains("indexEntries") && "\(methods[1])".contains("records"))
     }
 
     @Test func computesEachAggregateOverAllModelsAndOverAPredicate() throws {
