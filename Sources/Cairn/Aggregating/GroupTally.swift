@@ -79,8 +79,7 @@ struct NumberField {
 ///
 /// ```swift
 /// var tally = GroupTally(numberColumns: [1])
-/// tally.grow(to: group + 1)
-/// tally.count(group)
+/// tally.count(group, growing: columns)
 /// tally.add(number, slot: 0, to: group)
 /// tally.hand(to: columns)
 /// ```
@@ -95,19 +94,23 @@ struct GroupTally {
     /// ``AggregateColumn/numberField``).
     init(numberColumns: [Int]) { self.numberColumns = numberColumns }
 
-    /// How many groups it has room for.
-    var groupCount: Int { counts.count }
-
     /// Room for `groups` groups.
-    mutating func grow(to groups: Int) {
+    private mutating func grow(to groups: Int) {
         guard groups > counts.count else { return }
         totals += repeatElement(NumberTotal(), count: (groups - counts.count) * numberColumns.count)
         counts += repeatElement(0, count: groups - counts.count)
     }
 
-    /// Counts one row of `group`.
+    /// Counts one row of `group`, making room for it first in the tally and in `columns` (the
+    /// columns that take values row by row need it too).
     @inline(__always)
-    mutating func count(_ group: Int) { counts[group] &+= 1 }
+    mutating func count(_ group: Int, growing columns: [AggregateColumn]) {
+        if group >= counts.count {
+            grow(to: group + 1)
+            for column in columns { column.grow(to: group + 1) }
+        }
+        counts[group] &+= 1
+    }
 
     /// Adds a number to `group`'s total in `slot`.
     @inline(__always)

@@ -183,7 +183,7 @@ struct IndexEntryScan {
         if reader.isHashed { return cutRows.append(row) }
         var group = try sameLeadingGroup(key, reader: &reader)
         if group == nil && lastGrouping < 0 { group = numberGroup(key: key, grouping: 0..<0) }
-        if let group { count(group) }
+        if let group { tally.count(group, growing: columns) }
         // Where the grouping components lie, when they are adjacent.
         var grouping: Range<Int>?
         if !groupsAreAdjacent { groups.begin() }
@@ -199,7 +199,7 @@ struct IndexEntryScan {
                 if !groupsAreAdjacent { groups.append(raw: UnsafeRawBufferPointer(rebasing: key[start..<reader.position])) }
                 if position == lastGrouping {
                     group = numberGroup(key: key, grouping: grouping!)
-                    count(group!)
+                    tally.count(group!, growing: columns)
                 }
             case .number:
                 let number = try Self.number(use.native, isOptional: use.isOptional, in: &reader)
@@ -233,15 +233,6 @@ struct IndexEntryScan {
             (lastLeadBytes, lastLeadGroup) = (Array(UnsafeRawBufferPointer(rebasing: key[grouping])), group)
         }
         return group
-    }
-
-    /// Counts the row in `group`, making room for it first.
-    private mutating func count(_ group: Int) {
-        if group >= tally.groupCount {
-            tally.grow(to: group + 1)
-            for column in columns { column.grow(to: group + 1) }
-        }
-        tally.count(group)
     }
 
     private mutating func add(_ number: StoredNumber?, _ use: Use, to group: Int) {

@@ -172,11 +172,7 @@ struct RecordScan {
             }
         }
         let group = groups.group(ordered: false)
-        if group >= tally.groupCount {
-            tally.grow(to: group + 1)
-            for column in columns { column.grow(to: group + 1) }
-        }
-        tally.count(group)
+        tally.count(group, growing: columns)
         for (slot, read) in numberReads.enumerated() {
             if let number = try read.reading.number(of: fields[read.field], in: scanner) { tally.add(number, slot: slot, to: group) }
         }
