@@ -131,6 +131,7 @@ public final class ModelContainer: Sendable {
         }
         store = try Store(schema: schema, configuration: configuration)
         try KeyTableFiller(store: store).fill()
+        try TextIndexFiller(store: store).fill()
     }
 
     /// The identifier of the container's store, part of every ``PersistentIdentifier`` it hands out.

@@ -27,9 +27,11 @@ package enum StoreLayout {
     package static let syncTables = [syncRowsTable, syncIdentifiersTable, syncPendingTable, syncStateTable]
 
     /// The tables whose values an encrypted store seals (`Docs/Encryption.md`): records,
-    /// external values, history, sync state and the store's own entries. Index, unique and edge
-    /// tables are not: their values are row ids, and their keys order the store.
-    package static let sealedTables = SealedTables(prefixes: ["e/", "x/", "s/"], names: [metaTable, historyTable])
+    /// external values, full-text postings, history, sync state and the store's own entries.
+    /// Index, unique and edge tables are not: their values are row ids, and their keys order the
+    /// store.
+    package static let sealedTables = SealedTables(
+        prefixes: ["e/", "x/", "s/", textPrefix], names: [metaTable, historyTable])
 
     /// The records of an entity's hierarchy, named after its root entity.
     ///
@@ -44,6 +46,28 @@ package enum StoreLayout {
     /// StoreLayout.externalsTable(of: "Book")   // "x/Book"
     /// ```
     package static func externalsTable(of root: String) -> String { "x/" + root }
+
+    /// The full-text index of an `@Attribute(.spotlight)` attribute, named after the entity that
+    /// declares the attribute; an encrypted store's, whose terms are keyed hashes, is marked with
+    /// ``hashedMarker`` (`Docs/Search.md`).
+    ///
+    /// ```swift
+    /// StoreLayout.textTable(of: "Note", "body")                 // "t/Note/body"
+    /// StoreLayout.textTable(of: "Note", "body", hashed: true)   // "t/Note/#body"
+    /// ```
+    package static func textTable(of entity: String, _ attribute: String, hashed: Bool = false) -> String {
+        "\(textPrefix)\(entity)/\(hashed ? String(hashedMarker) : "")\(attribute)"
+    }
+
+    /// The full-text tables of `entity` among `names`, in name order.
+    package static func textTables(of entity: String, among names: some Sequence<String>) -> [String] {
+        names.filter { $0.hasPrefix("\(textPrefix)\(entity)/") }.sorted()
+    }
+
+    /// Whether `name` is a full-text index's table.
+    package static func isTextTable(_ name: String) -> Bool { name.hasPrefix(textPrefix) }
+
+    private static let textPrefix = "t/"
 
     /// A relationship's edges, named after the entity that declares it.
     ///
@@ -91,12 +115,13 @@ package enum StoreLayout {
     }
 
     /// Whether a store's rewrite under another data key leaves the table `name` out, for the
-    /// store to fill again from its records as it next opens (``isKeyTable(_:)``): a hashed key
-    /// table, whose hashes the new data key changes, and, when the rewrite encrypts a plaintext
-    /// store, every key table, since which of their attributes are sensitive (to be hashed, not
-    /// copied in clear) only the app's schema says.
+    /// store to fill again from its records as it next opens (``isKeyTable(_:)``,
+    /// ``isTextTable(_:)``): a hashed key or full-text table, whose hashes the new data key
+    /// changes, and, when the rewrite encrypts a plaintext store, every key and full-text table,
+    /// since which of their attributes are sensitive (to be hashed, not copied in clear) only the
+    /// app's schema says, and an encrypted store keeps no term in clear.
     package static func isRebuiltByRewrite(_ name: String, encrypting: Bool) -> Bool {
-        guard isKeyTable(name) else { return false }
+        guard isKeyTable(name) || isTextTable(name) else { return false }
         return encrypting || name.contains(hashedMarker)
     }
 

@@ -76,6 +76,21 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// catch let error as FetchError where error.code == .ungroupable { … }
         /// ```
         public static let ungroupable = Code("ungroupable")
+        /// A text query could not be read: a quote or parenthesis left open, an operator with
+        /// nothing to combine, or no word to search for. ``FetchError/message`` says where.
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .invalidQuery { showHint(error.message) }
+        /// ```
+        public static let invalidQuery = Code("invalidQuery")
+        /// A search names what has no full-text index: an entity without `@Attribute(.spotlight)`
+        /// text attributes, or a key path that is not one of them; or asks an encrypted store for
+        /// a prefix, which its hashed terms cannot find.
+        ///
+        /// ```swift
+        /// catch let error as FetchError where error.code == .notSearchable { … }
+        /// ```
+        public static let notSearchable = Code("notSearchable")
     }
 
     /// What kind of failure this is.

@@ -134,6 +134,8 @@ struct SavePlan {
     var indexRemovals: [(table: Table, key: [UInt8], row: UInt64)] = []
     var indexAdditions: [KeyEntry] = []
     var externals: [External] = []
+    /// The full-text indexes' changes, one per index the save reaches.
+    var texts: [TextChanges] = []
     /// Unique entries of old values with the rows they name, removed before any is claimed (an
     /// entry that names another row by then was claimed anew by another writer, and stays).
     var uniqueFreed: [(table: Table, key: [UInt8], row: UInt64)] = []

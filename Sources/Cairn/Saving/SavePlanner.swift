@@ -85,6 +85,9 @@ struct SavePlanner {
         let (indexRemovals, indexAdditions) = try planIndexes(
             inserted: inserts.kept, changed: changedRows.reaching.keys.filter(written.isKept),
             deleted: deletes.deletedSaved, takeovers: inserts.takeovers)
+        savePlan.texts = try planTexts(
+            inserted: inserts.kept, changed: changedRows.reaching.texts.filter(written.isKept),
+            deleted: deletes.deletedSaved, takeovers: inserts.takeovers)
         savePlan.externals = try planExternalValues(written, reaching: changedRows.reaching.externals)
         let identifiers = planNewRows(inserts, into: &savePlan)
         // The records, each list taken over whole (a new row's record is at its position).
@@ -345,7 +348,7 @@ struct SavePlanner {
 
 /// The changed models of a save whose change reaches more than their record, sorted by what it
 /// reaches: a relationship (its edge list is rewritten), a unique or index key (the uniqueness
-/// planner and the index entries look at it), an external value. Noted from each model's change
+/// planner and the index entries look at it), an external value, a full-text index. Noted from each model's change
 /// bits in the planner's one pass over the changed models.
 ///
 /// ```swift
@@ -360,6 +363,8 @@ struct ChangeReach {
     private(set) var keys: [any PersistentModel] = []
     /// Models with a changed `.externalStorage` attribute.
     private(set) var externals: [any PersistentModel] = []
+    /// Models with a changed attribute that a full-text index holds.
+    private(set) var texts: [any PersistentModel] = []
 
     /// Notes what `model`'s change (in `state`) reaches.
     mutating func note(_ model: any PersistentModel, state: _UnretainedModelState, tables: Store.EntityTables) {
@@ -371,6 +376,9 @@ struct ChangeReach {
         }
         if !tables.codec.externalAttributes.isEmpty, tables.codec.externalAttributes.keys.contains(where: { state.isChanged($0) }) {
             externals.append(model)
+        }
+        if !tables.keys.texts.isEmpty, tables.keys.texts.contains(where: { state.isChanged($0.propertyIndex) }) {
+            texts.append(model)
         }
     }
 }

@@ -49,6 +49,7 @@ struct StoreWriter {
             var rewritten: [RewrittenList] = []
             try deleteRows(plan, history: &history, rewritten: &rewritten, txn)
             try writeIndexEntries(plan, rows, txn)
+            try writeTextIndexes(plan, rows, txn)
             try writeExternalValues(&plan, rows, txn)
             try writeUniqueEntries(plan, rows, txn)
             recordRows(plan, rows, leftAlone: leftAlone, in: &history)
@@ -224,6 +225,17 @@ struct StoreWriter {
         for entry in plan.indexAdditions {
             let value = EntryLayout.keyedValue(row: try rows.row(entry.row), key: entry.key)
             try txn.put(value, for: entry.key, in: entry.table)
+        }
+    }
+
+    /// Full-text postings: each index's changes merged into its blocks, their rows resolved.
+    private func writeTextIndexes(
+        _ plan: borrowing SavePlan, _ rows: RowResolver, _ txn: borrowing WriteTransaction
+    ) throws {
+        for text in plan.texts {
+            try text.changes.write(
+                to: text.index.table, storedTerm: text.index.storedTerm, resolve: { try rows.row(text.documents[Int($0)]) },
+                in: txn)
         }
     }
 

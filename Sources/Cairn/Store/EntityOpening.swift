@@ -241,26 +241,54 @@ struct EntityOpening {
         }
         tables.keys.attributeIndexes = tables.propertyIndexes(
             of: (tables.keys.uniques + tables.keys.indexes).flatMap(\.names))
+        tables.keys.texts = try entity.attributes.filter(Store.EntityTables.TextIndex.indexes).map {
+            try textIndex($0, of: entity, tables: tables)
+        }
         if !readOnly { try emptyUndeclaredKeyTables(of: entity, declared: tables.keys) }
         if hasRows { try emptyKeyTablesOfChangedOptionality(of: entity, in: tables) }
         if hasRows && !readOnly {
-            tables.keys.unfilled = try environment.read { txn in
-                try (tables.keys.uniques + tables.keys.indexes).filter { try txn.count(of: $0.table) == 0 }
+            (tables.keys.unfilled, tables.keys.unfilledTexts) = try environment.read { txn in
+                (
+                    try (tables.keys.uniques + tables.keys.indexes).filter { try txn.count(of: $0.table) == 0 },
+                    try tables.keys.texts.filter { try txn.count(of: $0.table) == 0 }
+                )
             }
         }
     }
 
-    /// Empties the key tables `entity` declared once and does not now (a removed index or
-    /// constraint, or one whose attributes are now keyed in the other form): no save keeps them
+    /// The full-text index of a `.spotlight` text attribute; an inherited one covers the whole
+    /// hierarchy, in its declaring entity's table. In an encrypted store its terms are keyed
+    /// hashes, in a table whose name says so.
+    private func textIndex(
+        _ attribute: Schema.Attribute, of entity: Schema.Entity, tables: Store.EntityTables
+    ) throws -> Store.EntityTables.TextIndex {
+        let declaring = entity.declaring { $0.attributesByName[attribute.name] != nil }
+        let hasher = environment.keyHasher
+        let name = StoreLayout.textTable(of: declaring.name, attribute.name, hashed: hasher != nil)
+        guard let tag = tables.codec.tags[attribute.name], let table = try environment.openTable(name, create: !readOnly)
+        else {
+            throw StorageError(
+                code: .readOnly,
+                message: "The store has no full-text index for \(entity.name).\(attribute.name) and is read-only. "
+                    + "Open it once with allowsSave: true.")
+        }
+        return Store.EntityTables.TextIndex(attribute: attribute, tag: tag, table: table, hasher: hasher)
+    }
+
+    /// Empties the key and full-text tables `entity` declared once and does not now (a removed
+    /// index, constraint or `.spotlight`, or one whose attributes are now keyed in the other
+    /// form): no save keeps them
     /// current, so declaring them again must find them empty (and fill them), `cairn verify`
     /// must not read stale entries as damage, and a sensitive attribute's values, once hashed,
     /// must not stay in clear in the table of its earlier form.
     private func emptyUndeclaredKeyTables(of entity: Schema.Entity, declared: Store.EntityTables.KeyTables) throws {
-        let current = Set((declared.uniques + declared.indexes).map(\.table.name))
+        let current = Set((declared.uniques + declared.indexes).map(\.table.name) + declared.texts.map(\.table.name))
         let names = try environment.tableNames()
-        let undeclared = StoreLayout.KeyTableKind.allCases.flatMap { kind in
-            StoreLayout.keyTables(kind, of: entity.name, among: names).map(\.name).filter { !current.contains($0) }
-        }
+        let undeclared =
+            StoreLayout.KeyTableKind.allCases.flatMap { kind in
+                StoreLayout.keyTables(kind, of: entity.name, among: names).map(\.name)
+            }.filter { !current.contains($0) }
+            + StoreLayout.textTables(of: entity.name, among: names).filter { !current.contains($0) }
         let catalog = TableCatalog(environment: environment)
         let tables = try undeclared.compactMap { name in
             try environment.openTable(name, flags: catalog.storedFlags(of: name))

@@ -170,6 +170,12 @@ extension Store.EntityTables {
         /// Unique and index tables this schema added to an entity that has rows: empty until
         /// ``KeyTableFiller`` fills them, which the container does as it opens.
         var unfilled: [UniqueConstraint] = []
+        /// The full-text indexes of the entity's `.spotlight` text attributes
+        /// (`t/<Entity>/<attribute>`, ``PostingLayout``).
+        var texts: [TextIndex] = []
+        /// Full-text indexes this schema added to an entity that has rows: empty until
+        /// ``TextIndexFiller`` fills them as the container opens.
+        var unfilledTexts: [TextIndex] = []
         /// In an encrypted store, the hasher its sensitive attributes are keyed with; `nil` in a
         /// plaintext store.
         var hasher: KeyHasher?

@@ -1,0 +1,120 @@
+import CairnStorage
+
+/// Writes one full-text table's changes in a write transaction: a term's postings removed and
+/// added block by block (``PostingLayout``), and the table's statistics moved by what a save
+/// added and removed.
+///
+/// Only the blocks that hold the rows a change names are read and rewritten: the block that
+/// holds the lowest row, and those starting up to the highest. New rows, which have the highest
+/// ids, go to the end of a term's last block, and a full block is left as it is.
+///
+/// ```swift
+/// let writer = PostingWriter(table: table)
+/// try writer.apply(term: term, removing: [12], adding: postings, in: txn)
+/// try writer.addStatistics(documents: 1, tokens: 8, in: txn)
+/// ```
+struct PostingWriter {
+    let table: Table
+
+    /// Removes `term`'s postings of the rows in `removed` (ascending) and adds those of `added`
+    /// (rows ascending, none twice; a row in both is replaced).
+    ///
+    /// - Throws: `StorageError` when a block read is damaged or the write fails.
+    func apply(
+        term: ArraySlice<UInt8>, removing removed: [UInt64], adding added: PostingList,
+        in txn: borrowing WriteTransaction
+    ) throws {
+        guard let lowest = [removed.first, added.rows.first].compactMap({ $0 }).min() else { return }
+        let highest = max(removed.last ?? 0, added.rows.last ?? 0)
+        let term = Array(term)
+        let old = try oldBlocks(of: term, from: lowest, through: highest, in: txn)
+        var merged = PostingList()
+        var (next, nextRemoved) = (0, 0)
+        for index in 0..<old.postings.count {
+            let row = old.postings.rows[index]
+            while next < added.count && added.rows[next] < row {
+                merged.append(next, of: added)
+                next += 1
+            }
+            while nextRemoved < removed.count && removed[nextRemoved] < row { nextRemoved += 1 }
+            let isRemoved = nextRemoved < removed.count && removed[nextRemoved] == row
+            let isReplaced = next < added.count && added.rows[next] == row
+            if !isRemoved && !isReplaced { merged.append(index, of: old.postings) }
+        }
+        while next < added.count {
+            merged.append(next, of: added)
+            next += 1
+        }
+        let blocks = Self.blocks(of: merged, term: term)
+        for (key, _) in old.blocks where !blocks.contains(where: { $0.key == key }) {
+            _ = try txn.delete(key, in: table)
+        }
+        for block in blocks where !old.blocks.contains(where: { $0.key == block.key && $0.value == block.value }) {
+            _ = try txn.put(block.value, for: block.key, in: table)
+        }
+    }
+
+    /// Moves the table's statistics by `documents` and `tokens` (negative for removals).
+    func addStatistics(documents: Int, tokens: Int, in txn: borrowing WriteTransaction) throws {
+        guard documents != 0 || tokens != 0 else { return }
+        let stored = try Self.statistics(of: table, in: txn)
+        let value = PostingLayout.statistics(documents: stored.documents + documents, tokens: stored.tokens + tokens)
+        _ = try txn.put(value, for: PostingLayout.statisticsKey, in: table)
+    }
+
+    /// A table's statistics: the documents it indexes and their tokens (both 0 for an empty table).
+    ///
+    /// - Throws: `StorageError` `.damagedRecord` when they are damaged.
+    static func statistics(of table: Table, in txn: borrowing some StorageTransaction & ~Copyable) throws -> (documents: Int, tokens: Int) {
+        try txn.withValue(for: PostingLayout.statisticsKey, in: table) { value throws(StorageError) in
+            try PostingLayout.parseStatistics(value, table: table)
+        } ?? (0, 0)
+    }
+
+    /// The blocks of `term` that hold rows from `lowest` through `highest`, with their postings.
+    private func oldBlocks(
+        of term: [UInt8], from lowest: UInt64, through highest: UInt64, in txn: borrowing WriteTransaction
+    ) throws -> (blocks: [(key: [UInt8], value: [UInt8])], postings: PostingList) {
+        let start = PostingLayout.termStart(term)
+        return try txn.withCursor(on: table) { cursor in
+            var blocks: [(key: [UInt8], value: [UInt8])] = []
+            var postings = PostingList()
+            // The last block starting at or before `lowest`, or else the term's first one.
+            let lowestKey = PostingLayout.blockKey(term: term, firstRow: lowest)
+            var positioned = try cursor.seek(atLeast: lowestKey)
+            if !positioned || !cursor.current.key.elementsEqual(lowestKey) {
+                let stepped = positioned ? try cursor.previous() : try cursor.last()
+                positioned = stepped && cursor.current.key.starts(with: start)
+                if !positioned { positioned = try cursor.seek(atLeast: start) }
+            }
+            while positioned && cursor.current.key.starts(with: start) {
+                let (key, value) = cursor.current
+                let (_, firstRow) = try PostingLayout.parseBlockKey(key, table: table)
+                if !blocks.isEmpty && firstRow > highest { break }
+                var reader = try PostingReader(value, key: key, firstRow: firstRow, table: table)
+                blocks.append((Array(key), Array(value)))
+                while try reader.appendNext(to: &postings) {}
+                positioned = try cursor.next()
+            }
+            return (blocks, postings)
+        }
+    }
+
+    /// `postings` as blocks of up to ``PostingLayout/blockCapacity`` bytes, each keyed by its first row.
+    private static func blocks(of postings: PostingList, term: [UInt8]) -> [(key: [UInt8], value: [UInt8])] {
+        var blocks: [(key: [UInt8], value: [UInt8])] = []
+        var start = 0
+        var bytes = 0
+        func close(at end: Int) {
+            let key = PostingLayout.blockKey(term: term, firstRow: postings.rows[start])
+            blocks.append((key, PostingLayout.block(of: postings, start..<end, key: key)))
+            (start, bytes) = (end, 0)
+        }
+        for index in 0..<postings.count {
+            if bytes >= PostingLayout.blockCapacity { close(at: index) }
+            bytes += postings.restRange(index).count + 2
+        }
+        if start < postings.count { close(at: postings.count) }
+        return blocks
+    }
+}
