@@ -129,3 +129,60 @@ import Testing
         } throws: { ($0 as? FetchError)?.code == .notSearchable }
     }
 }
+
+enum MemoSchemaV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Memo.self] }
+
+    @Model final class Memo {
+        var text: String
+        init(_ text: String) { self.text = text }
+    }
+}
+
+enum MemoSchemaV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 1, 0) }
+    static var models: [any PersistentModel.Type] { [Memo.self] }
+
+    @Model final class Memo {
+        @Attribute(.spotlight) var text: String
+        init(_ text: String) { self.text = text }
+    }
+}
+
+@Suite struct TextIndexBuildTests {
+    /// `.spotlight` added to stored models builds the index as the container opens, logging its
+    /// progress; removed, the index is emptied, and added again, it is built again from the
+    /// records as they are then.
+    @Test func addingSpotlightBuildsTheIndexAndRemovingItDropsIt() throws {
+        LogCapture.install()
+        let directory = TemporaryDirectory()
+        let configuration = ModelConfiguration(url: URL(fileURLWithPath: directory.child("Memos.store")))
+        do {
+            let context = ModelContext(
+                try ModelContainer(for: Schema(versionedSchema: MemoSchemaV1.self), configurations: configuration))
+            for text in ["buy milk", "call the bank", "milk and honey", ""] { context.insert(MemoSchemaV1.Memo(text)) }
+            try context.save()
+        }
+        func search(_ query: String) throws -> [String] {
+            let container = try ModelContainer(for: Schema(versionedSchema: MemoSchemaV2.self), configurations: configuration)
+            #expect(try container.verify().problems.isEmpty)
+            let context = ModelContext(container)
+            return try context.search(SearchDescriptor<MemoSchemaV2.Memo>(try TextQuery(query))).map(\.model.text).sorted()
+        }
+        #expect(try search("milk") == ["buy milk", "milk and honey"])
+        let logged = LogCapture.messages.map(\.text).filter { $0.contains("full-text index of Memo.text") }
+        #expect(logged.contains { $0.contains("from 4 stored rows") } && logged.contains { $0.hasPrefix("Built") }, "\(logged)")
+
+        // Without the index, a save changes the text; with it again, the index holds the new text.
+        do {
+            let container = try ModelContainer(for: Schema(versionedSchema: MemoSchemaV1.self), configurations: configuration)
+            let context = ModelContext(container)
+            let bank = try #require(try context.fetch(FetchDescriptor<MemoSchemaV1.Memo>(predicate: #Predicate { $0.text == "call the bank" })).first)
+            bank.text = "call the milkman"
+            try context.save()
+        }
+        #expect(try search("bank").isEmpty)
+        #expect(try search("milk*") == ["buy milk", "call the milkman", "milk and honey"])
+    }
+}
