@@ -110,6 +110,36 @@ import Testing
         #expect(try Self.slugs(ModelContext(container), "entirely") == ["lmdb"])
     }
 
+    /// A word in thousands of texts has its postings in many blocks: saves one at a time append
+    /// to the last, and changes and deletes spread over the rows rewrite the blocks they reach.
+    @Test func wordsInManyTextsStayExactAcrossBlocks() throws {
+        let url = URL(fileURLWithPath: TemporaryDirectory().child("Many.store"))
+        let container = try ModelContainer(for: Schema([SearchNote.self]), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        var notes: [SearchNote] = []
+        for number in 0..<3_000 {
+            let note = SearchNote("n\(number)", title: "common title \(number)", body: number % 2 == 0 ? "even common" : nil)
+            context.insert(note)
+            notes.append(note)
+        }
+        try context.save()
+        for number in 3_000..<3_020 {
+            context.insert(SearchNote("n\(number)", title: "common late \(number)", body: nil))
+            try context.save()
+        }
+        for (number, note) in notes.enumerated() where number % 7 == 0 { context.delete(note) }
+        for (number, note) in notes.enumerated() where number % 7 != 0 && number % 11 == 0 { note.title = "changed" }
+        try context.save()
+        let expected = (0..<3_020).filter { $0 >= 3_000 || ($0 % 7 != 0 && $0 % 11 != 0) }
+        let fresh = ModelContext(container)
+        let found = try fresh.search(SearchDescriptor<SearchNote>(try TextQuery("common"), in: [\SearchNote.title]))
+        #expect(found.map(\.model.slug).sorted() == expected.map { "n\($0)" }.sorted())
+        let even = try fresh.search(SearchDescriptor<SearchNote>(try TextQuery("even common")))
+        #expect(even.count == (0..<3_000).filter { $0 % 2 == 0 && $0 % 7 != 0 }.count)
+        #expect(try fresh.search(SearchDescriptor<SearchNote>(try TextQuery("changed"))).count == (0..<3_000).filter { $0 % 7 != 0 && $0 % 11 == 0 }.count)
+        #expect(try container.verify().problems.isEmpty)
+    }
+
     @Test func badQueriesAndUnindexedAttributesAreTypedErrors() throws {
         let (_, context) = try Self.notes()
         for text in ["\"open", "(swift", "swift)", "OR swift", "swift NOT", "", "  ", "***"] {
