@@ -158,3 +158,14 @@ public struct SaleValues: Sendable {
         self.day = day
     }
 }
+
+/// W12's model: one paragraph of a text corpus, its body in a full-text index.
+@Model public final class Article {
+    public var source: String
+    @Attribute(.spotlight) public var body: String
+
+    public init(source: String, body: String) {
+        self.source = source
+        self.body = body
+    }
+}

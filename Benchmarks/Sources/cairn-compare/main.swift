@@ -5,7 +5,7 @@ import Foundation
 // cairn-compare: the same workloads on Cairn, GRDB and raw LMDB, interleaved in one process.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W11] [--only NAME]
+//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W12] [--only NAME]
 //     [--encrypted]   (each Cairn run of W1–W5 again on an encrypted store)
 //
 // W1, W2 and W5 use n authors (Cairn's variants also n/10, interleaved with the rest, for their
@@ -19,7 +19,8 @@ import Foundation
 // same bytes (SmallSave.swift). W10 (only when named) syncs n authors through cairn-sync-server and
 // PostgreSQL (SyncWorkload.swift): Scripts/with-postgres env CAIRN_SYNC_SERVER=… cairn-compare --workloads W10.
 // W11 (only when named) sums n sales per region: Cairn's aggregate, fetching and summing, and
-// GRDB's GROUP BY (Aggregates.swift).
+// GRDB's GROUP BY (Aggregates.swift). W12 (only when named) builds a full-text index of n
+// paragraphs of real text and queries it: Cairn's search against GRDB's FTS5 (Search.swift).
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -40,7 +41,7 @@ while let argument = arguments.popFirst() {
     case "--encrypted": encrypted = true
     default:
         print(
-            "usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W11] [--only SYSTEM-SUBSTRING] [--encrypted]")
+            "usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W12] [--only SYSTEM-SUBSTRING] [--encrypted]")
         exit(2)
     }
 }
@@ -385,6 +386,7 @@ if selected.contains("W9") {
 }
 if selected.contains("W8") { runs += simpleObjectRuns(n) }
 if selected.contains("W11") { runs += AggregateWorkload.runs(n) }
+if selected.contains("W12") { runs += SearchWorkload.runs(n) }
 if selected.contains("W6") {
     for size in [max(n / 10, 1), n, n * 10] {
         for (system, name) in [

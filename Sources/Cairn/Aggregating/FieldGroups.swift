@@ -104,7 +104,7 @@ struct FieldGroups {
     /// runs of one group: a row of the last row's group costs one comparison.
     mutating func group(of bytes: UnsafeRawBufferPointer) -> Int {
         if last >= 0, isKey(of: last, bytes) { return last }
-        last = lookUp(bytes, hash: Self.hash(bytes, seed: seed))
+        last = lookUp(bytes, hash: ByteHashing.hash(bytes, seed: seed))
         return last
     }
 
@@ -112,7 +112,7 @@ struct FieldGroups {
     /// group is the answer only when its hash is equal.
     @inline(__always)
     mutating func group(ofUnordered bytes: UnsafeRawBufferPointer) -> Int {
-        let hash = Self.hash(bytes, seed: seed)
+        let hash = ByteHashing.hash(bytes, seed: seed)
         if last >= 0, hashes[last] == hash, isKey(of: last, bytes) { return last }
         last = lookUp(bytes, hash: hash)
         return last
@@ -136,55 +136,12 @@ struct FieldGroups {
         return group
     }
 
-    /// A seeded hash of the bytes, eight at a time (a multiply-and-fold mix).
-    @inline(__always)
-    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-        var state = seed ^ UInt64(truncatingIfNeeded: bytes.count)
-        var offset = 0
-        while bytes.count - offset >= 8 {
-            state = mix(state ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        // The last bytes: the buffer's last eight (overlapping the words above) when it has
-        // eight, otherwise one at a time.
-        var tail: UInt64 = 0
-        if offset < bytes.count && bytes.count >= 8 {
-            tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
-        } else {
-            for index in offset..<bytes.count { tail = tail << 8 | UInt64(bytes[index]) }
-        }
-        return mix(state ^ tail ^ 0x9E37_79B9_7F4A_7C15)
-    }
-
-    private static func mix(_ value: UInt64) -> UInt64 {
-        let product = value.multipliedFullWidth(by: 0xA076_1D64_78BD_642F)
-        return product.high ^ product.low
-    }
-
     /// Whether `group`'s key is `bytes`.
     @inline(__always)
     private func isKey(of group: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         let (start, end) = (starts[group], starts[group + 1])
         guard end - start == bytes.count else { return false }
-        return keys.withUnsafeBytes { keys in Self.equal(UnsafeRawBufferPointer(rebasing: keys[start..<end]), bytes) }
-    }
-
-    /// Whether two buffers of one length hold equal bytes, compared eight at a time (group keys
-    /// are short: a call to `memcmp` would cost more).
-    @inline(__always)
-    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
-        let count = left.count
-        guard count >= 8 else { return (0..<count).allSatisfy { left[$0] == right[$0] } }
-        var offset = 0
-        while count - offset >= 8 {
-            let word = left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            guard word == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
-            offset += 8
-        }
-        // The last eight bytes, overlapping the words compared above.
-        return offset == count
-            || left.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-                == right.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        return keys.withUnsafeBytes { keys in ByteHashing.equal(UnsafeRawBufferPointer(rebasing: keys[start..<end]), bytes) }
     }
 
     private mutating func rehash() {

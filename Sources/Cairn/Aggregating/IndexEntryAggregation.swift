@@ -219,7 +219,7 @@ struct IndexEntryScan {
     @inline(__always)
     private mutating func sameLeadingGroup(_ key: UnsafeRawBufferPointer, reader: inout KeyReader) throws(StorageError) -> Int? {
         guard leadingGroups > 0, lastLeadGroup >= 0, key.count > lastLeadBytes.count else { return nil }
-        let same = lastLeadBytes.withUnsafeBytes { FieldGroups.equal($0, UnsafeRawBufferPointer(rebasing: key[..<$0.count])) }
+        let same = lastLeadBytes.withUnsafeBytes { ByteHashing.equal($0, UnsafeRawBufferPointer(rebasing: key[..<$0.count])) }
         guard same else { return nil }
         try reader.skip(count: lastLeadBytes.count)
         return lastLeadGroup

@@ -65,10 +65,12 @@ enum PostingLayout {
         value.reserveCapacity(restBytes + 2 * range.count + 8)
         Varint.append(UInt64(range.count), to: &value)
         var previous = range.isEmpty ? 0 : list.rows[range.lowerBound]
-        for index in range {
-            Varint.append(list.rows[index] &- previous, to: &value)
-            value.append(contentsOf: list.rest(index))
-            previous = list.rows[index]
+        list.bytes.withUnsafeBufferPointer { bytes in
+            for index in range {
+                Varint.append(list.rows[index] &- previous, to: &value)
+                value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[list.restRange(index)]))
+                previous = list.rows[index]
+            }
         }
         appendChecksum(to: &value, key: key)
         return value

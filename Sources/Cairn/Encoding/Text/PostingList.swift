@@ -18,7 +18,7 @@ struct PostingList {
 
     /// Appends a posting of `row`, whose text has `length` tokens, with the term at `positions`
     /// (ascending).
-    mutating func append(row: UInt64, length: Int, positions: some Collection<UInt32>) {
+    mutating func append(row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>) {
         Varint.append(UInt64(length), to: &bytes)
         Varint.append(UInt64(positions.count), to: &bytes)
         var previous: UInt32 = 0
@@ -44,6 +44,16 @@ struct PostingList {
         ends.append(bytes.count)
     }
 
+    /// Appends the postings of `other` from `start` on, in one copy.
+    mutating func append(contentsOf other: PostingList, from start: Int) {
+        guard start < other.count else { return }
+        let offset = other.restRange(start).lowerBound
+        let shift = bytes.count - offset
+        bytes.append(contentsOf: other.bytes[offset...])
+        rows.append(contentsOf: other.rows[start...])
+        ends.append(contentsOf: other.ends[start...].lazy.map { $0 + shift })
+    }
+
     /// Where posting `index`'s rest lies in ``bytes``.
     func restRange(_ index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
 
@@ -66,7 +76,8 @@ struct PostingList {
 }
 
 /// The terms of one save or one build, each stored once and named by a number: a term met again
-/// is found by hashing its bytes where the tokenizer left them, with no array made for it.
+/// is found by hashing its bytes where the tokenizer left them (``ByteHashing``, seeded per
+/// table), with no array made for it.
 ///
 /// ```swift
 /// var terms = TermTable()
@@ -76,50 +87,50 @@ struct PostingList {
 struct TermTable {
     private var arena: [UInt8] = []
     private var starts: [Int] = [0]
+    private var hashes: [UInt64] = []
     /// Open addressing: term number + 1, or 0 for an empty slot.
     private var slots = [Int32](repeating: 0, count: 1024)
+    private let seed = UInt64.random(in: .min ... .max)
 
-    var count: Int { starts.count - 1 }
+    var count: Int { hashes.count }
 
     /// The number of `term`, given one when new.
     mutating func intern(_ term: UnsafeBufferPointer<UInt8>) -> Int {
-        if count * 2 >= slots.count { grow() }
+        let bytes = UnsafeRawBufferPointer(term)
+        let hash = ByteHashing.hash(bytes, seed: seed)
         let mask = slots.count - 1
-        var slot = Self.hash(term) & mask
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
             let id = Int(slots[slot]) - 1
-            if arena[starts[id]..<starts[id + 1]].elementsEqual(term) { return id }
+            if hashes[id] == hash && isTerm(id, bytes) { return id }
             slot = (slot + 1) & mask
         }
+        let id = hashes.count
         arena.append(contentsOf: term)
         starts.append(arena.count)
-        slots[slot] = Int32(count)
-        return count - 1
+        hashes.append(hash)
+        slots[slot] = Int32(truncatingIfNeeded: id + 1)
+        if hashes.count * 2 > slots.count { rehash() }
+        return id
     }
 
     /// The bytes of term `id`.
     func term(_ id: Int) -> ArraySlice<UInt8> { arena[starts[id]..<starts[id + 1]] }
 
-    /// The term numbers in the order of their bytes (the order their keys have in the table).
-    func sortedIDs() -> [Int] {
-        (0..<count).sorted { term($0).lexicographicallyPrecedes(term($1)) }
+    @inline(__always)
+    private func isTerm(_ id: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let (start, end) = (starts[id], starts[id + 1])
+        guard end - start == bytes.count else { return false }
+        return arena.withUnsafeBytes { ByteHashing.equal(UnsafeRawBufferPointer(rebasing: $0[start..<end]), bytes) }
     }
 
-    private mutating func grow() {
-        var larger = [Int32](repeating: 0, count: slots.count * 2)
-        let mask = larger.count - 1
-        for id in 0..<count {
-            var slot = arena.withUnsafeBufferPointer { Self.hash(UnsafeBufferPointer(rebasing: $0[starts[id]..<starts[id + 1]])) } & mask
-            while larger[slot] != 0 { slot = (slot + 1) & mask }
-            larger[slot] = Int32(id + 1)
+    private mutating func rehash() {
+        slots = [Int32](repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (id, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(truncatingIfNeeded: id + 1)
         }
-        slots = larger
-    }
-
-    /// The bytes' hash, seeded per process (Swift's `Hasher`), so no text can be made to collide.
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-        return hasher.finalize() & Int.max
     }
 }

@@ -28,23 +28,7 @@ struct PostingWriter {
         let highest = max(removed.last ?? 0, added.rows.last ?? 0)
         let term = Array(term)
         let old = try oldBlocks(of: term, from: lowest, through: highest, in: txn)
-        var merged = PostingList()
-        var (next, nextRemoved) = (0, 0)
-        for index in 0..<old.postings.count {
-            let row = old.postings.rows[index]
-            while next < added.count && added.rows[next] < row {
-                merged.append(next, of: added)
-                next += 1
-            }
-            while nextRemoved < removed.count && removed[nextRemoved] < row { nextRemoved += 1 }
-            let isRemoved = nextRemoved < removed.count && removed[nextRemoved] == row
-            let isReplaced = next < added.count && added.rows[next] == row
-            if !isRemoved && !isReplaced { merged.append(index, of: old.postings) }
-        }
-        while next < added.count {
-            merged.append(next, of: added)
-            next += 1
-        }
+        let merged = old.postings.isEmpty ? added : Self.merge(old.postings, removing: removed, adding: added)
         let blocks = Self.blocks(of: merged, term: term)
         for (key, _) in old.blocks where !blocks.contains(where: { $0.key == key }) {
             _ = try txn.delete(key, in: table)
@@ -52,6 +36,25 @@ struct PostingWriter {
         for block in blocks where !old.blocks.contains(where: { $0.key == block.key && $0.value == block.value }) {
             _ = try txn.put(block.value, for: block.key, in: table)
         }
+    }
+
+    /// `old` without the rows of `removed` and of `added`, and with `added`, rows ascending.
+    private static func merge(_ old: PostingList, removing removed: [UInt64], adding added: PostingList) -> PostingList {
+        var merged = PostingList()
+        var (next, nextRemoved) = (0, 0)
+        for index in 0..<old.count {
+            let row = old.rows[index]
+            while next < added.count && added.rows[next] < row {
+                merged.append(next, of: added)
+                next += 1
+            }
+            while nextRemoved < removed.count && removed[nextRemoved] < row { nextRemoved += 1 }
+            let isRemoved = nextRemoved < removed.count && removed[nextRemoved] == row
+            let isReplaced = next < added.count && added.rows[next] == row
+            if !isRemoved && !isReplaced { merged.append(index, of: old) }
+        }
+        merged.append(contentsOf: added, from: next)
+        return merged
     }
 
     /// Moves the table's statistics by `documents` and `tokens` (negative for removals).
@@ -83,9 +86,17 @@ struct PostingWriter {
             let lowestKey = PostingLayout.blockKey(term: term, firstRow: lowest)
             var positioned = try cursor.seek(atLeast: lowestKey)
             if !positioned || !cursor.current.key.elementsEqual(lowestKey) {
+                let landedInTerm = positioned && cursor.current.key.starts(with: start)
                 let stepped = positioned ? try cursor.previous() : try cursor.last()
-                positioned = stepped && cursor.current.key.starts(with: start)
-                if !positioned { positioned = try cursor.seek(atLeast: start) }
+                if stepped && cursor.current.key.starts(with: start) {
+                    positioned = true
+                } else if landedInTerm {
+                    // No block before `lowest`: the term's first block is the one found first.
+                    positioned = try cursor.seek(atLeast: lowestKey)
+                } else {
+                    // A term with no block at all (a new one: the common case of a large save).
+                    positioned = false
+                }
             }
             while positioned && cursor.current.key.starts(with: start) {
                 let (key, value) = cursor.current

@@ -22,39 +22,48 @@ struct TextIndexChanges {
     /// The documents and tokens added, less those removed.
     private(set) var documents = 0
     private(set) var tokens = 0
-    /// One text's tokens as (term number, position), reused from text to text.
-    private var scratch: [(term: Int, position: UInt32)] = []
+    /// One text's terms, by position, reused from text to text.
+    private var tokenTerms: [Int] = []
+    /// Its distinct terms, in the order they first occur.
+    private var distinct: [Int] = []
+    /// Per term number: how often it occurs in the text, then where its positions start in
+    /// ``grouped`` (kept at 0 between texts).
+    private var counts: [Int] = []
+    /// The text's positions, grouped by term in the order of ``distinct``.
+    private var grouped: [UInt32] = []
 
     var isEmpty: Bool { terms.count == 0 && documents == 0 && tokens == 0 }
 
     /// Adds the postings of `text` as the text of `row`.
     mutating func add(row: UInt64, text: String) {
         tokenize(text)
-        guard !scratch.isEmpty else { return }
+        guard !tokenTerms.isEmpty else { return }
         documents += 1
-        tokens += scratch.count
-        let length = scratch.count
-        var start = 0
-        while start < scratch.count {
-            let term = scratch[start].term
-            var end = start + 1
-            while end < scratch.count && scratch[end].term == term { end += 1 }
-            additions[term].append(row: row, length: length, positions: scratch[start..<end].lazy.map(\.position))
-            start = end
+        tokens += tokenTerms.count
+        group()
+        let length = tokenTerms.count
+        grouped.withUnsafeBufferPointer { grouped in
+            var start = 0
+            for term in distinct {
+                let end = counts[term]
+                additions[term].append(row: row, length: length, positions: UnsafeBufferPointer(rebasing: grouped[start..<end]))
+                counts[term] = 0
+                start = end
+            }
         }
     }
 
     /// Removes the postings of `text`, the text `row` had.
     mutating func remove(row: UInt64, text: String) {
         tokenize(text)
-        guard !scratch.isEmpty else { return }
+        guard !tokenTerms.isEmpty else { return }
         documents -= 1
-        tokens -= scratch.count
-        var previous = -1
-        for token in scratch where token.term != previous {
-            removals[token.term].append(row)
-            previous = token.term
+        tokens -= tokenTerms.count
+        for term in tokenTerms where counts[term] == 0 {
+            removals[term].append(row)
+            counts[term] = 1
         }
+        for term in tokenTerms { counts[term] = 0 }
     }
 
     /// Writes the changes to `table`: each term's postings merged into its blocks, in the order
@@ -76,19 +85,38 @@ struct TextIndexChanges {
         try writer.addStatistics(documents: documents, tokens: tokens, in: txn)
     }
 
-    /// Fills ``scratch`` with the tokens of `text`, sorted by term, then position.
+    /// Fills ``tokenTerms`` with the term numbers of `text`'s tokens, new terms interned.
     private mutating func tokenize(_ text: String) {
-        scratch.removeAll(keepingCapacity: true)
-        var position: UInt32 = 0
+        tokenTerms.removeAll(keepingCapacity: true)
         TextTokenizer.forEachToken(in: text) { term, _ in
             let id = terms.intern(term)
             if id == additions.count {
                 additions.append(PostingList())
                 removals.append([])
+                counts.append(0)
             }
-            scratch.append((id, position))
-            position &+= 1
+            tokenTerms.append(id)
         }
-        scratch.sort { $0.term != $1.term ? $0.term < $1.term : $0.position < $1.position }
+    }
+
+    /// Groups the text's positions by term (a counting sort, positions ascending within each):
+    /// fills ``distinct`` and ``grouped``, and leaves in ``counts`` where each term's positions end.
+    private mutating func group() {
+        distinct.removeAll(keepingCapacity: true)
+        for term in tokenTerms {
+            if counts[term] == 0 { distinct.append(term) }
+            counts[term] += 1
+        }
+        var end = 0
+        for term in distinct {
+            end += counts[term]
+            counts[term] = end - counts[term]
+        }
+        grouped.removeAll(keepingCapacity: true)
+        grouped.append(contentsOf: repeatElement(0, count: tokenTerms.count))
+        for (position, term) in tokenTerms.enumerated() {
+            grouped[counts[term]] = UInt32(truncatingIfNeeded: position)
+            counts[term] += 1
+        }
     }
 }
