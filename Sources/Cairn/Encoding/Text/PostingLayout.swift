@@ -19,7 +19,7 @@ import CairnStorage
 ///
 /// ```swift
 /// let key = PostingLayout.blockKey(term: Array("swift".utf8), firstRow: 42)
-/// let value = PostingLayout.block(of: list, 0..<list.count, key: key)
+/// let value = PostingLayout.block(count: 2, body: postings, key: key)
 /// ```
 enum PostingLayout {
     /// The key of a table's statistics.
@@ -57,21 +57,13 @@ enum PostingLayout {
 
     // MARK: Values
 
-    /// A block value: the postings of `list` in `range` (rows ascending) and the checksum over
-    /// `key` and them.
-    static func block(of list: PostingList, _ range: Range<Int>, key: [UInt8]) -> [UInt8] {
+    /// A block value: the count of its postings, `body` (the postings as written: row delta
+    /// and rest, the first row's delta 0), and the checksum over `key` and them.
+    static func block(count: Int, body: [UInt8], key: [UInt8]) -> [UInt8] {
         var value: [UInt8] = []
-        let restBytes = range.isEmpty ? 0 : list.restRange(range.upperBound - 1).upperBound - list.restRange(range.lowerBound).lowerBound
-        value.reserveCapacity(restBytes + 2 * range.count + 8)
-        Varint.append(UInt64(range.count), to: &value)
-        var previous = range.isEmpty ? 0 : list.rows[range.lowerBound]
-        list.bytes.withUnsafeBufferPointer { bytes in
-            for index in range {
-                Varint.append(list.rows[index] &- previous, to: &value)
-                value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[list.restRange(index)]))
-                previous = list.rows[index]
-            }
-        }
+        value.reserveCapacity(body.count + 8)
+        Varint.append(UInt64(count), to: &value)
+        value.append(contentsOf: body)
         appendChecksum(to: &value, key: key)
         return value
     }

@@ -44,35 +44,44 @@ struct PostingList {
         ends.append(bytes.count)
     }
 
-    /// Appends the postings of `other` from `start` on, in one copy.
-    mutating func append(contentsOf other: PostingList, from start: Int) {
-        guard start < other.count else { return }
-        let offset = other.restRange(start).lowerBound
-        let shift = bytes.count - offset
-        bytes.append(contentsOf: other.bytes[offset...])
-        rows.append(contentsOf: other.rows[start...])
-        ends.append(contentsOf: other.ends[start...].lazy.map { $0 + shift })
-    }
-
     /// Where posting `index`'s rest lies in ``bytes``.
     func restRange(_ index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
 
     /// The rest of posting `index`.
     func rest(_ index: Int) -> ArraySlice<UInt8> { bytes[restRange(index)] }
 
-    /// Gives each posting the row `resolve` maps its row to, and puts them back in row order.
-    mutating func resolveRows(_ resolve: (UInt64) throws -> UInt64) rethrows {
-        var sorted = true
-        for index in rows.indices {
-            rows[index] = try resolve(rows[index])
-            if index > 0 && rows[index - 1] > rows[index] { sorted = false }
-        }
-        guard !sorted else { return }
-        let order = rows.indices.sorted { rows[$0] < rows[$1] }
-        var reordered = PostingList()
-        for index in order { reordered.append(index, of: self) }
-        self = reordered
+    /// Gives each posting the row `resolve` maps its row to, in place.
+    mutating func mapRows(_ resolve: (UInt64) throws -> UInt64) rethrows {
+        for index in rows.indices { rows[index] = try resolve(rows[index]) }
     }
+}
+
+/// Some postings of a ``PostingList`` (one term's, of a list that holds several), in the order
+/// of their rows.
+///
+/// ```swift
+/// let run = PostingRun(list: list, order: [4, 9, 12])
+/// run.row(0)   // list.rows[4]
+/// ```
+struct PostingRun {
+    let list: PostingList
+    /// The positions in ``list``, rows ascending.
+    let order: [Int]
+
+    /// The postings of `list` at `order`, put in row order when they are not.
+    init(list: PostingList, order: some Collection<Int>) {
+        self.list = list
+        var order = Array(order)
+        if zip(order, order.dropFirst()).contains(where: { list.rows[$0] > list.rows[$1] }) {
+            order.sort { list.rows[$0] < list.rows[$1] }
+        }
+        self.order = order
+    }
+
+    var count: Int { order.count }
+    var isEmpty: Bool { order.isEmpty }
+
+    func row(_ index: Int) -> UInt64 { list.rows[order[index]] }
 }
 
 /// The terms of one save or one build, each stored once and named by a number: a term met again

@@ -20,16 +20,18 @@ struct PostingWriter {
     /// (rows ascending, none twice; a row in both is replaced).
     ///
     /// - Throws: `StorageError` when a block read is damaged or the write fails.
-    func apply(
-        term: ArraySlice<UInt8>, removing removed: [UInt64], adding added: PostingList,
-        in txn: borrowing WriteTransaction
-    ) throws {
-        guard let lowest = [removed.first, added.rows.first].compactMap({ $0 }).min() else { return }
-        let highest = max(removed.last ?? 0, added.rows.last ?? 0)
-        let term = Array(term)
+    func apply(term: [UInt8], removing removed: [UInt64], adding added: PostingRun, in txn: borrowing WriteTransaction) throws {
+        guard !removed.isEmpty || !added.isEmpty else { return }
+        let lowest = min(removed.first ?? .max, added.isEmpty ? .max : added.row(0))
+        let highest = max(removed.last ?? 0, added.isEmpty ? 0 : added.row(added.count - 1))
         let old = try oldBlocks(of: term, from: lowest, through: highest, in: txn)
-        let merged = old.postings.isEmpty ? added : Self.merge(old.postings, removing: removed, adding: added)
-        let blocks = Self.blocks(of: merged, term: term)
+        let blocks: [(key: [UInt8], value: [UInt8])]
+        if old.postings.isEmpty {
+            blocks = Self.blocks(term: term, count: added.count, row: added.row) { added.list.rest(added.order[$0]) }
+        } else {
+            let merged = Self.merge(old.postings, removing: removed, adding: added)
+            blocks = Self.blocks(term: term, count: merged.count, row: { merged.rows[$0] }, rest: merged.rest)
+        }
         for (key, _) in old.blocks where !blocks.contains(where: { $0.key == key }) {
             _ = try txn.delete(key, in: table)
         }
@@ -39,21 +41,21 @@ struct PostingWriter {
     }
 
     /// `old` without the rows of `removed` and of `added`, and with `added`, rows ascending.
-    private static func merge(_ old: PostingList, removing removed: [UInt64], adding added: PostingList) -> PostingList {
+    private static func merge(_ old: PostingList, removing removed: [UInt64], adding added: PostingRun) -> PostingList {
         var merged = PostingList()
         var (next, nextRemoved) = (0, 0)
         for index in 0..<old.count {
             let row = old.rows[index]
-            while next < added.count && added.rows[next] < row {
-                merged.append(next, of: added)
+            while next < added.count && added.row(next) < row {
+                merged.append(added.order[next], of: added.list)
                 next += 1
             }
             while nextRemoved < removed.count && removed[nextRemoved] < row { nextRemoved += 1 }
             let isRemoved = nextRemoved < removed.count && removed[nextRemoved] == row
-            let isReplaced = next < added.count && added.rows[next] == row
+            let isReplaced = next < added.count && added.row(next) == row
             if !isRemoved && !isReplaced { merged.append(index, of: old) }
         }
-        merged.append(contentsOf: added, from: next)
+        for position in next..<added.count { merged.append(added.order[position], of: added.list) }
         return merged
     }
 
@@ -111,21 +113,28 @@ struct PostingWriter {
         }
     }
 
-    /// `postings` as blocks of up to ``PostingLayout/blockCapacity`` bytes, each keyed by its first row.
-    private static func blocks(of postings: PostingList, term: [UInt8]) -> [(key: [UInt8], value: [UInt8])] {
+    /// `count` postings (rows ascending) as blocks of up to ``PostingLayout/blockCapacity``
+    /// bytes, each keyed by its first row.
+    private static func blocks(
+        term: [UInt8], count: Int, row: (Int) -> UInt64, rest: (Int) -> ArraySlice<UInt8>
+    ) -> [(key: [UInt8], value: [UInt8])] {
         var blocks: [(key: [UInt8], value: [UInt8])] = []
-        var start = 0
-        var bytes = 0
+        var value: [UInt8] = []
+        var (start, bytes, previous) = (0, 0, UInt64(0))
         func close(at end: Int) {
-            let key = PostingLayout.blockKey(term: term, firstRow: postings.rows[start])
-            blocks.append((key, PostingLayout.block(of: postings, start..<end, key: key)))
+            let key = PostingLayout.blockKey(term: term, firstRow: row(start))
+            blocks.append((key, PostingLayout.block(count: end - start, body: value, key: key)))
             (start, bytes) = (end, 0)
+            value.removeAll(keepingCapacity: true)
         }
-        for index in 0..<postings.count {
+        for index in 0..<count {
             if bytes >= PostingLayout.blockCapacity { close(at: index) }
-            bytes += postings.restRange(index).count + 2
+            let current = row(index)
+            Varint.append(bytes == 0 ? 0 : current &- previous, to: &value)
+            value.append(contentsOf: rest(index))
+            (bytes, previous) = (value.count, current)
         }
-        if start < postings.count { close(at: postings.count) }
+        if start < count { close(at: count) }
         return blocks
     }
 }

@@ -15,10 +15,13 @@ import CairnStorage
 /// ```
 struct TextIndexChanges {
     private var terms = TermTable()
-    /// The postings added, by term number.
-    private var additions: [PostingList] = []
-    /// The rows whose postings are removed, by term number.
-    private var removals: [[UInt64]] = []
+    /// The postings added, of every term, in the order they were added (one list for all: a
+    /// list per term was three arrays for each of tens of thousands of terms).
+    private var additions = PostingList()
+    /// The term of each posting of ``additions``.
+    private var additionTerms: [Int32] = []
+    /// The postings removed: their terms and rows.
+    private var removals: [(term: Int32, row: UInt64)] = []
     /// The documents and tokens added, less those removed.
     private(set) var documents = 0
     private(set) var tokens = 0
@@ -46,7 +49,8 @@ struct TextIndexChanges {
             var start = 0
             for term in distinct {
                 let end = counts[term]
-                additions[term].append(row: row, length: length, positions: UnsafeBufferPointer(rebasing: grouped[start..<end]))
+                additions.append(row: row, length: length, positions: UnsafeBufferPointer(rebasing: grouped[start..<end]))
+                additionTerms.append(Int32(truncatingIfNeeded: term))
                 counts[term] = 0
                 start = end
             }
@@ -60,7 +64,7 @@ struct TextIndexChanges {
         documents -= 1
         tokens -= tokenTerms.count
         for term in tokenTerms where counts[term] == 0 {
-            removals[term].append(row)
+            removals.append((Int32(truncatingIfNeeded: term), row))
             counts[term] = 1
         }
         for term in tokenTerms { counts[term] = 0 }
@@ -74,15 +78,36 @@ struct TextIndexChanges {
         to table: Table, storedTerm: ([UInt8]) -> [UInt8], resolve: (UInt64) throws -> UInt64,
         in txn: borrowing WriteTransaction
     ) throws {
-        let writer = PostingWriter(table: table)
+        var added = additions
+        try added.mapRows(resolve)
+        let removedRows = try removals.map { try resolve($0.row) }
+        let byTerm = Self.grouped(additionTerms, terms: terms.count)
+        let removedByTerm = Self.grouped(removals.map(\.term), terms: terms.count)
         let stored = (0..<terms.count).map { storedTerm(Array(terms.term($0))) }
-        for id in stored.indices.sorted(by: { stored[$0].lexicographicallyPrecedes(stored[$1]) }) {
-            var added = additions[id]
-            try added.resolveRows(resolve)
-            let removed = try removals[id].map(resolve).sorted()
-            try writer.apply(term: stored[id][...], removing: removed, adding: added, in: txn)
+        let writer = PostingWriter(table: table)
+        for term in stored.indices.sorted(by: { stored[$0].lexicographicallyPrecedes(stored[$1]) }) {
+            let removing = removedByTerm.order[removedByTerm.starts[term]..<removedByTerm.starts[term + 1]]
+            try writer.apply(
+                term: stored[term], removing: removing.map { removedRows[$0] }.sorted(),
+                adding: PostingRun(list: added, order: byTerm.order[byTerm.starts[term]..<byTerm.starts[term + 1]]),
+                in: txn)
         }
         try writer.addStatistics(documents: documents, tokens: tokens, in: txn)
+    }
+
+    /// The positions of `terms`' entries grouped by term number, each group in its order (a
+    /// counting sort), with where each term's group starts.
+    private static func grouped(_ postingTerms: [Int32], terms: Int) -> (order: [Int], starts: [Int]) {
+        var starts = [Int](repeating: 0, count: terms + 1)
+        for term in postingTerms { starts[Int(term) + 1] += 1 }
+        for term in 0..<terms { starts[term + 1] += starts[term] }
+        var next = starts
+        var order = [Int](repeating: 0, count: postingTerms.count)
+        for (position, term) in postingTerms.enumerated() {
+            order[next[Int(term)]] = position
+            next[Int(term)] += 1
+        }
+        return (order, starts)
     }
 
     /// Fills ``tokenTerms`` with the term numbers of `text`'s tokens, new terms interned.
@@ -90,11 +115,7 @@ struct TextIndexChanges {
         tokenTerms.removeAll(keepingCapacity: true)
         TextTokenizer.forEachToken(in: text) { term, _ in
             let id = terms.intern(term)
-            if id == additions.count {
-                additions.append(PostingList())
-                removals.append([])
-                counts.append(0)
-            }
+            if id == counts.count { counts.append(0) }
             tokenTerms.append(id)
         }
     }

@@ -36,7 +36,12 @@ enum TextTokenizer {
             var folded: [UInt8] = []
             folded.reserveCapacity(64)
             while let (span, ideographic) = scanner.next() {
-                TextFolding.fold(UnsafeBufferPointer(rebasing: bytes[span]), ideographic: ideographic, into: &folded)
+                let word = UnsafeBufferPointer(rebasing: bytes[span])
+                if scanner.wordIsASCII {
+                    TextFolding.foldASCII(word, into: &folded)
+                } else {
+                    TextFolding.fold(word, ideographic: ideographic, into: &folded)
+                }
                 guard !folded.isEmpty else { continue }
                 try folded.withUnsafeBufferPointer { try body($0, span) }
             }
@@ -77,11 +82,14 @@ enum TextTokenizer {
         /// The characters of the ideograph run being split, and the next bigram's first one.
         var ideographs: [Range<Int>] = []
         var nextIdeograph = 0
+        /// Whether the last token returned is all ASCII (folded by lowering its letters).
+        private(set) var wordIsASCII = false
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
         /// The UTF-8 offsets of the next token, and whether it is made of ideographs.
         mutating func next() -> (span: Range<Int>, ideographic: Bool)? {
+            wordIsASCII = false
             if let bigram = nextBigram() { return (bigram, true) }
             while index < bytes.count {
                 let (kind, length) = classify(at: index)
@@ -109,8 +117,17 @@ enum TextTokenizer {
         private mutating func word(from start: Int, kind: CharacterClass, length: Int) -> Range<Int> {
             var last = kind
             var end = start + length
+            var isASCII = length == 1
             while end < bytes.count {
+                // Letters and digits of ASCII, the most common, without the general steps.
+                let byte = bytes[end]
+                if byte < 0x80, byte | 0x20 &- 0x61 < 26 || byte &- 0x30 < 10 {
+                    last = byte &- 0x30 < 10 ? .digit : .letter
+                    end += 1
+                    continue
+                }
                 let (next, nextLength) = classify(at: end)
+                if nextLength > 1 { isASCII = false }
                 if next.isWordPart {
                     last = next
                     end += nextLength
@@ -121,6 +138,7 @@ enum TextTokenizer {
                     let joinsLetters = last == .letter && after == .letter && next != .midNumber
                     let joinsDigits = last == .digit && after == .digit && next != .midLetter
                     guard joinsLetters || joinsDigits else { break }
+                    if afterLength > 1 { isASCII = false }
                     last = after
                     end += nextLength + afterLength
                 } else {
@@ -128,6 +146,7 @@ enum TextTokenizer {
                 }
             }
             index = end
+            wordIsASCII = isASCII
             return start..<end
         }
 
@@ -155,7 +174,7 @@ enum TextTokenizer {
         @inline(__always)
         private func classify(at position: Int) -> (CharacterClass, Int) {
             let first = bytes[position]
-            if first < 0x80 { return (Self.asciiClasses[Int(first)], 1) }
+            if first < 0x80 { return (Self.asciiClass(first), 1) }
             let (scalar, length) = Self.decode(bytes, at: position)
             return (Self.classify(scalar), length)
         }
@@ -170,15 +189,16 @@ enum TextTokenizer {
             return (Unicode.Scalar(value) ?? "\u{FFFD}", length)
         }
 
-        private static let asciiClasses: [CharacterClass] = (0..<128).map { code in
-            switch UInt8(code) {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): .letter
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): .digit
-            case UInt8(ascii: "_"): .connector
-            case UInt8(ascii: ":"): .midLetter
-            case UInt8(ascii: ","), UInt8(ascii: ";"): .midNumber
-            case UInt8(ascii: "."), UInt8(ascii: "'"): .midNumberLetter
-            default: .other
+        @inline(__always)
+        private static func asciiClass(_ byte: UInt8) -> CharacterClass {
+            if byte | 0x20 &- 0x61 < 26 { return .letter }
+            if byte &- 0x30 < 10 { return .digit }
+            switch byte {
+            case UInt8(ascii: "_"): return .connector
+            case UInt8(ascii: ":"): return .midLetter
+            case UInt8(ascii: ","), UInt8(ascii: ";"): return .midNumber
+            case UInt8(ascii: "."), UInt8(ascii: "'"): return .midNumberLetter
+            default: return .other
             }
         }
 
@@ -210,13 +230,17 @@ enum TextTokenizer {
 /// format characters (a soft hyphen, a zero-width joiner) dropped, cut to
 /// ``TextTokenizer/maximumTermLength`` bytes.
 enum TextFolding {
+    /// Writes the term of an ASCII word into `term`: its letters lowered.
+    @inline(__always)
+    static func foldASCII(_ word: UnsafeBufferPointer<UInt8>, into term: inout [UInt8]) {
+        term.removeAll(keepingCapacity: true)
+        for byte in word.prefix(TextTokenizer.maximumTermLength) { term.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
+    }
+
     /// Writes the term of `word` into `term`, replacing what it held.
     static func fold(_ word: UnsafeBufferPointer<UInt8>, ideographic: Bool, into term: inout [UInt8]) {
+        if !word.contains(where: { $0 >= 0x80 }) { return foldASCII(word, into: &term) }
         term.removeAll(keepingCapacity: true)
-        if !word.contains(where: { $0 >= 0x80 }) {
-            for byte in word.prefix(TextTokenizer.maximumTermLength) { term.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
-            return
-        }
         let text = String(decoding: word, as: UTF8.self)
         var folded = text.folding(
             options: ideographic ? [.widthInsensitive] : [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
