@@ -78,6 +78,12 @@ struct PostingRun {
         self.order = order
     }
 
+    /// All the postings of `list`, whose rows ascend.
+    init(list: PostingList) {
+        self.list = list
+        order = Array(0..<list.count)
+    }
+
     var count: Int { order.count }
     var isEmpty: Bool { order.isEmpty }
 

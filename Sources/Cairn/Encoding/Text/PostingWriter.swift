@@ -6,36 +6,54 @@ import CairnStorage
 ///
 /// Only the blocks that hold the rows a change names are read and rewritten: the block that
 /// holds the lowest row, and those starting up to the highest. New rows, which have the highest
-/// ids, go to the end of a term's last block, and a full block is left as it is.
+/// ids, go to the end of a term's last block, and a full block is left as it is. Terms come in
+/// the order of their keys: those past every key the table held are neither looked up nor
+/// searched for, but appended (`MDB_APPEND`), as a large save or a new index's build has them.
 ///
 /// ```swift
-/// let writer = PostingWriter(table: table)
+/// var writer = try PostingWriter(table: table, in: txn)
 /// try writer.apply(term: term, removing: [12], adding: postings, in: txn)
 /// try writer.addStatistics(documents: 1, tokens: 8, in: txn)
 /// ```
 struct PostingWriter {
     let table: Table
+    /// The table's last key before this writer wrote, or `nil` for an empty table.
+    private let lastKey: [UInt8]?
+    /// Whether every block put so far was past the table's last key (put with `MDB_APPEND`).
+    private var appending = true
+
+    /// A writer for `table`, whose last key it reads.
+    init(table: Table, in txn: borrowing WriteTransaction) throws {
+        self.table = table
+        lastKey = try txn.withCursor(on: table) { cursor in try cursor.last() ? Array(cursor.current.key) : nil }
+    }
 
     /// Removes `term`'s postings of the rows in `removed` (ascending) and adds those of `added`
     /// (rows ascending, none twice; a row in both is replaced).
     ///
     /// - Throws: `StorageError` when a block read is damaged or the write fails.
-    func apply(term: [UInt8], removing removed: [UInt64], adding added: PostingRun, in txn: borrowing WriteTransaction) throws {
+    mutating func apply(
+        term: [UInt8], removing removed: [UInt64], adding added: PostingRun, in txn: borrowing WriteTransaction
+    ) throws {
         guard !removed.isEmpty || !added.isEmpty else { return }
         let lowest = min(removed.first ?? .max, added.isEmpty ? .max : added.row(0))
         let highest = max(removed.last ?? 0, added.isEmpty ? 0 : added.row(added.count - 1))
-        let old = try oldBlocks(of: term, from: lowest, through: highest, in: txn)
+        let isNew = lastKey.map { PostingLayout.termStart(term).lexicographicallyPrecedes($0) == false } ?? true
+        let old =
+            isNew ? (blocks: [], postings: PostingList()) : try oldBlocks(of: term, from: lowest, through: highest, in: txn)
         let blocks: [(key: [UInt8], value: [UInt8])]
         if old.postings.isEmpty {
-            blocks = Self.blocks(term: term, count: added.count, row: added.row) { added.list.rest(added.order[$0]) }
+            blocks = Self.blocks(term: term, of: added)
         } else {
-            let merged = Self.merge(old.postings, removing: removed, adding: added)
-            blocks = Self.blocks(term: term, count: merged.count, row: { merged.rows[$0] }, rest: merged.rest)
+            blocks = Self.blocks(term: term, of: PostingRun(list: Self.merge(old.postings, removing: removed, adding: added)))
         }
         for (key, _) in old.blocks where !blocks.contains(where: { $0.key == key }) {
             _ = try txn.delete(key, in: table)
+            appending = false
         }
         for block in blocks where !old.blocks.contains(where: { $0.key == block.key && $0.value == block.value }) {
+            if appending, try txn.put(block.value, for: block.key, in: table, options: .append) { continue }
+            appending = false
             _ = try txn.put(block.value, for: block.key, in: table)
         }
     }
@@ -113,28 +131,29 @@ struct PostingWriter {
         }
     }
 
-    /// `count` postings (rows ascending) as blocks of up to ``PostingLayout/blockCapacity``
-    /// bytes, each keyed by its first row.
-    private static func blocks(
-        term: [UInt8], count: Int, row: (Int) -> UInt64, rest: (Int) -> ArraySlice<UInt8>
-    ) -> [(key: [UInt8], value: [UInt8])] {
+    /// The postings of `run` as blocks of up to ``PostingLayout/blockCapacity`` bytes, each keyed
+    /// by its first row.
+    private static func blocks(term: [UInt8], of run: PostingRun) -> [(key: [UInt8], value: [UInt8])] {
         var blocks: [(key: [UInt8], value: [UInt8])] = []
         var value: [UInt8] = []
-        var (start, bytes, previous) = (0, 0, UInt64(0))
+        value.reserveCapacity(PostingLayout.blockCapacity + 64)
+        var (start, previous) = (0, UInt64(0))
         func close(at end: Int) {
-            let key = PostingLayout.blockKey(term: term, firstRow: row(start))
+            let key = PostingLayout.blockKey(term: term, firstRow: run.row(start))
             blocks.append((key, PostingLayout.block(count: end - start, body: value, key: key)))
-            (start, bytes) = (end, 0)
+            start = end
             value.removeAll(keepingCapacity: true)
         }
-        for index in 0..<count {
-            if bytes >= PostingLayout.blockCapacity { close(at: index) }
-            let current = row(index)
-            Varint.append(bytes == 0 ? 0 : current &- previous, to: &value)
-            value.append(contentsOf: rest(index))
-            (bytes, previous) = (value.count, current)
+        run.list.bytes.withUnsafeBufferPointer { bytes in
+            for index in 0..<run.count {
+                if value.count >= PostingLayout.blockCapacity { close(at: index) }
+                let row = run.row(index)
+                Varint.append(value.isEmpty ? 0 : row &- previous, to: &value)
+                value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run.list.restRange(run.order[index])]))
+                previous = row
+            }
         }
-        if start < count { close(at: count) }
+        if start < run.count { close(at: run.count) }
         return blocks
     }
 }

@@ -84,7 +84,7 @@ struct TextIndexChanges {
         let byTerm = Self.grouped(additionTerms, terms: terms.count)
         let removedByTerm = Self.grouped(removals.map(\.term), terms: terms.count)
         let stored = (0..<terms.count).map { storedTerm(Array(terms.term($0))) }
-        let writer = PostingWriter(table: table)
+        var writer = try PostingWriter(table: table, in: txn)
         for term in stored.indices.sorted(by: { stored[$0].lexicographicallyPrecedes(stored[$1]) }) {
             let removing = removedByTerm.order[removedByTerm.starts[term]..<removedByTerm.starts[term + 1]]
             try writer.apply(
