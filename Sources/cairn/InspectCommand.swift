@@ -10,8 +10,8 @@ struct InspectCommand: ParsableCommand {
         discussion: """
             Reads the store without your app's models, read-only, while other processes may keep using it.
             For each entity: its attributes (with their stored types), relationships (destination, inverse,
-            delete rule, edges), uniqueness constraints and indexes (with their entries) and its rows. Then the
-            data file's and the map's sizes, pages used and free (free pages are reused by later saves;
+            delete rule, edges), uniqueness constraints and indexes (with their entries), full-text indexes
+            (with their blocks and bytes) and its rows. Then the data file's and the map's sizes, pages used and free (free pages are reused by later saves;
             `cairn compact` gives them back), the history's range, and the processes reading the store.
 
             Example:
@@ -70,6 +70,11 @@ struct InspectCommand: ParsableCommand {
             }
             for index in entity.indexes {
                 output.line("  index (\(Self.keyed(index))): \(grouped(index.entries)) entries")
+            }
+            for text in entity.textIndexes {
+                output.line(
+                    "  full-text index (\(text.attribute)\(text.hashed ? ", keyed hashes" : "")): "
+                        + "\(grouped(text.blocks)) blocks, \(grouped(text.bytes)) bytes")
             }
         }
     }

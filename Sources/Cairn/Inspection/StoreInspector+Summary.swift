@@ -32,6 +32,16 @@ package struct StoreSummary: Encodable, Sendable {
         package var hashed: [String] = []
     }
 
+    /// A full-text index (`@Attribute(.spotlight)`): its blocks of postings and the bytes of
+    /// the pages they fill.
+    package struct TextIndex: Encodable, Sendable {
+        package var attribute: String
+        package var blocks: Int
+        package var bytes: Int
+        /// Whether its terms are keyed hashes (an encrypted store's).
+        package var hashed: Bool
+    }
+
     package struct Entity: Encodable, Sendable {
         package var name: String
         package var superentity: String?
@@ -40,6 +50,7 @@ package struct StoreSummary: Encodable, Sendable {
         package var relationships: [Relationship]
         package var uniqueConstraints: [KeyedTable]
         package var indexes: [KeyedTable]
+        package var textIndexes: [TextIndex] = []
     }
 
     package struct Files: Encodable, Sendable {
@@ -103,9 +114,15 @@ extension StoreInspector {
         let sharedRoots = Set(entityNames.filter { catalog.sharesTable($0) }.map { catalog.root(of: $0) })
         // Entries per table, and the rows of each class of each shared records table, in one snapshot.
         var entries: [String: Int] = [:]
+        var bytes: [String: Int] = [:]
         var classRows: [String: [Int: Int]] = [:]
         try environment.read { txn in
-            for (name, table) in tables { entries[name] = try txn.count(of: table) }
+            for (name, table) in tables {
+                let statistics = try txn.statistics(of: table)
+                entries[name] = statistics.entries
+                let pages = statistics.branchPages + statistics.leafPages + statistics.overflowPages
+                bytes[name] = pages * statistics.pageSize
+            }
             for root in sharedRoots {
                 var counts: [Int: Int] = [:]
                 // A missing table (a damaged name) has no rows to count; verify reports it.
@@ -148,7 +165,14 @@ extension StoreInspector {
                             deleteRule: relationship.deleteRule,
                             edges: catalog.edgeTableName(of: relationship, entity: name).flatMap { entries[$0] } ?? 0)
                     },
-                    uniqueConstraints: keyed(.unique), indexes: keyed(.index)))
+                    uniqueConstraints: keyed(.unique), indexes: keyed(.index),
+                    textIndexes: StoreLayout.textTables(of: name, among: tableNames).map { table in
+                        let attribute = String(table.split(separator: "/").last ?? "")
+                        return StoreSummary.TextIndex(
+                            attribute: attribute.first == StoreLayout.hashedMarker ? String(attribute.dropFirst()) : attribute,
+                            blocks: entries[table] ?? 0, bytes: bytes[table] ?? 0,
+                            hashed: attribute.first == StoreLayout.hashedMarker)
+                    }))
         }
         return summary
     }

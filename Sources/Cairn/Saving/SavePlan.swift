@@ -190,6 +190,7 @@ struct SavePlan {
         bytes &+= uniqueKeys.byteCount &+ 40 &* uniqueClaims.count
         for list in edgeLists { bytes &+= 40 &* (list.targets.count &+ 1) }
         for external in externals { bytes &+= external.value.count &+ 40 }
+        for text in texts { bytes &+= text.changes.expectedBytes }
         return bytes
     }
 }

@@ -54,7 +54,7 @@ struct TextIndexFiller {
                 return true
             }
         }
-        try store.write(expectedBytes: changes.reduce(0) { $0 + $1.tokens * 4 }) { txn in
+        try store.write(expectedBytes: changes.reduce(0) { $0 + $1.expectedBytes }) { txn in
             for (index, built) in zip(indexes, changes) {
                 try built.write(to: index.table, storedTerm: index.storedTerm, resolve: { $0 }, in: txn)
                 // Written even for no text, so the index counts as built at the next open.

@@ -40,6 +40,28 @@ import Glibc
         #expect(text.status == 0 && text.output.contains("Book — 3 rows") && text.output.contains("author → Author"))
     }
 
+    @Test func inspectShowsTheSizeOfFullTextIndexes() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.child("Notes.store")
+        do {
+            let container = try ModelContainer(
+                for: Schema([SearchNote.self]), configurations: ModelConfiguration(url: URL(fileURLWithPath: store)))
+            let context = ModelContext(container)
+            for number in 0..<200 {
+                context.insert(SearchNote("n\(number)", title: "Note \(number)", body: "words of note \(number)"))
+            }
+            try context.save()
+        }
+        let run = try CairnTool.run(["inspect", store, "--json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let entities = try #require(try run.json()["entities"] as? [[String: Any]])
+        let texts = try #require(entities.first { $0["name"] as? String == "SearchNote" }?["textIndexes"] as? [[String: Any]])
+        #expect(texts.map { $0["attribute"] as? String } == ["body", "title"])
+        #expect(texts.allSatisfy { ($0["blocks"] as? Int ?? 0) > 0 && ($0["bytes"] as? Int ?? 0) >= 4096 })
+        let text = try CairnTool.run(["inspect", store])
+        #expect(text.output.contains("full-text index (title): "), "\(text.output)")
+    }
+
     @Test func verifyFindsTheDemoStoreSound() throws {
         let directory = TemporaryDirectory()
         let store = try demoStore(directory)

@@ -37,6 +37,10 @@ struct TextIndexChanges {
 
     var isEmpty: Bool { terms.count == 0 && documents == 0 && tokens == 0 }
 
+    /// About how many bytes the write puts: the postings with their row deltas, a block key
+    /// and an entry's overhead per term, and room for blocks rewritten around them.
+    var expectedBytes: Int { (additions.bytes.count + 3 * additions.count) * 3 / 2 + 64 * terms.count }
+
     /// Adds the postings of `text` as the text of `row`.
     mutating func add(row: UInt64, text: String) {
         tokenize(text)
