@@ -13,12 +13,27 @@ struct PostingList {
     private var ends: [Int] = []
     private(set) var bytes: [UInt8] = []
 
+    init() {}
+
     var count: Int { rows.count }
     var isEmpty: Bool { rows.isEmpty }
 
     /// Appends a posting of `row`, whose text has `length` tokens, with the term at `positions`
     /// (ascending).
     mutating func append(row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>) {
+        Self.appendRest(length: length, positions: positions, to: &bytes)
+        rows.append(row)
+        ends.append(bytes.count)
+    }
+
+    /// Writes a posting as ``init(encoded:resolve:)`` reads it: its row (8 bytes,
+    /// little-endian), then its rest.
+    static func encode(row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>, into bytes: inout [UInt8]) {
+        withUnsafeBytes(of: row.littleEndian) { bytes.append(contentsOf: $0) }
+        appendRest(length: length, positions: positions, to: &bytes)
+    }
+
+    private static func appendRest(length: Int, positions: UnsafeBufferPointer<UInt32>, to bytes: inout [UInt8]) {
         Varint.append(UInt64(length), to: &bytes)
         Varint.append(UInt64(positions.count), to: &bytes)
         var previous: UInt32 = 0
@@ -26,13 +41,30 @@ struct PostingList {
             Varint.append(UInt64(position &- previous), to: &bytes)
             previous = position
         }
-        rows.append(row)
-        ends.append(bytes.count)
+    }
+
+    /// The postings ``encode(row:length:positions:into:)`` wrote into `encoded`, their rows
+    /// mapped by `resolve`. The bytes are this process's own, made in memory.
+    init(encoded: [UInt8], resolve: (UInt64) throws -> UInt64) rethrows {
+        bytes.reserveCapacity(encoded.count)
+        try encoded.withUnsafeBytes { source in
+            var index = 0
+            while index + 8 <= source.count {
+                let row = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let start = index + 8
+                index = start
+                _ = Varint.read(source, at: &index, end: source.count)
+                let frequency = Varint.read(source, at: &index, end: source.count) ?? 0
+                for _ in 0..<frequency { _ = Varint.read(source, at: &index, end: source.count) }
+                append(row: try resolve(row), rest: UnsafeRawBufferPointer(rebasing: source[start..<index]))
+            }
+        }
     }
 
     /// Appends a posting whose rest is already encoded.
     mutating func append(row: UInt64, rest: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: rest)
+        // As typed bytes: an array appends those in one copy, raw ones byte by byte.
+        bytes.append(contentsOf: rest.assumingMemoryBound(to: UInt8.self))
         rows.append(row)
         ends.append(bytes.count)
     }

@@ -15,11 +15,11 @@ import CairnStorage
 /// ```
 struct TextIndexChanges {
     private var terms = TermTable()
-    /// The postings added, of every term, in the order they were added (one list for all: a
-    /// list per term was three arrays for each of tens of thousands of terms).
-    private var additions = PostingList()
-    /// The term of each posting of ``additions``.
-    private var additionTerms: [Int32] = []
+    /// The postings added, by term number: each its row (8 bytes, little-endian) and its rest
+    /// as a block stores it (``PostingList/append(row:length:positions:)``). One array per term,
+    /// so a term's postings lie together when its blocks are written.
+    private var additions: [[UInt8]] = []
+    private var additionBytes = 0
     /// The postings removed: their terms and rows.
     private var removals: [(term: Int32, row: UInt64)] = []
     /// The documents and tokens added, less those removed.
@@ -39,7 +39,7 @@ struct TextIndexChanges {
 
     /// About how many bytes the write puts: the postings with their row deltas, a block key
     /// and an entry's overhead per term, and room for blocks rewritten around them.
-    var expectedBytes: Int { (additions.bytes.count + 3 * additions.count) * 3 / 2 + 64 * terms.count }
+    var expectedBytes: Int { additionBytes * 3 / 2 + 64 * terms.count }
 
     /// Adds the postings of `text` as the text of `row`.
     mutating func add(row: UInt64, text: String) {
@@ -53,8 +53,9 @@ struct TextIndexChanges {
             var start = 0
             for term in distinct {
                 let end = counts[term]
-                additions.append(row: row, length: length, positions: UnsafeBufferPointer(rebasing: grouped[start..<end]))
-                additionTerms.append(Int32(truncatingIfNeeded: term))
+                let before = additions[term].count
+                PostingList.encode(row: row, length: length, positions: UnsafeBufferPointer(rebasing: grouped[start..<end]), into: &additions[term])
+                additionBytes += additions[term].count - before
                 counts[term] = 0
                 start = end
             }
@@ -82,19 +83,16 @@ struct TextIndexChanges {
         to table: Table, storedTerm: ([UInt8]) -> [UInt8], resolve: (UInt64) throws -> UInt64,
         in txn: borrowing WriteTransaction
     ) throws {
-        var added = additions
-        try added.mapRows(resolve)
         let removedRows = try removals.map { try resolve($0.row) }
-        let byTerm = Self.grouped(additionTerms, terms: terms.count)
         let removedByTerm = Self.grouped(removals.map(\.term), terms: terms.count)
         let stored = (0..<terms.count).map { storedTerm(Array(terms.term($0))) }
         var writer = try PostingWriter(table: table, in: txn)
         for term in stored.indices.sorted(by: { stored[$0].lexicographicallyPrecedes(stored[$1]) }) {
             let removing = removedByTerm.order[removedByTerm.starts[term]..<removedByTerm.starts[term + 1]]
+            let added = try PostingList(encoded: additions[term], resolve: resolve)
             try writer.apply(
                 term: stored[term], removing: removing.map { removedRows[$0] }.sorted(),
-                adding: PostingRun(list: added, order: byTerm.order[byTerm.starts[term]..<byTerm.starts[term + 1]]),
-                in: txn)
+                adding: PostingRun(list: added, order: 0..<added.count), in: txn)
         }
         try writer.addStatistics(documents: documents, tokens: tokens, in: txn)
     }
@@ -119,7 +117,10 @@ struct TextIndexChanges {
         tokenTerms.removeAll(keepingCapacity: true)
         TextTokenizer.forEachToken(in: text) { term, _ in
             let id = terms.intern(term)
-            if id == counts.count { counts.append(0) }
+            if id == counts.count {
+                counts.append(0)
+                additions.append([])
+            }
             tokenTerms.append(id)
         }
     }
