@@ -166,14 +166,19 @@ extension StoreInspector {
                             edges: catalog.edgeTableName(of: relationship, entity: name).flatMap { entries[$0] } ?? 0)
                     },
                     uniqueConstraints: keyed(.unique), indexes: keyed(.index),
-                    textIndexes: StoreLayout.textTables(of: name, among: tableNames).map { table in
-                        let attribute = String(table.split(separator: "/").last ?? "")
-                        return StoreSummary.TextIndex(
-                            attribute: attribute.first == StoreLayout.hashedMarker ? String(attribute.dropFirst()) : attribute,
-                            blocks: entries[table] ?? 0, bytes: bytes[table] ?? 0,
-                            hashed: attribute.first == StoreLayout.hashedMarker)
-                    }))
+                    textIndexes: textIndexes(of: name, entries: entries, bytes: bytes)))
         }
         return summary
+    }
+
+    /// The full-text indexes `entity` declares, with their blocks and the bytes of their pages.
+    private func textIndexes(of entity: String, entries: [String: Int], bytes: [String: Int]) -> [StoreSummary.TextIndex] {
+        StoreLayout.textTables(of: entity, among: tableNames).map { table in
+            let attribute = String(table.split(separator: "/").last ?? "")
+            let hashed = attribute.first == StoreLayout.hashedMarker
+            return StoreSummary.TextIndex(
+                attribute: hashed ? String(attribute.dropFirst()) : attribute, blocks: entries[table] ?? 0,
+                bytes: bytes[table] ?? 0, hashed: hashed)
+        }
     }
 }
