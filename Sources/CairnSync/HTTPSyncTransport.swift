@@ -66,7 +66,12 @@ public struct HTTPSyncTransport: SyncTransport {
     }
 
     private func send<Answer: SyncWireCodable>(_ request: URLRequest) async throws -> Answer {
-        let (data, response) = try await session.data(for: request)
+        // The request runs in a task of its own, which the caller's cancellation does not reach:
+        // on Linux, cancelling a task awaiting `URLSession.data(for:)` while the answer arrives
+        // deadlocks (the cancellation holds the task's lock and waits for the session's queue,
+        // whose completion waits for that lock). A cancelled sync ends when the request does.
+        let session = session
+        let (data, response) = try await Task.detached { try await session.data(for: request) }.value
         guard let status = (response as? HTTPURLResponse)?.statusCode else {
             throw SyncProtocolError(code: .unavailable, message: "The server's answer was not HTTP.")
         }

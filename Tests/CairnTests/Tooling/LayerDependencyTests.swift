@@ -14,7 +14,7 @@ import Testing
         "Encoding": 0,
         "Schema": 1, "Values": 1, "ModelRuntime": 1,
         "Store": 2, "ChangeLog": 2,
-        "Container": 3, "Context": 3, "Loading": 3, "Fetching": 3, "Aggregating": 3, "Saving": 3, "Freshness": 3,
+        "Container": 3, "Context": 3, "Loading": 3, "Fetching": 3, "Aggregating": 3, "Searching": 3, "Saving": 3, "Freshness": 3,
         "Migration": 3, "Verification": 3,
         "History": 4, "LiveQueries": 4, "Concurrency": 4, "Sync": 4,
         "Inspection": 5, "Macros": 5,
