@@ -42,12 +42,18 @@ enum SearchWorkload {
     /// read the same way (words quoted, so none is taken for an operator).
     static func queries(_ corpus: [(source: String, body: String)]) -> [String] {
         var random = SplitMix(seed: 12)
-        let paragraphs = corpus.map { $0.body.lowercased().split { !$0.isLetter }.map(String.init).filter { $0.count >= 3 && $0.allSatisfy(\.isASCII) } }
+        let paragraphs = corpus.map {
+            $0.body.lowercased().split { !$0.isLetter }.map(String.init).filter {
+                $0.count >= 3 && $0.allSatisfy(\.isASCII)
+            }
+        }
         var frequency: [String: Int] = [:]
         for words in paragraphs { for word in Set(words) { frequency[word, default: 0] += 1 } }
         let byBand = { (range: ClosedRange<Int>) in frequency.filter { range.contains($0.value) }.keys.sorted() }
         let (common, middling, rare) = (byBand(1_000...20_000), byBand(50...999), byBand(2...49))
-        func pick(_ words: [String]) -> String { words.isEmpty ? "linux" : words[Int(random.next() % UInt64(words.count))] }
+        func pick(_ words: [String]) -> String {
+            words.isEmpty ? "linux" : words[Int(random.next() % UInt64(words.count))]
+        }
         func pair() -> (String, String) {
             for _ in 0..<100 {
                 let words = paragraphs[Int(random.next() % UInt64(paragraphs.count))]
@@ -76,7 +82,8 @@ enum SearchWorkload {
 
     static func cairnContainer(_ directory: URL) throws -> ModelContainer {
         try ModelContainer(
-            for: Article.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("Articles.store")))
+            for: Article.self,
+            configurations: ModelConfiguration(url: directory.appendingPathComponent("Articles.store")))
     }
 
     /// Cairn: every paragraph inserted and saved once, the index written in the same commit.
@@ -90,7 +97,8 @@ enum SearchWorkload {
 
     static func grdbQueue(_ directory: URL) throws -> DatabaseQueue {
         try DatabaseQueue(
-            path: directory.appendingPathComponent("articles.sqlite").path, configuration: GRDBSystem.configuration(wal: true))
+            path: directory.appendingPathComponent("articles.sqlite").path,
+            configuration: GRDBSystem.configuration(wal: true))
     }
 
     /// GRDB: every paragraph inserted into an FTS5 table in one transaction.
@@ -98,7 +106,8 @@ enum SearchWorkload {
         let queue = try grdbQueue(directory)
         try queue.write { db in
             try db.execute(
-                sql: "CREATE VIRTUAL TABLE article USING fts5(source UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 2')")
+                sql: "CREATE VIRTUAL TABLE article USING fts5(source UNINDEXED, body, "
+                    + "tokenize = 'unicode61 remove_diacritics 2')")
             let statement = try db.cachedStatement(sql: "INSERT INTO article (source, body) VALUES (?, ?)")
             for paragraph in corpus {
                 statement.setUncheckedArguments([paragraph.source, paragraph.body])
@@ -124,7 +133,8 @@ enum SearchWorkload {
     static func grdbQueries(_ queries: [String], _ queue: DatabaseQueue) throws -> Int {
         try queue.read { db in
             var found = 0
-            let statement = try db.cachedStatement(sql: "SELECT rowid, body FROM article WHERE article MATCH ? ORDER BY rank LIMIT 10")
+            let statement = try db.cachedStatement(
+                sql: "SELECT rowid, body FROM article WHERE article MATCH ? ORDER BY rank LIMIT 10")
             for query in queries {
                 let rows = try Row.fetchCursor(statement, arguments: [query])
                 while let row = try rows.next() { found += (row[1] as String).isEmpty ? 0 : 1 }
@@ -136,7 +146,8 @@ enum SearchWorkload {
     static func runs(_ n: Int) -> [Run] {
         let corpus: [(source: String, body: String)]
         do { corpus = try Self.corpus(n) } catch {
-            FileHandle.standardError.write("W12: no corpus at \(corpusDirectory) (\(error)); install linux-doc-6.1\n".data(using: .utf8)!)
+            FileHandle.standardError.write(
+                "W12: no corpus at \(corpusDirectory) (\(error)); install linux-doc-6.1\n".data(using: .utf8)!)
             return []
         }
         let texts = queries(corpus)

@@ -34,7 +34,9 @@ extension SavePlanner {
         takeovers: [UInt64?]
     ) throws -> [SavePlan.TextChanges] {
         var planned: [ObjectIdentifier: SavePlan.TextChanges] = [:]
-        func changes(_ index: Store.EntityTables.TextIndex, _ body: (inout SavePlan.TextChanges) throws -> Void) rethrows {
+        func changes(
+            _ index: Store.EntityTables.TextIndex, _ body: (inout SavePlan.TextChanges) throws -> Void
+        ) rethrows {
             try body(&planned[ObjectIdentifier(index), default: SavePlan.TextChanges(index: index)])
         }
         try store.read { txn in
@@ -43,7 +45,9 @@ extension SavePlanner {
                 let row = model.persistentModelID.rowID!
                 guard !tables.keys.texts.isEmpty, let stored = try rows.storedRecord(row: row, tables: tables, in: txn)
                 else { continue }
-                for index in tables.keys.texts { try changes(index) { $0.remove(.stored(row), text: try index.text(ofRecord: stored)) } }
+                for index in tables.keys.texts {
+                    try changes(index) { $0.remove(.stored(row), text: try index.text(ofRecord: stored)) }
+                }
             }
             for model in changed {
                 let tables = store.tables(of: model)
@@ -63,7 +67,8 @@ extension SavePlanner {
             for position in 0..<inserted.count where !inserted.tables[position].keys.texts.isEmpty {
                 let (model, tables) = (inserted.models[position], inserted.tables[position])
                 let takenOver =
-                    takeovers.isEmpty ? nil : try takeovers[position].flatMap { try rows.storedRecord(row: $0, tables: tables, in: txn) }
+                    takeovers.isEmpty
+                    ? nil : try takeovers[position].flatMap { try rows.storedRecord(row: $0, tables: tables, in: txn) }
                 for index in tables.keys.texts {
                     let new = index.text(of: model)
                     if let takenOver, let row = takeovers[position] {

@@ -27,7 +27,8 @@ extension ModelContext {
                 model: nil, underlying: "")
         }
         let tables = store.entityTables(of: T.self, for: "search(_:)")
-        let searcher = TextSearcher(tables: tables, indexes: try Self.searchedIndexes(descriptor.attributes, of: tables))
+        let searcher = TextSearcher(
+            tables: tables, indexes: try Self.searchedIndexes(descriptor.attributes, of: tables))
         let matches = try store.read { txn in try searcher.matches(descriptor.query, in: txn) }
         var results: [SearchResult<T>] = []
         let limit = descriptor.fetchLimit ?? .max

@@ -141,6 +141,8 @@ struct TextHighlighter {
             }
         }
         let utf8 = text.utf8
-        return merged.map { utf8.index(utf8.startIndex, offsetBy: $0.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: $0.upperBound) }
+        return merged.map {
+            utf8.index(utf8.startIndex, offsetBy: $0.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: $0.upperBound)
+        }
     }
 }

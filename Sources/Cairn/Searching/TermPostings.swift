@@ -56,7 +56,8 @@ struct TermPostings {
             let group = order[index..<end]
             let merged = keepsPositions ? group.flatMap { positions($0) }.sorted() : []
             joined.append(
-                row, length: lengths[order[index]], frequency: group.reduce(0) { $0 + frequencies[$1] }, positions: merged)
+                row, length: lengths[order[index]], frequency: group.reduce(0) { $0 + frequencies[$1] },
+                positions: merged)
             index = end
         }
         self = joined

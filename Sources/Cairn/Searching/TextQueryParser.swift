@@ -28,7 +28,8 @@ struct TextQueryParser {
         guard !tokens.isEmpty else { throw invalid("has no word to search for") }
         let root = try parseAny()
         guard next == tokens.count else {
-            throw invalid(tokens[next] == .close ? "closes a parenthesis it never opened" : "could not be read to its end")
+            throw invalid(
+                tokens[next] == .close ? "closes a parenthesis it never opened" : "could not be read to its end")
         }
         return root
     }
@@ -123,7 +124,9 @@ struct TextQueryParser {
                 let (phrase, starred) = prefixed(text[start..<end])
                 tokens.append(.quoted(phrase, isPrefix: isPrefix || starred))
             } else {
-                let end = text[index...].firstIndex { $0.isWhitespace || $0 == "(" || $0 == ")" || $0 == "\"" } ?? text.endIndex
+                let end =
+                    text[index...].firstIndex { $0.isWhitespace || $0 == "(" || $0 == ")" || $0 == "\"" }
+                    ?? text.endIndex
                 let word = text[index..<end]
                 index = end
                 switch word {

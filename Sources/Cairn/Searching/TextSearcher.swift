@@ -91,7 +91,8 @@ struct TextSearcher {
                     + "hashes of whole words, not the words. Search for whole words there.",
                 model: nil, underlying: "")
         }
-        let start = word.isPrefix ? PostingLayout.prefixStart(word.term) : PostingLayout.termStart(index.storedTerm(word.term))
+        let start =
+            word.isPrefix ? PostingLayout.prefixStart(word.term) : PostingLayout.termStart(index.storedTerm(word.term))
         var found = TermPostings(keepsPositions: positions)
         var terms = 0
         try txn.withCursor(on: index.table) { cursor in

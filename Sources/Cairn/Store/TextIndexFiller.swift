@@ -59,7 +59,9 @@ struct TextIndexFiller {
                 try built.write(to: index.table, storedTerm: index.storedTerm, resolve: { $0 }, in: txn)
                 // Written even for no text, so the index counts as built at the next open.
                 if built.documents == 0 {
-                    _ = try txn.put(PostingLayout.statistics(documents: 0, tokens: 0), for: PostingLayout.statisticsKey, in: index.table)
+                    _ = try txn.put(
+                        PostingLayout.statistics(documents: 0, tokens: 0), for: PostingLayout.statisticsKey,
+                        in: index.table)
                 }
             }
         }

@@ -17,9 +17,10 @@ import Testing
     }
 
     @Test func wordsFollowUnicodeWordBoundaries() {
-        #expect(Self.terms("Hello, world! It's 3.14 or 1,000 e.g. U.S.A. snake_case") == [
-            "hello", "world", "it's", "3.14", "or", "1,000", "e.g", "u.s.a", "snake_case",
-        ])
+        #expect(
+            Self.terms("Hello, world! It's 3.14 or 1,000 e.g. U.S.A. snake_case") == [
+                "hello", "world", "it's", "3.14", "or", "1,000", "e.g", "u.s.a", "snake_case",
+            ])
         #expect(Self.terms("end. Next: (parens) [x]-y") == ["end", "next", "parens", "x", "y"])
         // A mid-word character joins two letters or two digits, never a letter and a digit.
         #expect(Self.terms("a:b 1:2 a.1 1.a") == ["a:b", "1", "2", "a", "1", "1", "a"])
@@ -49,7 +50,9 @@ import Testing
     @Test func longWordsAreCutAtACharacter() {
         let long = String(repeating: "é", count: 100)
         let term = TextTokenizer.terms(of: long)[0]
-        #expect(term.count <= TextTokenizer.maximumTermLength && String(decoding: term, as: UTF8.self) == String(repeating: "e", count: 100))
+        #expect(
+            term.count <= TextTokenizer.maximumTermLength
+                && String(decoding: term, as: UTF8.self) == String(repeating: "e", count: 100))
         let wide = String(repeating: "ж", count: 100)
         let cut = TextTokenizer.terms(of: wide)[0]
         #expect(cut.count == 128 && String(validating: cut, as: UTF8.self) == String(repeating: "ж", count: 64))

@@ -23,11 +23,16 @@ import Testing
             for: Schema([SearchNote.self]), configurations: ModelConfiguration(url: url, encryption: encryption))
         let context = ModelContext(container)
         let notes = [
-            SearchNote("swift", title: "Swift Data and Core Data", body: "Core Data predates Swift Data by many years."),
-            SearchNote("lmdb", title: "LMDB internals", body: "A B+tree over a memory map; copy-on-write pages.", folder: "work"),
+            SearchNote(
+                "swift", title: "Swift Data and Core Data", body: "Core Data predates Swift Data by many years."),
+            SearchNote(
+                "lmdb", title: "LMDB internals", body: "A B+tree over a memory map; copy-on-write pages.",
+                folder: "work"),
             SearchNote("cafe", title: "Café list", body: "The CAFÉ on the corner can’t be beaten.", folder: "home"),
             SearchNote("tokyo", title: "東京都の地図", body: nil),
-            SearchNote("swiftui", title: "SwiftUI previews", body: "Previews need a model container; Swift Data gives one.", folder: "work"),
+            SearchNote(
+                "swiftui", title: "SwiftUI previews", body: "Previews need a model container; Swift Data gives one.",
+                folder: "work"),
             SearchNote("empty", title: "", body: ""),
         ]
         for note in notes { context.insert(note) }
@@ -35,8 +40,10 @@ import Testing
         return (container, ModelContext(container))
     }
 
-    static func slugs(_ context: ModelContext, _ query: String, in attributes: [PartialKeyPath<SearchNote>]? = nil,
-                      predicate: Predicate<SearchNote>? = nil, limit: Int? = nil) throws -> [String] {
+    static func slugs(
+        _ context: ModelContext, _ query: String, in attributes: [PartialKeyPath<SearchNote>]? = nil,
+        predicate: Predicate<SearchNote>? = nil, limit: Int? = nil
+    ) throws -> [String] {
         try context.search(
             SearchDescriptor<SearchNote>(try TextQuery(query), in: attributes, predicate: predicate, fetchLimit: limit)
         ).map(\.model.slug)
@@ -93,9 +100,11 @@ import Testing
 
     @Test func savesKeepTheIndexCurrent() throws {
         let (container, context) = try Self.notes()
-        let lmdb = try #require(try context.fetch(FetchDescriptor<SearchNote>(predicate: #Predicate { $0.slug == "lmdb" })).first)
+        let lmdb = try #require(
+            try context.fetch(FetchDescriptor<SearchNote>(predicate: #Predicate { $0.slug == "lmdb" })).first)
         lmdb.body = "Now about SQLite instead."
-        let cafe = try #require(try context.fetch(FetchDescriptor<SearchNote>(predicate: #Predicate { $0.slug == "cafe" })).first)
+        let cafe = try #require(
+            try context.fetch(FetchDescriptor<SearchNote>(predicate: #Predicate { $0.slug == "cafe" })).first)
         context.delete(cafe)
         try context.save()
         let fresh = ModelContext(container)
@@ -118,7 +127,8 @@ import Testing
         let context = ModelContext(container)
         var notes: [SearchNote] = []
         for number in 0..<3_000 {
-            let note = SearchNote("n\(number)", title: "common title \(number)", body: number % 2 == 0 ? "even common" : nil)
+            let note = SearchNote(
+                "n\(number)", title: "common title \(number)", body: number % 2 == 0 ? "even common" : nil)
             context.insert(note)
             notes.append(note)
         }
@@ -136,7 +146,9 @@ import Testing
         #expect(found.map(\.model.slug).sorted() == expected.map { "n\($0)" }.sorted())
         let even = try fresh.search(SearchDescriptor<SearchNote>(try TextQuery("even common")))
         #expect(even.count == (0..<3_000).filter { $0 % 2 == 0 && $0 % 7 != 0 }.count)
-        #expect(try fresh.search(SearchDescriptor<SearchNote>(try TextQuery("changed"))).count == (0..<3_000).filter { $0 % 7 != 0 && $0 % 11 == 0 }.count)
+        #expect(
+            try fresh.search(SearchDescriptor<SearchNote>(try TextQuery("changed"))).count
+                == (0..<3_000).filter { $0 % 7 != 0 && $0 % 11 == 0 }.count)
         #expect(try container.verify().problems.isEmpty)
     }
 
@@ -195,20 +207,28 @@ enum MemoSchemaV2: VersionedSchema {
             try context.save()
         }
         func search(_ query: String) throws -> [String] {
-            let container = try ModelContainer(for: Schema(versionedSchema: MemoSchemaV2.self), configurations: configuration)
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: MemoSchemaV2.self), configurations: configuration)
             #expect(try container.verify().problems.isEmpty)
             let context = ModelContext(container)
-            return try context.search(SearchDescriptor<MemoSchemaV2.Memo>(try TextQuery(query))).map(\.model.text).sorted()
+            return try context.search(SearchDescriptor<MemoSchemaV2.Memo>(try TextQuery(query))).map(\.model.text)
+                .sorted()
         }
         #expect(try search("milk") == ["buy milk", "milk and honey"])
         let logged = LogCapture.messages.map(\.text).filter { $0.contains("full-text index of Memo.text") }
-        #expect(logged.contains { $0.contains("from 4 stored rows") } && logged.contains { $0.hasPrefix("Built") }, "\(logged)")
+        #expect(
+            logged.contains { $0.contains("from 4 stored rows") } && logged.contains { $0.hasPrefix("Built") },
+            "\(logged)")
 
         // Without the index, a save changes the text; with it again, the index holds the new text.
         do {
-            let container = try ModelContainer(for: Schema(versionedSchema: MemoSchemaV1.self), configurations: configuration)
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: MemoSchemaV1.self), configurations: configuration)
             let context = ModelContext(container)
-            let bank = try #require(try context.fetch(FetchDescriptor<MemoSchemaV1.Memo>(predicate: #Predicate { $0.text == "call the bank" })).first)
+            let bank = try #require(
+                try context.fetch(
+                    FetchDescriptor<MemoSchemaV1.Memo>(predicate: #Predicate { $0.text == "call the bank" })
+                ).first)
             bank.text = "call the milkman"
             try context.save()
         }

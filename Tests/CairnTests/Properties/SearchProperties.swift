@@ -36,7 +36,9 @@ struct SearchReference {
         case .all(let nodes):
             return nodes.dropFirst().reduce(scores(nodes[0])) { found, node in
                 let other = scores(node)
-                return found.filter { other[$0.key] != nil }.reduce(into: [:]) { $0[$1.key] = $1.value + other[$1.key]! }
+                return found.filter { other[$0.key] != nil }.reduce(into: [:]) {
+                    $0[$1.key] = $1.value + other[$1.key]!
+                }
             }
         case .any(let nodes):
             return nodes.map(scores).reduce([:]) { $0.merging($1, uniquingKeysWith: +) }
@@ -105,7 +107,8 @@ struct SearchReference {
         await propertyCheck(count: PropertyScale.count(30), input: input) { count, seed in
             var random = SeededGenerator(seed: UInt64(seed))
             let url = URL(fileURLWithPath: TemporaryDirectory().child("Props.store"))
-            let container = try ModelContainer(for: Schema([PropDoc.self]), configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema([PropDoc.self]), configurations: ModelConfiguration(url: url))
             let context = ModelContext(container)
             var saved: [Int: (String, String?)] = [:]
             var docs: [Int: PropDoc] = [:]
@@ -145,7 +148,9 @@ struct SearchReference {
                 let shape = "\(text) limit \(limit.map(String.init) ?? "-") grouped \(grouped) [seed \(seed)]"
                 #expect(found.count == min(limit ?? .max, ranked.count), "\(shape)")
                 for (result, wanted) in zip(found, ranked) {
-                    #expect(abs(result.score - wanted.value) < 1e-9, "\(result.model.key) \(result.score) vs \(wanted): \(shape)")
+                    #expect(
+                        abs(result.score - wanted.value) < 1e-9,
+                        "\(result.model.key) \(result.score) vs \(wanted): \(shape)")
                 }
                 // Ties may come in either order: compare the keys found with the keys of those scores.
                 if limit == nil { #expect(Set(found.map(\.model.key)) == Set(expected.keys), "\(shape)") }

@@ -46,7 +46,9 @@ enum PostingLayout {
     /// The term and first row of a block key.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when the key is not a block key.
-    static func parseBlockKey(_ key: UnsafeRawBufferPointer, table: Table) throws(StorageError) -> (term: UnsafeRawBufferPointer, firstRow: UInt64) {
+    static func parseBlockKey(
+        _ key: UnsafeRawBufferPointer, table: Table
+    ) throws(StorageError) -> (term: UnsafeRawBufferPointer, firstRow: UInt64) {
         guard key.count >= 10, key[0] == termMarker, key[key.count - 9] == 0 else {
             throw EntryLayout.damaged(table: table, key: key, "has a key that is not a term's block")
         }
@@ -80,7 +82,9 @@ enum PostingLayout {
     /// Reads a statistics value.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when it is damaged.
-    static func parseStatistics(_ value: UnsafeRawBufferPointer, table: Table) throws(StorageError) -> (documents: Int, tokens: Int) {
+    static func parseStatistics(
+        _ value: UnsafeRawBufferPointer, table: Table
+    ) throws(StorageError) -> (documents: Int, tokens: Int) {
         let body = try statisticsKey.withUnsafeBytes { key in
             Result { () throws(StorageError) in try checkedBody(value, key: key, table: table) }
         }.get()
@@ -89,7 +93,8 @@ enum PostingLayout {
             let tokens = Varint.read(body, at: &index, end: body.count), index == body.count,
             documents <= UInt64(Int.max), tokens <= UInt64(Int.max)
         else {
-            throw EntryLayout.damaged(table: table, key: UnsafeRawBufferPointer(start: nil, count: 0), "has damaged statistics")
+            throw EntryLayout.damaged(
+                table: table, key: UnsafeRawBufferPointer(start: nil, count: 0), "has damaged statistics")
         }
         return (Int(documents), Int(tokens))
     }
@@ -137,7 +142,9 @@ struct PostingReader {
     /// A reader of the block `value` stored under `key`, whose first row is `firstRow`.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when the checksum does not match.
-    init(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, firstRow: UInt64, table: Table) throws(StorageError) {
+    init(
+        _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, firstRow: UInt64, table: Table
+    ) throws(StorageError) {
         body = try PostingLayout.checkedBody(value, key: key, table: table)
         self.table = table
         row = firstRow
@@ -198,6 +205,7 @@ struct PostingReader {
     }
 
     private func damaged() -> StorageError {
-        EntryLayout.damaged(table: table, key: UnsafeRawBufferPointer(start: nil, count: 0), "has a damaged block of postings")
+        EntryLayout.damaged(
+            table: table, key: UnsafeRawBufferPointer(start: nil, count: 0), "has a damaged block of postings")
     }
 }

@@ -40,12 +40,14 @@ struct PostingWriter {
         let highest = max(removed.last ?? 0, added.isEmpty ? 0 : added.row(added.count - 1))
         let isNew = lastKey.map { PostingLayout.termStart(term).lexicographicallyPrecedes($0) == false } ?? true
         let old =
-            isNew ? (blocks: [], postings: PostingList()) : try oldBlocks(of: term, from: lowest, through: highest, in: txn)
+            isNew
+            ? (blocks: [], postings: PostingList()) : try oldBlocks(of: term, from: lowest, through: highest, in: txn)
         let blocks: [(key: [UInt8], value: [UInt8])]
         if old.postings.isEmpty {
             blocks = Self.blocks(term: term, of: added)
         } else {
-            blocks = Self.blocks(term: term, of: PostingRun(list: Self.merge(old.postings, removing: removed, adding: added)))
+            blocks = Self.blocks(
+                term: term, of: PostingRun(list: Self.merge(old.postings, removing: removed, adding: added)))
         }
         for (key, _) in old.blocks where !blocks.contains(where: { $0.key == key }) {
             _ = try txn.delete(key, in: table)
@@ -88,7 +90,9 @@ struct PostingWriter {
     /// A table's statistics: the documents it indexes and their tokens (both 0 for an empty table).
     ///
     /// - Throws: `StorageError` `.damagedRecord` when they are damaged.
-    static func statistics(of table: Table, in txn: borrowing some StorageTransaction & ~Copyable) throws -> (documents: Int, tokens: Int) {
+    static func statistics(
+        of table: Table, in txn: borrowing some StorageTransaction & ~Copyable
+    ) throws -> (documents: Int, tokens: Int) {
         try txn.withValue(for: PostingLayout.statisticsKey, in: table) { value throws(StorageError) in
             try PostingLayout.parseStatistics(value, table: table)
         } ?? (0, 0)

@@ -15,9 +15,9 @@ import CairnStorage
 /// ```
 struct TextIndexChanges {
     private var terms = TermTable()
-    /// The postings added, by term number: each its row (8 bytes, little-endian) and its rest
-    /// as a block stores it (``PostingList/append(row:length:positions:)``). One array per term,
-    /// so a term's postings lie together when its blocks are written.
+    /// The postings added, by term number, as ``PostingList/encode(row:length:positions:into:)``
+    /// writes them: each its row and its rest. One array per term, so a term's postings lie
+    /// together when its blocks are written.
     private var additions: [[UInt8]] = []
     private var additionBytes = 0
     /// The postings removed: their terms and rows.
@@ -34,8 +34,6 @@ struct TextIndexChanges {
     private var counts: [Int] = []
     /// The text's positions, grouped by term in the order of ``distinct``.
     private var grouped: [UInt32] = []
-
-    var isEmpty: Bool { terms.count == 0 && documents == 0 && tokens == 0 }
 
     /// About how many bytes the write puts: the postings with their row deltas, a block key
     /// and an entry's overhead per term, and room for blocks rewritten around them.
@@ -54,7 +52,8 @@ struct TextIndexChanges {
             for term in distinct {
                 let end = counts[term]
                 let before = additions[term].count
-                PostingList.encode(row: row, length: length, positions: UnsafeBufferPointer(rebasing: grouped[start..<end]), into: &additions[term])
+                let positions = UnsafeBufferPointer(rebasing: grouped[start..<end])
+                PostingList.encode(row: row, length: length, positions: positions, into: &additions[term])
                 additionBytes += additions[term].count - before
                 counts[term] = 0
                 start = end
@@ -97,8 +96,8 @@ struct TextIndexChanges {
         try writer.addStatistics(documents: documents, tokens: tokens, in: txn)
     }
 
-    /// The positions of `terms`' entries grouped by term number, each group in its order (a
-    /// counting sort), with where each term's group starts.
+    /// The positions in `postingTerms` grouped by the term number there, each group in its order
+    /// (a counting sort over `terms` numbers), with where each term's group starts.
     private static func grouped(_ postingTerms: [Int32], terms: Int) -> (order: [Int], starts: [Int]) {
         var starts = [Int](repeating: 0, count: terms + 1)
         for term in postingTerms { starts[Int(term) + 1] += 1 }

@@ -133,7 +133,9 @@ enum TextTokenizer {
                     end += nextLength
                 } else if next == .extend || next == .format {
                     end += nextLength
-                } else if next == .midLetter || next == .midNumber || next == .midNumberLetter, end + nextLength < bytes.count {
+                } else if next == .midLetter || next == .midNumber || next == .midNumberLetter,
+                    end + nextLength < bytes.count
+                {
                     let (after, afterLength) = classify(at: end + nextLength)
                     let joinsLetters = last == .letter && after == .letter && next != .midNumber
                     let joinsDigits = last == .digit && after == .digit && next != .midLetter
