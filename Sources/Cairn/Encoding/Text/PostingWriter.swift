@@ -38,7 +38,7 @@ struct PostingWriter {
         guard !removed.isEmpty || !added.isEmpty else { return }
         let lowest = min(removed.first ?? .max, added.isEmpty ? .max : added.row(0))
         let highest = max(removed.last ?? 0, added.isEmpty ? 0 : added.row(added.count - 1))
-        let isNew = lastKey.map { PostingLayout.termStart(term).lexicographicallyPrecedes($0) == false } ?? true
+        let isNew = isPastLastKey(term)
         let old =
             isNew
             ? (blocks: [], postings: PostingList()) : try oldBlocks(of: term, from: lowest, through: highest, in: txn)
@@ -135,29 +135,94 @@ struct PostingWriter {
         }
     }
 
+    /// Whether every key of `term` sorts after every key the table held when the writer began:
+    /// a term with no block there.
+    func isPastLastKey(_ term: [UInt8]) -> Bool {
+        lastKey.map { !PostingLayout.termStart(term).lexicographicallyPrecedes($0) } ?? true
+    }
+
+    /// Writes the postings of a term with no block yet (``isPastLastKey(_:)``) straight from
+    /// `encoded` (``PostingList/encode(row:length:positions:into:)``), their rows mapped by
+    /// `resolve`, with no list made: the common case of a large save. `false`, with nothing
+    /// written, when the rows it resolves to do not ascend.
+    mutating func addNew(
+        term: [UInt8], encoded: [UInt8], resolve: (UInt64) throws -> UInt64, in txn: borrowing WriteTransaction
+    ) throws -> Bool {
+        var builder = BlockBuilder(term: term)
+        let ascending = try encoded.withUnsafeBufferPointer { source in
+            var index = 0
+            while index + 8 <= source.count {
+                let raw = UnsafeRawBufferPointer(source).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let row = try resolve(UInt64(littleEndian: raw))
+                let start = index + 8
+                index = start
+                let bytes = UnsafeRawBufferPointer(source)
+                _ = Varint.read(bytes, at: &index, end: source.count)
+                let frequency = Varint.read(bytes, at: &index, end: source.count) ?? 0
+                for _ in 0..<frequency { _ = Varint.read(bytes, at: &index, end: source.count) }
+                guard builder.add(row: row, rest: UnsafeBufferPointer(rebasing: source[start..<index])) else {
+                    return false
+                }
+            }
+            return true
+        }
+        guard ascending else { return false }
+        for block in builder.finish() {
+            if appending, try txn.put(block.value, for: block.key, in: table, options: .append) { continue }
+            appending = false
+            _ = try txn.put(block.value, for: block.key, in: table)
+        }
+        return true
+    }
+
     /// The postings of `run` as blocks of up to ``PostingLayout/blockCapacity`` bytes, each keyed
     /// by its first row.
     private static func blocks(term: [UInt8], of run: PostingRun) -> [(key: [UInt8], value: [UInt8])] {
-        var blocks: [(key: [UInt8], value: [UInt8])] = []
-        var value: [UInt8] = []
-        value.reserveCapacity(PostingLayout.blockCapacity + 64)
-        var (start, previous) = (0, UInt64(0))
-        func close(at end: Int) {
-            let key = PostingLayout.blockKey(term: term, firstRow: run.row(start))
-            blocks.append((key, PostingLayout.block(count: end - start, body: value, key: key)))
-            start = end
-            value.removeAll(keepingCapacity: true)
-        }
+        var builder = BlockBuilder(term: term)
         run.list.bytes.withUnsafeBufferPointer { bytes in
             for index in 0..<run.count {
-                if value.count >= PostingLayout.blockCapacity { close(at: index) }
-                let row = run.row(index)
-                Varint.append(value.isEmpty ? 0 : row &- previous, to: &value)
-                value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run.list.restRange(run.order[index])]))
-                previous = row
+                _ = builder.add(
+                    row: run.row(index),
+                    rest: UnsafeBufferPointer(rebasing: bytes[run.list.restRange(run.order[index])]))
             }
         }
-        if start < run.count { close(at: run.count) }
+        return builder.finish()
+    }
+}
+
+/// Cuts one term's postings, given in row order, into blocks of up to
+/// ``PostingLayout/blockCapacity`` bytes, each keyed by its first row.
+private struct BlockBuilder {
+    let term: [UInt8]
+    private var blocks: [(key: [UInt8], value: [UInt8])] = []
+    private var body: [UInt8] = []
+    private var (count, first, previous) = (0, UInt64(0), UInt64(0))
+
+    init(term: [UInt8]) {
+        self.term = term
+        body.reserveCapacity(PostingLayout.blockCapacity + 64)
+    }
+
+    /// Adds a posting; `false`, adding nothing, when its row does not follow the last one's.
+    mutating func add(row: UInt64, rest: UnsafeBufferPointer<UInt8>) -> Bool {
+        if count > 0 && row <= previous { return false }
+        if body.count >= PostingLayout.blockCapacity { close() }
+        if count == 0 { first = row }
+        Varint.append(count == 0 ? 0 : row &- previous, to: &body)
+        body.append(contentsOf: rest)
+        (count, previous) = (count + 1, row)
+        return true
+    }
+
+    mutating func finish() -> [(key: [UInt8], value: [UInt8])] {
+        if count > 0 { close() }
         return blocks
+    }
+
+    private mutating func close() {
+        let key = PostingLayout.blockKey(term: term, firstRow: first)
+        blocks.append((key, PostingLayout.block(count: count, body: body, key: key)))
+        count = 0
+        body.removeAll(keepingCapacity: true)
     }
 }
