@@ -111,7 +111,7 @@ public struct SimpleUserValues: Sendable {
 }
 
 /// SplitMix64's output function: a well-mixed 64-bit value for each input.
-private func mixed(_ value: UInt64) -> UInt64 {
+public func mixed(_ value: UInt64) -> UInt64 {
     var z = value &+ 0x9E37_79B9_7F4A_7C15
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

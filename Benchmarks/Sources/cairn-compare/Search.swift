@@ -143,6 +143,25 @@ enum SearchWorkload {
         }
     }
 
+    /// A run of the queries against a store built the first time it runs, reporting the
+    /// results found (the two systems' counts should be close).
+    static func queryRun<Opened>(
+        _ system: String, count: Int, build: @escaping () throws -> Opened, query: @escaping (Opened) throws -> Int
+    ) -> Run {
+        var store: Opened?
+        return Run(workload: "W12", system: system, n: count) {
+            let built = try store ?? build()
+            store = built
+            var found = 0
+            let figure = try measure {
+                found = try query(built)
+                return count
+            }
+            FileHandle.standardError.write("W12 \(system): \(found) results\n".data(using: .utf8)!)
+            return figure
+        }
+    }
+
     static func runs(_ n: Int) -> [Run] {
         let corpus: [(source: String, body: String)]
         do { corpus = try Self.corpus(n) } catch {
@@ -152,8 +171,6 @@ enum SearchWorkload {
         }
         let texts = queries(corpus)
         let parsed = texts.compactMap { try? TextQuery($0) }
-        var cairn: ModelContainer?
-        var grdb: DatabaseQueue?
         return [
             Run(workload: "W12", system: "Cairn insert + save, full-text index", n: corpus.count) {
                 let directory = scratchDirectory("w12-cairn-build")
@@ -163,49 +180,30 @@ enum SearchWorkload {
                 let directory = scratchDirectory("w12-grdb-build")
                 return try measure { try grdbBuild(corpus, into: directory) }
             },
-            Run(workload: "W12", system: "Cairn search, 10 best", n: texts.count) {
-                if cairn == nil {
-                    let directory = scratchDirectory("w12-cairn")
-                    _ = try cairnBuild(corpus, into: directory)
-                    cairn = try cairnContainer(directory)
-                }
-                let container = cairn!
-                var found = 0
-                let figure = try measure {
-                    found = try cairnQueries(parsed, container)
-                    return texts.count
-                }
-                FileHandle.standardError.write("W12 Cairn: \(found) results\n".data(using: .utf8)!)
-                return figure
+            queryRun("Cairn search, 10 best", count: texts.count) {
+                let directory = scratchDirectory("w12-cairn")
+                _ = try cairnBuild(corpus, into: directory)
+                return try cairnContainer(directory)
+            } query: {
+                try cairnQueries(parsed, $0)
             },
-            Run(workload: "W12", system: "GRDB FTS5 MATCH, 10 best by rank (WAL)", n: texts.count) {
-                if grdb == nil {
-                    let directory = scratchDirectory("w12-grdb")
-                    _ = try grdbBuild(corpus, into: directory)
-                    grdb = try grdbQueue(directory)
-                }
-                let queue = grdb!
-                var found = 0
-                let figure = try measure {
-                    found = try grdbQueries(texts, queue)
-                    return texts.count
-                }
-                FileHandle.standardError.write("W12 GRDB: \(found) results\n".data(using: .utf8)!)
-                return figure
+            queryRun("GRDB FTS5 MATCH, 10 best by rank (WAL)", count: texts.count) {
+                let directory = scratchDirectory("w12-grdb")
+                _ = try grdbBuild(corpus, into: directory)
+                return try grdbQueue(directory)
+            } query: {
+                try grdbQueries(texts, $0)
             },
         ]
     }
 }
 
-/// A small seeded generator, so the queries are the same in every run.
+/// SplitMix64 (``mixed(_:)``, the models' mix) from a seed, so the queries are the same in every run.
 struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        defer { state &+= 0x9E37_79B9_7F4A_7C15 }
+        return mixed(state)
     }
 }

@@ -106,12 +106,48 @@ package enum EntryLayout {
     /// ```
     /// - Returns: `payload.count + 4` bytes.
     package static func metaValue(_ payload: [UInt8], key: [UInt8]) -> [UInt8] {
+        var bytes = payload
+        appendChecksum(to: &bytes, key: key)
+        return bytes
+    }
+
+    /// Appends to `payload` the CRC-32C of `key` and `payload` (little-endian): the checksum
+    /// that `meta` values and full-text values end with.
+    ///
+    /// ```swift
+    /// var value = payload
+    /// EntryLayout.appendChecksum(to: &value, key: key)
+    /// ```
+    package static func appendChecksum(to payload: inout [UInt8], key: [UInt8]) {
         var crc = CRC32C()
         crc.update(key)
         crc.update(payload)
-        var bytes = payload + [UInt8](repeating: 0, count: checksumSize)
-        storeLittleEndian(crc.value, into: &bytes, at: payload.count)
-        return bytes
+        withUnsafeBytes(of: crc.value.littleEndian) { payload.append(contentsOf: $0) }
+    }
+
+    /// The bytes of a value before the checksum ``appendChecksum(to:key:)`` wrote, once it
+    /// matches `key` and them.
+    ///
+    /// ```swift
+    /// let payload = try EntryLayout.checkedPayload(value, key: key, table: table)
+    /// ```
+    /// - Throws: `StorageError` `.damagedRecord`, naming the table and key, when the value is
+    ///   shorter than a checksum or the checksum does not match.
+    package static func checkedPayload(
+        _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, table: Table
+    ) throws(StorageError) -> UnsafeRawBufferPointer {
+        guard value.count >= checksumSize else {
+            throw damaged(table: table, key: key, "has a value too short for its checksum")
+        }
+        let end = value.count - checksumSize
+        let payload = UnsafeRawBufferPointer(rebasing: value[..<end])
+        var crc = CRC32C()
+        crc.update(key)
+        crc.update(payload)
+        guard loadLittleEndian32(value, at: end) == crc.value else {
+            throw damaged(table: table, key: key, "has a value whose checksum does not match")
+        }
+        return payload
     }
 
     /// The payload of a stored `meta` value, after checking its checksum.
@@ -353,10 +389,6 @@ package enum EntryLayout {
     }
 
     // MARK: Bytes
-
-    private static func storeLittleEndian(_ value: UInt32, into bytes: inout [UInt8], at offset: Int) {
-        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
-    }
 
     // Callers have checked the size; byte-wise assembly never reads past `offset + 8`.
     private static func loadBigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {

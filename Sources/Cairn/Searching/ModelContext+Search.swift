@@ -33,7 +33,8 @@ extension ModelContext {
         var results: [SearchResult<T>] = []
         let limit = descriptor.fetchLimit ?? .max
         let phrases = descriptor.query.soughtPhrases
-        for position in matches.ranked() where results.count < limit {
+        for position in matches.ranked() {
+            guard results.count < limit else { break }
             let row = matches.rows[position]
             let id = PersistentIdentifier(
                 entity: tables.concrete(forRow: row).entityName, store: store.internedIdentifier, rowID: row)

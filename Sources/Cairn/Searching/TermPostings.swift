@@ -46,6 +46,8 @@ struct TermPostings {
     /// Puts the rows of several terms (a prefix's) in order, one posting per row: frequencies
     /// added, positions merged in order.
     mutating func joinRows() {
+        // One term's rows ascend, each once: nothing to join.
+        guard zip(rows, rows.dropFirst()).contains(where: { $0 >= $1 }) else { return }
         let order = rows.indices.sorted { rows[$0] != rows[$1] ? rows[$0] < rows[$1] : $0 < $1 }
         var joined = TermPostings(keepsPositions: keepsPositions)
         var index = 0

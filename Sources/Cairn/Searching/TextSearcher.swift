@@ -94,22 +94,17 @@ struct TextSearcher {
         let start =
             word.isPrefix ? PostingLayout.prefixStart(word.term) : PostingLayout.termStart(index.storedTerm(word.term))
         var found = TermPostings(keepsPositions: positions)
-        var terms = 0
         try txn.withCursor(on: index.table) { cursor in
             var positioned = try cursor.seek(atLeast: start)
-            var lastTerm: [UInt8] = []
             while positioned, cursor.current.key.starts(with: start) {
                 let (key, value) = cursor.current
-                let (term, firstRow) = try PostingLayout.parseBlockKey(key, table: index.table)
-                if !term.elementsEqual(lastTerm) {
-                    (terms, lastTerm) = (terms + 1, Array(term))
-                }
+                let (_, firstRow) = try PostingLayout.parseBlockKey(key, table: index.table)
                 var reader = try PostingReader(value, key: key, firstRow: firstRow, table: index.table)
                 try found.read(&reader)
                 positioned = try cursor.next()
             }
         }
-        if terms > 1 { found.joinRows() }
+        if word.isPrefix { found.joinRows() }
         return found
     }
 }

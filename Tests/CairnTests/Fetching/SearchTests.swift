@@ -152,6 +152,21 @@ import Testing
         #expect(try container.verify().problems.isEmpty)
     }
 
+    /// A word past every term the index held (so its blocks are cut straight from the postings
+    /// gathered), given by inserts that take stored rows over in descending row order and by a
+    /// new row between them: the postings are put in row order first.
+    @Test func aNewWordFromTakeoversInAnyRowOrderIsFound() throws {
+        let (container, context) = try Self.notes()
+        for slug in ["swiftui", "fresh", "lmdb"] {
+            context.insert(SearchNote(slug, title: "Taken over by 龘", body: nil))
+        }
+        try context.save()
+        let fresh = ModelContext(container)
+        let found = try fresh.search(SearchDescriptor<SearchNote>(try TextQuery("龘")))
+        #expect(found.map(\.model.slug).sorted() == ["fresh", "lmdb", "swiftui"])
+        #expect(try Self.slugs(fresh, "previews").isEmpty)
+    }
+
     @Test func badQueriesAndUnindexedAttributesAreTypedErrors() throws {
         let (_, context) = try Self.notes()
         for text in ["\"open", "(swift", "swift)", "OR swift", "swift NOT", "", "  ", "***"] {

@@ -52,8 +52,8 @@ enum PostingLayout {
         guard key.count >= 10, key[0] == termMarker, key[key.count - 9] == 0 else {
             throw EntryLayout.damaged(table: table, key: key, "has a key that is not a term's block")
         }
-        var row: UInt64 = 0
-        for byte in key[(key.count - 8)...] { row = row << 8 | UInt64(byte) }
+        // The length was checked: eight bytes are there.
+        let row = EntryLayout.bigEndianUInt64(in: key, at: key.count - 8) ?? 0
         return (UnsafeRawBufferPointer(rebasing: key[1..<(key.count - 9)]), row)
     }
 
@@ -66,7 +66,7 @@ enum PostingLayout {
         value.reserveCapacity(body.count + 8)
         Varint.append(UInt64(count), to: &value)
         value.append(contentsOf: body)
-        appendChecksum(to: &value, key: key)
+        EntryLayout.appendChecksum(to: &value, key: key)
         return value
     }
 
@@ -75,7 +75,7 @@ enum PostingLayout {
         var value: [UInt8] = []
         Varint.append(UInt64(max(documents, 0)), to: &value)
         Varint.append(UInt64(max(tokens, 0)), to: &value)
-        appendChecksum(to: &value, key: key)
+        EntryLayout.appendChecksum(to: &value, key: key)
         return value
     }
 
@@ -86,43 +86,16 @@ enum PostingLayout {
         _ value: UnsafeRawBufferPointer, table: Table
     ) throws(StorageError) -> (documents: Int, tokens: Int) {
         let body = try statisticsKey.withUnsafeBytes { key in
-            Result { () throws(StorageError) in try checkedBody(value, key: key, table: table) }
+            Result { () throws(StorageError) in try EntryLayout.checkedPayload(value, key: key, table: table) }
         }.get()
         var index = 0
         guard let documents = Varint.read(body, at: &index, end: body.count),
             let tokens = Varint.read(body, at: &index, end: body.count), index == body.count,
             documents <= UInt64(Int.max), tokens <= UInt64(Int.max)
         else {
-            throw EntryLayout.damaged(
-                table: table, key: UnsafeRawBufferPointer(start: nil, count: 0), "has damaged statistics")
+            throw statisticsKey.withUnsafeBytes { EntryLayout.damaged(table: table, key: $0, "has damaged statistics") }
         }
         return (Int(documents), Int(tokens))
-    }
-
-    /// A value's bytes before its checksum, once the checksum over `key` and them matches.
-    static func checkedBody(
-        _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, table: Table
-    ) throws(StorageError) -> UnsafeRawBufferPointer {
-        guard value.count >= EntryLayout.checksumSize else {
-            throw EntryLayout.damaged(table: table, key: key, "has a value too short for its checksum")
-        }
-        let body = UnsafeRawBufferPointer(rebasing: value[..<(value.count - EntryLayout.checksumSize)])
-        var crc = CRC32C()
-        crc.update(key)
-        crc.update(body)
-        var stored: UInt32 = 0
-        for (shift, byte) in value[(value.count - 4)...].enumerated() { stored |= UInt32(byte) << (8 * shift) }
-        guard stored == crc.value else {
-            throw EntryLayout.damaged(table: table, key: key, "has a value whose checksum does not match")
-        }
-        return body
-    }
-
-    private static func appendChecksum(to value: inout [UInt8], key: [UInt8]) {
-        var crc = CRC32C()
-        crc.update(key)
-        crc.update(value)
-        withUnsafeBytes(of: crc.value.littleEndian) { value.append(contentsOf: $0) }
     }
 }
 
@@ -134,6 +107,8 @@ enum PostingLayout {
 /// ```
 struct PostingReader {
     private let body: UnsafeRawBufferPointer
+    /// The block's key, which a damage report names (valid while the block is).
+    private let key: UnsafeRawBufferPointer
     private let table: Table
     private var index = 0
     private var remaining: UInt64
@@ -145,7 +120,8 @@ struct PostingReader {
     init(
         _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, firstRow: UInt64, table: Table
     ) throws(StorageError) {
-        body = try PostingLayout.checkedBody(value, key: key, table: table)
+        body = try EntryLayout.checkedPayload(value, key: key, table: table)
+        self.key = key
         self.table = table
         row = firstRow
         var start = 0
@@ -205,7 +181,6 @@ struct PostingReader {
     }
 
     private func damaged() -> StorageError {
-        EntryLayout.damaged(
-            table: table, key: UnsafeRawBufferPointer(start: nil, count: 0), "has a damaged block of postings")
+        EntryLayout.damaged(table: table, key: key, "has a damaged block of postings")
     }
 }

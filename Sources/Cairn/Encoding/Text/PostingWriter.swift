@@ -12,7 +12,7 @@ import CairnStorage
 ///
 /// ```swift
 /// var writer = try PostingWriter(table: table, in: txn)
-/// try writer.apply(term: term, removing: [12], adding: postings, in: txn)
+/// try writer.apply(term: term, removing: [12], adding: gathered, resolve: { $0 }, in: txn)
 /// try writer.addStatistics(documents: 1, tokens: 8, in: txn)
 /// ```
 struct PostingWriter {
@@ -28,32 +28,54 @@ struct PostingWriter {
         lastKey = try txn.withCursor(on: table) { cursor in try cursor.last() ? Array(cursor.current.key) : nil }
     }
 
-    /// Removes `term`'s postings of the rows in `removed` (ascending) and adds those of `added`
-    /// (rows ascending, none twice; a row in both is replaced).
+    /// Removes `term`'s postings of the rows in `removed` (ascending) and adds those gathered in
+    /// `encoded` (``PostingList/encode(row:length:positions:into:)``, none twice), their rows
+    /// mapped by `resolve`; a row in both is replaced. A term with no block yet, and nothing
+    /// removed, is cut into blocks straight from `encoded` when its rows ascend, with no list made:
+    /// the common case of a large save.
     ///
-    /// - Throws: `StorageError` when a block read is damaged or the write fails.
+    /// - Throws: `StorageError` when a block read is damaged or the write fails; what `resolve` throws.
     mutating func apply(
-        term: [UInt8], removing removed: [UInt64], adding added: PostingRun, in txn: borrowing WriteTransaction
+        term: [UInt8], removing removed: [UInt64], adding encoded: [UInt8], resolve: (UInt64) throws -> UInt64,
+        in txn: borrowing WriteTransaction
     ) throws {
-        guard !removed.isEmpty || !added.isEmpty else { return }
-        let lowest = min(removed.first ?? .max, added.isEmpty ? .max : added.row(0))
-        let highest = max(removed.last ?? 0, added.isEmpty ? 0 : added.row(added.count - 1))
-        let isNew = isPastLastKey(term)
+        guard !removed.isEmpty || !encoded.isEmpty else { return }
+        let isNew = lastKey.map { !PostingLayout.termStart(term).lexicographicallyPrecedes($0) } ?? true
+        if isNew && removed.isEmpty {
+            var builder = BlockBuilder(term: term)
+            if try PostingList.forEachEncoded(encoded, { builder.add(row: try resolve($0), rest: $1) }) {
+                return try put(builder.finish(), replacing: [], in: txn)
+            }
+        }
+        let added = try PostingList(encoded: encoded, resolve: resolve).sortedByRow()
+        let lowest = min(removed.first ?? .max, added.rows.first ?? .max)
+        let highest = max(removed.last ?? 0, added.rows.last ?? 0)
         let old =
             isNew
             ? (blocks: [], postings: PostingList()) : try oldBlocks(of: term, from: lowest, through: highest, in: txn)
-        let blocks: [(key: [UInt8], value: [UInt8])]
-        if old.postings.isEmpty {
-            blocks = Self.blocks(term: term, of: added)
-        } else {
-            blocks = Self.blocks(
-                term: term, of: PostingRun(list: Self.merge(old.postings, removing: removed, adding: added)))
+        let merged = old.postings.isEmpty ? added : Self.merge(old.postings, removing: removed, adding: added)
+        var builder = BlockBuilder(term: term)
+        merged.bytes.withUnsafeBufferPointer { bytes in
+            for index in 0..<merged.count {
+                let rest = UnsafeBufferPointer(rebasing: bytes[merged.restRange(index)])
+                _ = builder.add(row: merged.rows[index], rest: rest)
+            }
         }
-        for (key, _) in old.blocks where !blocks.contains(where: { $0.key == key }) {
+        try put(builder.finish(), replacing: old.blocks, in: txn)
+    }
+
+    /// Puts `blocks` in place of `old`: old blocks no longer there deleted, blocks already there
+    /// unchanged left alone, and new ones appended (`MDB_APPEND`) while each is past the table's
+    /// last key.
+    private mutating func put(
+        _ blocks: [(key: [UInt8], value: [UInt8])], replacing old: [(key: [UInt8], value: [UInt8])],
+        in txn: borrowing WriteTransaction
+    ) throws {
+        for (key, _) in old where !blocks.contains(where: { $0.key == key }) {
             _ = try txn.delete(key, in: table)
             appending = false
         }
-        for block in blocks where !old.blocks.contains(where: { $0.key == block.key && $0.value == block.value }) {
+        for block in blocks where !old.contains(where: { $0.key == block.key && $0.value == block.value }) {
             if appending, try txn.put(block.value, for: block.key, in: table, options: .append) { continue }
             appending = false
             _ = try txn.put(block.value, for: block.key, in: table)
@@ -61,21 +83,22 @@ struct PostingWriter {
     }
 
     /// `old` without the rows of `removed` and of `added`, and with `added`, rows ascending.
-    private static func merge(_ old: PostingList, removing removed: [UInt64], adding added: PostingRun) -> PostingList {
+    private static func merge(_ old: PostingList, removing removed: [UInt64], adding added: PostingList) -> PostingList
+    {
         var merged = PostingList()
         var (next, nextRemoved) = (0, 0)
         for index in 0..<old.count {
             let row = old.rows[index]
-            while next < added.count && added.row(next) < row {
-                merged.append(added.order[next], of: added.list)
+            while next < added.count && added.rows[next] < row {
+                merged.append(next, of: added)
                 next += 1
             }
             while nextRemoved < removed.count && removed[nextRemoved] < row { nextRemoved += 1 }
             let isRemoved = nextRemoved < removed.count && removed[nextRemoved] == row
-            let isReplaced = next < added.count && added.row(next) == row
+            let isReplaced = next < added.count && added.rows[next] == row
             if !isRemoved && !isReplaced { merged.append(index, of: old) }
         }
-        for position in next..<added.count { merged.append(added.order[position], of: added.list) }
+        for position in next..<added.count { merged.append(position, of: added) }
         return merged
     }
 
@@ -134,60 +157,6 @@ struct PostingWriter {
             return (blocks, postings)
         }
     }
-
-    /// Whether every key of `term` sorts after every key the table held when the writer began:
-    /// a term with no block there.
-    func isPastLastKey(_ term: [UInt8]) -> Bool {
-        lastKey.map { !PostingLayout.termStart(term).lexicographicallyPrecedes($0) } ?? true
-    }
-
-    /// Writes the postings of a term with no block yet (``isPastLastKey(_:)``) straight from
-    /// `encoded` (``PostingList/encode(row:length:positions:into:)``), their rows mapped by
-    /// `resolve`, with no list made: the common case of a large save. `false`, with nothing
-    /// written, when the rows it resolves to do not ascend.
-    mutating func addNew(
-        term: [UInt8], encoded: [UInt8], resolve: (UInt64) throws -> UInt64, in txn: borrowing WriteTransaction
-    ) throws -> Bool {
-        var builder = BlockBuilder(term: term)
-        let ascending = try encoded.withUnsafeBufferPointer { source in
-            var index = 0
-            while index + 8 <= source.count {
-                let raw = UnsafeRawBufferPointer(source).loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let row = try resolve(UInt64(littleEndian: raw))
-                let start = index + 8
-                index = start
-                let bytes = UnsafeRawBufferPointer(source)
-                _ = Varint.read(bytes, at: &index, end: source.count)
-                let frequency = Varint.read(bytes, at: &index, end: source.count) ?? 0
-                for _ in 0..<frequency { _ = Varint.read(bytes, at: &index, end: source.count) }
-                guard builder.add(row: row, rest: UnsafeBufferPointer(rebasing: source[start..<index])) else {
-                    return false
-                }
-            }
-            return true
-        }
-        guard ascending else { return false }
-        for block in builder.finish() {
-            if appending, try txn.put(block.value, for: block.key, in: table, options: .append) { continue }
-            appending = false
-            _ = try txn.put(block.value, for: block.key, in: table)
-        }
-        return true
-    }
-
-    /// The postings of `run` as blocks of up to ``PostingLayout/blockCapacity`` bytes, each keyed
-    /// by its first row.
-    private static func blocks(term: [UInt8], of run: PostingRun) -> [(key: [UInt8], value: [UInt8])] {
-        var builder = BlockBuilder(term: term)
-        run.list.bytes.withUnsafeBufferPointer { bytes in
-            for index in 0..<run.count {
-                _ = builder.add(
-                    row: run.row(index),
-                    rest: UnsafeBufferPointer(rebasing: bytes[run.list.restRange(run.order[index])]))
-            }
-        }
-        return builder.finish()
-    }
 }
 
 /// Cuts one term's postings, given in row order, into blocks of up to
@@ -197,6 +166,8 @@ private struct BlockBuilder {
     private var blocks: [(key: [UInt8], value: [UInt8])] = []
     private var body: [UInt8] = []
     private var (count, first, previous) = (0, UInt64(0), UInt64(0))
+    /// Whether a posting was added (``previous`` is its row).
+    private var started = false
 
     init(term: [UInt8]) {
         self.term = term
@@ -205,12 +176,12 @@ private struct BlockBuilder {
 
     /// Adds a posting; `false`, adding nothing, when its row does not follow the last one's.
     mutating func add(row: UInt64, rest: UnsafeBufferPointer<UInt8>) -> Bool {
-        if count > 0 && row <= previous { return false }
+        if started && row <= previous { return false }
         if body.count >= PostingLayout.blockCapacity { close() }
         if count == 0 { first = row }
         Varint.append(count == 0 ? 0 : row &- previous, to: &body)
         body.append(contentsOf: rest)
-        (count, previous) = (count + 1, row)
+        (count, previous, started) = (count + 1, row, true)
         return true
     }
 

@@ -88,15 +88,9 @@ struct TextIndexChanges {
         var writer = try PostingWriter(table: table, in: txn)
         for term in stored.indices.sorted(by: { stored[$0].lexicographicallyPrecedes(stored[$1]) }) {
             let removing = removedByTerm.order[removedByTerm.starts[term]..<removedByTerm.starts[term + 1]]
-            if removing.isEmpty && writer.isPastLastKey(stored[term]),
-                try writer.addNew(term: stored[term], encoded: additions[term], resolve: resolve, in: txn)
-            {
-                continue
-            }
-            let added = try PostingList(encoded: additions[term], resolve: resolve)
             try writer.apply(
-                term: stored[term], removing: removing.map { removedRows[$0] }.sorted(),
-                adding: PostingRun(list: added, order: 0..<added.count), in: txn)
+                term: stored[term], removing: removing.map { removedRows[$0] }.sorted(), adding: additions[term],
+                resolve: resolve, in: txn)
         }
         try writer.addStatistics(documents: documents, tokens: tokens, in: txn)
     }
