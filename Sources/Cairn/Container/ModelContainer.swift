@@ -132,6 +132,7 @@ public final class ModelContainer: Sendable {
         store = try Store(schema: schema, configuration: configuration)
         try KeyTableFiller(store: store).fill()
         try TextIndexFiller(store: store).fill()
+        try VectorIndexFiller(store: store).fill()
     }
 
     /// The identifier of the container's store, part of every ``PersistentIdentifier`` it hands out.

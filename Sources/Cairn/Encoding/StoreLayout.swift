@@ -27,11 +27,11 @@ package enum StoreLayout {
     package static let syncTables = [syncRowsTable, syncIdentifiersTable, syncPendingTable, syncStateTable]
 
     /// The tables whose values an encrypted store seals (`Docs/Encryption.md`): records,
-    /// external values, full-text postings, history, sync state and the store's own entries.
+    /// external values, full-text postings, vector indexes, history, sync state and the store's own entries.
     /// Index, unique and edge tables are not: their values are row ids, and their keys order the
     /// store.
     package static let sealedTables = SealedTables(
-        prefixes: ["e/", "x/", "s/", textPrefix], names: [metaTable, historyTable])
+        prefixes: ["e/", "x/", "s/", textPrefix, vectorPrefix], names: [metaTable, historyTable])
 
     /// The records of an entity's hierarchy, named after its root entity.
     ///
@@ -68,6 +68,26 @@ package enum StoreLayout {
     package static func isTextTable(_ name: String) -> Bool { name.hasPrefix(textPrefix) }
 
     private static let textPrefix = "t/"
+
+    /// The vector index of an `@Attribute(.vector(…))` attribute, named after the entity that
+    /// declares the attribute (``VectorLayout``).
+    ///
+    /// ```swift
+    /// StoreLayout.vectorTable(of: "Photo", "embedding")   // "v/Photo/embedding"
+    /// ```
+    package static func vectorTable(of entity: String, _ attribute: String) -> String {
+        "\(vectorPrefix)\(entity)/\(attribute)"
+    }
+
+    /// The vector tables of `entity` among `names`, in name order.
+    package static func vectorTables(of entity: String, among names: some Sequence<String>) -> [String] {
+        names.filter { $0.hasPrefix("\(vectorPrefix)\(entity)/") }.sorted()
+    }
+
+    /// Whether `name` is a vector index's table.
+    package static func isVectorTable(_ name: String) -> Bool { name.hasPrefix(vectorPrefix) }
+
+    private static let vectorPrefix = "v/"
 
     /// A relationship's edges, named after the entity that declares it.
     ///

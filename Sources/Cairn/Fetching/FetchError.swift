@@ -83,9 +83,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// catch let error as FetchError where error.code == .invalidQuery { showHint(error.message) }
         /// ```
         public static let invalidQuery = Code("invalidQuery")
-        /// A search names what has no full-text index: an entity without `@Attribute(.spotlight)`
-        /// text attributes, or a key path that is not one of them; or asks an encrypted store for
-        /// a prefix, which its hashed terms cannot find.
+        /// A search names what has no full-text or vector index: an entity without
+        /// `@Attribute(.spotlight)` text attributes (or `.vector` ones, for a similarity search),
+        /// or a key path that is not one of them; asks an encrypted store for a prefix, which its
+        /// hashed terms cannot find; or reads a vector index a read-only store has not rebuilt
+        /// for a changed declaration.
         ///
         /// ```swift
         /// catch let error as FetchError where error.code == .notSearchable { … }

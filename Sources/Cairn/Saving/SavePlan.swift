@@ -136,6 +136,8 @@ struct SavePlan {
     var externals: [External] = []
     /// The full-text indexes' changes, one per index the save reaches.
     var texts: [TextChanges] = []
+    /// The vector indexes' changes, one per index the save reaches.
+    var vectors: [VectorChanges] = []
     /// Unique entries of old values with the rows they name, removed before any is claimed (an
     /// entry that names another row by then was claimed anew by another writer, and stays).
     var uniqueFreed: [(table: Table, key: [UInt8], row: UInt64)] = []
@@ -191,6 +193,10 @@ struct SavePlan {
         for list in edgeLists { bytes &+= 40 &* (list.targets.count &+ 1) }
         for external in externals { bytes &+= external.value.count &+ 40 }
         for text in texts { bytes &+= text.changes.expectedBytes }
+        for vector in vectors {
+            // The node, and the links of it and of about as many neighbours.
+            bytes &+= vector.additions.count &* (vector.index.distance.dimensions &* 4 &+ 2_000)
+        }
         return bytes
     }
 }

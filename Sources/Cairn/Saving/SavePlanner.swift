@@ -88,6 +88,9 @@ struct SavePlanner {
         savePlan.texts = try planTexts(
             inserted: inserts.kept, changed: changedRows.reaching.texts.filter(written.isKept),
             deleted: deletes.deletedSaved, takeovers: inserts.takeovers)
+        savePlan.vectors = try planVectors(
+            inserted: inserts.kept, changed: changedRows.reaching.vectors.filter(written.isKept),
+            deleted: deletes.deletedSaved, takeovers: inserts.takeovers)
         savePlan.externals = try planExternalValues(written, reaching: changedRows.reaching.externals)
         let identifiers = planNewRows(inserts, into: &savePlan)
         // The records, each list taken over whole (a new row's record is at its position).
@@ -365,6 +368,8 @@ struct ChangeReach {
     private(set) var externals: [any PersistentModel] = []
     /// Models with a changed attribute that a full-text index holds.
     private(set) var texts: [any PersistentModel] = []
+    /// Models with a changed attribute that a vector index holds.
+    private(set) var vectors: [any PersistentModel] = []
 
     /// Notes what `model`'s change (in `state`) reaches.
     mutating func note(_ model: any PersistentModel, state: _UnretainedModelState, tables: Store.EntityTables) {
@@ -379,6 +384,9 @@ struct ChangeReach {
         }
         if !tables.keys.texts.isEmpty, tables.keys.texts.contains(where: { state.isChanged($0.propertyIndex) }) {
             texts.append(model)
+        }
+        if !tables.keys.vectors.isEmpty, tables.keys.vectors.contains(where: { state.isChanged($0.propertyIndex) }) {
+            vectors.append(model)
         }
     }
 }

@@ -50,6 +50,7 @@ struct StoreWriter {
             try deleteRows(plan, history: &history, rewritten: &rewritten, txn)
             try writeIndexEntries(plan, rows, txn)
             try writeTextIndexes(plan, rows, txn)
+            try writeVectorIndexes(plan, rows, txn)
             try writeExternalValues(&plan, rows, txn)
             try writeUniqueEntries(plan, rows, txn)
             recordRows(plan, rows, leftAlone: leftAlone, in: &history)
@@ -236,6 +237,18 @@ struct StoreWriter {
             try text.changes.write(
                 to: text.index.table, storedTerm: text.index.storedTerm, resolve: { try rows.row(text.documents[Int($0)]) },
                 in: txn)
+        }
+    }
+
+    /// Vector indexes: each index's removed nodes unlinked, then its new vectors linked in.
+    private func writeVectorIndexes(
+        _ plan: borrowing SavePlan, _ rows: RowResolver, _ txn: borrowing WriteTransaction
+    ) throws {
+        for changes in plan.vectors {
+            var editor = try VectorGraphEditor(table: changes.index.table, distance: changes.index.distance, in: txn)
+            for row in changes.removals { try editor.remove(row: try rows.row(row), in: txn) }
+            for (row, vector) in changes.additions { try editor.insert(row: try rows.row(row), vector: vector, in: txn) }
+            try editor.write(in: txn)
         }
     }
 

@@ -102,6 +102,8 @@ extension Schema {
         /// Whether the attribute has the ``Option/allowsCloudEncryption`` option: in an
         /// encrypted store, its index and unique keys are keyed hashes.
         var isSensitive: Bool { options.contains(.allowsCloudEncryption) }
+        /// The vector shape ``Option/vector(dimensions:metric:)`` declares, if any.
+        var vectorShape: VectorShape? { options.lazy.compactMap(\.vector).first }
 
         init(
             name: String, originalName: String?, options: [Option], valueType: any Any.Type, defaultValue: Any?,

@@ -188,11 +188,34 @@ extension Schema {
                             + "the type Codable (or RawRepresentable with a Codable raw value), or mark the "
                             + "property @Transient."))
             }
+            if let shape = attribute?.options.lazy.compactMap(\.vector).first,
+                let problem = vectorProblem(shape, metadata, valueType: valueType, entity: name)
+            {
+                problems.append(problem)
+            }
             if let constant = metadata.attributeAccess?.constant {
                 problems += constantProblems(
                     constant, entity: name, valueType: valueType, options: attribute?.options ?? [])
             }
             return problems
+        }
+
+        /// What keeps a `.vector` option from applying: a type other than `[Float]`, or a length
+        /// out of range.
+        private static func vectorProblem(
+            _ shape: VectorShape, _ metadata: PropertyMetadata, valueType: any Any.Type, entity name: String
+        ) -> SchemaError? {
+            let message: String
+            if valueType != [Float].self && valueType != [Float]?.self {
+                message = "\(name).\(metadata.name) is marked .vector but has type \(valueType). Declare it [Float] "
+                    + "or [Float]?."
+            } else if !(1...VectorShape.maximumDimensions).contains(shape.dimensions) {
+                message = "\(name).\(metadata.name) declares vectors of \(shape.dimensions) dimensions. Give 1 to "
+                    + "\(VectorShape.maximumDimensions)."
+            } else {
+                return nil
+            }
+            return SchemaError(code: .invalidProperty, entity: name, property: metadata.name, message: message)
         }
 
         /// The attribute names of `#Unique` and `#Index` key paths. A subclass inherits its

@@ -13,10 +13,28 @@ extension Schema.Attribute {
         public let description: String
         /// For ``transformable(by:)-(ValueTransformer.Type)``, the transformer it names.
         let transformer: TransformerReference?
+        /// For ``vector(dimensions:metric:)``, the vectors' length and how they are compared.
+        let vector: VectorShape?
 
-        private init(_ name: String, transformer: TransformerReference? = nil) {
+        private init(_ name: String, transformer: TransformerReference? = nil, vector: VectorShape? = nil) {
             description = name
             self.transformer = transformer
+            self.vector = vector
+        }
+
+        /// The attribute is an embedding: a `[Float]` (or `[Float]?`) of exactly `dimensions`
+        /// numbers, kept in a vector index, so
+        /// ``ModelContext/search(_:)-(SimilarityDescriptor<T>)`` finds the models nearest to a
+        /// vector by `metric`, exactly or through an approximate graph (HNSW). A save with a
+        /// vector of another length, or one holding a NaN or an infinity, throws.
+        ///
+        /// ```swift
+        /// @Attribute(.vector(dimensions: 384, metric: .cosine)) var embedding: [Float]
+        /// ```
+        public static func vector(dimensions: Int, metric: VectorMetric = .cosine) -> Option {
+            Option(
+                "vector(dimensions: \(dimensions), metric: .\(metric.rawValue))",
+                vector: VectorShape(dimensions: dimensions, metric: metric))
         }
 
         /// The value is stored as the `Data` a `ValueTransformer` of this class makes of it, and

@@ -244,15 +244,58 @@ struct EntityOpening {
         tables.keys.texts = try entity.attributes.filter(Store.EntityTables.TextIndex.indexes).map {
             try textIndex($0, of: entity, tables: tables)
         }
-        if !readOnly { try emptyUndeclaredKeyTables(of: entity, declared: tables.keys) }
+        tables.keys.vectors = try entity.attributes.compactMap { attribute in
+            try Store.EntityTables.VectorIndex.shape(of: attribute).map {
+                try vectorIndex(attribute, shape: $0, of: entity, tables: tables)
+            }
+        }
+        if !readOnly {
+            try emptyUndeclaredKeyTables(of: entity, declared: tables.keys)
+            try emptyVectorTablesOfChangedShape(tables.keys.vectors)
+        }
         if hasRows { try emptyKeyTablesOfChangedOptionality(of: entity, in: tables) }
         if hasRows && !readOnly {
-            (tables.keys.unfilled, tables.keys.unfilledTexts) = try environment.read { txn in
+            (tables.keys.unfilled, tables.keys.unfilledTexts, tables.keys.unfilledVectors) = try environment.read {
+                txn in
                 (
                     try (tables.keys.uniques + tables.keys.indexes).filter { try txn.count(of: $0.table) == 0 },
-                    try tables.keys.texts.filter { try txn.count(of: $0.table) == 0 }
+                    try tables.keys.texts.filter { try txn.count(of: $0.table) == 0 },
+                    try tables.keys.vectors.filter { try txn.count(of: $0.table) == 0 }
                 )
             }
+        }
+    }
+
+    /// The vector index of a `.vector` attribute; an inherited one covers the whole hierarchy,
+    /// in its declaring entity's table.
+    private func vectorIndex(
+        _ attribute: Schema.Attribute, shape: VectorShape, of entity: Schema.Entity, tables: Store.EntityTables
+    ) throws -> Store.EntityTables.VectorIndex {
+        let declaring = entity.declaring { $0.attributesByName[attribute.name] != nil }
+        let name = StoreLayout.vectorTable(of: declaring.name, attribute.name)
+        guard let tag = tables.codec.tags[attribute.name], let table = try environment.openTable(name, create: !readOnly)
+        else {
+            throw StorageError(
+                code: .readOnly,
+                message: "The store has no vector index for \(entity.name).\(attribute.name) and is read-only. "
+                    + "Open it once with allowsSave: true.")
+        }
+        return Store.EntityTables.VectorIndex(attribute: attribute, shape: shape, tag: tag, table: table)
+    }
+
+    /// Empties the vector tables built for another length or metric than the schema now
+    /// declares, so they are built again from the records.
+    private func emptyVectorTablesOfChangedShape(_ indexes: [Store.EntityTables.VectorIndex]) throws {
+        let stale = try environment.read { txn in
+            try indexes.filter { index in
+                let header = try VectorGraphReader(table: index.table, distance: index.distance).header(in: txn)
+                return header.map { $0.metric != index.distance.metric || $0.dimensions != index.distance.dimensions }
+                    ?? false
+            }
+        }
+        guard !stale.isEmpty else { return }
+        try environment.write { txn in
+            for index in stale { try txn.removeAll(from: index.table) }
         }
     }
 
@@ -282,13 +325,16 @@ struct EntityOpening {
     /// must not read stale entries as damage, and a sensitive attribute's values, once hashed,
     /// must not stay in clear in the table of its earlier form.
     private func emptyUndeclaredKeyTables(of entity: Schema.Entity, declared: Store.EntityTables.KeyTables) throws {
-        let current = Set((declared.uniques + declared.indexes).map(\.table.name) + declared.texts.map(\.table.name))
+        let current = Set(
+            (declared.uniques + declared.indexes).map(\.table.name) + declared.texts.map(\.table.name)
+                + declared.vectors.map(\.table.name))
         let names = try environment.tableNames()
         let undeclared =
             StoreLayout.KeyTableKind.allCases.flatMap { kind in
                 StoreLayout.keyTables(kind, of: entity.name, among: names).map(\.name)
             }.filter { !current.contains($0) }
-            + StoreLayout.textTables(of: entity.name, among: names).filter { !current.contains($0) }
+            + (StoreLayout.textTables(of: entity.name, among: names)
+                + StoreLayout.vectorTables(of: entity.name, among: names)).filter { !current.contains($0) }
         let catalog = TableCatalog(environment: environment)
         let tables = try undeclared.compactMap { name in
             try environment.openTable(name, flags: catalog.storedFlags(of: name))

@@ -176,6 +176,12 @@ extension Store.EntityTables {
         /// Full-text indexes this schema added to an entity that has rows: empty until
         /// ``TextIndexFiller`` fills them as the container opens.
         var unfilledTexts: [TextIndex] = []
+        /// The vector indexes of the entity's `.vector` attributes (`v/<Entity>/<attribute>`,
+        /// ``VectorLayout``).
+        var vectors: [VectorIndex] = []
+        /// Vector indexes this schema added to an entity that has rows (or whose length or metric
+        /// it changed): empty until ``VectorIndexFiller`` fills them as the container opens.
+        var unfilledVectors: [VectorIndex] = []
         /// In an encrypted store, the hasher its sensitive attributes are keyed with; `nil` in a
         /// plaintext store.
         var hasher: KeyHasher?
