@@ -169,3 +169,17 @@ public struct SaleValues: Sendable {
         self.body = body
     }
 }
+
+/// W13's model: a passage's embedding (384 numbers, as a small sentence-embedding model gives)
+/// in a vector index, and one of ten categories to filter by.
+@Model public final class Passage {
+    public var number: Int
+    public var category: Int
+    @Attribute(.vector(dimensions: 384, metric: .cosine)) public var embedding: [Float]
+
+    public init(number: Int, category: Int, embedding: [Float]) {
+        self.number = number
+        self.category = category
+        self.embedding = embedding
+    }
+}

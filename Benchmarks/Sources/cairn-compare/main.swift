@@ -5,7 +5,7 @@ import Foundation
 // cairn-compare: the same workloads on Cairn, GRDB and raw LMDB, interleaved in one process.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W12] [--only NAME]
+//   Benchmarks/.build/release/cairn-compare [--n 100000] [--rounds 3] [--workloads W0,W1,…,W13] [--only NAME]
 //     [--encrypted]   (each Cairn run of W1–W5 again on an encrypted store)
 //
 // W1, W2 and W5 use n authors (Cairn's variants also n/10, interleaved with the rest, for their
@@ -21,6 +21,8 @@ import Foundation
 // W11 (only when named) sums n sales per region: Cairn's aggregate, fetching and summing, and
 // GRDB's GROUP BY (Aggregates.swift). W12 (only when named) builds a full-text index of n
 // paragraphs of real text and queries it: Cairn's search against GRDB's FTS5 (Search.swift).
+// W13 (only when named) builds a vector index of n embeddings of 384 dimensions and measures
+// exact and approximate nearest-neighbour queries, with their recall (Vectors.swift).
 
 if CommandLine.arguments.dropFirst().first == "--child" {
     runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -41,7 +43,7 @@ while let argument = arguments.popFirst() {
     case "--encrypted": encrypted = true
     default:
         print(
-            "usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W12] [--only SYSTEM-SUBSTRING] [--encrypted]")
+            "usage: cairn-compare [--n N] [--rounds R] [--workloads W0,W1,…,W13] [--only SYSTEM-SUBSTRING] [--encrypted]")
         exit(2)
     }
 }
@@ -401,6 +403,14 @@ if selected.contains("W6") {
 if selected.contains("W7") {
     let (authors, saves) = (10_000, 1_000)
     LiveQueryWorkload.report(try LiveQueryWorkload.run(authors: authors, saves: saves), authors: authors, saves: saves)
+    if selected.count == 1 {
+        removeScratchDirectories()
+        exit(0)
+    }
+}
+
+if selected.contains("W13") {
+    try VectorWorkload.run(n: n, rounds: rounds)
     if selected.count == 1 {
         removeScratchDirectories()
         exit(0)

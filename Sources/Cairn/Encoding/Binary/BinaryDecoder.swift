@@ -33,6 +33,7 @@ package struct BinaryDecoder: Sendable {
     ///   `typeMismatch`, `keyNotFound` or `valueNotFound` when they are valid but do not match
     ///   `Value`, plus whatever `Value.init(from:)` throws.
     package func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
+        if Value.self == [Float].self, let floats = BinaryFloatArray.decode(bytes) as? Value { return floats }
         var scanner = BinaryFormat.Scanner(bytes: bytes, position: 0, end: bytes.count, codingPath: [])
         let version = try scanner.readByte()
         guard version == BinaryFormat.version else {

@@ -36,6 +36,7 @@ package struct BinaryEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` when the value nests more than 256 levels deep,
     ///   or whatever the value's `encode(to:)` throws.
     package func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+        if Value.self == [Float].self, let floats = value as? [Float] { return BinaryFloatArray.encode(floats) }
         let root = BinaryEncodingSlot()
         try BinaryEncodingSlot.encode(value, into: root, codingPath: [])
         var bytes: [UInt8] = [BinaryFormat.version]
