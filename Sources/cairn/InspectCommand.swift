@@ -76,6 +76,10 @@ struct InspectCommand: ParsableCommand {
                     "  full-text index (\(text.attribute)\(text.hashed ? ", keyed hashes" : "")): "
                         + "\(grouped(text.blocks)) blocks, \(grouped(text.bytes)) bytes")
             }
+            for vector in entity.vectorIndexes {
+                output.line(
+                    "  vector index (\(vector.attribute)): \(grouped(vector.vectors)) vectors, \(grouped(vector.bytes)) bytes")
+            }
         }
     }
 

@@ -42,6 +42,14 @@ package struct StoreSummary: Encodable, Sendable {
         package var hashed: Bool
     }
 
+    /// A vector index (`@Attribute(.vector(…))`): its vectors and the bytes of the pages they
+    /// and their graph's links fill.
+    package struct VectorIndex: Encodable, Sendable {
+        package var attribute: String
+        package var vectors: Int
+        package var bytes: Int
+    }
+
     package struct Entity: Encodable, Sendable {
         package var name: String
         package var superentity: String?
@@ -51,6 +59,7 @@ package struct StoreSummary: Encodable, Sendable {
         package var uniqueConstraints: [KeyedTable]
         package var indexes: [KeyedTable]
         package var textIndexes: [TextIndex] = []
+        package var vectorIndexes: [VectorIndex] = []
     }
 
     package struct Files: Encodable, Sendable {
@@ -166,7 +175,8 @@ extension StoreInspector {
                             edges: catalog.edgeTableName(of: relationship, entity: name).flatMap { entries[$0] } ?? 0)
                     },
                     uniqueConstraints: keyed(.unique), indexes: keyed(.index),
-                    textIndexes: textIndexes(of: name, entries: entries, bytes: bytes)))
+                    textIndexes: textIndexes(of: name, entries: entries, bytes: bytes),
+                    vectorIndexes: vectorIndexes(of: name, entries: entries, bytes: bytes)))
         }
         return summary
     }
@@ -179,6 +189,18 @@ extension StoreInspector {
             return StoreSummary.TextIndex(
                 attribute: hashed ? String(attribute.dropFirst()) : attribute, blocks: entries[table] ?? 0,
                 bytes: bytes[table] ?? 0, hashed: hashed)
+        }
+    }
+
+    /// The vector indexes `entity` declares, with their vectors (a node and its links each, and
+    /// the header) and the bytes of their pages.
+    private func vectorIndexes(
+        of entity: String, entries: [String: Int], bytes: [String: Int]
+    ) -> [StoreSummary.VectorIndex] {
+        StoreLayout.vectorTables(of: entity, among: tableNames).map { table in
+            StoreSummary.VectorIndex(
+                attribute: String(table.split(separator: "/").last ?? ""), vectors: max((entries[table] ?? 0) - 1, 0) / 2,
+                bytes: bytes[table] ?? 0)
         }
     }
 }

@@ -86,21 +86,21 @@ enum VectorReference {
         }
     }
 
-    /// 3,000 clustered vectors: the approximate search finds at least 95% of the exact ten
-    /// nearest, over 50 queries, with and without a predicate; with an effort as large as the
+    /// 2,000 clustered vectors: the approximate search finds at least 95% of the exact ten
+    /// nearest, over 30 queries, with and without a predicate; with an effort as large as the
     /// collection it finds them all.
     @Test func theApproximateSearchFindsNearlyAllOfTheExactNearest() throws {
         let (container, _) = try Self.store()
         let context = ModelContext(container)
         var vectors = ClusteredVectors(seed: 7, dimensions: 8, clusters: 12)
-        for number in 0..<3_000 {
+        for number in 0..<2_000 {
             context.insert(VectorPhoto("p\(number)", album: number % 4, embedding: vectors.next()))
             if number % 1_000 == 999 { try context.save() }
         }
         try context.save()
         let reader = ModelContext(container)
         var (found, wanted) = (0, 0)
-        for query in 0..<50 {
+        for query in 0..<30 {
             let vector = vectors.next()
             let predicate = query % 2 == 0 ? nil : #Predicate<VectorPhoto> { $0.album == 1 }
             let exact = try reader.search(
@@ -115,7 +115,7 @@ enum VectorReference {
             wanted += exact.count
             let thorough = try reader.search(
                 SimilarityDescriptor<VectorPhoto>(
-                    nearest: vector, in: \.embedding, predicate: predicate, fetchLimit: 10, searchEffort: 3_000))
+                    nearest: vector, in: \.embedding, predicate: predicate, fetchLimit: 10, searchEffort: 2_000))
             #expect(Self.names(thorough) == Self.names(exact))
         }
         #expect(Double(found) / Double(wanted) >= 0.95, "recall \(Double(found) / Double(wanted))")

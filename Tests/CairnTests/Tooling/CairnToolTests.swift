@@ -62,6 +62,31 @@ import Glibc
         #expect(text.output.contains("full-text index (title): "), "\(text.output)")
     }
 
+    @Test func inspectShowsTheSizeOfVectorIndexes() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.child("Photos.store")
+        do {
+            let container = try ModelContainer(
+                for: Schema([VectorPhoto.self]), configurations: ModelConfiguration(url: URL(fileURLWithPath: store)))
+            let context = ModelContext(container)
+            for number in 0..<150 {
+                let embedding = (0..<8).map { Float(($0 + number) % 5) }
+                context.insert(VectorPhoto("p\(number)", embedding: embedding, position: number % 3 == 0 ? [1, 2, 3] : nil))
+            }
+            try context.save()
+        }
+        let run = try CairnTool.run(["inspect", store, "--json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let entities = try #require(try run.json()["entities"] as? [[String: Any]])
+        let vectors = try #require(
+            entities.first { $0["name"] as? String == "VectorPhoto" }?["vectorIndexes"] as? [[String: Any]])
+        #expect(vectors.map { $0["attribute"] as? String } == ["embedding", "position"])
+        #expect(vectors.map { $0["vectors"] as? Int } == [150, 50])
+        #expect(vectors.allSatisfy { ($0["bytes"] as? Int ?? 0) >= 4096 })
+        let text = try CairnTool.run(["inspect", store])
+        #expect(text.output.contains("vector index (embedding): 150 vectors"), "\(text.output)")
+    }
+
     @Test func verifyFindsTheDemoStoreSound() throws {
         let directory = TemporaryDirectory()
         let store = try demoStore(directory)
