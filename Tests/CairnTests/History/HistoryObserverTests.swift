@@ -95,7 +95,7 @@ import Testing
         }
         try await ObservedBookWriter(modelContainer: container).add("Emma", genre: "Novel")
         let stream = changed.stream
-        let observed = await withTimeout(seconds: 120) { await stream.first { _ in true } != nil }
+        let observed = await withTimeout(seconds: 300) { await stream.first { _ in true } != nil }
         #expect(observed == true)
         try await waitUntil { observer.eventCounter == 1 }
     }

@@ -202,7 +202,7 @@ import Testing
         let writer = ObservedBookWriter(modelContainer: container)
         try await writer.add("Emma", genre: "Novel")
         let stream = changed.stream
-        let observed = await withTimeout(seconds: 120) { await stream.first { _ in true } != nil }
+        let observed = await withTimeout(seconds: 300) { await stream.first { _ in true } != nil }
         #expect(observed == true)
         try await waitUntil { observer.results.count == 1 }
         #expect(observer.sections?.sectionTitles == ["Novel"])
