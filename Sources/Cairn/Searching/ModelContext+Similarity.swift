@@ -55,7 +55,7 @@ extension ModelContext {
             }
         }
         let all = try store.read { txn in try searcher.exact(in: txn) }
-        var count = max(descriptor.fetchLimit * 2, 16)
+        var count = descriptor.fetchLimit > all.count / 2 ? all.count : max(descriptor.fetchLimit * 2, 16)
         while true {
             let results = try accepted(VectorCandidate.nearest(count, of: all))
             if results.count == descriptor.fetchLimit || count >= all.count { return results }

@@ -25,6 +25,8 @@ struct VectorSearcher {
     ) {
         var reader = VectorGraphReader(table: index.table, distance: index.distance)
         guard let header = try checkedHeader(reader, in: txn) else { return ([], 0) }
+        // No walk keeps more candidates than there are nodes.
+        let effort = min(effort, max(Int(clamping: header.count), 1))
         let nearest = try query.withUnsafeBytes { query in
             try HNSWSearch.nearest(&reader, query: query.baseAddress!, header: header, effort: effort, in: txn)
         }

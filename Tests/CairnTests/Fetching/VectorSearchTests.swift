@@ -196,6 +196,25 @@ enum VectorReference {
         #expect(search(SimilarityDescriptor(nearest: [1, 0, 0])) == .notSearchable)
     }
 
+    /// The largest limit and effort return every model, nearest first, exactly or not.
+    @Test func theLargestLimitsReturnEverything() throws {
+        let (container, _) = try Self.store()
+        let context = ModelContext(container)
+        for number in 0..<40 {
+            context.insert(VectorPhoto("p\(number)", embedding: (0..<8).map { Float(($0 * number) % 7) - 3 }))
+        }
+        try context.save()
+        let query: [Float] = [1, 2, 3, 4, 5, 6, 7, 8]
+        let exact = try context.search(
+            SimilarityDescriptor<VectorPhoto>(nearest: query, in: \.embedding, fetchLimit: .max, isExact: true))
+        #expect(exact.count == 40)
+        for effort in [nil, Int.max] as [Int?] {
+            let found = try context.search(
+                SimilarityDescriptor<VectorPhoto>(nearest: query, in: \.embedding, fetchLimit: .max, searchEffort: effort))
+            #expect(found.map(\.distance) == exact.map(\.distance))
+        }
+    }
+
     @Test func aVectorOptionOnAnotherTypeIsASchemaError() {
         #expect {
             _ = try ModelContainer(

@@ -85,7 +85,7 @@ enum HNSWSearch {
         in txn: borrowing T
     ) throws -> [VectorCandidate] {
         var visited = Set(entries.map(\.row))
-        visited.reserveCapacity(effort * 8)
+        visited.reserveCapacity(min(effort, 1 << 16) * 8)
         var frontier = CandidateHeap(nearestFirst: true, entries)
         var found = CandidateHeap(nearestFirst: false, entries)
         while let closest = frontier.pop() {

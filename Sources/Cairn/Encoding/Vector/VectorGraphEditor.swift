@@ -223,7 +223,7 @@ struct VectorGraphEditor: VectorGraph {
         if let best { return best }
         try txn.scan(table, .prefix([VectorLayout.nodeMarker])) { key, value in
             let row = try VectorLayout.row(ofNodeKey: key, table: table)
-            let level = Int(value.first ?? 0)
+            let level = Int(min(value.first ?? 0, HNSWParameters.maximumLevel))
             if nodes[row]?.slot != nil || nodes[row] == nil, level > best?.level ?? -1 { best = (row, level) }
             return true
         }
