@@ -114,7 +114,10 @@ enum VectorWorkload {
     static func timed(_ rounds: Int, _ body: () throws -> Void) throws -> Double {
         var figures: [Double] = []
         for _ in 0..<max(rounds, 1) {
-            figures.append(try measure { try body(); return 200 }.perSecond)
+            figures.append(
+                try measure {
+                    try body(); return 200
+                }.perSecond)
         }
         return figures.sorted()[figures.count / 2]
     }

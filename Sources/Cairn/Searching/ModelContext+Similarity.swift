@@ -34,7 +34,8 @@ extension ModelContext {
                 let model = try judged[candidate.row] ?? judge(candidate.row, descriptor.predicate, tables)
                 judged[candidate.row] = model
                 if let model {
-                    results.append(SimilarityResult(model: model, distance: index.distance.reported(candidate.distance)))
+                    results.append(
+                        SimilarityResult(model: model, distance: index.distance.reported(candidate.distance)))
                 }
             }
             return results
@@ -70,7 +71,8 @@ extension ModelContext {
         let id = PersistentIdentifier(
             entity: tables.concrete(forRow: row).entityName, store: store.internedIdentifier, rowID: row)
         guard let model = rows.modelOrFault(id) as? T, !pending.deleted.contains(model) else { return nil }
-        if let predicate, try !FetchError.evaluating(predicate.expression, on: model, { try predicate.evaluate(model) }) {
+        if let predicate, try !FetchError.evaluating(predicate.expression, on: model, { try predicate.evaluate(model) })
+        {
             return nil
         }
         return model

@@ -20,7 +20,9 @@ struct VectorSearcher {
     /// Up to `effort` nodes nearest the query, nearest first, and how many nodes the index has.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when the index is damaged.
-    func approximate(effort: Int, in txn: borrowing ReadTransaction) throws -> (
+    func approximate(
+        effort: Int, in txn: borrowing ReadTransaction
+    ) throws -> (
         nearest: [VectorCandidate], total: Int
     ) {
         var reader = VectorGraphReader(table: index.table, distance: index.distance)
@@ -76,5 +78,7 @@ extension VectorCandidate {
     }
 
     /// Whether `a` comes before `b`: nearer, or as near and of a lower row.
-    static func precedes(_ a: VectorCandidate, _ b: VectorCandidate) -> Bool { (a.distance, a.row) < (b.distance, b.row) }
+    static func precedes(_ a: VectorCandidate, _ b: VectorCandidate) -> Bool {
+        (a.distance, a.row) < (b.distance, b.row)
+    }
 }

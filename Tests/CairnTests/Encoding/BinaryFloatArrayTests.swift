@@ -28,7 +28,9 @@ import Testing
         let floats = try BinaryEncoder().encode([1, 2, 3] as [Float])
         for end in 0..<floats.count {
             #expect(BinaryFloatArray.decode(Array(floats[..<end])) == nil)
-            #expect(throws: DecodingError.self) { try BinaryDecoder().decode([Float].self, from: Array(floats[..<end])) }
+            #expect(throws: DecodingError.self) {
+                try BinaryDecoder().decode([Float].self, from: Array(floats[..<end]))
+            }
         }
     }
 }

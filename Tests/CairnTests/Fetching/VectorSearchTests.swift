@@ -76,7 +76,10 @@ enum VectorReference {
                 SimilarityDescriptor<VectorPhoto>(
                     nearest: [2, 0.1, 0, 0, 0, 0, 0, 0], in: \.embedding, fetchLimit: 4, isExact: isExact))
             #expect(Self.names(byAngle) == ["east", "north-east", "north", "west"])
-            #expect(abs(byAngle[1].distance - VectorReference.cosine([1, 1, 0, 0, 0, 0, 0, 0], [2, 0.1, 0, 0, 0, 0, 0, 0])) < 1e-6)
+            #expect(
+                abs(
+                    byAngle[1].distance - VectorReference.cosine([1, 1, 0, 0, 0, 0, 0, 0], [2, 0.1, 0, 0, 0, 0, 0, 0]))
+                    < 1e-6)
             #expect(abs(byAngle[3].distance - 2 + 0.00124) < 1e-3)
             let byPlace = try reader.search(
                 SimilarityDescriptor<VectorPhoto>(nearest: [3, 3, 0], in: \.position, fetchLimit: 2, isExact: isExact))
@@ -107,7 +110,8 @@ enum VectorReference {
                 SimilarityDescriptor<VectorPhoto>(
                     nearest: vector, in: \.embedding, predicate: predicate, fetchLimit: 10, isExact: true))
             let approximate = try reader.search(
-                SimilarityDescriptor<VectorPhoto>(nearest: vector, in: \.embedding, predicate: predicate, fetchLimit: 10))
+                SimilarityDescriptor<VectorPhoto>(
+                    nearest: vector, in: \.embedding, predicate: predicate, fetchLimit: 10))
             #expect(exact.count == 10 && approximate.count == 10)
             #expect(approximate.allSatisfy { predicate == nil || $0.model.album == 1 })
             #expect(approximate.map(\.distance) == approximate.map(\.distance).sorted())
@@ -172,7 +176,8 @@ enum VectorReference {
             try context.save()
         } throws: { error in
             let error = error as? SaveError
-            return error?.code == .invalidArgument && error!.message.contains("has 3 numbers where its declaration says 8")
+            return error?.code == .invalidArgument
+                && error!.message.contains("has 3 numbers where its declaration says 8")
         }
         #expect(context.hasChanges)
         let photo = try #require(context.insertedModelsArray.first as? VectorPhoto)
@@ -210,8 +215,47 @@ enum VectorReference {
         #expect(exact.count == 40)
         for effort in [nil, Int.max] as [Int?] {
             let found = try context.search(
-                SimilarityDescriptor<VectorPhoto>(nearest: query, in: \.embedding, fetchLimit: .max, searchEffort: effort))
+                SimilarityDescriptor<VectorPhoto>(
+                    nearest: query, in: \.embedding, fetchLimit: .max, searchEffort: effort))
             #expect(found.map(\.distance) == exact.map(\.distance))
+        }
+    }
+
+    /// Damaged bytes in a vector index (a header, a node, a node's links) make the searches and
+    /// saves that read them throw `damagedRecord`; nothing traps.
+    @Test func damageToTheIndexIsATypedError() throws {
+        func isDamaged(_ error: any Error) -> Bool { (error as? StorageError)?.code == .damagedRecord }
+        for damaged in 0..<3 {
+            let (container, _) = try Self.store()
+            let context = ModelContext(container)
+            var photos: [VectorPhoto] = []
+            for number in 0..<20 {
+                photos.append(VectorPhoto("p\(number)", embedding: (0..<8).map { Float(($0 + number) % 5) }))
+                context.insert(photos[number])
+            }
+            try context.save()
+            let row = try #require(photos[3].persistentModelID.rowID)
+            let (key, value) = [
+                (VectorLayout.headerKey, [UInt8](repeating: 0xFF, count: 27)),
+                (VectorLayout.nodeKey(row: row), [UInt8](repeating: 0, count: 9)),
+                (VectorLayout.linksKey(row: row), [0x05, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]),
+            ][damaged]
+            let table = try #require(
+                container.store.entityTables(of: VectorPhoto.self, for: "test").keys.vectors.first {
+                    $0.attribute == "embedding"
+                }
+            ).table
+            _ = try container.store.write(expectedBytes: 64) { txn in try txn.put(value, for: key, in: table) }
+            let query: [Float] = [1, 0, 0, 0, 0, 0, 0, 1]
+            #expect(
+                "case \(damaged)",
+                performing: {
+                    _ = try context.search(
+                        SimilarityDescriptor<VectorPhoto>(nearest: query, in: \.embedding, isExact: damaged != 2))
+                    _ = try context.search(SimilarityDescriptor<VectorPhoto>(nearest: query, in: \.embedding))
+                }, throws: isDamaged)
+            context.insert(VectorPhoto("new", embedding: query))
+            #expect("case \(damaged)", performing: { try context.save() }, throws: isDamaged)
         }
     }
 
@@ -235,7 +279,10 @@ enum VectorReference {
         context.insert(VectorPhoto("marker", embedding: marker, position: [4321.5, 8765.25, 1234.75]))
         context.insert(VectorPhoto("other", embedding: [0, 1, 0, 0, 0, 0, 0, 0]))
         try context.save()
-        #expect(Self.names(try context.search(SimilarityDescriptor(nearest: marker, in: \.embedding, fetchLimit: 1))) == ["marker"])
+        #expect(
+            Self.names(try context.search(SimilarityDescriptor(nearest: marker, in: \.embedding, fetchLimit: 1))) == [
+                "marker"
+            ])
         let file = try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb"))
         let unit = VectorDistance(metric: .cosine, dimensions: 8).prepared(marker)
         for number in unit.prefix(3) + [4321.5, 8765.25] as [Float] {
@@ -309,9 +356,12 @@ enum PinSchemaV3: VersionedSchema {
             #expect(abs(found[0].distance - 2.0.squareRoot()) < 1e-6)
         }
         let logged = LogCapture.messages.map(\.text).filter { $0.contains("vector index of Pin.place") }
-        #expect(logged.contains { $0.contains("from 4 stored rows") } && logged.contains { $0.hasPrefix("Built") }, "\(logged)")
+        #expect(
+            logged.contains { $0.contains("from 4 stored rows") } && logged.contains { $0.hasPrefix("Built") },
+            "\(logged)")
         #expect(LogCapture.messages.contains { $0.text.contains("Left 1 stored vectors of Pin.place") })
-        let container = try ModelContainer(for: Schema(versionedSchema: PinSchemaV3.self), configurations: configuration)
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: PinSchemaV3.self), configurations: configuration)
         let reader = ModelContext(container)
         let found = try reader.search(SimilarityDescriptor<PinSchemaV3.Pin>(nearest: [1, 1], fetchLimit: 2))
         #expect(found.map(\.model.name) == ["far", "near"])

@@ -40,7 +40,8 @@ import Testing
         await propertyCheck(count: PropertyScale.count(25), input: input) { count, seed in
             var random = SeededGenerator(seed: UInt64(seed))
             let url = URL(fileURLWithPath: TemporaryDirectory().child("Props.store"))
-            let container = try ModelContainer(for: Schema([PropVector.self]), configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema([PropVector.self]), configurations: ModelConfiguration(url: url))
             let context = ModelContext(container)
             var saved = Saved()
             var models: [Int: PropVector] = [:]
@@ -100,7 +101,8 @@ import Testing
             let keyPath: PartialKeyPath<PropVector> = byPlace ? \.place : \.direction
             for isExact in [true, false] {
                 let found = try context.search(
-                    SimilarityDescriptor(nearest: query, in: keyPath, predicate: predicate, fetchLimit: limit, isExact: isExact))
+                    SimilarityDescriptor(
+                        nearest: query, in: keyPath, predicate: predicate, fetchLimit: limit, isExact: isExact))
                 let shape = "place \(byPlace) exact \(isExact) limit \(limit) grouped \(grouped) [seed \(seed)]"
                 #expect(found.count == min(limit, expected.count), "\(shape)")
                 for (result, wanted) in zip(found, expected) {

@@ -40,7 +40,10 @@ enum BinaryFloatArray {
             for index in 0..<Int(count) {
                 let offset = start + index * 5
                 guard raw[offset] == BinaryFormat.Tag.float32.rawValue else { return nil }
-                floats.append(Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self))))
+                floats.append(
+                    Float(
+                        bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self))
+                    ))
             }
             return floats
         }

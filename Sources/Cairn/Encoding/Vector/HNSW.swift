@@ -1,5 +1,5 @@
-import Foundation
 import CairnStorage
+import Foundation
 
 /// The shape of every vector index's graph (HNSW: Malkov and Yashunin, "Efficient and robust
 /// approximate nearest neighbor search using Hierarchical Navigable Small World graphs").

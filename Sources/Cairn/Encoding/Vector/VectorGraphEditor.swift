@@ -149,7 +149,8 @@ struct VectorGraphEditor: VectorGraph {
                 continue
             }
             if node.isNew {
-                let vector = UnsafeBufferPointer(start: vectors[slot].assumingMemoryBound(to: Float.self), count: distance.dimensions)
+                let vector = UnsafeBufferPointer(
+                    start: vectors[slot].assumingMemoryBound(to: Float.self), count: distance.dimensions)
                 try txn.put(VectorLayout.node(level: node.level, vector: vector), for: nodeKey, in: table)
             }
             try txn.put(VectorLayout.links(node.links, key: linksKey), for: linksKey, in: table)
@@ -161,7 +162,8 @@ struct VectorGraphEditor: VectorGraph {
 
     /// Adds a link from `row` to `target` on `level`, choosing again among its links when that
     /// passes its capacity.
-    private mutating func link(_ row: UInt64, to target: UInt64, level: Int, in txn: borrowing WriteTransaction) throws {
+    private mutating func link(_ row: UInt64, to target: UInt64, level: Int, in txn: borrowing WriteTransaction) throws
+    {
         let node = try node(row, in: txn)
         guard let slot = node.slot, level < node.links.count else { return }
         var links = node.links[level]
@@ -199,7 +201,8 @@ struct VectorGraphEditor: VectorGraph {
         for candidate in candidates where chosen.count < count {
             guard let slot = try node(candidate.row, in: txn).slot else { continue }
             var diverse = true
-            for other in chosen where try distance(from: vectors[slot], to: other, in: txn) ?? .infinity
+            for other in chosen
+            where try distance(from: vectors[slot], to: other, in: txn) ?? .infinity
                 < candidate.distance
             {
                 diverse = false

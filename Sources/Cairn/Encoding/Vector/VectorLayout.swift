@@ -106,7 +106,9 @@ enum VectorLayout {
             bytes[0] = UInt8(level)
             for (position, number) in vector.enumerated() {
                 let bits = number.bitPattern.littleEndian
-                for byte in 0..<4 { bytes[nodePrefix + position * 4 + byte] = UInt8(truncatingIfNeeded: bits >> (8 * byte)) }
+                for byte in 0..<4 {
+                    bytes[nodePrefix + position * 4 + byte] = UInt8(truncatingIfNeeded: bits >> (8 * byte))
+                }
             }
             count = bytes.count
         }
@@ -142,7 +144,9 @@ enum VectorLayout {
     /// Reads a node's links, level 0 first.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when the value is damaged.
-    static func links(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, table: Table) throws(StorageError)
+    static func links(
+        _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, table: Table
+    ) throws(StorageError)
         -> [[UInt64]]
     {
         let payload = try EntryLayout.checkedPayload(value, key: key, table: table)
@@ -170,7 +174,9 @@ enum VectorLayout {
     }
 
     /// A little-endian number at `offset`, which the caller checked is in bounds.
-    private static func load<N: FixedWidthInteger>(_ type: N.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int)
+    private static func load<N: FixedWidthInteger>(
+        _ type: N.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int
+    )
         -> N
     {
         N(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: N.self))
