@@ -150,6 +150,20 @@ package enum EntryLayout {
         return payload
     }
 
+    /// The same for a key held in an array (a table's fixed key, such as a header's).
+    ///
+    /// ```swift
+    /// let payload = try EntryLayout.checkedPayload(value, key: [0x00], table: table)
+    /// ```
+    /// - Throws: `StorageError` `.damagedRecord`, as the other form does.
+    package static func checkedPayload(
+        _ value: UnsafeRawBufferPointer, key: [UInt8], table: Table
+    ) throws(StorageError) -> UnsafeRawBufferPointer {
+        try key.withUnsafeBytes { key in
+            Result { () throws(StorageError) in try checkedPayload(value, key: key, table: table) }
+        }.get()
+    }
+
     /// The payload of a stored `meta` value, after checking its checksum.
     ///
     /// ```swift

@@ -27,9 +27,9 @@ package enum StoreLayout {
     package static let syncTables = [syncRowsTable, syncIdentifiersTable, syncPendingTable, syncStateTable]
 
     /// The tables whose values an encrypted store seals (`Docs/Encryption.md`): records,
-    /// external values, full-text postings, vector indexes, history, sync state and the store's own entries.
-    /// Index, unique and edge tables are not: their values are row ids, and their keys order the
-    /// store.
+    /// external values, full-text postings, vector indexes, history, sync state and the store's
+    /// own entries. Index, unique and edge tables are not: their values are row ids, and their
+    /// keys order the store.
     package static let sealedTables = SealedTables(
         prefixes: ["e/", "x/", "s/", textPrefix, vectorPrefix], names: [metaTable, historyTable])
 
@@ -83,9 +83,6 @@ package enum StoreLayout {
     package static func vectorTables(of entity: String, among names: some Sequence<String>) -> [String] {
         names.filter { $0.hasPrefix("\(vectorPrefix)\(entity)/") }.sorted()
     }
-
-    /// Whether `name` is a vector index's table.
-    package static func isVectorTable(_ name: String) -> Bool { name.hasPrefix(vectorPrefix) }
 
     private static let vectorPrefix = "v/"
 

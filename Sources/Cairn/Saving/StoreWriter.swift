@@ -5,10 +5,10 @@ import Foundation
 /// The order inside the transaction is fixed: new rows (appended under the entity's next row ids,
 /// or written over the rows they take over, unless such a row already holds the same bytes), and
 /// the row counters; rewritten rows; deleted rows with their edges and external values; index
-/// entries (old ones removed first); full-text postings; vector indexes; external values; unique entries (kept ones checked, old ones
-/// freed, new ones claimed with no-overwrite, so a value another writer claimed since the plan
-/// fails the save); relationship lists; the repair of inverse edges;
-/// the history entry. The body only reads the plan and the store, so it can run again after the
+/// entries (old ones removed first); full-text postings; vector indexes; external values; unique
+/// entries (kept ones checked, old ones freed, new ones claimed with no-overwrite, so a value
+/// another writer claimed since the plan fails the save); relationship lists; the repair of
+/// inverse edges; the history entry. The body only reads the plan and the store, so it can run again after the
 /// map grows.
 struct StoreWriter {
     let store: Store

@@ -76,9 +76,4 @@ extension VectorCandidate {
         }
         return kept.elements.sorted(by: precedes)
     }
-
-    /// Whether `a` comes before `b`: nearer, or as near and of a lower row.
-    static func precedes(_ a: VectorCandidate, _ b: VectorCandidate) -> Bool {
-        (a.distance, a.row) < (b.distance, b.row)
-    }
 }

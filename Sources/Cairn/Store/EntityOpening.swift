@@ -271,16 +271,29 @@ struct EntityOpening {
     private func vectorIndex(
         _ attribute: Schema.Attribute, shape: VectorShape, of entity: Schema.Entity, tables: Store.EntityTables
     ) throws -> Store.EntityTables.VectorIndex {
+        let (tag, table) = try attributeIndexTable(attribute, of: entity, tables: tables, kind: "vector index") {
+            StoreLayout.vectorTable(of: $0, attribute.name)
+        }
+        return Store.EntityTables.VectorIndex(attribute: attribute, shape: shape, tag: tag, table: table)
+    }
+
+    /// The table of an index kept per attribute, named by `name` after the entity that declares
+    /// the attribute (an inherited attribute's covers the whole hierarchy), created unless the
+    /// store is read-only, and the attribute's field tag.
+    private func attributeIndexTable(
+        _ attribute: Schema.Attribute, of entity: Schema.Entity, tables: Store.EntityTables, kind: String,
+        name: (_ declaringEntity: String) -> String
+    ) throws -> (tag: UInt32, table: Table) {
         let declaring = entity.declaring { $0.attributesByName[attribute.name] != nil }
-        let name = StoreLayout.vectorTable(of: declaring.name, attribute.name)
-        guard let tag = tables.codec.tags[attribute.name], let table = try environment.openTable(name, create: !readOnly)
+        guard let tag = tables.codec.tags[attribute.name],
+            let table = try environment.openTable(name(declaring.name), create: !readOnly)
         else {
             throw StorageError(
                 code: .readOnly,
-                message: "The store has no vector index for \(entity.name).\(attribute.name) and is read-only. "
+                message: "The store has no \(kind) for \(entity.name).\(attribute.name) and is read-only. "
                     + "Open it once with allowsSave: true.")
         }
-        return Store.EntityTables.VectorIndex(attribute: attribute, shape: shape, tag: tag, table: table)
+        return (tag, table)
     }
 
     /// Empties the vector tables built for another length or metric than the schema now
@@ -305,15 +318,9 @@ struct EntityOpening {
     private func textIndex(
         _ attribute: Schema.Attribute, of entity: Schema.Entity, tables: Store.EntityTables
     ) throws -> Store.EntityTables.TextIndex {
-        let declaring = entity.declaring { $0.attributesByName[attribute.name] != nil }
         let hasher = environment.keyHasher
-        let name = StoreLayout.textTable(of: declaring.name, attribute.name, hashed: hasher != nil)
-        guard let tag = tables.codec.tags[attribute.name], let table = try environment.openTable(name, create: !readOnly)
-        else {
-            throw StorageError(
-                code: .readOnly,
-                message: "The store has no full-text index for \(entity.name).\(attribute.name) and is read-only. "
-                    + "Open it once with allowsSave: true.")
+        let (tag, table) = try attributeIndexTable(attribute, of: entity, tables: tables, kind: "full-text index") {
+            StoreLayout.textTable(of: $0, attribute.name, hashed: hasher != nil)
         }
         return Store.EntityTables.TextIndex(attribute: attribute, tag: tag, table: table, hasher: hasher)
     }

@@ -85,9 +85,7 @@ enum PostingLayout {
     static func parseStatistics(
         _ value: UnsafeRawBufferPointer, table: Table
     ) throws(StorageError) -> (documents: Int, tokens: Int) {
-        let body = try statisticsKey.withUnsafeBytes { key in
-            Result { () throws(StorageError) in try EntryLayout.checkedPayload(value, key: key, table: table) }
-        }.get()
+        let body = try EntryLayout.checkedPayload(value, key: statisticsKey, table: table)
         var index = 0
         guard let documents = Varint.read(body, at: &index, end: body.count),
             let tokens = Varint.read(body, at: &index, end: body.count), index == body.count,

@@ -40,6 +40,11 @@ enum HNSWParameters {
 struct VectorCandidate: Sendable {
     var distance: Float
     var row: UInt64
+
+    /// Whether `a` comes before `b`: nearer, or as near and of a lower row.
+    static func precedes(_ a: VectorCandidate, _ b: VectorCandidate) -> Bool {
+        (a.distance, a.row) < (b.distance, b.row)
+    }
 }
 
 /// Where an HNSW search reads a graph: the store's table as committed (``VectorGraphReader``), or
@@ -100,7 +105,7 @@ enum HNSWSearch {
                 }
             }
         }
-        return found.elements.sorted { ($0.distance, $0.row) < ($1.distance, $1.row) }
+        return found.elements.sorted(by: VectorCandidate.precedes)
     }
 }
 
@@ -120,8 +125,8 @@ struct CandidateHeap {
 
     @inline(__always)
     private func above(_ a: Int, _ b: Int) -> Bool {
-        let (x, y) = ((elements[a].distance, elements[a].row), (elements[b].distance, elements[b].row))
-        return nearestFirst ? x < y : x > y
+        nearestFirst
+            ? VectorCandidate.precedes(elements[a], elements[b]) : VectorCandidate.precedes(elements[b], elements[a])
     }
 
     mutating func push(_ element: VectorCandidate) {

@@ -24,6 +24,8 @@ struct VectorGraphEditor: VectorGraph {
     let table: Table
     let distance: VectorDistance
     private(set) var header: VectorLayout.Header
+    /// Reads the nodes the changes reach, the first time each is met.
+    private var reader: VectorGraphReader
     private var nodes: [UInt64: Node] = [:]
     /// Rows whose node was removed or whose links changed, to write.
     private var changed: Set<UInt64> = []
@@ -43,9 +45,9 @@ struct VectorGraphEditor: VectorGraph {
         self.table = table
         self.distance = distance
         vectors = VectorArena(dimensions: distance.dimensions)
+        reader = VectorGraphReader(table: table, distance: distance)
         header =
-            try VectorGraphReader(table: table, distance: distance).header(in: txn)
-            ?? VectorLayout.Header(metric: distance.metric, dimensions: distance.dimensions)
+            try reader.header(in: txn) ?? VectorLayout.Header(metric: distance.metric, dimensions: distance.dimensions)
     }
 
     // MARK: Reading
@@ -69,22 +71,15 @@ struct VectorGraphEditor: VectorGraph {
         _ row: UInt64, in txn: borrowing T
     ) throws -> Node {
         if let known = nodes[row] { return known }
-        let (table, dimensions, vectors) = (table, distance.dimensions, vectors)
-        let nodeKey = VectorLayout.nodeKey(row: row)
-        let level = try nodeKey.withUnsafeBytes { key in
-            try txn.withValue(for: key, in: table) { value in
-                let node = try VectorLayout.node(value, dimensions: dimensions, key: key, table: table)
-                return (node.level, vectors.append(node.vector))
-            }
-        }
+        let vectors = vectors
         var node = Node()
-        if let (level, slot) = level {
-            let linksKey = VectorLayout.linksKey(row: row)
-            let stored = try linksKey.withUnsafeBytes { key in
-                try txn.withValue(for: key, in: table) { try VectorLayout.links($0, key: key, table: table) }
-            }
-            node.slot = slot
-            node.links = (0...level).map { $0 < (stored?.count ?? 0) ? stored![$0] : [] }
+        let level = try reader.withNode(row, in: txn) { level, vector in
+            node.slot = vectors.append(vector)
+            return level
+        }
+        if let level {
+            let stored = try reader.storedLinks(of: row, in: txn) ?? []
+            node.links = (0...level).map { $0 < stored.count ? stored[$0] : [] }
         }
         nodes[row] = node
         return node
@@ -99,7 +94,8 @@ struct VectorGraphEditor: VectorGraph {
         let level = HNSWParameters.level(of: row)
         nodes[row] = Node(slot: slot, links: Array(repeating: [], count: level + 1), isNew: true)
         changed.insert(row)
-        header.count += 1
+        // Saturating: a damaged count must not trap.
+        header.count = header.count == .max ? .max : header.count + 1
         guard let entry = header.entry, let entryDistance = try distance(from: vectors[slot], to: entry.row, in: txn)
         else {
             header.entry = (row, level)
@@ -149,8 +145,7 @@ struct VectorGraphEditor: VectorGraph {
                 continue
             }
             if node.isNew {
-                let vector = UnsafeBufferPointer(
-                    start: vectors[slot].assumingMemoryBound(to: Float.self), count: distance.dimensions)
+                let vector = UnsafeRawBufferPointer(start: vectors[slot], count: distance.dimensions * 4)
                 try txn.put(VectorLayout.node(level: node.level, vector: vector), for: nodeKey, in: table)
             }
             try txn.put(VectorLayout.links(node.links, key: linksKey), for: linksKey, in: table)
@@ -186,7 +181,7 @@ struct VectorGraphEditor: VectorGraph {
             guard let distance = try distance(from: vectors[slot], to: candidate, in: txn) else { continue }
             measured.append(VectorCandidate(distance: distance, row: candidate))
         }
-        measured.sort { ($0.distance, $0.row) < ($1.distance, $1.row) }
+        measured.sort(by: VectorCandidate.precedes)
         nodes[row]!.links[level] = try choose(HNSWParameters.capacity(on: level), of: measured, in: txn)
         changed.insert(row)
     }
@@ -220,14 +215,16 @@ struct VectorGraphEditor: VectorGraph {
     ) throws -> (row: UInt64, level: Int)? {
         var best: (row: UInt64, level: Int)?
         for row in Set(removed.links.joined()) {
-            let level = try node(row, in: txn).links.count - 1
-            if level >= 0, level > best?.level ?? -1 { best = (row, level) }
+            let node = try node(row, in: txn)
+            if node.slot != nil, node.level > best?.level ?? -1 { best = (row, node.level) }
         }
         if let best { return best }
         try txn.scan(table, .prefix([VectorLayout.nodeMarker])) { key, value in
             let row = try VectorLayout.row(ofNodeKey: key, table: table)
             let level = Int(min(value.first ?? 0, HNSWParameters.maximumLevel))
-            if nodes[row]?.slot != nil || nodes[row] == nil, level > best?.level ?? -1 { best = (row, level) }
+            // A row this save removed is in the table still, but not in the graph.
+            let isLive = nodes[row].map { $0.slot != nil } ?? true
+            if isLive, level > best?.level ?? -1 { best = (row, level) }
             return true
         }
         for (row, node) in nodes where node.slot != nil && node.level > best?.level ?? -1 { best = (row, node.level) }

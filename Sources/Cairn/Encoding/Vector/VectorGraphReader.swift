@@ -21,26 +21,41 @@ struct VectorGraphReader: VectorGraph {
     mutating func distance<T: StorageTransaction & ~Copyable>(
         from query: UnsafeRawPointer, to row: UInt64, in txn: borrowing T
     ) throws -> Float? {
-        setKey(VectorLayout.nodeMarker, row)
-        let (table, distance, dimensions) = (table, distance, distance.dimensions)
-        return try key.withUnsafeBytes { key in
-            try txn.withValue(for: key, in: table) { value in
-                let vector = try VectorLayout.node(value, dimensions: dimensions, key: key, table: table).vector
-                return distance(query, vector.baseAddress!)
-            }
-        }
+        let measure = distance
+        return try withNode(row, in: txn) { _, vector in measure(query, vector.baseAddress!) }
     }
 
     mutating func links<T: StorageTransaction & ~Copyable>(
         of row: UInt64, level: Int, in txn: borrowing T
     ) throws -> [UInt64] {
+        guard let levels = try storedLinks(of: row, in: txn), level < levels.count else { return [] }
+        return levels[level]
+    }
+
+    /// Calls `body` with the level and the vector's bytes of the node of `row` (valid during the
+    /// call); `nil` when there is no such node.
+    mutating func withNode<T: StorageTransaction & ~Copyable, R>(
+        _ row: UInt64, in txn: borrowing T, _ body: (Int, UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        setKey(VectorLayout.nodeMarker, row)
+        let (table, dimensions) = (table, distance.dimensions)
+        return try key.withUnsafeBytes { key in
+            try txn.withValue(for: key, in: table) { value in
+                let node = try VectorLayout.node(value, dimensions: dimensions, key: key, table: table)
+                return try body(node.level, node.vector)
+            }
+        }
+    }
+
+    /// The links of the node of `row` on every level, level 0 first; `nil` when none are stored.
+    mutating func storedLinks<T: StorageTransaction & ~Copyable>(
+        of row: UInt64, in txn: borrowing T
+    ) throws -> [[UInt64]]? {
         setKey(VectorLayout.linksMarker, row)
         let table = table
-        let levels = try key.withUnsafeBytes { key in
+        return try key.withUnsafeBytes { key in
             try txn.withValue(for: key, in: table) { try VectorLayout.links($0, key: key, table: table) }
         }
-        guard let levels, level < levels.count else { return [] }
-        return levels[level]
     }
 
     /// The index's header; `nil` before the index was first written.

@@ -18,7 +18,7 @@ import CairnStorage
 ///
 /// ```swift
 /// let key = VectorLayout.nodeKey(row: 42)
-/// let value = VectorLayout.node(level: 0, vector: [0.6, 0.8])
+/// let value = ([0.6, 0.8] as [Float]).withUnsafeBytes { VectorLayout.node(level: 0, vector: $0) }
 /// ```
 enum VectorLayout {
     /// The key of a table's header.
@@ -30,17 +30,12 @@ enum VectorLayout {
     private static let format: UInt8 = 0x01
 
     /// What a vector index's header holds.
-    struct Header: Equatable {
+    struct Header {
         var metric: VectorMetric
         var dimensions: Int
         var count: UInt64 = 0
         /// Where a search starts, and the level it has; `nil` in an empty index.
         var entry: (row: UInt64, level: Int)?
-
-        static func == (lhs: Header, rhs: Header) -> Bool {
-            lhs.metric == rhs.metric && lhs.dimensions == rhs.dimensions && lhs.count == rhs.count
-                && lhs.entry?.row == rhs.entry?.row && lhs.entry?.level == rhs.entry?.level
-        }
     }
 
     static func nodeKey(row: UInt64) -> [UInt8] { key(nodeMarker, row) }
@@ -74,21 +69,13 @@ enum VectorLayout {
         return bytes
     }
 
-    // The header key's one byte, where a key buffer is needed (never written).
-    nonisolated(unsafe) private static let headerKeyByte: UnsafeMutableRawPointer = {
-        let byte = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
-        byte.storeBytes(of: 0, as: UInt8.self)
-        return byte
-    }()
-
     /// Reads a header.
     ///
     /// - Throws: `StorageError` `.damagedRecord` when it is damaged or of an unknown format.
     static func header(_ value: UnsafeRawBufferPointer, table: Table) throws(StorageError) -> Header {
-        let key = UnsafeRawBufferPointer(start: headerKeyByte, count: 1)
-        let payload = try EntryLayout.checkedPayload(value, key: key, table: table)
+        let payload = try EntryLayout.checkedPayload(value, key: headerKey, table: table)
         guard payload.count == 23, payload[0] == format, payload[1] <= 1 else {
-            throw EntryLayout.damaged(table: table, key: key, "has a header it cannot read")
+            throw headerKey.withUnsafeBytes { EntryLayout.damaged(table: table, key: $0, "has a header it cannot read") }
         }
         var header = Header(
             metric: payload[1] == 0 ? .cosine : .euclidean, dimensions: Int(load(UInt32.self, payload, at: 2)))
@@ -99,19 +86,14 @@ enum VectorLayout {
 
     // MARK: Nodes
 
-    /// A node's value: its level and its vector.
-    static func node(level: Int, vector: UnsafeBufferPointer<Float>) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: nodePrefix + vector.count * 4) { bytes, count in
-            bytes.initialize(repeating: 0)
-            bytes[0] = UInt8(level)
-            for (position, number) in vector.enumerated() {
-                let bits = number.bitPattern.littleEndian
-                for byte in 0..<4 {
-                    bytes[nodePrefix + position * 4 + byte] = UInt8(truncatingIfNeeded: bits >> (8 * byte))
-                }
-            }
-            count = bytes.count
-        }
+    /// A node's value: its level and its vector's bytes (f32s as the host holds them, which is
+    /// little-endian on every platform Cairn runs on, as ``VectorDistance`` reads them).
+    static func node(level: Int, vector: UnsafeRawBufferPointer) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: nodePrefix)
+        bytes.reserveCapacity(nodePrefix + vector.count)
+        bytes[0] = UInt8(level)
+        bytes.append(contentsOf: vector)
+        return bytes
     }
 
     /// A node's level and its vector's bytes (`dimensions` little-endian f32), checked for
