@@ -247,7 +247,9 @@ struct StoreWriter {
         for changes in plan.vectors {
             var editor = try VectorGraphEditor(table: changes.index.table, distance: changes.index.distance, in: txn)
             for row in changes.removals { try editor.remove(row: try rows.row(row), in: txn) }
-            for (row, vector) in changes.additions { try editor.insert(row: try rows.row(row), vector: vector, in: txn) }
+            for (row, vector) in changes.additions {
+                try editor.insert(row: try rows.row(row), vector: vector, in: txn)
+            }
             try editor.write(in: txn)
         }
     }

@@ -75,7 +75,9 @@ enum VectorLayout {
     static func header(_ value: UnsafeRawBufferPointer, table: Table) throws(StorageError) -> Header {
         let payload = try EntryLayout.checkedPayload(value, key: headerKey, table: table)
         guard payload.count == 23, payload[0] == format, payload[1] <= 1 else {
-            throw headerKey.withUnsafeBytes { EntryLayout.damaged(table: table, key: $0, "has a header it cannot read") }
+            throw headerKey.withUnsafeBytes {
+                EntryLayout.damaged(table: table, key: $0, "has a header it cannot read")
+            }
         }
         var header = Header(
             metric: payload[1] == 0 ? .cosine : .euclidean, dimensions: Int(load(UInt32.self, payload, at: 2)))
