@@ -127,9 +127,14 @@ struct IdentityMap {
     /// Every model the map holds, stored and inserted.
     var models: [any PersistentModel] {
         var result: [any PersistentModel] = []
-        for entity in rows { entity.forEach { result.append($0) } }
-        for slot in temporary.values { result.append(slot.model) }
+        forEach { result.append($0) }
         return result
+    }
+
+    /// Hands every model the map holds, stored and inserted, to `body`, without retaining it.
+    func forEach(_ body: (any PersistentModel) -> Void) {
+        for entity in rows { entity.forEach(body) }
+        for slot in temporary.values { body(slot.model) }
     }
 
     /// Every stored model the map holds, with its identifier.

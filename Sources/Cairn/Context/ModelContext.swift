@@ -121,7 +121,24 @@ public final class ModelContext {
         inverses.loadProperty = { [unowned self] model, index in self.fulfill(model, index) }
     }
 
-    deinit { link.disconnect() }
+    deinit {
+        link.disconnect()
+        releaseModels()
+    }
+
+    /// Lets go of the context's models, breaking the cycles of those nothing else holds
+    /// (``ContextTeardown``).
+    private func releaseModels() {
+        var teardown = ContextTeardown(link: link, store: store)
+        rows.identity.forEach { teardown.add($0) }
+        for list in [\PendingChanges.inserted, \.changed, \.keyChanged, \.deleted] {
+            for model in pending[keyPath: list] { teardown.add(model) }
+        }
+        teardown.unloadRelationships()
+        rows.identity.releaseAll()
+        pending.removeAll()
+        teardown.restoreReachable()
+    }
 
     /// What generated model code calls on this context (``ContextHooks``), kept off its public API.
     private(set) lazy var hooks = ContextHooks(self)
