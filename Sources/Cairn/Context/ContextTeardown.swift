@@ -67,14 +67,19 @@ struct ContextTeardown: ~Copyable {
     /// target of the context not taken in yet becomes a member too, so every model a recorded
     /// target names stays alive while the teardown runs.
     mutating func unloadRelationships() {
+        // Models of one entity come together (the identity map keeps them by entity): their
+        // relationships are looked up once per run of them.
+        var entity: (type: ObjectIdentifier, relationships: [RelationshipAccess])?
         var position = 0
         while position < members.count {
             let model = members[position].model
+            let type = ObjectIdentifier(type(of: model))
+            if entity?.type != type {
+                entity = (type, store.entitiesByType[type]?.entity.relationships.map(\.access) ?? [])
+            }
             let start = unloaded.count
-            if let tables = store.entitiesByType[ObjectIdentifier(type(of: model))] {
-                for relationship in tables.entity.relationships where relationship.access.hasTargets(model) {
-                    unload(relationship.access, of: model)
-                }
+            for access in entity!.relationships where access.hasTargets(model) {
+                unload(access, of: model)
             }
             members[position].unloaded = start..<unloaded.count
             position += 1
