@@ -13,7 +13,7 @@
 ///
 /// ```swift
 /// var teardown = ContextTeardown(link: link, store: store)
-/// identity.forEach { teardown.add($0) }
+/// identity.forEach { teardown.addIfHolding($0) }
 /// teardown.unloadRelationships()
 /// identity.releaseAll()                // the context's own references go
 /// teardown.restoreReachable()          // the rest of the graph goes with `teardown`
@@ -43,17 +43,28 @@ struct ContextTeardown: ~Copyable {
     private var unloaded: [Unloaded] = []
     /// The targets of every unloaded relationship, in order, as positions in ``members``.
     private var targets: [Int32] = []
+    /// The relationships of the entity last looked up (``relationships(of:)``).
+    private var lastEntity: (type: ObjectIdentifier, relationships: [RelationshipAccess])?
 
     init(link: _ContextLink, store: Store) {
         self.link = link
         self.store = store
     }
 
+    /// Takes `model` in if one of its loaded relationships has targets: only such a model can
+    /// hold another, and the models it holds come in as its targets. One that holds none stays
+    /// out and goes with the context's own references (a fetch of models whose relationships
+    /// were never read costs a look at each, no more).
+    mutating func addIfHolding(_ model: any PersistentModel) {
+        guard relationships(of: model).contains(where: { $0.hasTargets(model) }) else { return }
+        add(model)
+    }
+
     /// Takes `model` into the teardown, once, if it belongs to the departing context; returns its
     /// position among the members, or `nil` for a model of another context or of none. The
     /// position is kept in the model's plan slot, which only a save being planned uses.
     @discardableResult
-    mutating func add(_ model: any PersistentModel) -> Int? {
+    private mutating func add(_ model: any PersistentModel) -> Int? {
         let state = model._$state
         guard state.link === link else { return nil }
         let position = state.planPosition
@@ -63,22 +74,25 @@ struct ContextTeardown: ~Copyable {
         return members.count - 1
     }
 
+    /// The relationships of `model`'s entity. Models of one entity come together (the identity
+    /// map keeps them by entity), so the last entity's are kept.
+    private mutating func relationships(of model: any PersistentModel) -> [RelationshipAccess] {
+        let type = ObjectIdentifier(type(of: model))
+        if lastEntity?.type != type {
+            lastEntity = (type, store.entitiesByType[type]?.entity.relationships.map(\.access) ?? [])
+        }
+        return lastEntity!.relationships
+    }
+
     /// Unloads the members' loaded relationships that have targets, recording the targets. A
     /// target of the context not taken in yet becomes a member too, so every model a recorded
     /// target names stays alive while the teardown runs.
     mutating func unloadRelationships() {
-        // Models of one entity come together (the identity map keeps them by entity): their
-        // relationships are looked up once per run of them.
-        var entity: (type: ObjectIdentifier, relationships: [RelationshipAccess])?
         var position = 0
         while position < members.count {
             let model = members[position].model
-            let type = ObjectIdentifier(type(of: model))
-            if entity?.type != type {
-                entity = (type, store.entitiesByType[type]?.entity.relationships.map(\.access) ?? [])
-            }
             let start = unloaded.count
-            for access in entity!.relationships where access.hasTargets(model) {
+            for access in relationships(of: model) where access.hasTargets(model) {
                 unload(access, of: model)
             }
             members[position].unloaded = start..<unloaded.count

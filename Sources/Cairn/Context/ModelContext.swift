@@ -130,9 +130,9 @@ public final class ModelContext {
     /// (``ContextTeardown``).
     private func releaseModels() {
         var teardown = ContextTeardown(link: link, store: store)
-        rows.identity.forEach { teardown.add($0) }
+        rows.identity.forEach { teardown.addIfHolding($0) }
         for list in [\PendingChanges.inserted, \.changed, \.keyChanged, \.deleted] {
-            for model in pending[keyPath: list] { teardown.add(model) }
+            for model in pending[keyPath: list] { teardown.addIfHolding(model) }
         }
         teardown.unloadRelationships()
         rows.identity.releaseAll()
