@@ -5,13 +5,35 @@
 enum Varint {
     static let maximumLength = 10
 
+    /// Appends `value`'s varint to `bytes`: one byte in place, a longer one made aside and
+    /// appended at once (an append per byte checked the array's uniqueness and capacity each time).
+    @inline(__always)
     static func append(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
+        if value < 0x80 { return bytes.append(UInt8(truncatingIfNeeded: value)) }
+        appendLonger(value, to: &bytes)
+    }
+
+    private static func appendLonger(_ value: UInt64, to bytes: inout [UInt8]) {
+        var scratch: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &scratch) { raw in
+            let count = write(value, to: raw.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
         }
-        bytes.append(UInt8(value))
+    }
+
+    /// Writes `value`'s varint at `destination`, which has room for ``maximumLength`` bytes;
+    /// returns how many it wrote.
+    @inline(__always)
+    static func write(_ value: UInt64, to destination: UnsafeMutableRawPointer) -> Int {
+        var value = value
+        var count = 0
+        while value >= 0x80 {
+            destination.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, toByteOffset: count, as: UInt8.self)
+            value >>= 7
+            count += 1
+        }
+        destination.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: count, as: UInt8.self)
+        return count + 1
     }
 
     static func encodedLength(_ value: UInt64) -> Int {

@@ -31,14 +31,20 @@ enum PostingLayout {
 
     /// The key of the block of `term`'s postings starting at `firstRow`.
     static func blockKey(term: [UInt8], firstRow: UInt64) -> [UInt8] {
-        var key = termStart(term)
-        key.reserveCapacity(key.count + 8)
-        withUnsafeBytes(of: firstRow.bigEndian) { key.append(contentsOf: $0) }
+        var key = termStart(term, reserving: 8)
+        withUnsafeBytes(of: firstRow.bigEndian) { key.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
         return key
     }
 
-    /// What every block key of `term` starts with.
-    static func termStart(_ term: [UInt8]) -> [UInt8] { [termMarker] + term + [0x00] }
+    /// What every block key of `term` starts with, in an array with room for `reserving` more.
+    static func termStart(_ term: [UInt8], reserving extra: Int = 0) -> [UInt8] {
+        var start: [UInt8] = []
+        start.reserveCapacity(term.count + 2 + extra)
+        start.append(termMarker)
+        start.append(contentsOf: term)
+        start.append(0x00)
+        return start
+    }
 
     /// What every block key of every term starting with `prefix` starts with.
     static func prefixStart(_ prefix: [UInt8]) -> [UInt8] { [termMarker] + prefix }

@@ -24,13 +24,20 @@ struct PostingList {
     /// Writes a posting of `row`, whose text has `length` tokens, with the term at `positions`
     /// (ascending): its row (8 bytes, little-endian), then its rest.
     static func encode(row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>, into bytes: inout [UInt8]) {
-        withUnsafeBytes(of: row.littleEndian) { bytes.append(contentsOf: $0) }
-        Varint.append(UInt64(length), to: &bytes)
-        Varint.append(UInt64(positions.count), to: &bytes)
-        var previous: UInt32 = 0
-        for position in positions {
-            Varint.append(UInt64(position &- previous), to: &bytes)
-            previous = position
+        // Made aside and appended at once: an append per varint checked the array each time.
+        let capacity = 8 + Varint.maximumLength * (2 + positions.count)
+        withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { scratch in
+            let base = scratch.baseAddress!
+            base.storeBytes(of: row.littleEndian, as: UInt64.self)
+            var count = 8
+            count += Varint.write(UInt64(length), to: base + count)
+            count += Varint.write(UInt64(positions.count), to: base + count)
+            var previous: UInt32 = 0
+            for position in positions {
+                count += Varint.write(UInt64(position &- previous), to: base + count)
+                previous = position
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
         }
     }
 

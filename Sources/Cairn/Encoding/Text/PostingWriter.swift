@@ -21,6 +21,8 @@ struct PostingWriter {
     private let lastKey: [UInt8]?
     /// Whether every block put so far was past the table's last key (put with `MDB_APPEND`).
     private var appending = true
+    /// Cuts each term's blocks; one for every term, so its buffer is allocated once.
+    private var builder = BlockBuilder()
 
     /// A writer for `table`, whose last key it reads.
     init(table: Table, in txn: borrowing WriteTransaction) throws {
@@ -42,7 +44,7 @@ struct PostingWriter {
         guard !removed.isEmpty || !encoded.isEmpty else { return }
         let isNew = lastKey.map { !PostingLayout.termStart(term).lexicographicallyPrecedes($0) } ?? true
         if isNew && removed.isEmpty {
-            var builder = BlockBuilder(term: term)
+            builder.start(term: term)
             if try PostingList.forEachEncoded(encoded, { builder.add(row: try resolve($0), rest: $1) }) {
                 return try put(builder.finish(), replacing: [], in: txn)
             }
@@ -54,7 +56,7 @@ struct PostingWriter {
             isNew
             ? (blocks: [], postings: PostingList()) : try oldBlocks(of: term, from: lowest, through: highest, in: txn)
         let merged = old.postings.isEmpty ? added : Self.merge(old.postings, removing: removed, adding: added)
-        var builder = BlockBuilder(term: term)
+        builder.start(term: term)
         merged.bytes.withUnsafeBufferPointer { bytes in
             for index in 0..<merged.count {
                 let rest = UnsafeBufferPointer(rebasing: bytes[merged.restRange(index)])
@@ -162,16 +164,21 @@ struct PostingWriter {
 /// Cuts one term's postings, given in row order, into blocks of up to
 /// ``PostingLayout/blockCapacity`` bytes, each keyed by its first row.
 private struct BlockBuilder {
-    let term: [UInt8]
+    private var term: [UInt8] = []
     private var blocks: [(key: [UInt8], value: [UInt8])] = []
     private var body: [UInt8] = []
     private var (count, first, previous) = (0, UInt64(0), UInt64(0))
     /// Whether a posting was added (``previous`` is its row).
     private var started = false
 
-    init(term: [UInt8]) {
+    init() { body.reserveCapacity(PostingLayout.blockCapacity + 64) }
+
+    /// Begins the blocks of `term`, forgetting any earlier term's.
+    mutating func start(term: [UInt8]) {
         self.term = term
-        body.reserveCapacity(PostingLayout.blockCapacity + 64)
+        blocks.removeAll(keepingCapacity: true)
+        body.removeAll(keepingCapacity: true)
+        (count, first, previous, started) = (0, 0, 0, false)
     }
 
     /// Adds a posting; `false`, adding nothing, when its row does not follow the last one's.
