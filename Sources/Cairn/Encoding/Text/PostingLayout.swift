@@ -68,6 +68,11 @@ enum PostingLayout {
     /// A block value: the count of its postings, `body` (the postings as written: row delta
     /// and rest, the first row's delta 0), and the checksum over `key` and them.
     static func block(count: Int, body: [UInt8], key: [UInt8]) -> [UInt8] {
+        body.withUnsafeBufferPointer { block(count: count, body: $0, key: key) }
+    }
+
+    /// The same for a body not in an array.
+    static func block(count: Int, body: UnsafeBufferPointer<UInt8>, key: [UInt8]) -> [UInt8] {
         var value: [UInt8] = []
         value.reserveCapacity(body.count + 8)
         Varint.append(UInt64(count), to: &value)

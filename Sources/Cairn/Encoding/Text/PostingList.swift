@@ -24,21 +24,30 @@ struct PostingList {
     /// Writes a posting of `row`, whose text has `length` tokens, with the term at `positions`
     /// (ascending): its row (8 bytes, little-endian), then its rest.
     static func encode(row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>, into bytes: inout [UInt8]) {
-        // Made aside and appended at once: an append per varint checked the array each time.
-        let capacity = 8 + Varint.maximumLength * (2 + positions.count)
-        withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { scratch in
-            let base = scratch.baseAddress!
-            base.storeBytes(of: row.littleEndian, as: UInt64.self)
-            var count = 8
-            count += Varint.write(UInt64(length), to: base + count)
-            count += Varint.write(UInt64(positions.count), to: base + count)
-            var previous: UInt32 = 0
-            for position in positions {
-                count += Varint.write(UInt64(position &- previous), to: base + count)
-                previous = position
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+        withUnsafeTemporaryAllocation(byteCount: maximumLength(positions: positions.count), alignment: 8) { scratch in
+            let count = write(row: row, length: length, positions: positions, to: scratch.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
         }
+    }
+
+    /// The most bytes ``write(row:length:positions:to:)`` writes for a posting of `positions`.
+    static func maximumLength(positions: Int) -> Int { 8 + Varint.maximumLength * (2 + positions) }
+
+    /// ``encode(row:length:positions:into:)`` at `destination`, which has room for
+    /// ``maximumLength(positions:)`` bytes; returns how many it wrote.
+    static func write(
+        row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>, to destination: UnsafeMutableRawPointer
+    ) -> Int {
+        destination.storeBytes(of: row.littleEndian, as: UInt64.self)
+        var count = 8
+        count += Varint.write(UInt64(length), to: destination + count)
+        count += Varint.write(UInt64(positions.count), to: destination + count)
+        var previous: UInt32 = 0
+        for position in positions {
+            count += Varint.write(UInt64(position &- previous), to: destination + count)
+            previous = position
+        }
+        return count
     }
 
     /// Calls `body` with each posting ``encode(row:length:positions:into:)`` wrote into
@@ -48,25 +57,31 @@ struct PostingList {
     static func forEachEncoded(
         _ encoded: [UInt8], _ body: (UInt64, UnsafeBufferPointer<UInt8>) throws -> Bool
     ) rethrows -> Bool {
-        try encoded.withUnsafeBufferPointer { source in
-            let bytes = UnsafeRawBufferPointer(source)
-            var index = 0
-            while index + 8 <= source.count {
-                let row = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let start = index + 8
-                index = start
-                _ = Varint.read(bytes, at: &index, end: source.count)
-                let frequency = Varint.read(bytes, at: &index, end: source.count) ?? 0
-                for _ in 0..<frequency { _ = Varint.read(bytes, at: &index, end: source.count) }
-                guard try body(row, UnsafeBufferPointer(rebasing: source[start..<index])) else { return false }
-            }
-            return true
+        try encoded.withUnsafeBufferPointer { try forEachEncoded($0, body) }
+    }
+
+    /// The same over bytes not in an array.
+    @discardableResult
+    static func forEachEncoded(
+        _ source: UnsafeBufferPointer<UInt8>, _ body: (UInt64, UnsafeBufferPointer<UInt8>) throws -> Bool
+    ) rethrows -> Bool {
+        let bytes = UnsafeRawBufferPointer(source)
+        var index = 0
+        while index + 8 <= source.count {
+            let row = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let start = index + 8
+            index = start
+            _ = Varint.read(bytes, at: &index, end: source.count)
+            let frequency = Varint.read(bytes, at: &index, end: source.count) ?? 0
+            for _ in 0..<frequency { _ = Varint.read(bytes, at: &index, end: source.count) }
+            guard try body(row, UnsafeBufferPointer(rebasing: source[start..<index])) else { return false }
         }
+        return true
     }
 
     /// The postings ``encode(row:length:positions:into:)`` wrote into `encoded`, their rows
     /// mapped by `resolve`, in the order written.
-    init(encoded: [UInt8], resolve: (UInt64) throws -> UInt64) rethrows {
+    init(encoded: UnsafeBufferPointer<UInt8>, resolve: (UInt64) throws -> UInt64) rethrows {
         bytes.reserveCapacity(encoded.count)
         try Self.forEachEncoded(encoded) { row, rest in
             append(row: try resolve(row), rest: UnsafeRawBufferPointer(rest))

@@ -38,7 +38,8 @@ struct PostingWriter {
     ///
     /// - Throws: `StorageError` when a block read is damaged or the write fails; what `resolve` throws.
     mutating func apply(
-        term: [UInt8], removing removed: [UInt64], adding encoded: [UInt8], resolve: (UInt64) throws -> UInt64,
+        term: [UInt8], removing removed: [UInt64], adding encoded: UnsafeBufferPointer<UInt8>,
+        resolve: (UInt64) throws -> UInt64,
         in txn: borrowing WriteTransaction
     ) throws {
         guard !removed.isEmpty || !encoded.isEmpty else { return }
@@ -166,18 +167,17 @@ struct PostingWriter {
 private struct BlockBuilder {
     private var term: [UInt8] = []
     private var blocks: [(key: [UInt8], value: [UInt8])] = []
-    private var body: [UInt8] = []
+    /// The postings of the block being cut, written in place.
+    private let body = ByteArena(capacity: PostingLayout.blockCapacity + 64)
     private var (count, first, previous) = (0, UInt64(0), UInt64(0))
     /// Whether a posting was added (``previous`` is its row).
     private var started = false
-
-    init() { body.reserveCapacity(PostingLayout.blockCapacity + 64) }
 
     /// Begins the blocks of `term`, forgetting any earlier term's.
     mutating func start(term: [UInt8]) {
         self.term = term
         blocks.removeAll(keepingCapacity: true)
-        body.removeAll(keepingCapacity: true)
+        body.removeAll()
         (count, first, previous, started) = (0, 0, 0, false)
     }
 
@@ -186,8 +186,8 @@ private struct BlockBuilder {
         if started && row <= previous { return false }
         if body.count >= PostingLayout.blockCapacity { close() }
         if count == 0 { first = row }
-        Varint.append(count == 0 ? 0 : row &- previous, to: &body)
-        body.append(contentsOf: rest)
+        body.keep(Varint.write(count == 0 ? 0 : row &- previous, to: body.reserve(Varint.maximumLength)))
+        body.append(UnsafeRawBufferPointer(rest))
         (count, previous, started) = (count + 1, row, true)
         return true
     }
@@ -199,8 +199,8 @@ private struct BlockBuilder {
 
     private mutating func close() {
         let key = PostingLayout.blockKey(term: term, firstRow: first)
-        blocks.append((key, PostingLayout.block(count: count, body: body, key: key)))
+        blocks.append((key, PostingLayout.block(count: count, body: body.bytes(in: 0..<body.count), key: key)))
         count = 0
-        body.removeAll(keepingCapacity: true)
+        body.removeAll()
     }
 }

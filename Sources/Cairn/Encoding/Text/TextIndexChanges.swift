@@ -16,10 +16,13 @@ import Foundation
 /// ```
 struct TextIndexChanges {
     private var terms = TermTable()
-    /// The postings added, by term number, as ``PostingList/encode(row:length:positions:into:)``
-    /// writes them: each its row and its rest. One array per term, so a term's postings lie
-    /// together when its blocks are written.
-    private var additions: [[UInt8]] = []
+    /// The postings added, in the order added, each a record of its term number (4 bytes,
+    /// little-endian), its size (4 bytes), then the posting as ``PostingList/write(row:length:positions:to:)``
+    /// makes it: one run of bytes, written in place (an array per term, appended to a posting at
+    /// a time, cost more than tokenizing). ``write(to:storedTerm:resolve:in:)`` sorts them by term.
+    private var gathered = ByteArena()
+    /// Per term number: the bytes of its postings in ``gathered``.
+    private var termBytes: [Int] = []
     private var additionBytes = 0
     /// The postings removed: their terms and rows.
     private var removals: [(term: Int32, row: UInt64)] = []
@@ -47,15 +50,20 @@ struct TextIndexChanges {
         documents += 1
         tokens += tokenTerms.count
         group()
+        if !isKnownUniquelyReferenced(&gathered) { gathered = gathered.copy() }
         let length = tokenTerms.count
         grouped.withUnsafeBufferPointer { grouped in
             var start = 0
             for term in distinct {
                 let end = counts[term]
-                let before = additions[term].count
                 let positions = UnsafeBufferPointer(rebasing: grouped[start..<end])
-                PostingList.encode(row: row, length: length, positions: positions, into: &additions[term])
-                additionBytes += additions[term].count - before
+                let at = gathered.reserve(8 + PostingList.maximumLength(positions: positions.count))
+                let size = PostingList.write(row: row, length: length, positions: positions, to: at + 8)
+                at.storeBytes(of: UInt32(truncatingIfNeeded: term).littleEndian, as: UInt32.self)
+                at.storeBytes(of: UInt32(truncatingIfNeeded: size).littleEndian, toByteOffset: 4, as: UInt32.self)
+                gathered.keep(8 + size)
+                termBytes[term] += size
+                additionBytes += size
                 counts[term] = 0
                 start = end
             }
@@ -86,14 +94,36 @@ struct TextIndexChanges {
         let removedRows = try removals.map { try resolve($0.row) }
         let removedByTerm = Self.grouped(removals.map(\.term), terms: terms.count)
         let stored = (0..<terms.count).map { storedTerm(Array(terms.term($0))) }
+        let (byTerm, starts) = gatheredByTerm()
         var writer = try PostingWriter(table: table, in: txn)
         for term in Self.keyOrder(of: stored) {
             let removing = removedByTerm.order[removedByTerm.starts[term]..<removedByTerm.starts[term + 1]]
             try writer.apply(
-                term: stored[term], removing: removing.map { removedRows[$0] }.sorted(), adding: additions[term],
-                resolve: resolve, in: txn)
+                term: stored[term], removing: removing.map { removedRows[$0] }.sorted(),
+                adding: byTerm.bytes(in: starts[term]..<starts[term + 1]), resolve: resolve, in: txn)
         }
         try writer.addStatistics(documents: documents, tokens: tokens, in: txn)
+    }
+
+    /// The gathered postings copied term by term (a counting sort on the term numbers), each
+    /// term's in the order added, with where each term's start.
+    private func gatheredByTerm() -> (bytes: ByteArena, starts: [Int]) {
+        var starts = [Int](repeating: 0, count: termBytes.count + 1)
+        for term in termBytes.indices { starts[term + 1] = starts[term] + termBytes[term] }
+        let sorted = ByteArena(capacity: additionBytes)
+        let base = sorted.reserve(additionBytes)
+        var next = starts
+        let source = UnsafeRawBufferPointer(gathered.bytes(in: 0..<gathered.count))
+        var offset = 0
+        while offset + 8 <= source.count {
+            let term = Int(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            let size = Int(UInt32(littleEndian: source.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+            (base + next[term]).copyMemory(from: source.baseAddress! + offset + 8, byteCount: size)
+            next[term] += size
+            offset += 8 + size
+        }
+        sorted.keep(additionBytes)
+        return (sorted, starts)
     }
 
     /// The positions of `keys` in the order LMDB sorts them (bytes compared as unsigned, a
@@ -148,7 +178,7 @@ struct TextIndexChanges {
             let id = terms.intern(term)
             if id == counts.count {
                 counts.append(0)
-                additions.append([])
+                termBytes.append(0)
             }
             tokenTerms.append(id)
         }
