@@ -11,8 +11,11 @@ struct TermTable {
     private var arena: [UInt8] = []
     private var starts: [Int] = [0]
     private var hashes: [UInt64] = []
-    /// Open addressing: term number + 1, or 0 for an empty slot.
-    private var slots = [Int32](repeating: 0, count: 1024)
+    /// Open addressing: the hash's high 32 bits above term number + 1, or 0 for an empty slot.
+    /// A probe compares the hash bits in the slot itself, and reads a term's bytes only when
+    /// they agree: in a large save the table does not fit the caches, and each array read was a
+    /// miss.
+    private var slots = [UInt64](repeating: 0, count: 1024)
     private let seed = UInt64.random(in: .min ... .max)
 
     var count: Int { hashes.count }
@@ -21,39 +24,56 @@ struct TermTable {
     mutating func intern(_ term: UnsafeBufferPointer<UInt8>) -> Int {
         let bytes = UnsafeRawBufferPointer(term)
         let hash = ByteHashing.hash(bytes, seed: seed)
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] != 0 {
-            let id = Int(slots[slot]) - 1
-            if hashes[id] == hash && isTerm(id, bytes) { return id }
-            slot = (slot + 1) & mask
-        }
+        let (found, slot) = find(bytes, hash: hash)
+        if let found { return found }
         let id = hashes.count
         arena.append(contentsOf: term)
         starts.append(arena.count)
         hashes.append(hash)
-        slots[slot] = Int32(truncatingIfNeeded: id + 1)
+        slots[slot] = Self.slot(hash: hash, id: id)
         if hashes.count * 2 > slots.count { rehash() }
         return id
     }
 
+    /// The number of the term of `bytes` and `hash`, or `nil` and the empty slot it would take.
+    /// Through the arrays' buffers: a term met again, most tokens, costs the probe and one compare.
+    private func find(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> (id: Int?, slot: Int) {
+        slots.withUnsafeBufferPointer { slots in
+            starts.withUnsafeBufferPointer { starts in
+                arena.withUnsafeBytes { arena in
+                    let mask = slots.count - 1
+                    let high = hash >> 32
+                    var slot = Int(truncatingIfNeeded: hash) & mask
+                    while slots[slot] != 0 {
+                        if slots[slot] >> 32 == high {
+                            let id = Int(slots[slot] & 0xFFFF_FFFF) - 1
+                            if starts[id + 1] - starts[id] == bytes.count,
+                                ByteHashing.equal(UnsafeRawBufferPointer(rebasing: arena[starts[id]..<starts[id + 1]]), bytes)
+                            {
+                                return (id, slot)
+                            }
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                    return (nil, slot)
+                }
+            }
+        }
+    }
+
+    /// A slot's value for term `id` of `hash`.
+    private static func slot(hash: UInt64, id: Int) -> UInt64 { (hash >> 32) << 32 | UInt64(id + 1) }
+
     /// The bytes of term `id`.
     func term(_ id: Int) -> ArraySlice<UInt8> { arena[starts[id]..<starts[id + 1]] }
 
-    @inline(__always)
-    private func isTerm(_ id: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        let (start, end) = (starts[id], starts[id + 1])
-        guard end - start == bytes.count else { return false }
-        return arena.withUnsafeBytes { ByteHashing.equal(UnsafeRawBufferPointer(rebasing: $0[start..<end]), bytes) }
-    }
-
     private mutating func rehash() {
-        slots = [Int32](repeating: 0, count: slots.count * 2)
+        slots = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
         for (id, hash) in hashes.enumerated() {
             var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(truncatingIfNeeded: id + 1)
+            slots[slot] = Self.slot(hash: hash, id: id)
         }
     }
 }

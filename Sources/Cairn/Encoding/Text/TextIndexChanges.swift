@@ -21,6 +21,9 @@ struct TextIndexChanges {
     /// makes it: one run of bytes, written in place (an array per term, appended to a posting at
     /// a time, cost more than tokenizing). ``write(to:storedTerm:resolve:in:)`` sorts them by term.
     private var gathered = ByteArena()
+    /// The terms of the words tokenizing folded through Foundation, so each is folded once
+    /// (shared by copies: it only remembers what folding gives).
+    private let foldCache = FoldCache()
     /// Per term number: the bytes of its postings in ``gathered``.
     private var termBytes: [Int] = []
     private var additionBytes = 0
@@ -174,7 +177,7 @@ struct TextIndexChanges {
     /// Fills ``tokenTerms`` with the term numbers of `text`'s tokens, new terms interned.
     private mutating func tokenize(_ text: String) {
         tokenTerms.removeAll(keepingCapacity: true)
-        TextTokenizer.forEachToken(in: text) { term, _ in
+        TextTokenizer.forEachToken(in: text, cache: foldCache) { term, _ in
             let id = terms.intern(term)
             if id == counts.count {
                 counts.append(0)

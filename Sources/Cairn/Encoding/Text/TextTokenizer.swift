@@ -26,24 +26,37 @@ enum TextTokenizer {
     static let maximumTermLength = 128
 
     /// Calls `body` with each token of `text`, in order: its folded term (UTF-8, valid only
-    /// during the call) and the UTF-8 offsets of the text it came from.
+    /// during the call) and the UTF-8 offsets of the text it came from. A word that is not all
+    /// ASCII is folded through Foundation, which costs microseconds: `cache` keeps each such
+    /// word's term, for a caller that tokenizes many texts (a save, an index build).
     static func forEachToken(
-        in text: String, _ body: (_ term: UnsafeBufferPointer<UInt8>, _ utf8Range: Range<Int>) throws -> Void
+        in text: String, cache: FoldCache? = nil,
+        _ body: (_ term: UnsafeBufferPointer<UInt8>, _ utf8Range: Range<Int>) throws -> Void
     ) rethrows {
         var text = text
         try text.withUTF8 { bytes in
-            var scanner = Scanner(bytes: bytes)
-            var folded: [UInt8] = []
-            folded.reserveCapacity(64)
-            while let (span, ideographic) = scanner.next() {
-                let word = UnsafeBufferPointer(rebasing: bytes[span])
-                if scanner.wordIsASCII {
-                    TextFolding.foldASCII(word, into: &folded)
-                } else {
+            // An ASCII word, most of them, is lowered into `lowered` in place; another goes
+            // through Foundation's folding into `folded`.
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumTermLength) { lowered in
+                var scanner = Scanner(bytes: bytes)
+                var folded: [UInt8] = []
+                while let (span, ideographic) = scanner.next() {
+                    let word = UnsafeBufferPointer(rebasing: bytes[span])
+                    if scanner.wordIsASCII {
+                        let count = TextFolding.foldASCII(word, into: lowered)
+                        try body(UnsafeBufferPointer(rebasing: lowered[..<count]), span)
+                        continue
+                    }
+                    if let cache {
+                        try cache.withTerm(of: word, ideographic: ideographic) { term in
+                            if !term.isEmpty { try body(term, span) }
+                        }
+                        continue
+                    }
                     TextFolding.fold(word, ideographic: ideographic, into: &folded)
+                    guard !folded.isEmpty else { continue }
+                    try folded.withUnsafeBufferPointer { try body($0, span) }
                 }
-                guard !folded.isEmpty else { continue }
-                try folded.withUnsafeBufferPointer { try body($0, span) }
             }
         }
     }
@@ -231,13 +244,53 @@ enum TextTokenizer {
 /// How a word's bytes become a term: case, diacritics and width folded (ideographs: width only),
 /// format characters (a soft hyphen, a zero-width joiner) dropped, cut to
 /// ``TextTokenizer/maximumTermLength`` bytes.
+/// The terms of the words a tokenizer folded through Foundation (those not all ASCII), by the
+/// word's bytes: a word met again is looked up, not folded again. Folding is a pure function of
+/// the word, so the cache changes no term. For one save or one index build, on one thread.
+///
+/// ```swift
+/// let cache = FoldCache()
+/// TextTokenizer.forEachToken(in: text, cache: cache) { term, range in … }
+/// ```
+final class FoldCache {
+    /// Words and ideograph runs apart, since they fold differently.
+    private var words = TermTable(), ideographs = TermTable()
+    private var wordTerms: [[UInt8]] = [], ideographTerms: [[UInt8]] = []
+
+    /// Calls `body` with the term of `word` (empty when it folds to nothing).
+    func withTerm<R>(
+        of word: UnsafeBufferPointer<UInt8>, ideographic: Bool, _ body: (UnsafeBufferPointer<UInt8>) throws -> R
+    ) rethrows -> R {
+        let id = ideographic ? ideographs.intern(word) : words.intern(word)
+        let known = ideographic ? ideographTerms.count : wordTerms.count
+        if id == known {
+            var term: [UInt8] = []
+            TextFolding.fold(word, ideographic: ideographic, into: &term)
+            if ideographic { ideographTerms.append(term) } else { wordTerms.append(term) }
+        }
+        return try (ideographic ? ideographTerms[id] : wordTerms[id]).withUnsafeBufferPointer(body)
+    }
+}
+
 enum TextFolding {
     /// Writes the term of an ASCII word into `term`: its letters lowered.
     @inline(__always)
     static func foldASCII(_ word: UnsafeBufferPointer<UInt8>, into term: inout [UInt8]) {
         term.removeAll(keepingCapacity: true)
-        for byte in word.prefix(TextTokenizer.maximumTermLength) { term.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
+        for byte in word.prefix(TextTokenizer.maximumTermLength) { term.append(lowered(byte)) }
     }
+
+    /// The same into `term`, which has room for ``TextTokenizer/maximumTermLength`` bytes;
+    /// returns how many it wrote (the word's, up to that length).
+    @inline(__always)
+    static func foldASCII(_ word: UnsafeBufferPointer<UInt8>, into term: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let count = min(word.count, TextTokenizer.maximumTermLength, term.count)
+        for index in 0..<count { term[index] = lowered(word[index]) }
+        return count
+    }
+
+    @inline(__always)
+    private static func lowered(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
 
     /// Writes the term of `word` into `term`, replacing what it held.
     static func fold(_ word: UnsafeBufferPointer<UInt8>, ideographic: Bool, into term: inout [UInt8]) {
