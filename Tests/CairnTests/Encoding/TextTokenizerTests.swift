@@ -57,4 +57,21 @@ import Testing
         let cut = TextTokenizer.terms(of: wide)[0]
         #expect(cut.count == 128 && String(validating: cut, as: UTF8.self) == String(repeating: "ж", count: 64))
     }
+
+    /// Ideographs and kana are kept as they are, without Foundation, exactly as Foundation's
+    /// width folding would give them: every character of the ranges, alone and in pairs.
+    @Test func plainIdeographsFoldAsFoundationFoldsThem() {
+        var random = SeededGenerator(seed: 29)
+        for range in TextFolding.plainIdeographs {
+            let scalars = range.compactMap(Unicode.Scalar.init)
+            for (index, scalar) in scalars.enumerated() {
+                let other = scalars[Int.random(in: 0..<scalars.count, using: &random)]
+                for word in [String(scalar), String(scalar) + String(other)] where index % 7 == 0 || word.count == 1 {
+                    var term: [UInt8] = []
+                    Array(word.utf8).withUnsafeBufferPointer { TextFolding.fold($0, ideographic: true, into: &term) }
+                    #expect(term == Array(word.folding(options: [.widthInsensitive], locale: nil).utf8), "\(word)")
+                }
+            }
+        }
+    }
 }
