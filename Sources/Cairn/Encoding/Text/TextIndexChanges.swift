@@ -109,7 +109,7 @@ struct TextIndexChanges {
     }
 
     /// The gathered postings copied term by term (a counting sort on the term numbers), each
-    /// term's in the order added, with where each term's start.
+    /// term's in the order added, with where each term's postings start.
     private func gatheredByTerm() -> (bytes: ByteArena, starts: [Int]) {
         var starts = [Int](repeating: 0, count: termBytes.count + 1)
         for term in termBytes.indices { starts[term + 1] = starts[term] + termBytes[term] }
