@@ -34,15 +34,19 @@ enum VectorWorkload {
         /// Whether points are drawn from no structure at all (independent normal numbers in
         /// every dimension): the hardest case for any graph index, unlike real embeddings.
         var isUnstructured = false
+        /// How far a passage lies from its topic in the space of meaning, and the noise added in
+        /// every dimension (`CAIRN_VECTORS=spread`: 1.0 and 4.0, passages that share a topic far
+        /// less, and as much noise per dimension as a quarter of the signal).
+        var spread: (topic: Float, noise: Float) = (0.45, 0.8)
 
         mutating func next() -> [Float] {
             if isUnstructured { return (0..<VectorWorkload.dimensions).map { _ in Self.gaussian(&random) } }
             let topic = topics[Int(random.next() % UInt64(topics.count))]
-            let meaning = topic.map { $0 + 0.45 * Self.gaussian(&random) }
+            let meaning = topic.map { $0 + spread.topic * Self.gaussian(&random) }
             return map.map { row in
                 var sum: Float = 0
                 for index in 0..<32 { sum += row[index] * meaning[index] }
-                return sum + 0.8 * Self.gaussian(&random)
+                return sum + spread.noise * Self.gaussian(&random)
             }
         }
 
@@ -58,6 +62,7 @@ enum VectorWorkload {
     static func run(n: Int, rounds: Int) throws {
         var embeddings = Embeddings(seed: 13)
         embeddings.isUnstructured = ProcessInfo.processInfo.environment["CAIRN_VECTORS"] == "unstructured"
+        if ProcessInfo.processInfo.environment["CAIRN_VECTORS"] == "spread" { embeddings.spread = (1.0, 4.0) }
         let vectors = (0..<n).map { _ in embeddings.next() }
         let queries = (0..<200).map { _ in embeddings.next() }
         let directory = scratchDirectory("w13-cairn")
