@@ -8,8 +8,9 @@ extension ModelContext {
     /// what is saved: a model inserted or changed since the last save is found by its saved
     /// vector, or not at all when it has none (save first to search it). Models deleted in this
     /// context are left out, and the predicate sees each model as the context holds it. Through
-    /// the approximate index, a predicate few models satisfy widens the walk (four times the
-    /// candidates each time) until enough satisfy it, and past half the collection, or where
+    /// the approximate index, a predicate few models satisfy widens the walk (to the candidates
+    /// the share that satisfied it says the limit needs, and then some) until enough satisfy it,
+    /// and past half the collection, or where
     /// the walk can reach no more, every vector is compared instead: a search returns
     /// ``SimilarityDescriptor/fetchLimit`` models whenever that many satisfy the predicate.
     ///
