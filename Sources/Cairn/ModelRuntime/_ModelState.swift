@@ -215,6 +215,15 @@ public final class _ContextLink {
         low = 0
         high.removeAll()
     }
+
+    /// Takes `index` out of the set.
+    mutating func remove(_ index: Int) {
+        if index < 64 {
+            low &= ~(1 << UInt64(truncatingIfNeeded: index))
+        } else if index / 64 - 1 < high.count {
+            high[index / 64 - 1] &= ~(1 << UInt64(index % 64))
+        }
+    }
 }
 
 /// What a context does for the models it owns: load faulted properties, and react to

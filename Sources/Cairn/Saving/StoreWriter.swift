@@ -53,8 +53,8 @@ struct StoreWriter {
             try writeVectorIndexes(plan, rows, txn)
             try writeExternalValues(&plan, rows, txn)
             try writeUniqueEntries(plan, rows, txn)
-            recordRows(plan, rows, leftAlone: leftAlone, in: &history)
             try writeEdgeLists(plan, rows, history: &history, rewritten: &rewritten, txn)
+            recordRows(plan, rows, leftAlone: leftAlone, unchangedLinks: Self.unchangedLinks(in: rewritten), in: &history)
             let deleted = Set(
                 plan.deletes.map {
                     PersistentIdentifier(entity: $0.tables.entityName, store: store.internedIdentifier, rowID: $0.row)
@@ -304,10 +304,21 @@ struct StoreWriter {
         }
     }
 
+    /// The relationships, by owner row, whose edges the save rewrote exactly as they were: a
+    /// member's inverse taken away and given back within one save (a list changed in place,
+    /// `books.insert(books.removeLast(), at: 0)`), which is no change of that member's link.
+    private static func unchangedLinks(in rewritten: [RewrittenList]) -> [UInt64: [Int]] {
+        var unchanged: [UInt64: [Int]] = [:]
+        for list in rewritten where list.old == list.new { unchanged[list.owner, default: []].append(list.relationship.index) }
+        return unchanged
+    }
+
     /// The history of the rows written: inserted, taken over (every attribute may have changed),
-    /// updated with their changed fields, deleted.
+    /// updated with their changed fields (less the links ``unchangedLinks(in:)`` found as they
+    /// were, so that sync does not take them for the app's writes), deleted.
     private func recordRows(
-        _ plan: borrowing SavePlan, _ rows: RowResolver, leftAlone: [Int], in history: inout ChangeLog
+        _ plan: borrowing SavePlan, _ rows: RowResolver, leftAlone: [Int], unchangedLinks: [UInt64: [Int]],
+        in history: inout ChangeLog
     ) {
         var nextLeftAlone = 0
         for (position, new) in plan.newRows.enumerated() {
@@ -322,7 +333,9 @@ struct StoreWriter {
             }
         }
         for update in plan.updates {
-            history.record(.updated, update.tables.entityName, update.row, fields: update.changed)
+            var fields = update.changed
+            for index in unchangedLinks[update.row] ?? [] { fields.remove(index) }
+            history.record(.updated, update.tables.entityName, update.row, fields: fields)
         }
         for (tables, deleted) in plan.deletes { history.record(.deleted, tables.entityName, deleted) }
     }

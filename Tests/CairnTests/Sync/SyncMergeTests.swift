@@ -57,6 +57,35 @@ import Testing
         #expect(try b.contents() == a.contents())
     }
 
+    /// A list reordered in place (`removeLast` then `insert`) takes a member's inverse away and
+    /// gives it back within one save: that is no write of the member's link, so a newer order
+    /// does not undo an older unlink made elsewhere, and the member stays unlinked everywhere.
+    @Test func aListReorderedInPlaceWritesNoLinkOfItsMembers() async throws {
+        let server = InMemorySyncServer()
+        let (a, b) = (try TestReplica(server: server), try TestReplica(server: server))
+        try a.change { context in
+            let austen = ReplicatedAuthor(name: "Austen")
+            context.insert(austen)
+            austen.books = [ReplicatedBook(title: "Emma"), ReplicatedBook(title: "Persuasion")]
+        }
+        try await a.engine.sync()
+        try await b.engine.sync()
+        // A unlinks Persuasion first; B, not having seen it, moves Persuasion to the front.
+        try a.change { context in
+            let books = try context.fetch(FetchDescriptor<ReplicatedBook>(sortBy: [SortDescriptor(\.title)]))
+            books[1].author = nil
+        }
+        try await Task.sleep(for: .milliseconds(3))
+        try b.change { context in
+            let austen = try context.fetch(FetchDescriptor<ReplicatedAuthor>()).first!
+            #expect(austen.books.map(\.title) == ["Emma", "Persuasion"])
+            austen.books.insert(austen.books.removeLast(), at: 0)
+        }
+        for _ in 0..<2 { for replica in [a, b] { try await replica.engine.sync() } }
+        #expect(try a.contents().books.sorted() == ["Emma|100|Austen|-1.0", "Persuasion|100|-|-1.0"])
+        #expect(try b.contents() == a.contents())
+    }
+
     /// Books added to one author on two replicas, and the author's list reordered on a third:
     /// every replica ends with the newest order written, then the books it does not name by the
     /// time they were linked.
