@@ -78,7 +78,8 @@ struct InspectCommand: ParsableCommand {
             }
             for vector in entity.vectorIndexes {
                 output.line(
-                    "  vector index (\(vector.attribute)): \(grouped(vector.vectors)) vectors, \(grouped(vector.bytes)) bytes")
+                    "  vector index (\(vector.attribute)): \(grouped(vector.vectors)) vectors, "
+                        + "\(grouped(vector.bytes)) bytes")
             }
         }
     }

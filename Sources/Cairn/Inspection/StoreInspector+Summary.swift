@@ -198,9 +198,10 @@ extension StoreInspector {
         of entity: String, entries: [String: Int], bytes: [String: Int]
     ) -> [StoreSummary.VectorIndex] {
         StoreLayout.vectorTables(of: entity, among: tableNames).map { table in
+            // The header entry, then a node and a links entry per vector.
             StoreSummary.VectorIndex(
-                attribute: String(table.split(separator: "/").last ?? ""), vectors: max((entries[table] ?? 0) - 1, 0) / 2,
-                bytes: bytes[table] ?? 0)
+                attribute: String(table.split(separator: "/").last ?? ""),
+                vectors: max((entries[table] ?? 0) - 1, 0) / 2, bytes: bytes[table] ?? 0)
         }
     }
 }

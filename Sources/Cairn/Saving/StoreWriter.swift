@@ -54,7 +54,8 @@ struct StoreWriter {
             try writeExternalValues(&plan, rows, txn)
             try writeUniqueEntries(plan, rows, txn)
             try writeEdgeLists(plan, rows, history: &history, rewritten: &rewritten, txn)
-            recordRows(plan, rows, leftAlone: leftAlone, unchangedLinks: Self.unchangedLinks(in: rewritten), in: &history)
+            recordRows(
+                plan, rows, leftAlone: leftAlone, unchangedLinks: Self.unchangedLinks(in: rewritten), in: &history)
             let deleted = Set(
                 plan.deletes.map {
                     PersistentIdentifier(entity: $0.tables.entityName, store: store.internedIdentifier, rowID: $0.row)
@@ -309,7 +310,9 @@ struct StoreWriter {
     /// `books.insert(books.removeLast(), at: 0)`), which is no change of that member's link.
     private static func unchangedLinks(in rewritten: [RewrittenList]) -> [UInt64: [Int]] {
         var unchanged: [UInt64: [Int]] = [:]
-        for list in rewritten where list.old == list.new { unchanged[list.owner, default: []].append(list.relationship.index) }
+        for list in rewritten where list.old == list.new {
+            unchanged[list.owner, default: []].append(list.relationship.index)
+        }
         return unchanged
     }
 

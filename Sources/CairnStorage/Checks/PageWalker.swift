@@ -522,34 +522,10 @@ enum KeyOrder {
     @inline(__always)
     func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         switch self {
-        case .bytes: Self.bytes(a, b)
+        case .bytes: a.compareBytes(to: b)
         case .integers: Self.integers(a, b)
         case .unchecked: 0
         }
-    }
-
-    /// `mdb_cmp_memn`: bytes in order, then the shorter first.
-    static func bytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = min(a.count, b.count)
-        // Compared eight bytes at a time as big-endian words, without a call (memcmp was a third
-        // of the walk): the last word overlaps the one before, whose bytes are equal by then.
-        if common >= 8 {
-            func word(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
-                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            }
-            var offset = 0
-            while true {
-                let (x, y) = (word(a, offset), word(b, offset))
-                if x != y { return x < y ? -1 : 1 }
-                if offset == common - 8 { return a.count - b.count }
-                offset = min(offset + 8, common - 8)
-            }
-        }
-        if common > 0 {
-            let result = memcmp(a.baseAddress!, b.baseAddress!, common)
-            if result != 0 { return Int(result) }
-        }
-        return a.count - b.count
     }
 
     /// `mdb_cmp_long` / `mdb_cmp_int`: native unsigned integers of the keys' size.
@@ -563,7 +539,7 @@ enum KeyOrder {
             let (x, y) = (a.loadUnaligned(as: UInt32.self), b.loadUnaligned(as: UInt32.self))
             return x < y ? -1 : x == y ? 0 : 1
         default:
-            return bytes(a, b)
+            return a.compareBytes(to: b)
         }
     }
 

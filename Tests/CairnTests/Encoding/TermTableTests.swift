@@ -22,7 +22,8 @@ import Testing
                 case 0: Array("w\(index)".utf8)  // short: decided in the slot
                 case 1: Array("sharedprefix\(index % 997)".utf8)  // long, same first eight bytes
                 case 2: Array("東京\(index % 313)".utf8)  // multi-byte
-                default: (0..<Int.random(in: 1...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                default:
+                    (0..<Int.random(in: 1...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
                 }
             terms.append(term)
         }

@@ -121,7 +121,8 @@ import Testing
         var keptOwner: LifetimeOwner?
         let ownerKept = try Self.graph(in: container) { owner, _ in keptOwner = owner }
         let owner = try #require(keptOwner)
-        #expect(owner.items.map(\.title).sorted() == ["0.0", "0.1", "0.2"], "the kept owner's items are loaded as before")
+        #expect(
+            owner.items.map(\.title).sorted() == ["0.0", "0.1", "0.2"], "the kept owner's items are loaded as before")
         #expect(owner.items.allSatisfy { $0.owner === owner }, "and each item's owner is the kept owner")
         #expect(ownerKept.item != nil, "an item the kept owner reaches is alive")
         keptOwner = nil

@@ -71,7 +71,8 @@ import Glibc
             let context = ModelContext(container)
             for number in 0..<150 {
                 let embedding = (0..<8).map { Float(($0 + number) % 5) }
-                context.insert(VectorPhoto("p\(number)", embedding: embedding, position: number % 3 == 0 ? [1, 2, 3] : nil))
+                let position: [Float]? = number % 3 == 0 ? [1, 2, 3] : nil
+                context.insert(VectorPhoto("p\(number)", embedding: embedding, position: position))
             }
             try context.save()
         }

@@ -49,7 +49,8 @@ final class ByteArena {
     /// The kept bytes in `range`, valid until the arena next grows or goes.
     func bytes(in range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "ByteArena.bytes: out of range")
-        return UnsafeBufferPointer(start: (storage + range.lowerBound).assumingMemoryBound(to: UInt8.self), count: range.count)
+        let start = (storage + range.lowerBound).assumingMemoryBound(to: UInt8.self)
+        return UnsafeBufferPointer(start: start, count: range.count)
     }
 
     /// Forgets the kept bytes, keeping the room.

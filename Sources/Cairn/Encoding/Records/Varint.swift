@@ -17,7 +17,8 @@ enum Varint {
         var scratch: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &scratch) { raw in
             let count = write(value, to: raw.baseAddress!)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
+            let written = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: written, count: count))
         }
     }
 

@@ -19,7 +19,7 @@ import CairnStorage
 ///
 /// ```swift
 /// let key = PostingLayout.blockKey(term: Array("swift".utf8), firstRow: 42)
-/// let value = PostingLayout.block(count: 2, body: postings, key: key)
+/// let value = postings.withUnsafeBufferPointer { PostingLayout.block(count: 2, body: $0, key: key) }
 /// ```
 enum PostingLayout {
     /// The key of a table's statistics.
@@ -67,11 +67,6 @@ enum PostingLayout {
 
     /// A block value: the count of its postings, `body` (the postings as written: row delta
     /// and rest, the first row's delta 0), and the checksum over `key` and them.
-    static func block(count: Int, body: [UInt8], key: [UInt8]) -> [UInt8] {
-        body.withUnsafeBufferPointer { block(count: count, body: $0, key: key) }
-    }
-
-    /// The same for a body not in an array.
     static func block(count: Int, body: UnsafeBufferPointer<UInt8>, key: [UInt8]) -> [UInt8] {
         var value: [UInt8] = []
         value.reserveCapacity(body.count + 8)

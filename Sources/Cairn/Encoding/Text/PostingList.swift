@@ -2,13 +2,14 @@
 /// its row delta (``PostingLayout``: length, frequency, positions). Three arrays for any number
 /// of postings, where an array per posting was an allocation per word of every text indexed.
 ///
-/// A save gathers a term's postings as ``encode(row:length:positions:into:)`` writes them, each
-/// its row and its rest in one array, and reads them back with ``forEachEncoded(_:_:)``.
+/// A save gathers a term's postings as ``write(row:length:positions:to:)`` writes them, each
+/// its row and its rest, end to end (`TextIndexChanges`), and reads them back with
+/// ``forEachEncoded(_:_:)``.
 ///
 /// ```swift
-/// var gathered: [UInt8] = []
-/// PostingList.encode(row: 7, length: 12, positions: positions, into: &gathered)
-/// let list = try PostingList(encoded: gathered, resolve: { $0 }).sortedByRow()
+/// let size = PostingList.write(row: 7, length: 12, positions: positions, to: arena.reserve(room))
+/// arena.keep(size)
+/// let list = try PostingList(encoded: arena.bytes(in: 0..<size), resolve: { $0 }).sortedByRow()
 /// ```
 struct PostingList {
     private(set) var rows: [UInt64] = []
@@ -21,20 +22,12 @@ struct PostingList {
     var count: Int { rows.count }
     var isEmpty: Bool { rows.isEmpty }
 
-    /// Writes a posting of `row`, whose text has `length` tokens, with the term at `positions`
-    /// (ascending): its row (8 bytes, little-endian), then its rest.
-    static func encode(row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>, into bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(byteCount: maximumLength(positions: positions.count), alignment: 8) { scratch in
-            let count = write(row: row, length: length, positions: positions, to: scratch.baseAddress!)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
-        }
-    }
-
     /// The most bytes ``write(row:length:positions:to:)`` writes for a posting of `positions`.
     static func maximumLength(positions: Int) -> Int { 8 + Varint.maximumLength * (2 + positions) }
 
-    /// ``encode(row:length:positions:into:)`` at `destination`, which has room for
-    /// ``maximumLength(positions:)`` bytes; returns how many it wrote.
+    /// Writes a posting of `row`, whose text has `length` tokens, with the term at `positions`
+    /// (ascending), at `destination`, which has room for ``maximumLength(positions:)`` bytes:
+    /// its row (8 bytes, little-endian), then its rest. Returns how many bytes it wrote.
     static func write(
         row: UInt64, length: Int, positions: UnsafeBufferPointer<UInt32>, to destination: UnsafeMutableRawPointer
     ) -> Int {
@@ -50,17 +43,9 @@ struct PostingList {
         return count
     }
 
-    /// Calls `body` with each posting ``encode(row:length:positions:into:)`` wrote into
-    /// `encoded`: its row and its rest, until `body` returns `false`. The bytes are this
+    /// Calls `body` with each posting ``write(row:length:positions:to:)`` wrote into `source`,
+    /// end to end: its row and its rest, until `body` returns `false`. The bytes are this
     /// process's own, made in memory. Returns whether every posting was given.
-    @discardableResult
-    static func forEachEncoded(
-        _ encoded: [UInt8], _ body: (UInt64, UnsafeBufferPointer<UInt8>) throws -> Bool
-    ) rethrows -> Bool {
-        try encoded.withUnsafeBufferPointer { try forEachEncoded($0, body) }
-    }
-
-    /// The same over bytes not in an array.
     @discardableResult
     static func forEachEncoded(
         _ source: UnsafeBufferPointer<UInt8>, _ body: (UInt64, UnsafeBufferPointer<UInt8>) throws -> Bool
@@ -79,7 +64,7 @@ struct PostingList {
         return true
     }
 
-    /// The postings ``encode(row:length:positions:into:)`` wrote into `encoded`, their rows
+    /// The postings ``write(row:length:positions:to:)`` wrote into `encoded`, their rows
     /// mapped by `resolve`, in the order written.
     init(encoded: UnsafeBufferPointer<UInt8>, resolve: (UInt64) throws -> UInt64) rethrows {
         bytes.reserveCapacity(encoded.count)

@@ -32,7 +32,7 @@ struct TermTable {
     mutating func intern(_ term: UnsafeBufferPointer<UInt8>) -> Int {
         let bytes = UnsafeRawBufferPointer(term)
         let hash = ByteHashing.hash(bytes, seed: seed)
-        let wanted = Slot(prefix: Self.prefix(of: bytes), meta: Self.meta(hash: hash, length: bytes.count, id: -1))
+        let wanted = Slot(prefix: Self.prefix(of: bytes), meta: Self.meta(hash: hash, length: bytes.count))
         let (found, slot) = find(bytes, hash: hash, wanted: wanted)
         if let found { return found }
         let id = hashes.count
@@ -75,9 +75,9 @@ struct TermTable {
         return value
     }
 
-    /// A slot's hash and length bits (its number is added to them).
-    private static func meta(hash: UInt64, length: Int, id: Int) -> UInt64 {
-        (hash >> 40) << 40 | UInt64(min(length, 255)) << 32 | UInt64(truncatingIfNeeded: id + 1)
+    /// A slot's hash and length bits (its number + 1 is added to them).
+    private static func meta(hash: UInt64, length: Int) -> UInt64 {
+        (hash >> 40) << 40 | UInt64(min(length, 255)) << 32
     }
 
     /// The bytes of term `id`.

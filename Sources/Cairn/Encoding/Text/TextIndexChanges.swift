@@ -1,5 +1,4 @@
 import CairnStorage
-import Foundation
 
 /// What one save, or one build of an index, changes in a full-text table: the texts added and
 /// removed, tokenized (``TextTokenizer``) and gathered by term before the write transaction, so
@@ -148,15 +147,9 @@ struct TextIndexChanges {
         return value
     }
 
-    /// Whether `left` sorts before `right` byte by byte.
+    /// Whether `left` sorts before `right` as LMDB orders keys.
     private static func precedes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        left.withUnsafeBytes { left in
-            right.withUnsafeBytes { right in
-                let common = min(left.count, right.count)
-                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
-                return order != 0 ? order < 0 : left.count < right.count
-            }
-        }
+        left.withUnsafeBytes { left in right.withUnsafeBytes { left.compareBytes(to: $0) < 0 } }
     }
 
     /// The positions in `postingTerms` grouped by the term number there, each group in its order

@@ -241,9 +241,6 @@ enum TextTokenizer {
     }
 }
 
-/// How a word's bytes become a term: case, diacritics and width folded (ideographs: width only),
-/// format characters (a soft hyphen, a zero-width joiner) dropped, cut to
-/// ``TextTokenizer/maximumTermLength`` bytes.
 /// The terms of the words a tokenizer folded through Foundation (those not all ASCII), by the
 /// word's bytes: a word met again is looked up, not folded again. Folding is a pure function of
 /// the word, so the cache changes no term. For one save or one index build, on one thread.
@@ -272,6 +269,9 @@ final class FoldCache {
     }
 }
 
+/// How a word's bytes become a term: case, diacritics and width folded (ideographs: width only),
+/// format characters (a soft hyphen, a zero-width joiner) dropped, cut to
+/// ``TextTokenizer/maximumTermLength`` bytes.
 enum TextFolding {
     /// Writes the term of an ASCII word into `term`: its letters lowered.
     @inline(__always)
